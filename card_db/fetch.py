@@ -1,0 +1,94 @@
+"""Download the current Korean cards.cdb and lflist.conf into the user's data directory."""
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from card_db.lflist import parse_lflist
+from scanner.errors import CardDatabaseError, DecksheetError
+
+# The canonical public sources (see the card data README): mycard's Korean locale database and
+# the ygopro repository's list file.
+DEFAULT_CDB_URL = ("https://raw.githubusercontent.com/mycard/ygopro-database/master/"
+                   "locales/ko-KR/cards.cdb")
+DEFAULT_LFLIST_URL = "https://raw.githubusercontent.com/Fluorohydride/ygopro/master/lflist.conf"
+
+
+class FetchError(DecksheetError):
+    """A download failed or the file failed its integrity check."""
+
+
+@dataclass
+class Fetched:
+    path: Path
+    sha256: str
+    size: int
+
+
+Progress = Callable[[int, int | None], None]
+"""progress(bytes_so_far, total_or_None)."""
+
+
+def download(url: str, dest: Path, progress: Progress | None = None,
+             expect_sha256: str | None = None, timeout: float = 60.0) -> Fetched:
+    """Download to a temporary file, verify, then move into place (never a half file)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + ".part")
+    h = hashlib.sha256()
+    size = 0
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp, open(tmp, "wb") as out:
+            total = resp.headers.get("Content-Length")
+            total_n = int(total) if total and total.isdigit() else None
+            while chunk := resp.read(1 << 16):
+                out.write(chunk)
+                h.update(chunk)
+                size += len(chunk)
+                if progress:
+                    progress(size, total_n)
+        if total_n is not None and size != total_n:
+            raise FetchError(f"download of {url} stopped at {size} of {total_n} bytes")
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        tmp.unlink(missing_ok=True)
+        reason = getattr(exc, "reason", None) or exc
+        raise FetchError(f"cannot download {url}: {reason}") from None
+    except FetchError:
+        tmp.unlink(missing_ok=True)
+        raise
+    digest = h.hexdigest()
+    if expect_sha256 and digest.lower() != expect_sha256.lower():
+        tmp.unlink(missing_ok=True)
+        raise FetchError(f"{url}: sha256 {digest} does not match the expected {expect_sha256}")
+    return Fetched(path=tmp, sha256=digest, size=size)
+
+
+def verify_cdb(path: Path) -> int:
+    """Integrity check of a cards.cdb: SQLite, ygopro schema, cards with names. Returns rows."""
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            if con.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+                raise CardDatabaseError(f"{path}: SQLite integrity check failed")
+            n = con.execute("SELECT count(*) FROM datas d JOIN texts t ON t.id = d.id "
+                            "WHERE t.name <> ''").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as exc:
+        raise CardDatabaseError(f"downloaded file is not a ygopro cards.cdb ({exc})") from None
+    if n == 0:
+        raise CardDatabaseError("downloaded cards.cdb has no named cards")
+    return n
+
+
+def verify_lflist(path: Path) -> int:
+    return len(parse_lflist(path.read_text(encoding="utf-8", errors="replace"), path).lists)
+
+
+def install(fetched: Fetched, dest: Path) -> None:
+    os.replace(fetched.path, dest)

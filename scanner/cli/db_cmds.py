@@ -1,0 +1,103 @@
+"""`decksheet db info|search|fetch`."""
+from __future__ import annotations
+
+import click
+
+from scanner.cli.common import Settings, common_options, echo_json, main
+from scanner.errors import ExitCode
+
+
+@main.group()
+def db() -> None:
+    """The card database and limit lists."""
+
+
+@db.command()
+@click.option("--json", "as_json", is_flag=True)
+@common_options
+def info(as_json: bool, settings: Settings) -> int:
+    """Show which card database and limit lists are loaded."""
+    from card_db.lflist import load_lflist, resolve_lflist_path
+
+    cards = settings.db()
+    path = resolve_lflist_path(settings.lflist)
+    lists: list[str] = []
+    chosen = None
+    if path is not None and path.is_file():
+        lf = load_lflist(path)
+        lists = [n for _, n in lf.ocg_lists()]
+        chosen = settings.limit_list().name
+    data = {"card_db": str(cards.path), "demo": cards.is_demo, "cards": len(cards.cards),
+            "rows": cards.rows, "alternate_artworks": len(cards.aliases), "sha256": cards.sha256,
+            "lflist": str(path) if path else None, "ocg_lists": len(lists),
+            "newest_ocg_list": lists[-1] if lists else None, "selected_list": chosen,
+            "extra_bans": settings.extra_bans}
+    if as_json:
+        echo_json(data)
+    else:
+        click.echo(cards.label)
+        click.echo(f"limit lists: {path or 'none'} ({len(lists)} OCG lists, newest "
+                   f"{data['newest_ocg_list']}); selected: {chosen}; "
+                   f"추가 금지 카드 {'on' if settings.extra_bans else 'off'}")
+    return ExitCode.OK
+
+
+@db.command()
+@click.argument("text")
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100))
+@click.option("--json", "as_json", is_flag=True)
+@common_options
+def search(text: str, limit: int, as_json: bool, settings: Settings) -> int:
+    """Candidates for a card name as read (any spacing, OCR noise), best first."""
+    found = settings.db().search(text, limit=limit)
+    rows = [{"card_id": c.card.card_id, "name": c.card.name, "score": round(c.score, 4)}
+            for c in found]
+    if as_json:
+        echo_json(rows)
+    else:
+        if not rows:
+            click.echo("no candidates")
+        for r in rows:
+            click.echo(f"{r['score']:.3f}  {r['card_id']:>9}  {r['name']}")
+    return ExitCode.OK if rows else ExitCode.FINDINGS
+
+
+@db.command()
+@click.option("--cdb-url", default=None, help="Source of cards.cdb (default: mycard ko-KR).")
+@click.option("--lflist-url", default=None, help="Source of lflist.conf (default: ygopro).")
+@click.option("--cdb-sha256", default=None, help="Expected sha256 of cards.cdb, if known.")
+@click.option("--lflist-sha256", default=None, help="Expected sha256 of lflist.conf, if known.")
+@click.option("--dest", type=click.Path(file_okay=False), default=None,
+              help="Folder to store into (default: the user data directory).")
+@common_options
+def fetch(cdb_url, lflist_url, cdb_sha256, lflist_sha256, dest, settings: Settings) -> int:
+    """Download the current Korean cards.cdb and lflist.conf, verified, into the data directory."""
+    import sys
+    from pathlib import Path
+
+    from card_db.cdb import data_dir
+    from card_db.fetch import (DEFAULT_CDB_URL, DEFAULT_LFLIST_URL, download, install,
+                               verify_cdb, verify_lflist)
+
+    target = Path(dest) if dest else data_dir()
+    target.mkdir(parents=True, exist_ok=True)
+    jobs = [("cards.cdb", cdb_url or DEFAULT_CDB_URL, cdb_sha256, verify_cdb),
+            ("lflist.conf", lflist_url or DEFAULT_LFLIST_URL, lflist_sha256, verify_lflist)]
+    for name, url, sha, verify in jobs:
+        with click.progressbar(length=0, label=f"{name}", file=sys.stderr,
+                               hidden=not sys.stderr.isatty()) as bar:
+            def progress(done: int, total: int | None, bar=bar) -> None:
+                if total:
+                    bar.length = total
+                bar.update(done - bar.pos)
+            fetched = download(url, target / name, progress, sha)
+        try:
+            n = verify(fetched.path)
+        except Exception:
+            fetched.path.unlink(missing_ok=True)
+            raise
+        install(fetched, target / name)
+        what = "cards" if name == "cards.cdb" else "lists"
+        click.echo(f"{name}: {fetched.size} bytes, sha256 {fetched.sha256[:16]}…, {n} {what} → "
+                   f"{target / name}")
+    return ExitCode.OK

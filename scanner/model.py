@@ -1,0 +1,230 @@
+"""Domain types that flow through decksheet: read → resolve → check/reconcile → report.
+
+- `ReadLine` / `SheetRead`: what a reader saw on a sheet, before any card lookup.
+- `Entry` / `Decklist`: lines resolved to cards, with confidence and review state.
+- `ReviewFlag`: something a judge must look at.
+- `Infraction`: a rule broken, with its penalty and remedy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+SECTIONS: tuple[str, ...] = ("main", "extra", "side")
+Section = Literal["main", "extra", "side"]
+
+# Reader names of the contract's `source.reader`.
+READERS = ("pdf-text", "pdf-form", "ocr", "ydk", "ydke", "text", "json")
+
+
+@dataclass
+class ReadLine:
+    """One line as a reader saw it: a name text and a count, not yet a card."""
+
+    section: str
+    """main / extra / side."""
+    text: str
+    """The card name as read (may be noisy OCR text). Empty when only a passcode is known."""
+    count: int | None
+    """Copies as read; None when the count could not be read."""
+    column: str | None = None
+    """Sheet column: monster / spell / trap / extra / side (None for lists)."""
+    row: int | None = None
+    """1-based row on the sheet column, if the reader knows it."""
+    card_id: int | None = None
+    """A passcode given by the input itself (ydk, ydke, JSON); then `text` may be empty."""
+    text_confidence: float = 1.0
+    """The reader's own confidence in `text` (1.0 for a text layer)."""
+    count_text: str = ""
+    """The count cell as read, before parsing."""
+    flags: list[str] = field(default_factory=list)
+    """Reader-level reasons to review this line: e.g. 'struck-through', 'handwritten',
+    'count-unclear', 'count-corrected'. Any flag makes the resolved entry need review."""
+    detail: str = ""
+    """Free text for the judge about the flags."""
+    crop: str | None = None
+    """Path of a saved image of the line's cells, when the reader saved one."""
+    alternatives: list[str] = field(default_factory=list)
+    """Other readings of the same cell (e.g. another OCR pass), used as extra evidence."""
+    needs_review: bool = False
+    """Set by the input itself (JSON input carries a review state)."""
+    confidence: float | None = None
+    """A confidence given by the input itself (JSON input)."""
+
+    @property
+    def raw(self) -> str:
+        """What the judge should see as 'read'."""
+        parts = [self.text] if self.text else []
+        if self.count_text or self.count is not None:
+            parts.append(self.count_text or str(self.count))
+        return " ".join(parts) if parts else (str(self.card_id) if self.card_id else "")
+
+
+@dataclass
+class ReviewFlag:
+    """A thing on the sheet a judge must look at (contract `review` item)."""
+
+    section: str | None
+    reason: str
+    """Machine reason: unresolved-name, ambiguous-name, count-unclear, total-mismatch,
+    struck-through, handwritten, unknown-passcode, not-a-sheet, ..."""
+    detail: str = ""
+    line: int | None = None
+    """1-based position in `sections[section]` of the decklist, when it names a line."""
+    card_id: int | None = None
+
+    def to_json(self) -> dict:
+        out: dict = {"section": self.section, "line": self.line, "reason": self.reason,
+                     "detail": self.detail}
+        if self.card_id is not None:
+            out["card_id"] = self.card_id
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict) -> "ReviewFlag":
+        return cls(section=d.get("section"), reason=str(d.get("reason", "")),
+                   detail=str(d.get("detail", "")), line=d.get("line"), card_id=d.get("card_id"))
+
+
+@dataclass
+class SheetRead:
+    """Everything a reader got from one input, before resolving names to cards."""
+
+    reader: str
+    """One of READERS."""
+    lines: list[ReadLine] = field(default_factory=list)
+    player_name: str | None = None
+    konami_id: str | None = None
+    printed_totals: dict[str, int | None] = field(
+        default_factory=lambda: {s: None for s in SECTIONS})
+    """Totals printed on the sheet per section (None where none is printed)."""
+    column_totals: dict[str, int | None] = field(default_factory=dict)
+    """Printed totals per main-deck column (monster/spell/trap) where the sheet has them."""
+    review: list[ReviewFlag] = field(default_factory=list)
+    """Sheet-level problems the reader found."""
+    event_name: str | None = None
+    event_date: str | None = None
+    notes: list[str] = field(default_factory=list)
+    """Reader diagnostics (layout found, fallbacks taken)."""
+
+
+@dataclass
+class Entry:
+    """One resolved line: a card (or None when unresolved) and a count."""
+
+    card_id: int | None
+    name: str
+    """The card's database name, or the text read when unresolved."""
+    count: int
+    confidence: float
+    needs_review: bool
+    read: str
+    """The raw text the line came from."""
+    reasons: list[str] = field(default_factory=list)
+    """Why it needs review (empty when it does not)."""
+    candidates: list[tuple[int, str, float]] = field(default_factory=list)
+    """Top candidates (card_id, name, score) when the name was not certain."""
+    column: str | None = None
+    row: int | None = None
+    crop: str | None = None
+
+    def to_json(self) -> dict:
+        out = {"card_id": self.card_id, "name": self.name, "count": self.count,
+               "confidence": round(self.confidence, 3), "needs_review": self.needs_review,
+               "read": self.read}
+        if self.column is not None:
+            out["column"] = self.column
+        if self.row is not None:
+            out["row"] = self.row
+        if self.reasons:
+            out["reasons"] = list(self.reasons)
+        if self.candidates:
+            out["candidates"] = [{"card_id": c, "name": n, "score": round(s, 3)}
+                                 for c, n, s in self.candidates]
+        if self.crop:
+            out["crop"] = self.crop
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Entry":
+        cid = d.get("card_id")
+        return cls(card_id=int(cid) if cid is not None else None, name=str(d.get("name") or ""),
+                   count=int(d.get("count") or 0), confidence=float(d.get("confidence", 1.0)),
+                   needs_review=bool(d.get("needs_review", False)), read=str(d.get("read", "")),
+                   reasons=list(d.get("reasons", [])), column=d.get("column"), row=d.get("row"),
+                   crop=d.get("crop"))
+
+
+@dataclass
+class Decklist:
+    """A resolved deck: three sections of entries, plus where it came from."""
+
+    sections: dict[str, list[Entry]] = field(default_factory=lambda: {s: [] for s in SECTIONS})
+    reader: str = "text"
+    source_path: str | None = None
+    sha256: str | None = None
+    player_name: str | None = None
+    konami_id: str | None = None
+    printed_totals: dict[str, int | None] = field(
+        default_factory=lambda: {s: None for s in SECTIONS})
+    review: list[ReviewFlag] = field(default_factory=list)
+
+    def totals(self) -> dict[str, int]:
+        return {s: sum(e.count for e in self.sections.get(s, [])) for s in SECTIONS}
+
+    def counts(self, section: str) -> dict[int, int]:
+        """Resolved card_id → copies in one section (unresolved lines are left out)."""
+        out: dict[int, int] = {}
+        for e in self.sections.get(section, []):
+            if e.card_id is not None:
+                out[e.card_id] = out.get(e.card_id, 0) + e.count
+        return out
+
+    def all_counts(self) -> dict[int, int]:
+        """card_id → copies over main + extra + side."""
+        out: dict[int, int] = {}
+        for s in SECTIONS:
+            for cid, n in self.counts(s).items():
+                out[cid] = out.get(cid, 0) + n
+        return out
+
+    @property
+    def needs_review(self) -> int:
+        """How many lines (and sheet-level items) need a judge."""
+        lines = sum(1 for s in SECTIONS for e in self.sections[s] if e.needs_review)
+        sheet = sum(1 for r in self.review if r.line is None and r.card_id is None)
+        return lines + sheet
+
+    def to_json(self) -> dict:
+        return {
+            "schema": 1,
+            "source": {"path": self.source_path, "sha256": self.sha256, "reader": self.reader},
+            "player": {"name": self.player_name, "konami_id": self.konami_id},
+            "sections": {s: [e.to_json() for e in self.sections[s]] for s in SECTIONS},
+            "totals": self.totals(),
+            "printed_totals": {s: self.printed_totals.get(s) for s in SECTIONS},
+            "review": [r.to_json() for r in self.review],
+        }
+
+
+@dataclass
+class Infraction:
+    """A rule broken by a decklist or at a deck check."""
+
+    code: str
+    """Contract code, e.g. FORBIDDEN_CARD."""
+    penalty: str
+    """CAUTION / WARNING / GAME_LOSS / MATCH_LOSS / DISQUALIFICATION / DISQUALIFICATION_NO_PRIZE."""
+    rule: str
+    """Section of the tournament rules, in Korean."""
+    message: str
+    """What is wrong, in Korean, for the judge."""
+    remedy: str
+    """What the rules say to do, in Korean."""
+    section: str | None = None
+    card_ids: list[int] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "section": self.section, "card_ids": list(self.card_ids),
+                "penalty": self.penalty, "rule": self.rule, "message": self.message,
+                "remedy": self.remedy}

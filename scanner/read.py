@@ -1,0 +1,78 @@
+"""One entry point for every input: pick the reader by content, then resolve to a `Decklist`."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from card_db.cdb import CardDatabase
+from scanner.errors import UnreadableInput
+from scanner.model import Decklist, SheetRead
+from scanner.read_text import parse_json, parse_text_list, parse_ydk, parse_ydke
+from scanner.resolve import resolve_sheet
+from scanner.sniff import InputKind, sniff_bytes, sniff_path
+
+
+@dataclass
+class ReadOptions:
+    """Settings shared by all readers (CLI and API build the same object)."""
+
+    crops_dir: Path | None = None
+    """Save images of flagged cells here (photo/scan readers)."""
+    debug_dir: Path | None = None
+    """Save pictures of the detected page, grid and cells here."""
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        try:
+            return data.decode("cp949")  # Korean Windows text files
+        except UnicodeDecodeError:
+            raise UnreadableInput("text file is neither UTF-8 nor CP949") from None
+
+
+def read_text_source(text: str, db: CardDatabase, kind: InputKind | None = None) -> SheetRead:
+    kind = kind or sniff_bytes(text.encode("utf-8")[:4096])
+    if kind is InputKind.YDKE:
+        return parse_ydke(text)
+    if kind is InputKind.JSON:
+        return parse_json(text)
+    if kind is InputKind.YDK:
+        def is_extra(cid: int) -> bool | None:
+            card = db.get(cid)
+            return card.is_extra_deck if card else None
+        return parse_ydk(text, is_extra)
+    return parse_text_list(text)
+
+
+def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None = None
+               ) -> tuple[SheetRead, str | None]:
+    """Read any input into a `SheetRead`. Returns it with the sha256 of the file (None for a
+    literal ydke:// URL given on the command line)."""
+    options = options or ReadOptions()
+    s = str(source)
+    if s.strip().lower().startswith("ydke://") and not Path(s).exists():
+        return parse_ydke(s), None
+    path = Path(source)
+    kind = sniff_path(path)
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if kind is InputKind.PDF:
+        from scanner.read_pdf import read_pdf  # late: pulls in pdfplumber
+        return read_pdf(path, db, options), digest
+    if kind is InputKind.IMAGE:
+        from scanner.read_photo import read_photo  # late: pulls in OpenCV and tesseract
+        return read_photo(path, db, options), digest
+    return read_text_source(_decode(data), db, kind), digest
+
+
+def load_decklist(source: str | Path, db: CardDatabase, options: ReadOptions | None = None
+                  ) -> Decklist:
+    """Read and resolve any input: the whole of `decksheet scan` for one input."""
+    sheet, digest = read_input(source, db, options)
+    deck = resolve_sheet(sheet, db)
+    deck.source_path = str(source)
+    deck.sha256 = digest
+    return deck

@@ -1,0 +1,238 @@
+"""Decklist text formats, read and write: `.ydk`, `ydke://`, plain Korean text lists, scan JSON.
+
+Readers return a `SheetRead` of `ReadLine`s (names or passcodes, not yet cards); writers take a
+resolved `Decklist`. Each format has a parse/format pair that round-trips.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import struct
+from typing import Callable
+
+from scanner.errors import UnreadableInput
+from scanner.model import SECTIONS, Decklist, ReadLine, ReviewFlag, SheetRead
+
+# --------------------------------------------------------------------------- ydk
+
+
+def parse_ydk(text: str, is_extra_deck: Callable[[int], bool | None] | None = None) -> SheetRead:
+    """`#main` / `#extra` / `!side`, one passcode per line.
+
+    Like ygopro, main and extra are routed by card type (an extra-deck monster listed under
+    #main goes to the extra deck and vice versa); the side deck stays as written.
+    """
+    section = "main"
+    counts: dict[str, dict[int, int]] = {s: {} for s in SECTIONS}
+    review: list[ReviewFlag] = []
+    seen_header = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip().lstrip("\ufeff")
+        if not line:
+            continue
+        low = line.lower()
+        if low.startswith("#main"):
+            section, seen_header = "main", True
+            continue
+        if low.startswith("#extra"):
+            section, seen_header = "extra", True
+            continue
+        if low.startswith("!side"):
+            section, seen_header = "side", True
+            continue
+        if line.startswith("#") or line.startswith("!"):
+            continue
+        token = line.split()[0]
+        if not token.isdigit():
+            review.append(ReviewFlag(section=section, reason="unreadable-line",
+                                     detail=f"ydk line {lineno}: {line[:60]!r} is not a passcode"))
+            continue
+        cid = int(token)
+        target = section
+        if section != "side" and is_extra_deck is not None:
+            kind = is_extra_deck(cid)
+            if kind is not None:
+                target = "extra" if kind else "main"
+        counts[target][cid] = counts[target].get(cid, 0) + 1
+    if not seen_header and not any(counts.values()):
+        raise UnreadableInput("not a .ydk deck: no #main/#extra/!side section and no passcodes")
+    read = SheetRead(reader="ydk", review=review)
+    for s in SECTIONS:
+        for cid, n in counts[s].items():
+            read.lines.append(ReadLine(section=s, text="", count=n, card_id=cid,
+                                       count_text=str(n)))
+    return read
+
+
+def format_ydk(deck: Decklist) -> str:
+    out = ["#created by decksheet"]
+    headers = {"main": "#main", "extra": "#extra", "side": "!side"}
+    for s in SECTIONS:
+        out.append(headers[s])
+        for e in deck.sections[s]:
+            if e.card_id is None:
+                out.append(f"# unresolved: {e.read or e.name} x{e.count}")
+                continue
+            out.extend([str(e.card_id)] * max(e.count, 0))
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- ydke
+
+YDKE_PREFIX = "ydke://"
+
+
+def parse_ydke(text: str) -> SheetRead:
+    s = text.strip()
+    if not s.lower().startswith(YDKE_PREFIX):
+        raise UnreadableInput("not a ydke:// URL")
+    parts = s[len(YDKE_PREFIX):].split("!")
+    if len(parts) < 3 or len(parts) > 4 or (len(parts) == 4 and parts[3].strip()):
+        raise UnreadableInput("malformed ydke:// URL: expected ydke://MAIN!EXTRA!SIDE!")
+    read = SheetRead(reader="ydke")
+    for section, part in zip(SECTIONS, parts[:3]):
+        try:
+            raw = base64.b64decode(part.strip(), validate=True)
+        except (binascii.Error, ValueError):
+            raise UnreadableInput(f"malformed ydke:// URL: the {section} part is not base64") from None
+        if len(raw) % 4:
+            raise UnreadableInput(f"malformed ydke:// URL: the {section} part is not whole passcodes")
+        counts: dict[int, int] = {}
+        for (cid,) in struct.iter_unpack("<I", raw):
+            counts[cid] = counts.get(cid, 0) + 1
+        for cid, n in counts.items():
+            read.lines.append(ReadLine(section=section, text="", count=n, card_id=cid,
+                                       count_text=str(n)))
+    return read
+
+
+def format_ydke(deck: Decklist) -> str:
+    parts = []
+    for s in SECTIONS:
+        ids: list[int] = []
+        for e in deck.sections[s]:
+            if e.card_id is not None:
+                ids.extend([e.card_id] * max(e.count, 0))
+        parts.append(base64.b64encode(b"".join(struct.pack("<I", i) for i in ids)).decode())
+    return YDKE_PREFIX + "!".join(parts) + "!"
+
+
+# --------------------------------------------------------------------------- plain text
+
+_HEADERS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^(메인\s*덱|메인|main(\s*deck)?|デッキ|メインデッキ|#main|몬스터(\s*카드)?|마법(\s*카드)?|함정(\s*카드)?|monsters?|spells?|traps?)\b", re.I), "main"),
+    (re.compile(r"^(엑스트라\s*덱|엑스트라|extra(\s*deck)?|エクストラデッキ|#extra)\b", re.I), "extra"),
+    (re.compile(r"^(사이드\s*덱|사이드|side(\s*deck)?|サイドデッキ|!side)\b", re.I), "side"),
+]
+# "3 하루 우라라", "3x 하루 우라라", "3장 하루 우라라"
+_COUNT_FIRST = re.compile(r"^(\d{1,3})\s*(?:[xX×*]|장|매|枚)?\s+(.+)$")
+# "하루 우라라 x3", "하루 우라라 3장", "하루 우라라 ×3", "하루 우라라 3"
+_COUNT_LAST = re.compile(r"^(.+?)\s*(?:[xX×*]\s*(\d{1,3})|(\d{1,3})\s*(?:장|매|枚|[xX×]?))$")
+
+
+def _header_section(line: str) -> str | None:
+    bare = line.strip().strip("[]【】<>()#:=-— ").strip()
+    for pat, section in _HEADERS:
+        m = pat.match(bare)
+        if m:
+            rest = bare[m.end():].strip(" :：()（）[]0-9장枚")
+            if not rest:  # "메인 덱 (40)" is a header; "메인 덱 파괴" is not
+                return section
+    return None
+
+
+def parse_text_list(text: str) -> SheetRead:
+    """One card per line: `3 하루 우라라`, `하루 우라라 x3`, `하루 우라라 3장`; optional headers."""
+    read = SheetRead(reader="text")
+    section = "main"
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip().lstrip("\ufeff")
+        if not line or line.startswith("//") or (line.startswith("#") and _header_section(line) is None):
+            continue
+        hdr = _header_section(line)
+        if hdr:
+            section = hdr
+            continue
+        line = re.sub(r"^[-*•·]\s+", "", line)  # list bullets
+        m = _COUNT_FIRST.match(line)
+        if m:
+            count_text, name = m[1], m[2]
+        else:
+            m2 = _COUNT_LAST.match(line)
+            if m2 and (m2[2] or m2[3]):
+                name, count_text = m2[1], (m2[2] or m2[3])
+            else:
+                name, count_text = line, ""
+        name = name.strip().strip(",;")
+        count = int(count_text) if count_text else 1
+        rl = ReadLine(section=section, text=name, count=count, count_text=count_text, row=lineno)
+        read.lines.append(rl)
+    if not read.lines:
+        raise UnreadableInput("no card lines found in the text list")
+    return read
+
+
+def format_text(deck: Decklist) -> str:
+    titles = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
+    totals = deck.totals()
+    out: list[str] = []
+    for s in SECTIONS:
+        out.append(f"{titles[s]} ({totals[s]})")
+        for e in deck.sections[s]:
+            out.append(f"{e.count} {e.name or e.read}")
+        out.append("")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- scan JSON
+
+
+def parse_json(text: str) -> SheetRead:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UnreadableInput(f"not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    if isinstance(data, list):
+        if len(data) != 1:
+            raise UnreadableInput(f"the JSON holds {len(data)} decklists; give one")
+        data = data[0]
+    if not isinstance(data, dict) or not isinstance(data.get("sections"), dict):
+        raise UnreadableInput("not a decksheet JSON decklist: no 'sections' object")
+    read = SheetRead(reader="json")
+    player = data.get("player") or {}
+    if isinstance(player, dict):
+        read.player_name = player.get("name")
+        read.konami_id = player.get("konami_id")
+    pt = data.get("printed_totals") or {}
+    if isinstance(pt, dict):
+        read.printed_totals = {s: pt.get(s) for s in SECTIONS}
+    for s in SECTIONS:
+        items = data["sections"].get(s) or []
+        if not isinstance(items, list):
+            raise UnreadableInput(f"JSON section {s!r} is not a list")
+        for i, item in enumerate(items, 1):
+            if not isinstance(item, dict):
+                raise UnreadableInput(f"JSON {s} line {i} is not an object")
+            cid = item.get("card_id")
+            try:
+                cid = int(cid) if cid is not None else None
+                count = int(item.get("count", 1))
+            except (TypeError, ValueError):
+                raise UnreadableInput(f"JSON {s} line {i}: card_id/count is not a number") from None
+            conf = item.get("confidence")
+            read.lines.append(ReadLine(
+                section=s, text=str(item.get("name") or ""), count=count, card_id=cid,
+                count_text=str(count), needs_review=bool(item.get("needs_review", False)),
+                confidence=float(conf) if isinstance(conf, (int, float)) else None,
+                detail="; ".join(item.get("reasons", []) or []),
+                column=item.get("column"), row=item.get("row")))
+    for r in data.get("review") or []:
+        if isinstance(r, dict):
+            read.review.append(ReviewFlag.from_json(r))
+    return read
+
+
+def format_json(deck: Decklist) -> str:
+    return json.dumps(deck.to_json(), ensure_ascii=False, indent=1)

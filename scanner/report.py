@@ -1,0 +1,37 @@
+"""Human views of a scanned decklist (the JSON view is `Decklist.to_json`)."""
+from __future__ import annotations
+
+from scanner.model import SECTIONS, Decklist
+
+TITLES = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
+
+
+def format_scan(deck: Decklist) -> str:
+    """A judge's view: sections with counts and names, totals, and what needs review."""
+    out: list[str] = []
+    src = deck.source_path or "-"
+    out.append(f"== {src}  [{deck.reader}]")
+    if deck.player_name or deck.konami_id:
+        out.append(f"   선수: {deck.player_name or '?'}   코나미 ID: {deck.konami_id or '?'}")
+    totals = deck.totals()
+    for s in SECTIONS:
+        printed = deck.printed_totals.get(s)
+        ptxt = "" if printed is None else (f"  (시트 합계 {printed})" if printed != totals[s]
+                                           else "  (시트 합계 일치)")
+        out.append(f"-- {TITLES[s]}: {totals[s]}장{ptxt}")
+        for i, e in enumerate(deck.sections[s], 1):
+            mark = "?" if e.needs_review else " "
+            cid = f"{e.card_id:>9}" if e.card_id is not None else "        -"
+            line = f" {mark}{i:>3}. {e.count} × {e.name or e.read}   [{cid}]"
+            if e.needs_review:
+                line += f"   ← {', '.join(e.reasons)}; read {e.read!r}"
+            out.append(line)
+    if deck.review:
+        out.append(f"-- 확인 필요 (review): {len(deck.review)}")
+        for r in deck.review:
+            where = TITLES.get(r.section or "", r.section or "sheet")
+            pos = f" line {r.line}" if r.line else ""
+            out.append(f"   ! {where}{pos}: {r.reason} — {r.detail}")
+    else:
+        out.append("-- 확인 필요 없음 (nothing to review)")
+    return "\n".join(out)

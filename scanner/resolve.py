@@ -1,0 +1,136 @@
+"""Lines as read → a `Decklist` of cards, each with a confidence and a review decision.
+
+The rule here is: a line is either certain, or it is flagged with the reason and the candidates.
+A wrong line that is not flagged is the worst failure, so every doubt becomes a flag.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from card_db.cdb import CardDatabase
+from scanner.model import SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead
+
+
+@dataclass(frozen=True)
+class NamePolicy:
+    """When a fuzzy name match may stand without a judge."""
+
+    accept: float
+    """Minimum score of the best candidate to accept it unflagged."""
+    margin: float
+    """Minimum lead of the best candidate over the runner-up to accept it unflagged."""
+    guess: float = 0.45
+    """Below this the line gets no card at all (card_id null)."""
+
+
+# Typed lists and text layers: names should be exact, so only small slips pass.
+TEXT_POLICY = NamePolicy(accept=0.93, margin=0.12)
+# OCR text is noisy evidence; readers may resolve themselves and set card_id/confidence.
+OCR_POLICY = NamePolicy(accept=0.80, margin=0.15)
+
+SHEET_READERS = {"pdf-text", "pdf-form", "ocr"}
+MAX_SANE_COUNT = 3
+
+
+def policy_for(reader: str) -> NamePolicy:
+    return OCR_POLICY if reader == "ocr" else TEXT_POLICY
+
+
+def resolve_line(line: ReadLine, db: CardDatabase, policy: NamePolicy, sheet: bool) -> Entry:
+    reasons: list[str] = list(line.flags)
+    candidates: list[tuple[int, str, float]] = []
+    card_id: int | None = None
+    name = line.text
+    confidence = line.text_confidence
+
+    if line.card_id is not None:
+        card = db.get(line.card_id)
+        if card is None:
+            # Keep the passcode: the checker reports it as an unusable (unknown) card.
+            card_id, name, confidence = line.card_id, line.text or "", 0.0
+            reasons.append("unknown-passcode")
+        else:
+            card_id, name = card.card_id, card.name
+            confidence = line.confidence if line.confidence is not None else line.text_confidence
+            if line.text and db.names.exact(line.text) not in (None, card.card_id):
+                reasons.append("name-passcode-disagree")
+    elif not line.text.strip():
+        reasons.append("unresolved-name")
+        confidence = 0.0
+    else:
+        exact = db.names.exact_all(line.text)
+        if len(exact) == 1:
+            card = db.cards[exact[0]]
+            card_id, name = card.card_id, card.name
+        else:
+            found = db.search(line.text, limit=5)
+            candidates = [(c.card.card_id, c.card.name, c.score) for c in found]
+            if not found:
+                reasons.append("unresolved-name")
+                confidence = 0.0
+            else:
+                best = found[0]
+                second = found[1].score if len(found) > 1 else 0.0
+                confidence = min(confidence, best.score) * (1.0 if best.score - second >= policy.margin
+                                                             else 0.5)
+                if best.score >= policy.guess:
+                    card_id, name = best.card.card_id, best.card.name
+                if best.score < policy.accept:
+                    reasons.append("unresolved-name" if best.score < policy.guess else "uncertain-name")
+                elif best.score - second < policy.margin:
+                    reasons.append("ambiguous-name")
+
+    count = line.count
+    if count is None:
+        reasons.append("count-unclear")
+        count = 1
+        confidence = min(confidence, 0.5)
+    elif sheet and not (1 <= count <= MAX_SANE_COUNT):
+        reasons.append("count-implausible")
+    elif count < 0:
+        reasons.append("count-implausible")
+
+    needs_review = bool(reasons) or line.needs_review
+    if line.needs_review and not reasons:
+        reasons.append(line.detail or "flagged-in-input")
+    return Entry(card_id=card_id, name=name, count=count, confidence=max(0.0, min(1.0, confidence)),
+                 needs_review=needs_review, read=line.raw, reasons=_unique(reasons),
+                 candidates=candidates if needs_review else [], column=line.column, row=line.row,
+                 crop=line.crop)
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def resolve_sheet(sheet: SheetRead, db: CardDatabase) -> Decklist:
+    policy = policy_for(sheet.reader)
+    is_sheet = sheet.reader in SHEET_READERS
+    deck = Decklist(reader=sheet.reader, player_name=sheet.player_name, konami_id=sheet.konami_id,
+                    printed_totals=dict(sheet.printed_totals), review=list(sheet.review))
+    for line in sheet.lines:
+        section = line.section if line.section in SECTIONS else "main"
+        entry = resolve_line(line, db, policy, is_sheet)
+        deck.sections[section].append(entry)
+        if entry.needs_review:
+            deck.review.append(ReviewFlag(
+                section=section, line=len(deck.sections[section]), card_id=entry.card_id,
+                reason=entry.reasons[0] if entry.reasons else "needs-review",
+                detail=_detail(entry, line)))
+    totals = deck.totals()
+    for s in SECTIONS:
+        printed = deck.printed_totals.get(s)
+        if printed is not None and printed != totals[s]:
+            deck.review.append(ReviewFlag(
+                section=s, reason="total-mismatch",
+                detail=f"printed total {printed} ≠ sum of lines {totals[s]}"))
+    return deck
+
+
+def _detail(entry: Entry, line: ReadLine) -> str:
+    parts = [f"read {entry.read!r}"]
+    if line.detail:
+        parts.append(line.detail)
+    if entry.candidates:
+        parts.append("candidates: " + ", ".join(f"{n} ({s:.2f})" for _, n, s in entry.candidates[:3]))
+    return "; ".join(parts)
