@@ -1,0 +1,46 @@
+# decksheet: `make demo` sets everything up and runs the main job on the shipped samples;
+# `make test` sets everything up and runs the tests. Both work on a fresh Debian 12 machine.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+APT_PACKAGES := tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng fonts-nanum fonts-nanum-extra \
+                poppler-utils python3-venv python3-pip
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+OUT  ?= out/demo
+
+.PHONY: setup system demo test bench clean
+
+# System packages (Tesseract with the Korean model, Nanum fonts, poppler); skipped when present.
+system:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing system packages:" $$missing; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BIN)/decksheet: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	@touch $@
+
+setup: system $(BIN)/decksheet
+
+# The main job on the shipped samples, with the shipped demo card database.
+demo: setup
+	@mkdir -p $(OUT)
+	$(BIN)/decksheet db info
+	$(BIN)/decksheet scan samples/sheets/*.pdf --out $(OUT)
+	-$(BIN)/decksheet check samples/decks/illegal.txt
+	-$(BIN)/decksheet compare samples/decks/registered.ydk samples/decks/observed.txt
+	@echo "JSON of every sample sheet is in $(OUT)/"
+
+test: setup
+	OMP_THREAD_LIMIT=1 $(BIN)/python -m pytest -q
+
+bench: setup
+	OMP_THREAD_LIMIT=1 $(BIN)/python bench/bench_sheets.py
+
+clean:
+	rm -rf $(VENV) out build *.egg-info
