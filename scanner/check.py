@@ -1,0 +1,189 @@
+"""A resolved `Decklist` + a limit list → every rule it breaks (not just the first).
+
+Collect all problems, then give the verdict. Lines a judge still has to confirm are reported as
+UNRESOLVED_LINE and make the deck not legal: the tool never calls a deck legal on a guess.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from card_db.cdb import CardDatabase
+from card_db.models import Card, LimitList
+from card_db.names import name_key
+from scanner.model import SECTIONS, Decklist, Entry, Infraction
+from scanner.rules import EXTRA_BAN_QUOTE, EXTRA_BAN_SECTION, make_infraction
+
+SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
+MAX_COPIES = 3
+MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX = 40, 60, 15, 15
+
+IDENTITY_DOUBTS = frozenset({"unresolved-name", "uncertain-name", "ambiguous-name",
+                             "name-passcode-disagree", "unknown-passcode", "struck-through"})
+"""Review reasons that make the card (or whether it counts) uncertain: such a line is not
+judged card by card; it is reported as UNRESOLVED_LINE instead."""
+
+CODE_ORDER = ("MAIN_TOO_SMALL", "MAIN_TOO_LARGE", "EXTRA_TOO_LARGE", "SIDE_TOO_LARGE",
+              "FORBIDDEN_CARD", "TOO_MANY_COPIES", "OVER_LIMIT", "NOT_EXTRA_DECK_CARD",
+              "EXTRA_DECK_CARD_IN_MAIN", "UNUSABLE_CARD", "UNRESOLVED_LINE")
+
+
+@dataclass
+class CheckResult:
+    """The verdict on one decklist under one limit list."""
+
+    legal: bool
+    infractions: list[Infraction]
+    list_name: str
+    extra_bans: bool = True
+    """Whether the event's 추가 금지 카드 were applied."""
+
+    def to_json(self) -> dict:
+        return {"legal": self.legal, "infractions": [i.to_json() for i in self.infractions],
+                "list": self.list_name, "extra_bans": self.extra_bans}
+
+    def codes(self) -> set[str]:
+        return {i.code for i in self.infractions}
+
+
+@dataclass
+class _Group:
+    """All judged copies of one card name over the three sections."""
+
+    key: str
+    card_ids: list[int] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    per_section: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(self.per_section.values())
+
+    def where(self) -> str:
+        return ", ".join(f"{SECTION_KO[s]} {n}장" for s, n in self.per_section.items() if n)
+
+    def first_section(self) -> str:
+        return next(s for s in SECTIONS if self.per_section.get(s))
+
+
+def _judged(entry: Entry) -> bool:
+    """Whether a line's card is certain enough to judge card by card."""
+    return entry.card_id is not None and not (set(entry.reasons) & IDENTITY_DOUBTS)
+
+
+def _size_infractions(totals: dict[str, int]) -> list[Infraction]:
+    out = []
+    main, extra, side = totals["main"], totals["extra"], totals["side"]
+    if main < MAIN_MIN:
+        out.append(make_infraction("MAIN_TOO_SMALL", f"메인 덱이 {main}장입니다 (40장 이상이어야 함).",
+                                   "main"))
+    if main > MAIN_MAX:
+        out.append(make_infraction("MAIN_TOO_LARGE", f"메인 덱이 {main}장입니다 (60장 이하여야 함).",
+                                   "main"))
+    if extra > EXTRA_MAX:
+        out.append(make_infraction("EXTRA_TOO_LARGE",
+                                   f"엑스트라 덱이 {extra}장입니다 (15장 이하여야 함).", "extra"))
+    if side > SIDE_MAX:
+        out.append(make_infraction("SIDE_TOO_LARGE", f"사이드 덱이 {side}장입니다 (15장 이하여야 함).",
+                                   "side"))
+    return out
+
+
+def _review_infractions(deck: Decklist) -> list[Infraction]:
+    """UNRESOLVED_LINE for every line (and sheet-level item) a judge must still confirm."""
+    out = []
+    for s in SECTIONS:
+        for i, e in enumerate(deck.sections[s], 1):
+            if not e.needs_review or e.reasons == ["unknown-passcode"]:
+                continue  # an unknown passcode alone is judged: UNUSABLE_CARD
+            what = f"{e.name} ×{e.count}" if e.card_id is not None else f"{e.read!r}"
+            reasons = ", ".join(e.reasons) or "needs-review"
+            out.append(make_infraction(
+                "UNRESOLVED_LINE", f"{SECTION_KO[s]} {i}번째 줄 확인 필요: {what} (읽은 내용 "
+                f"{e.read!r}; {reasons})", s, [e.card_id] if e.card_id is not None else []))
+    for r in deck.review:
+        if r.line is None and r.card_id is None:
+            where = SECTION_KO.get(r.section or "", "시트")
+            out.append(make_infraction("UNRESOLVED_LINE", f"{where} 확인 필요: {r.reason}"
+                                       + (f" — {r.detail}" if r.detail else ""), r.section))
+    return out
+
+
+def _card_infractions(deck: Decklist, limits: LimitList, db: CardDatabase) -> list[Infraction]:
+    out: list[Infraction] = []
+    groups: dict[str, _Group] = {}
+    unusable: dict[int, tuple[str, str, str]] = {}  # card_id → (section, name, why)
+    for s in SECTIONS:
+        for e in deck.sections[s]:
+            if e.card_id is None:
+                continue
+            card = db.get(e.card_id)
+            if card is None:
+                if "unknown-passcode" in e.reasons or not (set(e.reasons) & IDENTITY_DOUBTS):
+                    unusable.setdefault(e.card_id, (s, e.name or str(e.card_id),
+                                                    "카드 데이터베이스에 없는 패스코드"))
+                continue
+            if not _judged(e):
+                continue
+            _placement(out, s, card, e.count)
+            if not card.ocg_usable:
+                why = "토큰" if card.is_token else "OCG(한글판)에 발매되지 않은 카드 (TCG 전용)"
+                unusable.setdefault(card.card_id, (s, card.name, why))
+            g = groups.setdefault(name_key(card.name) or str(card.card_id), _Group(name_key(card.name)))
+            if card.card_id not in g.card_ids:
+                g.card_ids.append(card.card_id)
+                g.names.append(card.name)
+            g.per_section[s] = g.per_section.get(s, 0) + e.count
+    for g in groups.values():
+        inf = _count_infraction(g, limits)
+        if inf is not None:
+            out.append(inf)
+    for cid, (s, name, why) in unusable.items():
+        out.append(make_infraction("UNUSABLE_CARD", f"「{name}」({cid})은(는) 사용할 수 없는 카드입니다: "
+                                   f"{why}.", s, [cid]))
+    return out
+
+
+def _placement(out: list[Infraction], section: str, card: Card, count: int) -> None:
+    """Extra-deck monsters belong in the extra deck (or the side), nothing else does."""
+    if section == "extra" and not card.is_extra_deck:
+        out.append(make_infraction(
+            "NOT_EXTRA_DECK_CARD", f"엑스트라 덱의 「{card.name}」({card.card_id}, {card.kind_label}) "
+            f"×{count}: 융합/싱크로/엑시즈/링크 몬스터만 엑스트라 덱에 넣을 수 있습니다.",
+            "extra", [card.card_id]))
+    elif section == "main" and card.is_extra_deck:
+        out.append(make_infraction(
+            "EXTRA_DECK_CARD_IN_MAIN", f"메인 덱의 「{card.name}」({card.card_id}, {card.kind_label}) "
+            f"×{count}: 엑스트라 덱 몬스터는 메인 덱에 넣을 수 없습니다.", "main", [card.card_id]))
+
+
+def _count_infraction(g: _Group, limits: LimitList) -> Infraction | None:
+    """One count code per card: FORBIDDEN_CARD over TOO_MANY_COPIES over OVER_LIMIT."""
+    allowed = min(limits.allowed(cid) for cid in g.card_ids)
+    names = " / ".join(dict.fromkeys(g.names))
+    label = f"「{names}」({', '.join(map(str, g.card_ids))})"
+    if allowed == 0:
+        banned_extra = any(limits.is_extra_ban(cid) for cid in g.card_ids)
+        why = "대회 추가 금지 카드" if banned_extra else f"리미트 레귤레이션 {limits.name} 금지 카드"
+        return make_infraction("FORBIDDEN_CARD", f"{label}: {why}인데 {g.total}장 ({g.where()}).",
+                               g.first_section(), g.card_ids,
+                               extra_rule=f"{EXTRA_BAN_SECTION}: 「{EXTRA_BAN_QUOTE}」"
+                               if banned_extra else "")
+    if g.total > MAX_COPIES:
+        return make_infraction("TOO_MANY_COPIES", f"{label}: 같은 이름의 카드가 {g.total}장 "
+                               f"({g.where()}); 3장까지만 넣을 수 있습니다.", g.first_section(),
+                               g.card_ids)
+    if g.total > allowed:
+        kind = "제한" if allowed == 1 else "준제한"
+        return make_infraction("OVER_LIMIT", f"{label}: {limits.name} {kind} 카드({allowed}장까지)인데 "
+                               f"{g.total}장 ({g.where()}).", g.first_section(), g.card_ids)
+    return None
+
+
+def check_decklist(deck: Decklist, limits: LimitList, db: CardDatabase) -> CheckResult:
+    """Every problem of `deck` under `limits` (sizes, counts, placement, usability, review)."""
+    infractions = (_size_infractions(deck.totals()) + _card_infractions(deck, limits, db)
+                   + _review_infractions(deck))
+    infractions.sort(key=lambda i: (CODE_ORDER.index(i.code) if i.code in CODE_ORDER else 99,
+                                    SECTIONS.index(i.section) if i.section in SECTIONS else 9))
+    return CheckResult(legal=not infractions, infractions=infractions, list_name=limits.name,
+                       extra_bans=bool(limits.extra_bans))
