@@ -88,8 +88,11 @@ def _size_infractions(totals: dict[str, int]) -> list[Infraction]:
     return out
 
 
-def _review_infractions(deck: Decklist) -> list[Infraction]:
-    """UNRESOLVED_LINE for every line (and sheet-level item) a judge must still confirm."""
+def review_infractions(deck: Decklist, label: str = "") -> list[Infraction]:
+    """UNRESOLVED_LINE for every line (and sheet-level item) a judge must still confirm.
+
+    `label` names the list in the message when several are in play (e.g. 등록 리스트)."""
+    prefix = f"{label}: " if label else ""
     out = []
     for s in SECTIONS:
         for i, e in enumerate(deck.sections[s], 1):
@@ -98,12 +101,12 @@ def _review_infractions(deck: Decklist) -> list[Infraction]:
             what = f"{e.name} ×{e.count}" if e.card_id is not None else f"{e.read!r}"
             reasons = ", ".join(e.reasons) or "needs-review"
             out.append(make_infraction(
-                "UNRESOLVED_LINE", f"{SECTION_KO[s]} {i}번째 줄 확인 필요: {what} (읽은 내용 "
+                "UNRESOLVED_LINE", f"{prefix}{SECTION_KO[s]} {i}번째 줄 확인 필요: {what} (읽은 내용 "
                 f"{e.read!r}; {reasons})", s, [e.card_id] if e.card_id is not None else []))
     for r in deck.review:
         if r.line is None and r.card_id is None:
             where = SECTION_KO.get(r.section or "", "시트")
-            out.append(make_infraction("UNRESOLVED_LINE", f"{where} 확인 필요: {r.reason}"
+            out.append(make_infraction("UNRESOLVED_LINE", f"{prefix}{where} 확인 필요: {r.reason}"
                                        + (f" — {r.detail}" if r.detail else ""), r.section))
     return out
 
@@ -182,7 +185,7 @@ def _count_infraction(g: _Group, limits: LimitList) -> Infraction | None:
 def check_decklist(deck: Decklist, limits: LimitList, db: CardDatabase) -> CheckResult:
     """Every problem of `deck` under `limits` (sizes, counts, placement, usability, review)."""
     infractions = (_size_infractions(deck.totals()) + _card_infractions(deck, limits, db)
-                   + _review_infractions(deck))
+                   + review_infractions(deck))
     infractions.sort(key=lambda i: (CODE_ORDER.index(i.code) if i.code in CODE_ORDER else 99,
                                     SECTIONS.index(i.section) if i.section in SECTIONS else 9))
     return CheckResult(legal=not infractions, infractions=infractions, list_name=limits.name,

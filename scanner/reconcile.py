@@ -1,0 +1,179 @@
+"""Registered decklist vs the deck seen at a deck check → differences and infractions.
+
+start-of-match (rules 2.B): every section must equal the registered list.
+between-games (rules 2.E.8): cards may move between the side deck and the main/extra deck, but
+the whole must equal the registered whole and the main and extra sizes must be unchanged.
+Lines a judge must still confirm (in either list) stop a confident verdict: they are reported as
+UNRESOLVED_LINE and the result is not a match.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from card_db.cdb import CardDatabase
+from card_db.models import LimitList
+from card_db.names import name_key
+from scanner.check import SECTION_KO, check_decklist, review_infractions
+from scanner.model import SECTIONS, Decklist, Infraction
+from scanner.rules import make_infraction
+
+START_OF_MATCH = "start-of-match"
+BETWEEN_GAMES = "between-games"
+
+CardKey = int | str
+"""A resolved card's original passcode, or `?name` for a line that has no card."""
+
+
+@dataclass
+class Difference:
+    """One (section, card) whose count differs between the registered list and the deck."""
+
+    section: str
+    card_id: int | None
+    name: str
+    registered: int
+    observed: int
+
+    def to_json(self) -> dict:
+        return {"section": self.section, "card_id": self.card_id, "name": self.name,
+                "registered": self.registered, "observed": self.observed}
+
+
+@dataclass
+class CompareResult:
+    """The verdict of one deck check."""
+
+    match: bool
+    mode: str
+    """START_OF_MATCH or BETWEEN_GAMES."""
+    differences: list[Difference]
+    """Every (section, card) whose count differs, in both modes."""
+    infractions: list[Infraction]
+    net_differences: list[Difference] = field(default_factory=list)
+    """The same over main+extra+side together (section 'all')."""
+    sizes: dict[str, dict[str, int]] = field(default_factory=dict)
+    """{'registered': totals, 'observed': totals}."""
+
+    def to_json(self) -> dict:
+        return {"match": self.match, "mode": self.mode,
+                "differences": [d.to_json() for d in self.differences],
+                "infractions": [i.to_json() for i in self.infractions],
+                "net_differences": [{k: v for k, v in d.to_json().items() if k != "section"}
+                                    for d in self.net_differences],
+                "sizes": self.sizes}
+
+
+@dataclass
+class _Counted:
+    """A decklist as counts per section and card key, with a display name per key."""
+
+    sections: dict[str, dict[CardKey, int]]
+    names: dict[CardKey, str]
+
+    def whole(self) -> dict[CardKey, int]:
+        out: dict[CardKey, int] = {}
+        for counts in self.sections.values():
+            for k, n in counts.items():
+                out[k] = out.get(k, 0) + n
+        return out
+
+
+def _count(deck: Decklist, db: CardDatabase | None) -> _Counted:
+    sections: dict[str, dict[CardKey, int]] = {s: {} for s in SECTIONS}
+    names: dict[CardKey, str] = {}
+    for s in SECTIONS:
+        for e in deck.sections[s]:
+            key: CardKey
+            if e.card_id is not None:
+                key = (db.original_id(e.card_id) if db else None) or e.card_id
+            else:  # unresolved: compared by the text read, and flagged UNRESOLVED_LINE anyway
+                key = "?" + (name_key(e.name or e.read) or e.read)
+            sections[s][key] = sections[s].get(key, 0) + e.count
+            names.setdefault(key, e.name or e.read or str(e.card_id))
+    return _Counted(sections, names)
+
+
+def _diff(reg: dict[CardKey, int], obs: dict[CardKey, int], section: str,
+          names: dict[CardKey, str]) -> list[Difference]:
+    out = []
+    for key in sorted(set(reg) | set(obs), key=lambda k: (isinstance(k, str), str(k))):
+        r, o = reg.get(key, 0), obs.get(key, 0)
+        if r != o:
+            out.append(Difference(section, key if isinstance(key, int) else None, names[key], r, o))
+    return out
+
+
+def _describe(diffs: list[Difference], registered_whole: set[CardKey]) -> str:
+    parts = []
+    for d in diffs:
+        where = SECTION_KO.get(d.section, "덱 전체")
+        label = f"「{d.name}」" + (f"({d.card_id})" if d.card_id is not None else "")
+        never = d.registered == 0 and d.card_id is not None and d.card_id not in registered_whole
+        note = " — 덱 리스트에 없는 카드" if never else ""
+        parts.append(f"{where} {label} 등록 {d.registered}장 → 확인 {d.observed}장{note}")
+    return "; ".join(parts)
+
+
+def _card_ids(diffs: list[Difference]) -> list[int]:
+    return sorted({d.card_id for d in diffs if d.card_id is not None})
+
+
+def _new_check_infractions(registered: Decklist, observed: Decklist, db: CardDatabase,
+                           limits: LimitList) -> list[Infraction]:
+    """Rules the observed deck breaks on its own that the registered list did not break."""
+    def sig(i: Infraction) -> tuple:
+        return i.code, i.section if not i.card_ids else None, tuple(sorted(i.card_ids))
+    before = {sig(i) for i in check_decklist(registered, limits, db).infractions}
+    return [i for i in check_decklist(observed, limits, db).infractions
+            if i.code != "UNRESOLVED_LINE" and sig(i) not in before]
+
+
+def compare_decklists(registered: Decklist, observed: Decklist, between_games: bool = False,
+                      db: CardDatabase | None = None, limits: LimitList | None = None
+                      ) -> CompareResult:
+    """Differences per section and the infraction, if any, of a deck check.
+
+    With `db` and `limits`, problems the observed deck has on its own (e.g. 39 cards after
+    siding) are reported too, with their own codes; they do not change `match`.
+    """
+    reg, obs = _count(registered, db), _count(observed, db)
+    names = {**obs.names, **reg.names}
+    differences = [d for s in SECTIONS for d in _diff(reg.sections[s], obs.sections[s], s, names)]
+    reg_whole = reg.whole()
+    net = _diff(reg_whole, obs.whole(), "all", names)
+    reg_sizes, obs_sizes = registered.totals(), observed.totals()
+    infractions: list[Infraction] = []
+
+    if not between_games:
+        if differences:
+            infractions.append(make_infraction(
+                "DECKLIST_MISMATCH", "매치 개시 시 덱이 덱 리스트와 다릅니다: "
+                + _describe(differences, set(reg_whole)), _single_section(differences),
+                _card_ids(differences)))
+    elif net:
+        infractions.append(make_infraction(
+            "DECKLIST_MISMATCH", "덱 전체(메인+엑스트라+사이드)가 덱 리스트와 다릅니다: "
+            + _describe(net, set(reg_whole)), None, _card_ids(net)))
+    else:
+        changed = [s for s in ("main", "extra") if reg_sizes[s] != obs_sizes[s]]
+        if changed:
+            infractions.append(make_infraction(
+                "SIDE_SIZE_CHANGED", "사이드 덱 교체 후 매수가 바뀌었습니다: " + "; ".join(
+                    f"{SECTION_KO[s]} 등록 {reg_sizes[s]}장 → 확인 {obs_sizes[s]}장" for s in changed),
+                changed[0] if len(changed) == 1 else None, _card_ids(differences)))
+
+    mismatch = bool(infractions)
+    unresolved = (review_infractions(registered, "등록 리스트")
+                  + review_infractions(observed, "확인한 덱"))
+    infractions += unresolved
+    if db is not None and limits is not None:
+        infractions += _new_check_infractions(registered, observed, db, limits)
+    return CompareResult(match=not mismatch and not unresolved,
+                         mode=BETWEEN_GAMES if between_games else START_OF_MATCH,
+                         differences=differences, infractions=infractions, net_differences=net,
+                         sizes={"registered": reg_sizes, "observed": obs_sizes})
+
+
+def _single_section(diffs: list[Difference]) -> str | None:
+    sections = {d.section for d in diffs}
+    return sections.pop() if len(sections) == 1 else None
