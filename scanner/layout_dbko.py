@@ -1,0 +1,323 @@
+"""The card-database sheet (db-ko and look-alikes) read from its text layer, by geometry.
+
+Sections are found by their header words (Korean, Japanese, English), never by fixed
+coordinates. Each column's count cell sits under its own count header (매수); names are paired
+with counts by vertical distance, one pair at a time, so a misaligned row cannot shift the rest.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from scanner.model import ReadLine, ReviewFlag, SheetRead
+from scanner.read_pdf_words import (Phrase, Token, group_lines, join_words, label_key, median,
+                                    parse_count, phrases, split_token)
+
+COLUMN_LABELS: dict[str, tuple[str, ...]] = {
+    "monster": ("몬스터카드", "몬스터", "monstercards", "monstercard", "monster", "モンスターカード",
+                "モンスター", "怪兽卡", "怪獸卡", "怪兽"),
+    "spell": ("마법카드", "마법", "spellcards", "spellcard", "spell", "魔法カード", "魔法", "魔法卡"),
+    "trap": ("함정카드", "함정", "trapcards", "trapcard", "trap", "罠カード", "罠", "陷阱卡", "陷阱"),
+    "extra": ("엑스트라덱", "엑스트라", "extradeck", "extra", "エクストラデッキ", "额外卡组", "額外牌組"),
+    "side": ("사이드덱", "사이드", "sidedeck", "side", "サイドデッキ", "副卡组", "副牌組"),
+}
+COUNT_LABELS = ("매수", "수량", "장수", "枚数", "数量", "qty", "quantity", "count", "no")
+TOTAL_WORDS = ("합계", "총계", "total", "合計", "合计")
+MAIN_WORDS = ("메인", "main", "メイン", "主卡组")
+SECTION_OF = {"monster": "main", "spell": "main", "trap": "main", "extra": "extra", "side": "side"}
+NAME_LABELS = ("이름", "성명", "플레이어", "플레이어명", "氏名", "名前", "name", "playername", "姓名")
+ID_HINTS = ("코나미", "konami", "cardgame", "カードゲーム", "게임id")
+EVENT_LABELS = ("이벤트명", "이벤트", "대회명", "대회", "イベント名", "eventname", "event", "赛事名称")
+DATE_LABELS = ("날짜", "일자", "개최일", "日付", "date", "日期")
+_HEADER_LABELS = NAME_LABELS + EVENT_LABELS + DATE_LABELS + ("참가번호", "참가", "id")
+
+
+@dataclass
+class Column:
+    """One sheet column found from its header: where its names, counts and total are."""
+
+    name: str
+    """monster / spell / trap / extra / side."""
+    header: Phrase
+    count_header: Phrase | None
+    left: float = 0.0
+    right: float = 0.0
+    top: float = 0.0
+    bottom: float = 0.0
+    total_label: Phrase | None = None
+    tokens: list[Token] = field(default_factory=list)
+
+    @property
+    def section(self) -> str:
+        return SECTION_OF[self.name]
+
+
+def _is_total(key: str) -> bool:
+    return any(w in key for w in TOTAL_WORDS)
+
+
+def find_columns(phr: list[Phrase], width: float, height: float) -> list[Column]:
+    """Columns from their header phrases, with x-ranges bounded by the count headers."""
+    found: dict[str, Phrase] = {}
+    for p in sorted(phr, key=lambda p: p.top):
+        key = p.key
+        if _is_total(key):
+            continue
+        for col, labels in COLUMN_LABELS.items():
+            if col not in found and key in labels:
+                found[col] = p
+                break
+    if not found:
+        return []
+    count_hdrs = [p for p in phr if p.key in COUNT_LABELS]
+    cols = [Column(name=c, header=h, count_header=None) for c, h in found.items()]
+    # Bands: columns whose headers share a line.
+    bands: list[list[Column]] = []
+    for c in sorted(cols, key=lambda c: c.header.cy):
+        if bands and abs(bands[-1][0].header.cy - c.header.cy) < 1.5 * c.header.size:
+            bands[-1].append(c)
+        else:
+            bands.append([c])
+    for b, band in enumerate(bands):
+        band.sort(key=lambda c: c.header.x0)
+        for i, c in enumerate(band):
+            nxt = band[i + 1].header.x0 if i + 1 < len(band) else width
+            near = [p for p in count_hdrs if abs(p.cy - c.header.cy) < 1.5 * c.header.size
+                    and c.header.x1 <= p.x0 < nxt]
+            c.count_header = min(near, key=lambda p: p.x0) if near else None
+        for i, c in enumerate(band):
+            c.left = band[i - 1].right if i else 0.0
+            if c.count_header is not None:
+                c.right = c.count_header.x1 + 0.8 * c.count_header.size
+            elif i + 1 < len(band):
+                c.right = (c.header.x0 + c.header.x1 + band[i + 1].header.x0 + band[i + 1].header.x1) / 4
+            else:
+                c.right = width
+            c.top = max(c.header.bottom, c.count_header.bottom if c.count_header else 0.0)
+            below = bands[b + 1][0].header.top if b + 1 < len(bands) else height
+            totals = [p for p in phr if _is_total(p.key) and c.top < p.cy < below
+                      and c.left <= (p.x0 + p.x1) / 2 < c.right]
+            c.total_label = min(totals, key=lambda p: p.top) if totals else None
+            c.bottom = c.total_label.top if c.total_label else below
+    return [c for band in bands for c in band]
+
+
+@dataclass
+class ColumnRead:
+    lines: list[ReadLine]
+    total: int | None
+    notes: list[str]
+
+
+def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
+    """Names, row numbers and counts of one column, paired by geometry."""
+    inside = [t for t in tokens if col.left <= t.cx < col.right and col.top < t.cy < col.bottom]
+    notes: list[str] = []
+    sizes = [t.size for t in inside if not t.is_number]
+    size = median(sizes, col.header.size)
+
+    # Count cells: under the count header, or (no header) the leftmost aligned numbers.
+    if col.count_header is not None:
+        lo = col.count_header.x0 - 0.6 * col.count_header.size
+        hi = col.count_header.x1 + 0.6 * col.count_header.size
+        counts = [t for t in inside if lo <= t.cx <= hi and parse_count(t.text) is not None]
+    else:
+        nums = [t for t in inside if t.is_number and t.cx < col.left + 0.25 * (col.right - col.left)]
+        counts = nums
+    count_ids = {id(t) for t in counts}
+    rest = [t for t in inside if id(t) not in count_ids]
+
+    # Row numbers: small numbers aligned in one band left of the names.
+    rownums: list[Token] = []
+    if col.count_header is not None:
+        nums = [t for t in rest if t.is_number]
+        if len(nums) >= 3:
+            band_cx = median([t.cx for t in nums], 0.0)
+            rownums = [t for t in nums if abs(t.cx - band_cx) <= 0.6 * t.size]
+            if len(rownums) < 3:
+                rownums = []
+    row_ids = {id(t) for t in rownums}
+    names: list[Token] = []
+    if rownums:
+        band_right = max(t.x1 for t in rownums) + 0.5
+        for t in rest:
+            if id(t) in row_ids:
+                continue
+            if t.x0 < band_right - 0.5 and t.text[:1].isdigit() and t.chars:
+                num, name = split_token(t, band_right)  # row number glued to the name
+                if num is not None and num.is_number:
+                    rownums.append(num)
+                if name is not None:
+                    names.append(name)
+                continue
+            names.append(t)
+    else:
+        names = rest
+
+    pitch_src = rownums or counts
+    centres = sorted(t.cy for t in pitch_src)
+    diffs = [b - a for a, b in zip(centres, centres[1:]) if b - a > 0.5 * size]
+    pitch = median(diffs, 1.8 * size)
+
+    name_lines = group_lines(names, tolerance=0.45)
+    pairs = _pair_by_distance(name_lines, counts, pitch)
+    placed: list[tuple[float, ReadLine]] = []
+    used_counts: set[int] = set()
+    for i, line_tokens in enumerate(name_lines):
+        cy = median([t.cy for t in line_tokens], 0.0)
+        count_tok, ambiguous = pairs.get(i, (None, False))
+        flags: list[str] = []
+        if count_tok is not None:
+            used_counts.add(id(count_tok))
+        else:
+            flags.append("count-missing")
+        if ambiguous:
+            flags.append("count-ambiguous")
+        placed.append((cy, ReadLine(
+            section=col.section, text=join_words(line_tokens),
+            count=parse_count(count_tok.text) if count_tok else None, column=col.name,
+            row=_row_of(cy, rownums, pitch), count_text=count_tok.text if count_tok else "",
+            flags=flags, detail="count cell not level with the name" if ambiguous else "")))
+    for t in counts:
+        if id(t) not in used_counts:
+            placed.append((t.cy, ReadLine(section=col.section, text="", count=parse_count(t.text),
+                                          column=col.name, row=_row_of(t.cy, rownums, pitch),
+                                          count_text=t.text, flags=["name-missing"],
+                                          detail="a count with no name beside it")))
+    lines = [ln for _, ln in sorted(placed, key=lambda p: p[0])]
+    return ColumnRead(lines=lines, total=_column_total(col, tokens), notes=notes)
+
+
+def _pair_by_distance(name_lines: list[list[Token]], counts: list[Token], pitch: float
+                      ) -> dict[int, tuple[Token, bool]]:
+    """Pair each name line with the nearest count cell (closest pairs first, each used once)."""
+    reach = 0.55 * pitch
+    options: list[tuple[float, int, int]] = []
+    centres = [median([t.cy for t in ln], 0.0) for ln in name_lines]
+    for i, cy in enumerate(centres):
+        for j, c in enumerate(counts):
+            d = abs(c.cy - cy)
+            if d <= reach:
+                options.append((d, i, j))
+    options.sort()
+    out: dict[int, tuple[Token, bool]] = {}
+    taken: set[int] = set()
+    for d, i, j in options:
+        if i in out or j in taken:
+            continue
+        rivals = [d2 for d2, i2, j2 in options if i2 == i and j2 != j]
+        ambiguous = d > 0.3 * pitch or any(d2 - d < 0.25 * pitch for d2 in rivals)
+        out[i] = (counts[j], ambiguous)
+        taken.add(j)
+    return out
+
+
+def _row_of(cy: float, rownums: list[Token], pitch: float) -> int | None:
+    if not rownums:
+        return None
+    best = min(rownums, key=lambda t: abs(t.cy - cy))
+    return int(best.text) if abs(best.cy - cy) <= 0.6 * pitch and best.text.isdigit() else None
+
+
+def _column_total(col: Column, tokens: list[Token]) -> int | None:
+    lab = col.total_label
+    if lab is None:
+        return None
+    same = [t for t in tokens if t.is_number and abs(t.cy - lab.cy) < 0.7 * lab.size
+            and col.left <= t.cx < col.right]
+    if not same:
+        return None
+    anchor = col.count_header.cx if col.count_header else lab.x0
+    return int(min(same, key=lambda t: abs(t.cx - anchor)).text)
+
+
+def _main_total(phr: list[Phrase], tokens: list[Token]) -> int | None:
+    for p in phr:
+        key = p.key
+        if _is_total(key) and any(w in key for w in MAIN_WORDS):
+            right = [t for t in tokens if t.is_number and abs(t.cy - p.cy) < 0.7 * p.size
+                     and t.x0 >= p.x1 - 1]
+            if right:
+                return int(min(right, key=lambda t: t.x0).text)
+            below = [t for t in tokens if t.is_number and 0 < t.top - p.bottom < 2.5 * p.size
+                     and p.x0 - 2 * p.size <= t.cx <= p.x1 + 2 * p.size]
+            if below:
+                return int(min(below, key=lambda t: t.top).text)
+    return None
+
+
+def _header_value(label: Phrase, tokens: list[Token], stops: list[Phrase]) -> list[Token]:
+    """Tokens right of a header label on its line, up to the next label."""
+    limit = min((s.x0 for s in stops if s is not label and abs(s.cy - label.cy) < 0.7 * label.size
+                 and s.x0 > label.x1), default=float("inf"))
+    return sorted((t for t in tokens if abs(t.cy - label.cy) < 0.7 * max(label.size, t.size)
+                   and label.x1 < t.x0 < limit), key=lambda t: t.x0)
+
+
+def read_header(sheet: SheetRead, phr: list[Phrase], tokens: list[Token], top_limit: float) -> None:
+    """Player name, Konami ID, event name and date from the labelled header above the deck."""
+    head = [p for p in phr if p.bottom <= top_limit]
+    head_tokens = [t for t in tokens if t.bottom <= top_limit]
+    stops = [p for p in head if p.key in _HEADER_LABELS or any(h in p.key for h in ID_HINTS)]
+    for p in head:
+        key = p.key
+        if any(h in key for h in ID_HINTS) or key in ("id", "konamiid"):
+            digits = "".join(ch for t in _header_value(p, head_tokens, stops) for ch in t.text
+                             if ch.isdigit())
+            if digits and sheet.konami_id is None:
+                sheet.konami_id = digits
+                if len(digits) != 10:
+                    sheet.review.append(ReviewFlag(section=None, reason="konami-id-unclear",
+                                                   detail=f"Konami ID read as {digits!r} (not 10 digits)"))
+        elif key in NAME_LABELS and sheet.player_name is None:
+            value = "".join(t.text for t in _header_value(p, head_tokens, stops))
+            sheet.player_name = value or None
+        elif key in EVENT_LABELS and sheet.event_name is None:
+            value = join_words(_header_value(p, head_tokens, stops))
+            sheet.event_name = value or None
+        elif key in DATE_LABELS and sheet.event_date is None:
+            sheet.event_date = parse_date(" ".join(t.text for t in _header_value(p, head_tokens, stops)))
+
+
+def parse_date(text: str) -> str | None:
+    nums = re.findall(r"\d+", text)
+    if len(nums) >= 3:
+        y, m, d = (int(n) for n in nums[:3])
+        if y < 100:
+            y += 2000
+        if 1 <= m <= 12 and 1 <= d <= 31:
+            return f"{y:04d}-{m:02d}-{d:02d}"
+    return None
+
+
+def read_db_sheet(tokens: list[Token], width: float, height: float) -> SheetRead | None:
+    """The whole sheet, or None when the page has no deck-column headers."""
+    phr = phrases(tokens)
+    cols = find_columns(phr, width, height)
+    main_cols = [c for c in cols if c.section == "main"]
+    if not main_cols:
+        return None
+    sheet = SheetRead(reader="pdf-text")
+    sheet.notes.append("layout: card-database sheet (" + ", ".join(
+        f"{c.name}{'' if c.count_header else ' (no count header)'}" for c in cols) + ")")
+    for c in cols:
+        got = read_column(c, tokens)
+        sheet.lines.extend(got.lines)
+        sheet.notes.extend(got.notes)
+        if c.section == "main":
+            sheet.column_totals[c.name] = got.total
+            if got.total is not None:
+                col_sum = sum(ln.count or 0 for ln in got.lines)
+                if all(ln.count is not None for ln in got.lines) and col_sum != got.total:
+                    sheet.review.append(ReviewFlag(
+                        section="main", reason="total-mismatch",
+                        detail=f"{c.name} column: printed total {got.total} ≠ sum of lines {col_sum}"))
+        else:
+            sheet.printed_totals[c.section] = got.total
+    main_total = _main_total(phr, tokens)
+    if main_total is None and main_cols and all(sheet.column_totals.get(c.name) is not None
+                                                for c in main_cols):
+        main_total = sum(sheet.column_totals[c.name] or 0 for c in main_cols)
+    sheet.printed_totals["main"] = main_total
+    read_header(sheet, phr, tokens, min(c.header.top for c in cols))
+    return sheet
