@@ -1,0 +1,262 @@
+"""Post-event audit: re-read every registered original, re-apply the judges' decisions,
+re-check under the event's regulation, and collect what a head judge must look at.
+
+The re-reads are the cost (PDF text layers, OCR), so they run in a process pool on all cores,
+the card database loaded once per worker. Identical bytes read identically, so each distinct
+original file is read once however many players handed it in.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from card_db.cdb import CardDatabase, load_card_db
+from card_db.models import LimitList
+from scanner.errors import DecksheetError
+from scanner.event_store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
+                                 ReviewDecision, verify_file)
+from scanner.events import apply_decisions, decklist_from_json
+from scanner.model import SECTIONS, Decklist
+from scanner.read import load_decklist
+
+REVIEW_CODE = "UNRESOLVED_LINE"
+
+
+@dataclass
+class AuditJob:
+    """One registration to re-check (picklable: sent to a worker)."""
+
+    registration_id: int
+    konami_id: str
+    player_name: str | None
+    version: int
+    latest: bool
+    file_path: str
+    file_sha256: str
+    file_name: str | None
+    stored_json: dict
+    decisions: list[ReviewDecision]
+
+
+@dataclass
+class RegistrationAudit:
+    """The audit's verdict on one registration version."""
+
+    registration_id: int
+    konami_id: str
+    player_name: str | None
+    version: int
+    latest: bool
+    file_name: str | None
+    reader: str
+    decklist: dict
+    """The confirmed list (re-read + decisions), as `Decklist.to_json()`."""
+    legal: bool
+    infractions: list[dict]
+    needs_review: int
+    problems: list[str] = field(default_factory=list)
+    """Integrity findings: original missing/changed, unreadable now, reads differently now."""
+
+    @property
+    def codes(self) -> list[str]:
+        return sorted({i["code"] for i in self.infractions})
+
+    @property
+    def illegal(self) -> bool:
+        """Broken rules other than 'a judge must still look' (that is `needs_review`)."""
+        return any(i["code"] != REVIEW_CODE for i in self.infractions)
+
+    def signature(self) -> tuple:
+        """What makes two lists the same deck: card (or unresolved text) and count per section."""
+        return tuple(tuple(sorted((str(e["card_id"]) if e.get("card_id") is not None
+                                   else "?" + str(e.get("read") or e.get("name")), int(e["count"]))
+                                  for e in self.decklist["sections"][s]))
+                     for s in SECTIONS)
+
+
+@dataclass
+class AuditResult:
+    event: EventInfo
+    list_name: str
+    registrations: list[RegistrationAudit]
+    """Every version, by player then version."""
+    duplicates: list[list[str]]
+    """Groups of players (Konami IDs) whose current lists are identical."""
+    deck_checks: list[DeckCheck]
+    infractions: list[IssuedInfraction]
+    store_problems: list[str]
+    seconds: float
+    workers: int
+    files_read: int
+
+    @property
+    def current(self) -> list[RegistrationAudit]:
+        return [r for r in self.registrations if r.latest]
+
+    @property
+    def illegal(self) -> list[str]:
+        return [r.konami_id for r in self.current if r.illegal]
+
+    @property
+    def needs_review(self) -> list[str]:
+        return [r.konami_id for r in self.current if r.needs_review]
+
+    @property
+    def changed(self) -> list[str]:
+        return [r.konami_id for r in self.current if r.problems]
+
+    @property
+    def clean(self) -> bool:
+        return not (self.illegal or self.needs_review or self.infractions or self.changed
+                    or self.store_problems)
+
+    def to_json(self) -> dict:
+        return {"registrations": len(self.current), "illegal": self.illegal,
+                "needs_review": self.needs_review, "deck_checks": len(self.deck_checks),
+                "infractions": len(self.infractions),
+                "versions": len(self.registrations), "duplicates": self.duplicates,
+                "problems": {r.konami_id: r.problems for r in self.current if r.problems},
+                "store_problems": self.store_problems, "list": self.list_name,
+                "event": {"name": self.event.name, "date": self.event.date.isoformat()},
+                "seconds": round(self.seconds, 2), "workers": self.workers,
+                "files_read": self.files_read}
+
+
+# --------------------------------------------------------------------------- worker side
+
+
+@dataclass
+class _WorkerContext:
+    db: CardDatabase
+    limits: LimitList
+
+
+_CONTEXT: _WorkerContext | None = None
+"""Per-process state of a pool worker, set once by `_init_worker` (never used in the parent)."""
+
+
+def _init_worker(db_path: str, limits: LimitList) -> None:
+    global _CONTEXT
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # tesseract threads would fight the pool
+    _CONTEXT = _WorkerContext(db=load_card_db(db_path), limits=limits)
+
+
+def _audit_file_in_worker(jobs: list[AuditJob]) -> list[RegistrationAudit]:
+    assert _CONTEXT is not None, "worker not initialised"
+    return audit_file(jobs, _CONTEXT.db, _CONTEXT.limits)
+
+
+def audit_file(jobs: list[AuditJob], db: CardDatabase, limits: LimitList) -> list[RegistrationAudit]:
+    """Re-read one original file once and re-check every registration that handed it in."""
+    from scanner.check import check_decklist
+
+    first = jobs[0]
+    path = Path(first.file_path)
+    problems: list[str] = []
+    reread: Decklist | None = None
+    if not path.is_file():
+        problems.append("original-missing: the stored file is gone; checked the stored list")
+    elif not verify_file(path, first.file_sha256):
+        problems.append("original-changed: the stored file no longer has its sha256; "
+                        "checked the stored list")
+    else:
+        try:
+            reread = load_decklist(path, db)
+        except DecksheetError as exc:
+            problems.append(f"unreadable-now: {exc}; checked the stored list")
+    out = []
+    for job in jobs:
+        job_problems = list(problems)
+        deck = decklist_from_json(job.stored_json)
+        if reread is not None:
+            if _lines(reread.to_json()) != _lines(job.stored_json):
+                job_problems.append("reads-differently: the re-read differs from the list stored "
+                                    "at registration (reader changed?); the re-read is checked")
+            deck = decklist_from_json(reread.to_json())
+            deck.source_path = job.file_name or deck.source_path
+        confirmed = apply_decisions(deck, job.decisions, db)
+        result = check_decklist(confirmed, limits, db)
+        out.append(RegistrationAudit(
+            registration_id=job.registration_id, konami_id=job.konami_id,
+            player_name=job.player_name, version=job.version, latest=job.latest,
+            file_name=job.file_name, reader=confirmed.reader, decklist=confirmed.to_json(),
+            legal=result.legal, infractions=[i.to_json() for i in result.infractions],
+            needs_review=confirmed.needs_review, problems=job_problems))
+    return out
+
+
+def _lines(data: dict) -> list:
+    return [[(e.get("card_id"), e.get("count"), bool(e.get("needs_review")), e.get("read"))
+             for e in (data.get("sections") or {}).get(s) or []] for s in SECTIONS]
+
+
+# --------------------------------------------------------------------------- parent side
+
+
+def audit_jobs(store: EventStore) -> list[AuditJob]:
+    regs = store.registrations()
+    newest: dict[str, int] = {}
+    for r in regs:
+        newest[r.konami_id] = max(newest.get(r.konami_id, 0), r.version)
+    return [AuditJob(registration_id=r.id, konami_id=r.konami_id, player_name=r.player_name,
+                     version=r.version, latest=r.version == newest[r.konami_id],
+                     file_path=str(store.file_path(r.file_sha256)), file_sha256=r.file_sha256,
+                     file_name=r.file_name, stored_json=r.decklist_json,
+                     decisions=store.decisions(r.id))
+            for r in regs]
+
+
+def find_duplicates(regs: list[RegistrationAudit]) -> list[list[str]]:
+    """Players whose current lists are the same deck (same cards and counts, every section)."""
+    by_sig: dict[tuple, list[str]] = defaultdict(list)
+    for r in regs:
+        if r.latest and any(r.decklist["sections"][s] for s in SECTIONS):
+            by_sig[r.signature()].append(r.konami_id)
+    return sorted(sorted(ids) for ids in by_sig.values() if len(ids) > 1)
+
+
+def run_audit(store: EventStore, db: CardDatabase, limits: LimitList, workers: int | None = None,
+              progress: Callable[[int], None] | None = None) -> AuditResult:
+    """Audit the whole event. `workers` = processes (default: all cores; 1 = in this process).
+    `progress(n)` is called as each registration is done."""
+    started = time.perf_counter()
+    jobs = audit_jobs(store)
+    by_file: dict[str, list[AuditJob]] = defaultdict(list)
+    for job in jobs:
+        by_file[job.file_sha256].append(job)
+    groups = list(by_file.values())
+    workers = max(1, min(workers or os.cpu_count() or 1, len(groups) or 1))
+    results: list[RegistrationAudit] = []
+
+    def done(batch: list[RegistrationAudit]) -> None:
+        results.extend(batch)
+        if progress:
+            progress(len(batch))
+
+    if workers == 1:
+        for group in groups:
+            done(audit_file(group, db, limits))
+    else:
+        # Largest groups first keeps the tail short; each worker loads the db once.
+        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
+                                 initargs=(str(db.path), limits)) as pool:
+            futures = [pool.submit(_audit_file_in_worker, g)
+                       for g in sorted(groups, key=len, reverse=True)]
+            for fut in as_completed(futures):
+                done(fut.result())
+    results.sort(key=lambda r: (r.konami_id, r.version))
+    return AuditResult(event=store.event(), list_name=limits.name, registrations=results,
+                       duplicates=find_duplicates(results), deck_checks=store.deck_checks(),
+                       infractions=store.infractions(), store_problems=store.integrity(),
+                       seconds=time.perf_counter() - started, workers=workers,
+                       files_read=len(groups))
+
+
+def generated_at() -> str:
+    return dt.datetime.now().astimezone().isoformat(timespec="seconds")

@@ -1,0 +1,220 @@
+"""`decksheet event init|info`, `register`, `deckcheck`, `review`, `audit`, `export`."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable
+
+import click
+
+from scanner.cli.common import Settings, common_options, echo_json, main
+from scanner.errors import EventError, ExitCode
+
+
+def event_option(func: Callable) -> Callable:
+    return click.option("--event", "event_path", type=click.Path(dir_okay=False),
+                        envvar="DECKSHEET_EVENT",
+                        help="The event file (env DECKSHEET_EVENT).")(func)
+
+
+def judge_option(func: Callable) -> Callable:
+    return click.option("--judge", default=None, envvar="DECKSHEET_JUDGE",
+                        help="Judge name recorded with the action (env DECKSHEET_JUDGE).")(func)
+
+
+def _open(event_path: str | None):
+    from scanner.event_store import EventStore
+    return EventStore.open(event_path)
+
+
+def _limits(store, settings: Settings):
+    from scanner.events import event_limits
+    return event_limits(store.event(), settings.db(), settings.lflist, settings.list_name,
+                        settings.extra_bans)
+
+
+@main.group()
+def event() -> None:
+    """Create and inspect an event file (players, registrations, deck checks)."""
+
+
+@event.command("init")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--name", required=True, help="Event name (이벤트명).")
+@common_options
+def event_init(path: str, name: str, settings: Settings) -> int:
+    """Create a new event file. --date (required) is the event day; --list fixes the regulation
+    (default: the OCG list in force on the event day)."""
+    from scanner.event_store import EventStore
+
+    if settings.date is None:
+        raise EventError("give the event day: --date YYYY-MM-DD")
+    with EventStore.create(path, name, settings.date, settings.list_name) as store:
+        ev = store.event()
+    click.echo(f"event {ev.name!r} on {ev.date.isoformat()} → {path}"
+               + (f" (list {ev.list_name})" if ev.list_name else ""), err=True)
+    return ExitCode.OK
+
+
+@event.command("info")
+@event_option
+@click.option("--json", "as_json", is_flag=True)
+@common_options
+def event_info(event_path: str | None, as_json: bool, settings: Settings) -> int:
+    """Show the event header and how many players, versions and deck checks it holds."""
+    with _open(event_path) as store:
+        ev = store.event()
+        regs = store.registrations()
+        data = {"name": ev.name, "date": ev.date.isoformat(), "list": ev.list_name,
+                "players": len({r.konami_id for r in regs}), "versions": len(regs),
+                "deck_checks": len(store.deck_checks()), "infractions": len(store.infractions()),
+                "problems": store.integrity()}
+    if as_json:
+        echo_json(data)
+    else:
+        for k, v in data.items():
+            click.echo(f"{k}: {v}")
+    return ExitCode.FINDINGS if data["problems"] else ExitCode.OK
+
+
+@main.command()
+@click.argument("input_")
+@click.option("--player", required=True, help="Konami card game ID (10 digits).")
+@click.option("--name", default=None, help="Player name (default: the name on the sheet).")
+@click.option("--json", "as_json", is_flag=True)
+@event_option
+@judge_option
+@common_options
+def register(input_: str, player: str, name: str | None, as_json: bool, event_path: str | None,
+             judge: str | None, settings: Settings) -> int:
+    """Register a player's deck sheet: keep the original, the list and its review state as a
+    new version (never overwriting an older one)."""
+    from scanner.events import register_input
+
+    with _open(event_path) as store:
+        result = register_input(store, input_, player, settings.db(), _limits(store, settings),
+                                name=name, judge=judge)
+    for w in result.warnings:
+        click.echo(f"decksheet: warning: {w}", err=True)
+    if as_json:
+        echo_json(result.to_json())
+    else:
+        r = result.registration
+        click.echo(f"{r.konami_id} v{r.version}: {'legal' if result.legal else 'NOT legal'}, "
+                   f"{r.needs_review} to review, {len(result.infractions)} infraction(s)")
+        for i in result.infractions:
+            click.echo(f"  {i['code']}: {i['message']}")
+    return ExitCode.OK if result.clean else ExitCode.FINDINGS
+
+
+@main.command()
+@click.argument("observed")
+@click.option("--player", required=True, help="Konami card game ID.")
+@click.option("--round", "round_no", required=True, type=int, help="Round number.")
+@click.option("--between-games", is_flag=True,
+              help="Deck check between games: side-deck swaps allowed, sizes must not change.")
+@click.option("--json", "as_json", is_flag=True)
+@event_option
+@judge_option
+@common_options
+def deckcheck(observed: str, player: str, round_no: int, between_games: bool, as_json: bool,
+              event_path: str | None, judge: str | None, settings: Settings) -> int:
+    """Compare the deck seen at a deck check with the player's registered list and record it."""
+    from scanner.events import deck_check
+
+    with _open(event_path) as store:
+        result = deck_check(store, observed, player, round_no, settings.db(),
+                            _limits(store, settings), between_games=between_games, judge=judge)
+    for w in result.warnings:
+        click.echo(f"decksheet: warning: {w}", err=True)
+    data = result.to_json()
+    if as_json:
+        echo_json(data)
+    else:
+        click.echo(f"round {round_no}, player {data['player']} (registered v"
+                   f"{data['registered_version']}): {'match' if data['match'] else 'MISMATCH'}")
+        for d in data.get("differences") or []:
+            click.echo(f"  {d['section']}: {d.get('name') or d['card_id']} registered "
+                       f"{d['registered']}, observed {d['observed']}")
+        for i in data["infractions"]:
+            click.echo(f"  {i['code']} → {i['penalty']}: {i['remedy']}")
+    return ExitCode.OK if data["match"] and not data["infractions"] else ExitCode.FINDINGS
+
+
+@main.command()
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for report.html and report.csv.")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Processes for the re-reads (default: all cores).")
+@click.option("--json", "as_json", is_flag=True)
+@event_option
+@common_options
+def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | None,
+          settings: Settings) -> int:
+    """Re-read and re-check every registration under the event's regulation; write
+    report.html (Konami IDs masked) and report.csv."""
+    from scanner.audit import audit_jobs, run_audit
+    from scanner.report_html import write_report
+
+    with _open(event_path) as store:
+        db = settings.db()
+        limits = _limits(store, settings)
+        total = len(audit_jobs(store))
+        with click.progressbar(length=total, label="audit", file=sys.stderr,
+                               hidden=not sys.stderr.isatty()) as bar:
+            result = run_audit(store, db, limits, workers=workers, progress=bar.update)
+        html_path, csv_path = write_report(result, out_dir)
+        store.log("audit", {"registrations": len(result.current), "illegal": result.illegal,
+                            "needs_review": result.needs_review, "out": str(out_dir)})
+    if as_json:
+        echo_json(result.to_json())
+    else:
+        click.echo(f"{len(result.current)} players ({len(result.registrations)} versions) in "
+                   f"{result.seconds:.1f} s: {len(result.illegal)} illegal, "
+                   f"{len(result.needs_review)} to review, {len(result.duplicates)} identical "
+                   f"group(s), {len(result.deck_checks)} deck check(s), "
+                   f"{len(result.infractions)} infraction(s) → {html_path}, {csv_path}")
+    return ExitCode.OK if result.clean else ExitCode.FINDINGS
+
+
+@main.command()
+@click.option("--player", required=True, help="Konami card game ID.")
+@click.option("--version", "version", type=int, default=None,
+              help="Registration version (default: the newest).")
+@event_option
+@judge_option
+@common_options
+def review(player: str, version: int | None, event_path: str | None, judge: str | None,
+           settings: Settings) -> int:
+    """Walk through every flagged line of a registration and record the judge's decisions."""
+    from scanner.event_store import normalise_konami_id
+    from scanner.cli.review_walk import walk
+
+    kid = normalise_konami_id(player)
+    with _open(event_path) as store:
+        reg = (store.registration(kid, version) if version else store.latest_registration(kid))
+        if reg is None:
+            raise EventError(f"player {kid} has no registration"
+                             + (f" version {version}" if version else "") + " in this event")
+        remaining = walk(store, reg, settings.db(), judge)
+    return ExitCode.FINDINGS if remaining else ExitCode.OK
+
+
+@main.command()
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--format", "formats", type=click.Choice(["ydk", "text", "json", "csv"]),
+              multiple=True, help="What to write (repeatable; default: all).")
+@event_option
+@common_options
+def export(out_dir: Path, formats: tuple[str, ...], event_path: str | None,
+           settings: Settings) -> int:
+    """Write every player's current list (review decisions applied) as ydk/text/JSON files and
+    one CSV of all lines."""
+    from scanner.event_export import export_event
+
+    with _open(event_path) as store:
+        written, flagged = export_event(store, settings.db(), out_dir,
+                                        set(formats or ("ydk", "text", "json", "csv")))
+    click.echo(f"{written} file(s) → {out_dir}"
+               + (f"; {flagged} list(s) still have lines to review" if flagged else ""), err=True)
+    return ExitCode.FINDINGS if flagged else ExitCode.OK

@@ -1,0 +1,100 @@
+"""The terminal walk of `decksheet review`: one question per flagged line, answers stored as
+review decisions (appended; the registration itself is never changed)."""
+from __future__ import annotations
+
+import click
+
+from card_db.cdb import CardDatabase
+from scanner.event_store import EventStore, Registration, ReviewDecision
+from scanner.events import CHOOSE, KEEP, SKIP, effective_decklist, flagged_items
+from scanner.model import Entry
+
+SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
+HELP = ("번호 = 후보 선택 · 카드 이름/패스코드 입력 · k = 읽은 그대로 확정 · "
+        "s = 건너뛰기 · q = 저장 후 종료")
+
+
+class _Quit(Exception):
+    pass
+
+
+def _candidates(entry: Entry, db: CardDatabase) -> list[tuple[int, str, float]]:
+    if entry.candidates:
+        return entry.candidates[:5]
+    text = entry.name if entry.card_id is None else entry.read
+    return [(c.card.card_id, c.card.name, c.score) for c in db.search(text or entry.read, 5)]
+
+
+def _lookup(answer: str, db: CardDatabase) -> list[tuple[int, str, float]]:
+    if answer.isdigit():
+        card = db.get(int(answer))
+        return [(card.card_id, card.name, 1.0)] if card else []
+    card = db.by_name(answer)
+    if card:
+        return [(card.card_id, card.name, 1.0)]
+    return [(c.card.card_id, c.card.name, c.score) for c in db.search(answer, 5)]
+
+
+def _ask_line(entry: Entry, db: CardDatabase) -> tuple[str, int | None, int | None]:
+    cands = _candidates(entry, db)
+    while True:
+        for i, (cid, name, score) in enumerate(cands, 1):
+            click.echo(f"   {i}. {name} [{cid}] ({score:.2f})")
+        answer = click.prompt(f"  {HELP}\n  >", default="s", show_default=True).strip()
+        low = answer.lower()
+        if low == "q":
+            raise _Quit
+        if low == "s":
+            return SKIP, None, None
+        if low == "k":
+            if entry.card_id is None:
+                click.echo("  이 줄은 카드가 정해지지 않아 확정할 수 없습니다: 후보나 이름을 입력하세요.")
+                continue
+            return KEEP, None, None
+        if answer.isdigit() and 1 <= int(answer) <= len(cands) and len(answer) <= 2:
+            cid, name, _ = cands[int(answer) - 1]
+        else:
+            found = _lookup(answer, db)
+            if len(found) != 1 or found[0][2] < 1.0:
+                if not found:
+                    click.echo("  그런 카드가 없습니다.")
+                cands = found or cands
+                continue  # show what was found and ask again
+            cid, name, _ = found[0]
+        count = click.prompt(f"  「{name}」 매수", default=entry.count, type=click.IntRange(1, 3))
+        return CHOOSE, cid, count
+
+
+def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | None) -> int:
+    """Ask about every flagged item; store the answers. Returns how many still need review."""
+    deck = effective_decklist(store, reg, db)
+    items = flagged_items(deck)
+    click.echo(f"{reg.konami_id} {reg.player_name or ''} v{reg.version} ({reg.file_name}): "
+               f"{len(items)} item(s) to review")
+    decisions: list[ReviewDecision] = []
+    try:
+        for k, (section, line, read, flag) in enumerate(items, 1):
+            where = SECTION_KO.get(section or "", "시트")
+            if flag is not None:
+                click.echo(f"[{k}/{len(items)}] {where}: {flag.reason} — {flag.detail}")
+                answer = click.prompt("  k = 확인함 · s = 건너뛰기 · q = 저장 후 종료",
+                                      type=click.Choice(["k", "s", "q"]), default="s")
+                if answer == "q":
+                    raise _Quit
+                action = KEEP if answer == "k" else SKIP
+                decisions.append(ReviewDecision(reg.id, section, None, read, action, judge=judge))
+                continue
+            assert line is not None and section is not None
+            e = deck.sections[section][line - 1]
+            now = f"{e.name} ×{e.count} [{e.card_id}]" if e.card_id is not None else "(카드 없음)"
+            click.echo(f"[{k}/{len(items)}] {where} {line}번째 줄: 읽은 내용 {e.read!r} → {now}; "
+                       f"{', '.join(e.reasons)}")
+            action, cid, count = _ask_line(e, db)
+            decisions.append(ReviewDecision(reg.id, section, line, read, action, cid, count,
+                                            judge=judge))
+    except _Quit:
+        pass
+    stored = store.add_decisions([d for d in decisions], judge)
+    remaining = effective_decklist(store, reg, db).needs_review
+    click.echo(f"{stored} decision(s) stored; {remaining} item(s) still need review")
+    return remaining

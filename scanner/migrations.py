@@ -1,0 +1,154 @@
+"""Schema of the event store, as named migration steps recorded in a `migrations` table.
+
+Each step runs once, inside the caller's write transaction, and is recorded by name, so an
+older event file is brought up to date when a newer decksheet opens it. Steps are only ever
+appended: never edit or reorder a released one.
+"""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Migration:
+    name: str
+    """Unique, stable step name (recorded in `migrations.name`)."""
+    sql: str
+    """The statements of the step (run with `executescript`-like splitting)."""
+
+
+_APPEND_ONLY = ("registrations", "review_decisions", "deck_checks", "infractions", "audit_log")
+
+
+def _append_only_triggers() -> str:
+    # Records are evidence: a correction is a new row, never an edit of an old one.
+    out = []
+    for table in _APPEND_ONLY:
+        for op in ("UPDATE", "DELETE"):
+            out.append(
+                f"CREATE TRIGGER {table}_no_{op.lower()} BEFORE {op} ON {table} "
+                f"BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END;")
+    return "\n".join(out)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("0001-initial", """
+CREATE TABLE event (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    name TEXT NOT NULL,
+    date TEXT NOT NULL,
+    list_name TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE players (
+    konami_id TEXT PRIMARY KEY,
+    name TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE registrations (
+    id INTEGER PRIMARY KEY,
+    konami_id TEXT NOT NULL REFERENCES players(konami_id),
+    version INTEGER NOT NULL CHECK (version >= 1),
+    file_sha256 TEXT NOT NULL,
+    file_name TEXT,
+    reader TEXT NOT NULL,
+    decklist_json TEXT NOT NULL,
+    legal INTEGER NOT NULL,
+    needs_review INTEGER NOT NULL,
+    infractions_json TEXT NOT NULL,
+    list_name TEXT,
+    judge TEXT,
+    created_at TEXT NOT NULL,
+    UNIQUE (konami_id, version)
+);
+CREATE TABLE review_decisions (
+    id INTEGER PRIMARY KEY,
+    registration_id INTEGER NOT NULL REFERENCES registrations(id),
+    section TEXT,
+    line INTEGER,
+    read TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('keep', 'choose', 'skip')),
+    card_id INTEGER,
+    count INTEGER,
+    judge TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE deck_checks (
+    id INTEGER PRIMARY KEY,
+    konami_id TEXT NOT NULL REFERENCES players(konami_id),
+    round INTEGER NOT NULL,
+    registration_id INTEGER NOT NULL REFERENCES registrations(id),
+    mode TEXT NOT NULL,
+    match INTEGER NOT NULL,
+    observed_sha256 TEXT,
+    observed_json TEXT NOT NULL,
+    result_json TEXT NOT NULL,
+    judge TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE infractions (
+    id INTEGER PRIMARY KEY,
+    konami_id TEXT NOT NULL REFERENCES players(konami_id),
+    code TEXT NOT NULL,
+    penalty TEXT NOT NULL,
+    remedy TEXT NOT NULL,
+    rule TEXT,
+    message TEXT,
+    round INTEGER,
+    judge TEXT,
+    deck_check_id INTEGER REFERENCES deck_checks(id),
+    created_at TEXT NOT NULL
+);
+CREATE TABLE audit_log (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    actor TEXT,
+    action TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+CREATE INDEX registrations_player ON registrations (konami_id, version);
+CREATE INDEX deck_checks_player ON deck_checks (konami_id, round);
+CREATE INDEX review_decisions_reg ON review_decisions (registration_id);
+""" + _append_only_triggers()),
+)
+
+
+def applied(con: sqlite3.Connection) -> list[str]:
+    """Names of the steps already applied to this database (oldest first)."""
+    has = con.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'").fetchone()
+    if not has:
+        return []
+    return [r[0] for r in con.execute("SELECT name FROM migrations ORDER BY id")]
+
+
+def migrate(con: sqlite3.Connection, now: str) -> list[str]:
+    """Apply the missing steps; the caller holds a write transaction. Returns what was applied."""
+    con.execute("CREATE TABLE IF NOT EXISTS migrations ("
+                "id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, applied_at TEXT NOT NULL)")
+    done = set(applied(con))
+    ran: list[str] = []
+    for step in MIGRATIONS:
+        if step.name in done:
+            continue
+        for statement in _split(step.sql):
+            con.execute(statement)
+        con.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (step.name, now))
+        ran.append(step.name)
+    return ran
+
+
+def _split(script: str) -> list[str]:
+    """Statements of a step (sqlite3.complete_statement keeps trigger bodies whole)."""
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out

@@ -1,0 +1,201 @@
+"""The audit as files a head judge opens: `report.html` (readable, Konami IDs masked) and
+`report.csv` (one row per registration version, for spreadsheets)."""
+from __future__ import annotations
+
+import html
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pandas as pd
+
+from scanner.audit import AuditResult, RegistrationAudit, generated_at
+from scanner.model import SECTIONS
+
+SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드", None: "시트"}
+METAGAME_TOP = 40
+
+_CSS = """
+body{font-family:'NanumGothic','Malgun Gothic',sans-serif;margin:2em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #999}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:.25em .5em;
+vertical-align:top;font-size:.9em}th{background:#eee}.bad{color:#b00;font-weight:bold}
+.ok{color:#070}.warn{color:#a60}.small{font-size:.8em;color:#555}
+"""
+
+
+def mask_id(konami_id: str) -> str:
+    """`0123456789` → `01******89`: enough for a judge to match a player, not to reuse the ID."""
+    if len(konami_id) <= 4:
+        return "*" * len(konami_id)
+    return konami_id[:2] + "*" * (len(konami_id) - 4) + konami_id[-2:]
+
+
+def _e(value: object) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    """Cells are already escaped HTML."""
+    if not rows:
+        return "<p class='ok'>없음</p>"
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _player(r: RegistrationAudit | None, kid: str, names: dict[str, str | None]) -> str:
+    name = names.get(kid)
+    return f"{_e(mask_id(kid))}" + (f" {_e(name)}" if name else "")
+
+
+def metagame(result: AuditResult) -> list[tuple[str, int, int, float]]:
+    """Most played cards over current lists: (name, decks, copies, copies per deck)."""
+    decks: Counter[str] = Counter()
+    copies: Counter[str] = Counter()
+    for r in result.current:
+        seen: dict[str, int] = defaultdict(int)
+        for s in SECTIONS:
+            for e in r.decklist["sections"][s]:
+                if e.get("card_id") is not None:
+                    seen[e.get("name") or str(e["card_id"])] += int(e["count"])
+        for name, n in seen.items():
+            decks[name] += 1
+            copies[name] += n
+    return [(name, d, copies[name], copies[name] / d) for name, d in decks.most_common(METAGAME_TOP)]
+
+
+def render_html(result: AuditResult) -> str:
+    ev = result.event
+    names = {r.konami_id: r.player_name for r in result.registrations}
+    current = result.current
+    parts = [f"<!doctype html><html lang='ko'><head><meta charset='utf-8'>"
+             f"<title>{_e(ev.name)} 감사 보고서</title><style>{_CSS}</style></head><body>",
+             f"<h1>{_e(ev.name)} — 덱 기입 시트 감사 보고서</h1>",
+             f"<p>대회일 {_e(ev.date.isoformat())} · 리미트 레귤레이션 {_e(result.list_name)} · "
+             f"작성 {_e(generated_at())}</p>",
+             "<ul>"
+             f"<li>등록 선수 {len(current)}명 (등록 버전 {len(result.registrations)}개)</li>"
+             f"<li class='{'bad' if result.illegal else 'ok'}'>규정 위반 리스트 {len(result.illegal)}</li>"
+             f"<li class='{'warn' if result.needs_review else 'ok'}'>확인 필요 리스트 "
+             f"{len(result.needs_review)}</li>"
+             f"<li>동일 리스트 그룹 {len(result.duplicates)}</li>"
+             f"<li>덱 체크 {len(result.deck_checks)} · 부여된 벌칙 {len(result.infractions)}</li>"
+             "</ul>",
+             "<p class='small'>코나미 카드 게임 ID는 가운데 자리를 가렸습니다.</p>"]
+
+    parts.append("<h2>규정 위반 리스트</h2>")
+    rows = []
+    for r in current:
+        if not r.illegal:
+            continue
+        infs = [i for i in r.infractions if i["code"] != "UNRESOLVED_LINE"]
+        rows.append([_player(r, r.konami_id, names), _e(r.version),
+                     "<br>".join(f"<b>{_e(i['code'])}</b> {_e(i['message'])}" for i in infs),
+                     "<br>".join(_e(i["penalty"]) for i in infs),
+                     "<br>".join(_e(i["remedy"]) for i in infs)])
+    parts.append(_table(["선수", "버전", "위반", "벌칙", "처리"], rows))
+
+    parts.append("<h2>확인이 필요한 줄</h2>")
+    rows = []
+    for r in current:
+        for s in SECTIONS:
+            for n, e in enumerate(r.decklist["sections"][s], 1):
+                if e.get("needs_review"):
+                    cands = ", ".join(f"{c.get('name', '')} [{c.get('card_id')}]" for c in e.get("candidates") or [])
+                    rows.append([_player(r, r.konami_id, names), _e(SECTION_KO[s]), _e(n),
+                                 _e(e.get("read")), _e(", ".join(e.get("reasons") or [])),
+                                 _e(e.get("name")), _e(cands)])
+        for f in r.decklist.get("review") or []:
+            if f.get("line") is None and f.get("card_id") is None:
+                rows.append([_player(r, r.konami_id, names), _e(SECTION_KO.get(f.get("section"))),
+                             "", "", _e(f.get("reason")), _e(f.get("detail")), ""])
+    parts.append(_table(["선수", "구역", "줄", "읽은 내용", "이유", "현재 카드", "후보"], rows))
+
+    parts.append("<h2>동일한 리스트 (다른 선수)</h2>")
+    parts.append(_table(["그룹", "선수"], [[_e(i + 1), "<br>".join(_player(None, k, names) for k in g)]
+                                          for i, g in enumerate(result.duplicates)]))
+
+    parts.append("<h2>무결성</h2>")
+    integ = [[_player(r, r.konami_id, names), _e(r.version), "<br>".join(_e(p) for p in r.problems)]
+             for r in result.registrations if r.problems]
+    integ += [["(저장소)", "", _e(p)] for p in result.store_problems]
+    parts.append(_table(["선수", "버전", "문제"], integ))
+
+    parts.append("<h2>덱 체크</h2>")
+    rows = []
+    for c in result.deck_checks:
+        diffs = c.result_json.get("differences") or []
+        rows.append([_e(c.round), _player(None, c.konami_id, names), _e(c.mode),
+                     "<span class='ok'>일치</span>" if c.match else "<span class='bad'>불일치</span>",
+                     "<br>".join(_e(f"{SECTION_KO.get(d.get('section'), d.get('section'))} "
+                                    f"{d.get('name') or d.get('card_id')}: 등록 {d.get('registered')}"
+                                    f" → 실제 {d.get('observed')}") for d in diffs[:12]),
+                     _e(c.judge), _e(c.created_at)])
+    parts.append(_table(["라운드", "선수", "시점", "결과", "차이", "저지", "시각"], rows))
+
+    parts.append("<h2>부여된 벌칙</h2>")
+    by_code: Counter[str] = Counter(i.code for i in result.infractions)
+    if by_code:
+        parts.append("<p>" + " · ".join(f"{_e(k)} {v}" for k, v in sorted(by_code.items())) + "</p>")
+    parts.append(_table(["라운드", "선수", "코드", "벌칙", "처리", "저지", "시각"],
+                        [[_e(i.round), _player(None, i.konami_id, names), _e(i.code),
+                          _e(i.penalty), _e(i.remedy), _e(i.judge), _e(i.created_at)]
+                         for i in result.infractions]))
+
+    parts.append("<h2>선수별</h2>")
+    checks = Counter(c.konami_id for c in result.deck_checks)
+    issued = Counter(i.konami_id for i in result.infractions)
+    rows = []
+    for r in current:
+        t = r.decklist.get("totals") or {}
+        verdict = ("<span class='bad'>위반</span>" if r.illegal else
+                   "<span class='warn'>확인 필요</span>" if r.needs_review else
+                   "<span class='ok'>적합</span>")
+        rows.append([_player(r, r.konami_id, names), _e(r.version), _e(r.file_name), _e(r.reader),
+                     _e(f"{t.get('main')}/{t.get('extra')}/{t.get('side')}"), verdict,
+                     _e(r.needs_review), _e(checks[r.konami_id]), _e(issued[r.konami_id])])
+    parts.append(_table(["선수", "버전", "파일", "읽기", "메인/엑스트라/사이드", "판정", "확인 필요",
+                         "덱 체크", "벌칙"], rows))
+
+    parts.append("<h2>메타게임: 많이 쓰인 카드</h2>")
+    parts.append(_table(["카드", "덱 수", "총 매수", "덱당 평균"],
+                        [[_e(n), _e(d), _e(c), _e(f"{a:.2f}")] for n, d, c, a in metagame(result)]))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def report_rows(result: AuditResult) -> pd.DataFrame:
+    dup_group = {kid: i + 1 for i, g in enumerate(result.duplicates) for kid in g}
+    checks = Counter(c.konami_id for c in result.deck_checks)
+    issued = Counter(i.konami_id for i in result.infractions)
+    rows = []
+    for r in result.registrations:
+        t = r.decklist.get("totals") or {}
+        rows.append({
+            "konami_id": r.konami_id, "name": r.player_name, "version": r.version,
+            "current": r.latest, "file": r.file_name, "reader": r.reader,
+            "main": t.get("main"), "extra": t.get("extra"), "side": t.get("side"),
+            "legal": r.legal, "illegal": r.illegal, "codes": " ".join(r.codes),
+            "needs_review": r.needs_review, "problems": " | ".join(r.problems),
+            "duplicate_group": dup_group.get(r.konami_id) if r.latest else None,
+            "deck_checks": checks[r.konami_id] if r.latest else None,
+            "infractions_issued": issued[r.konami_id] if r.latest else None})
+    return pd.DataFrame(rows, columns=[
+        "konami_id", "name", "version", "current", "file", "reader", "main", "extra", "side",
+        "legal", "illegal", "codes", "needs_review", "problems", "duplicate_group", "deck_checks",
+        "infractions_issued"]).astype({"duplicate_group": "Int64", "deck_checks": "Int64",
+                                       "infractions_issued": "Int64"})
+
+
+def write_report(result: AuditResult, out_dir: Path) -> tuple[Path, Path]:
+    """Write report.html and report.csv (each to a temp name, then renamed)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    html_path, csv_path = out_dir / "report.html", out_dir / "report.csv"
+    tmp = out_dir / ".report.html.tmp"
+    tmp.write_text(render_html(result), encoding="utf-8")
+    tmp.replace(html_path)
+    tmp_csv = out_dir / ".report.csv.tmp"
+    # Konami IDs are text: keep leading zeros; utf-8-sig so Excel shows Korean.
+    report_rows(result).to_csv(tmp_csv, index=False, encoding="utf-8-sig")
+    tmp_csv.replace(csv_path)
+    return html_path, csv_path
