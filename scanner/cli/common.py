@@ -102,6 +102,10 @@ def guarded(func: Callable, settings: Settings, args: tuple, kwargs: dict) -> An
         raise
     except KeyboardInterrupt:
         fail("interrupted", ExitCode.REFUSED, settings.verbose)
+    except BrokenPipeError:
+        # stdout closed early (e.g. `| head`): not an error of the input.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(int(ExitCode.OK))
     except Exception as exc:  # noqa: BLE001 - the user gets one line, -v gives the traceback
         fail(f"internal error: {type(exc).__name__}: {exc} (run with -v for details)",
              ExitCode.REFUSED, settings.verbose)
