@@ -4,6 +4,7 @@ The JSON views are `CheckResult.to_json` / `CompareResult.to_json`.
 """
 from __future__ import annotations
 
+import unicodedata
 from typing import TYPE_CHECKING
 
 from scanner.model import SECTIONS, Decklist, Infraction
@@ -14,6 +15,15 @@ if TYPE_CHECKING:  # only for annotations: no import cycle at run time
     from scanner.reconcile import CompareResult
 
 SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱", None: "-"}
+
+
+def _cols(text: str) -> int:
+    """Terminal columns of a text: Hangul and other wide characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - _cols(text))
 
 
 def _infraction_lines(infractions: list[Infraction]) -> list[str]:
@@ -51,12 +61,12 @@ def format_compare(result: "CompareResult", registered: Decklist, observed: Deck
                f"{SECTION_KO[s]} {reg_t[s]} → {obs_t[s]}" for s in SECTIONS),
            f"-- 판정: {'일치 (MATCH)' if result.match else '불일치 (MISMATCH)'}"]
     if result.differences:
-        width = max(len(d.name) for d in result.differences)
-        out.append(f"   {'구역':<8} {'카드':<{width}}  {'패스코드':>9}  등록  확인  차이")
+        width = max(_cols(d.name) for d in result.differences)
+        out.append(f"   {_pad('구역', 11)} {_pad('카드', width)}   패스코드  등록  확인  차이")
         for d in result.differences:
             cid = f"{d.card_id:>9}" if d.card_id is not None else "        ?"
-            out.append(f"   {SECTION_KO[d.section]:<8} {d.name:<{width}}  {cid}  {d.registered:>4}  "
-                       f"{d.observed:>4}  {d.observed - d.registered:+d}")
+            out.append(f"   {_pad(SECTION_KO[d.section], 11)} {_pad(d.name, width)}  {cid}  "
+                       f"{d.registered:>4}  {d.observed:>4}  {d.observed - d.registered:+4d}")
     else:
         out.append("   차이 없음 (no differences)")
     out += _infraction_lines(result.infractions)
