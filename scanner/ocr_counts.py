@@ -1,0 +1,391 @@
+"""Read the count cell of a photographed sheet: printed digit, hand digit, struck and corrected.
+
+Tesseract reads a hand "1" as | ! : ㅣ and misses struck digits (docs: ocr-trials §4), so counts
+are read here instead: ink → connected glyphs → strike lines (Hough, then a geometric test:
+the line runs through the middle of a glyph and out past it, which no stroke of a digit does)
+→ each unstruck glyph against rendered digit templates (nearest neighbours, printed and pen fonts).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+H_NORM = 64
+"""Cells are scaled to this height before anything is measured (a 44 px row at ~218 dpi → 64)."""
+FEAT_SIZE = 20
+"""Glyphs are fitted (aspect kept) into FEAT_SIZE × FEAT_SIZE for the nearest-neighbour reader."""
+MIN_GLYPH_H = 0.17
+"""A glyph shorter than this fraction of the cell height is a speck, a dot or a rule remnant."""
+K_NEIGHBOURS = 5
+STRUCK_LABEL = 10
+"""Template label of a printed digit with a pen strike through it."""
+TEMPLATES_PATH = Path(__file__).resolve().parent / "data" / "digit_templates.npz"
+
+
+@dataclass
+class CountRead:
+    """What a count cell says."""
+
+    value: int | None
+    """1..3 normally (0..9 accepted); after a correction the NEW value; None when unreadable."""
+    confidence: float
+    """0..1; low when the glyph is far from every template or two digits are close."""
+    glyphs: int
+    """Separate ink groups found (>1 with a strike = a correction)."""
+    struck: bool
+    """A digit in the cell is struck through (slash, dash or double dash)."""
+    detail: str
+
+
+@dataclass
+class StrikeLine:
+    """A pen line found through a glyph, in normalised cell pixels."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    angle_deg: float
+
+
+@dataclass
+class Glyph:
+    """One ink group of a cell (connected components merged when they overlap in x)."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    mask: np.ndarray
+    """Ink of this group only, cropped to its box."""
+    struck_by: list[StrikeLine] = field(default_factory=list)
+
+    @property
+    def height(self) -> int:
+        return self.y1 - self.y0
+
+    @property
+    def width(self) -> int:
+        return self.x1 - self.x0
+
+
+# ------------------------------------------------------------------ ink
+
+def binarize_cell(gray: np.ndarray) -> np.ndarray:
+    """Ink mask (bool) of a flattened grayscale cell; empty when there is no real contrast."""
+    g = gray.astype(np.float32)
+    k = max(3, (min(g.shape) // 2) | 1)
+    bg = cv2.GaussianBlur(cv2.dilate(g, np.ones((5, 5), np.uint8)), (k, k), 0)
+    dark = np.clip(bg - g, 0, 255)
+    peak = float(np.percentile(dark, 99.7)) if dark.size else 0.0
+    if peak < 45:
+        return np.zeros(g.shape, bool)
+    otsu, _ = cv2.threshold(dark.astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    t = max(30.0, min(float(otsu), 0.45 * peak))
+    return dark > t
+
+
+def normalise(cell: np.ndarray) -> np.ndarray:
+    """Grayscale uint8 scaled to H_NORM rows."""
+    if cell.ndim == 3:
+        cell = cv2.cvtColor(cell, cv2.COLOR_BGR2GRAY)
+    k = H_NORM / cell.shape[0]
+    w = max(1, int(round(cell.shape[1] * k)))
+    return cv2.resize(cell, (w, H_NORM), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_CUBIC)
+
+
+def drop_rule_remnants(ink: np.ndarray) -> np.ndarray:
+    """Remove table-rule leftovers: thin lines hugging the cell border, and specks."""
+    h, w = ink.shape
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    keep = np.zeros(n, bool)
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if area < 6:
+            continue
+        touches_lr = x <= 1 or x + bw >= w - 1
+        touches_tb = y <= 1 or y + bh >= h - 1
+        if touches_lr and bw <= 4 and bh > 0.6 * h:
+            continue  # a vertical rule
+        if touches_tb and bh <= 4 and bw > 0.6 * w:
+            continue  # a horizontal rule
+        keep[i] = True
+    return keep[lab]
+
+
+def stroke_width(ink: np.ndarray) -> float:
+    """Typical stroke width in pixels (twice the mean distance-to-background on the ridge)."""
+    if not ink.any():
+        return 0.0
+    dist = cv2.distanceTransform(ink.astype(np.uint8), cv2.DIST_L2, 3)
+    ridge = dist >= cv2.dilate(dist, np.ones((3, 3), np.uint8)) - 1e-6
+    vals = dist[ridge & ink]
+    return float(2 * np.median(vals)) if vals.size else 1.0
+
+
+def group_components(ink: np.ndarray, min_h: float) -> list[Glyph]:
+    """Connected components merged into glyphs when their x ranges overlap (a broken stroke,
+    an accent); specks shorter than min_h that touch nothing are dropped."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    boxes = [(int(stats[i][0]), int(stats[i][1]), int(stats[i][0] + stats[i][2]), int(stats[i][1] + stats[i][3]), [i])
+             for i in range(1, n) if stats[i][4] >= 4]
+    boxes.sort()
+    merged: list[tuple[int, int, int, int, list[int]]] = []
+    for b in boxes:
+        if merged:
+            m = merged[-1]
+            overlap = min(m[2], b[2]) - max(m[0], b[0])
+            if overlap > 0.3 * min(m[2] - m[0], b[2] - b[0]):
+                merged[-1] = (min(m[0], b[0]), min(m[1], b[1]), max(m[2], b[2]), max(m[3], b[3]), m[4] + b[4])
+                continue
+        merged.append(b)
+    out = []
+    for x0, y0, x1, y1, ids in merged:
+        if y1 - y0 < min_h and x1 - x0 < min_h:
+            continue
+        mask = np.isin(lab[y0:y1, x0:x1], ids)
+        out.append(Glyph(x0, y0, x1, y1, mask))
+    return out
+
+
+# ------------------------------------------------------------------ strikes
+
+def strike_lines(ink: np.ndarray, sw: float) -> list[StrikeLine]:
+    """Straight segments that could be a pen strike: not near-vertical, at least ~1/5 of the
+    cell height long. Merely candidates; `strikes_through` decides."""
+    h = ink.shape[0]
+    segs = cv2.HoughLinesP(ink.astype(np.uint8) * 255, 1, np.pi / 180, threshold=int(0.15 * h),
+                           minLineLength=int(0.22 * h), maxLineGap=max(2, int(sw)))
+    out = []
+    for x0, y0, x1, y1 in ([] if segs is None else np.asarray(segs).reshape(-1, 4)):
+        if x1 < x0:
+            x0, y0, x1, y1 = x1, y1, x0, y0
+        ang = float(np.degrees(np.arctan2(-(y1 - y0), x1 - x0)))
+        if abs(ang) <= 65:
+            out.append(StrikeLine(int(x0), int(y0), int(x1), int(y1), ang))
+    return out
+
+
+def _line_mask(shape: tuple[int, int], line: StrikeLine, thick: int) -> np.ndarray:
+    m = np.zeros(shape, np.uint8)
+    # extend a little: Hough segments stop short of the rounded pen ends
+    dx, dy = line.x1 - line.x0, line.y1 - line.y0
+    n = max(1e-6, np.hypot(dx, dy))
+    e = thick / 2
+    p0 = (int(round(line.x0 - dx / n * e)), int(round(line.y0 - dy / n * e)))
+    p1 = (int(round(line.x1 + dx / n * e)), int(round(line.y1 + dy / n * e)))
+    cv2.line(m, p0, p1, 1, thickness=thick)
+    return m.astype(bool)
+
+
+def strikes_through(line: StrikeLine, core: np.ndarray, box: tuple[int, int, int, int]) -> bool:
+    """True when `line` crosses the glyph core (ink without the line) through its middle band and
+    runs out past it: digits' own straight strokes (the foot of 2, the top of 7, the bar of 4,
+    a serif) sit at the glyph's edge or end at its box."""
+    x0, y0, x1, y1 = box
+    gh = y1 - y0
+    if gh <= 0:
+        return False
+    # where the line is while it is over the glyph
+    xa, xb = max(line.x0, x0), min(line.x1, x1)
+    if xb <= xa:
+        return False
+    slope = (line.y1 - line.y0) / max(1, line.x1 - line.x0)
+    ymid = line.y0 + slope * ((xa + xb) / 2 - line.x0)
+    rel = (ymid - y0) / gh
+    if not 0.15 <= rel <= 0.85:
+        return False
+    ext_x = (x0 - line.x0) + (line.x1 - x1)
+    lo_y, hi_y = min(line.y0, line.y1), max(line.y0, line.y1)
+    ext_y = (y0 - lo_y) + (hi_y - y1)
+    if min(x0 - line.x0, line.x1 - x1) < -0.12 * gh:
+        # the line stops inside the glyph: only a slash that leaves it above and below counts
+        return abs(line.angle_deg) > 25 and min(y0 - lo_y, hi_y - y1) > 0.05 * gh and ext_y > 0.2 * gh
+    return ext_x >= 0.25 * gh or (abs(line.angle_deg) > 25 and ext_y >= 0.2 * gh)
+
+
+def find_struck_glyphs(ink: np.ndarray, min_h: float) -> tuple[list[Glyph], list[StrikeLine]]:
+    """Glyphs of the cell and the strikes that cross them.
+
+    Each candidate is tested with its parallel lines of similar length taken out too (a double
+    dash is two lines: with the twin still in place the glyph would look as wide as the dash). The returned glyphs are the ink minus
+    the confirmed strikes only, so a new digit touching a strike separates from the old one.
+    """
+    sw = stroke_width(ink)
+    thick = max(3, int(round(sw * 1.6)) + 1)
+    lines = strike_lines(ink, sw)
+    masks = [_line_mask(ink.shape, line, thick) for line in lines]
+    lengths = [np.hypot(line.x1 - line.x0, line.y1 - line.y0) for line in lines]
+    confirmed: list[StrikeLine] = []
+    grow = np.ones((3, 3), np.uint8)
+    for i, (line, lm) in enumerate(zip(lines, masks)):
+        core = ink & ~lm
+        for j, other in enumerate(lines):  # its twin of a double dash, and Hough's duplicates
+            if j != i and abs(other.angle_deg - line.angle_deg) < 12 and lengths[j] >= 0.7 * lengths[i]:
+                core &= ~masks[j]
+        for g in group_components(core, min_h):
+            if g.height < min_h:
+                continue
+            near = cv2.dilate(g.mask.astype(np.uint8), grow).astype(bool)
+            if (lm[g.y0:g.y1, g.x0:g.x1] & near).any() and strikes_through(line, g.mask, (g.x0, g.y0, g.x1, g.y1)):
+                confirmed.append(line)
+                break
+    rest = ink.copy()
+    for line in confirmed:
+        rest &= ~_line_mask(ink.shape, line, thick)
+    glyphs = [g for g in group_components(rest, min_h) if g.height >= min_h]
+    for g in glyphs:
+        for line in confirmed:
+            # through the glyph, not merely ending in it (a new digit written against the strike)
+            if line.x0 > g.x0 + 0.25 * g.width or line.x1 < g.x1 - 0.25 * g.width:
+                continue
+            slope = (line.y1 - line.y0) / max(1, line.x1 - line.x0)
+            y = line.y0 + slope * ((g.x0 + g.x1) / 2 - line.x0)
+            if g.y0 - 2 <= y <= g.y1 + 2:
+                g.struck_by.append(line)
+    return glyphs, confirmed
+
+
+# ------------------------------------------------------------------ digit reader
+
+def glyph_features(mask: np.ndarray) -> np.ndarray:
+    """A glyph's ink fitted (aspect kept, centred) into FEAT_SIZE², blurred, unit length,
+    plus its aspect ratio: a "1" stays thin instead of being stretched into a block."""
+    m = mask.astype(np.float32)
+    h, w = m.shape
+    s = (FEAT_SIZE - 2) / max(h, w)
+    nh, nw = max(1, int(round(h * s))), max(1, int(round(w * s)))
+    small = cv2.resize(m, (nw, nh), interpolation=cv2.INTER_AREA)
+    box = np.zeros((FEAT_SIZE, FEAT_SIZE), np.float32)
+    oy, ox = (FEAT_SIZE - nh) // 2, (FEAT_SIZE - nw) // 2
+    box[oy:oy + nh, ox:ox + nw] = small
+    box = cv2.GaussianBlur(box, (0, 0), 0.9)
+    v = box.ravel()
+    v = v / max(1e-6, float(np.linalg.norm(v)))
+    aspect = np.log(max(w, 1) / max(h, 1))
+    return np.concatenate([v, [0.35 * aspect]]).astype(np.float32)
+
+
+@dataclass
+class DigitTemplates:
+    """Feature vectors of rendered digits (printed and pen fonts) with their labels."""
+
+    features: np.ndarray
+    labels: np.ndarray
+    fonts: np.ndarray
+    hand: np.ndarray
+
+    def without_font(self, font: str) -> "DigitTemplates":
+        keep = self.fonts != font
+        return DigitTemplates(self.features[keep], self.labels[keep], self.fonts[keep], self.hand[keep])
+
+
+@lru_cache(maxsize=4)
+def load_templates(path: Path = TEMPLATES_PATH) -> DigitTemplates:
+    """The shipped templates (built by `python -m scanner.make_digit_templates`)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"digit templates missing: {path} (run python -m scanner.make_digit_templates)")
+    with np.load(path) as z:
+        return DigitTemplates(z["features"].astype(np.float32), z["labels"].astype(int), z["fonts"], z["hand"])
+
+
+@dataclass
+class GlyphRead:
+    """The nearest-neighbour verdict on one glyph."""
+
+    digit: int
+    """Best digit label (never the struck label)."""
+    confidence: float
+    distance: float
+    """Distance to the nearest digit template (≈0.1–0.3 for a clean digit)."""
+    struck_share: float
+    """Share of the K nearest templates that are struck digits."""
+
+
+def classify_glyph(mask: np.ndarray, templates: DigitTemplates) -> GlyphRead:
+    f = glyph_features(mask)
+    d = np.linalg.norm(templates.features - f, axis=1)
+    order = np.argsort(d)
+    near = order[:K_NEIGHBOURS]
+    struck_share = float(np.mean(templates.labels[near] == STRUCK_LABEL))
+    digits = order[templates.labels[order] != STRUCK_LABEL][: K_NEIGHBOURS * 3]
+    votes: dict[int, float] = {}
+    for i in digits[:K_NEIGHBOURS]:
+        votes[int(templates.labels[i])] = votes.get(int(templates.labels[i]), 0.0) + 1.0 / (d[i] + 0.05)
+    best = max(votes, key=votes.get)
+    best_d = float(d[digits[0]])
+    other = [d[i] for i in digits if int(templates.labels[i]) != best]
+    margin = (float(other[0]) - best_d) if other else 0.5
+    share = votes[best] / sum(votes.values())
+    closeness = float(np.clip((0.55 - best_d) / 0.35, 0, 1))
+    conf = float(np.clip(share * closeness * min(1.0, 0.5 + margin * 5), 0, 1))
+    return GlyphRead(best, conf, best_d, struck_share)
+
+
+# ------------------------------------------------------------------ the cell
+
+STRUCK_SHARE = 0.4
+"""Call a glyph struck when this share of its nearest templates are struck digits: a missed
+strike is a silent wrong count, a false one only costs a review."""
+
+
+def read_count_cell(cell: np.ndarray, beside: np.ndarray | None = None,
+                    templates: DigitTemplates | None = None) -> CountRead:
+    """Read a count cell (grayscale uint8, white paper, table rules removed).
+
+    A struck digit with an unstruck one beside it → the unstruck (new) value, struck=True.
+    A struck digit alone → value None unless `beside` (the strip of the name cell left of the
+    count cell, same rows) holds a digit, which is then taken as the new value.
+    Callers should flag any read with struck=True, value None or confidence < 0.5.
+    """
+    if cell is None or cell.size == 0 or min(cell.shape[:2]) < 6:
+        return CountRead(None, 0.0, 0, False, "empty or tiny cell image")
+    templates = templates or load_templates()
+    ink = drop_rule_remnants(binarize_cell(normalise(cell)))
+    min_h = MIN_GLYPH_H * H_NORM
+    glyphs, lines = find_struck_glyphs(ink, min_h)
+    if not glyphs:
+        return CountRead(None, 0.0, 0, bool(lines), "struck, nothing left" if lines else "empty")
+    reads = [classify_glyph(g.mask, templates) for g in glyphs]
+    is_struck = [bool(g.struck_by) or r.struck_share >= STRUCK_SHARE for g, r in zip(glyphs, reads)]
+    clean = [(g, r) for g, r, st in zip(glyphs, reads, is_struck) if not st]
+    struck = [(g, r) for g, r, st in zip(glyphs, reads, is_struck) if st]
+    if not struck:
+        if len(clean) == 1:
+            r = clean[0][1]
+            return CountRead(r.digit, r.confidence, 1, False, f"digit {r.digit} (d={r.distance:.2f})")
+        # several unstruck glyphs: "10"-like or a stray mark; keep the most digit-like, low confidence
+        g, r = max(clean, key=lambda gr: gr[1].confidence)
+        return CountRead(r.digit, r.confidence * 0.5, len(clean), False,
+                         f"{len(clean)} unstruck glyphs; took {r.digit}")
+    old = [r.digit for _, r in struck]
+    if clean:
+        # the new digit: the most digit-like unstruck glyph, nearest the struck one on a tie
+        sx = float(np.mean([(g.x0 + g.x1) / 2 for g, _ in struck]))
+        g, r = min(clean, key=lambda gr: (-round(gr[1].confidence, 2), abs((gr[0].x0 + gr[0].x1) / 2 - sx)))
+        return CountRead(r.digit, r.confidence, len(glyphs), True,
+                         f"struck {old} → new {r.digit} (d={r.distance:.2f})")
+    if beside is not None and beside.size:
+        got = read_beside(beside, templates)
+        if got is not None:
+            return CountRead(got.digit, got.confidence * 0.8, len(glyphs) + 1, True,
+                             f"struck {old} → new {got.digit} written left of the cell")
+    return CountRead(None, 0.0, len(glyphs), True, f"struck {old}, no new digit in the cell")
+
+
+def read_handwritten_count(cell: np.ndarray, beside: np.ndarray | None = None) -> CountRead:
+    """A hand-written count: the same reader (the templates include the pen fonts)."""
+    return read_count_cell(cell, beside)
+
+
+def read_beside(strip: np.ndarray, templates: DigitTemplates) -> GlyphRead | None:
+    """The rightmost digit-sized glyph of the strip left of a count cell."""
+    ink = drop_rule_remnants(binarize_cell(normalise(strip)))
+    glyphs = [g for g in group_components(ink, MIN_GLYPH_H * H_NORM) if g.height >= MIN_GLYPH_H * H_NORM]
+    if not glyphs:
+        return None
+    return classify_glyph(max(glyphs, key=lambda g: g.x1).mask, templates)
