@@ -43,6 +43,8 @@ _OTHER_BOXES = {  # (x0, top, x1, bottom)
     "Total Trap Cards": (417.3, 475.4, 434.8, 491.9), "Total Side Deck": (38.6, 770.4, 56.6, 785.4),
     "Total Extra Deck": (227.9, 770.4, 245.3, 785.4),
 }
+MIN_SHIFT = 4.0
+"""A page shifted by less than this (pt) is read with the boxes where the form has them."""
 _ANCHOR = ("monster", 93.1, 149.2)
 """The 'MONSTER' of the 'MONSTER CARDS' header: its x0 and top on the blank form."""
 
@@ -123,7 +125,7 @@ def looks_like_kde(tokens: list[Token], width: float, height: float) -> bool:
     return {"monster", "spell", "trap", "cards"} <= keys
 
 
-def _boxes(dx: float, dy: float) -> dict[str, tuple[float, float, float, float]]:
+def form_boxes(dx: float = 0.0, dy: float = 0.0) -> dict[str, tuple[float, float, float, float]]:
     boxes: dict[str, tuple[float, float, float, float]] = {}
     for group, column, _section, rows in GROUPS:
         tops = _MAIN_TOPS if column in ("monster", "spell", "trap") else _LOWER_TOPS
@@ -145,7 +147,9 @@ def fields_from_flat_text(tokens: list[Token]) -> dict[str, str]:
     if anchor:
         a = min(anchor, key=lambda t: t.top)
         dx, dy = a.x0 - _ANCHOR[1], a.top - _ANCHOR[2]
-    boxes = _boxes(dx, dy)
+        if abs(dx) < MIN_SHIFT and abs(dy) < MIN_SHIFT:
+            dx = dy = 0.0  # header fonts differ a little between printings; boxes are big
+    boxes = form_boxes(dx, dy)
     found: dict[str, list[Token]] = {}
     for t in tokens:
         for name, (x0, top, x1, bottom) in boxes.items():

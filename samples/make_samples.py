@@ -1,0 +1,342 @@
+"""Make the sample deck sheets in samples/sheets/ from the decks in samples/decks_src/.
+
+    python samples/make_samples.py            # needs reportlab and the Nanum fonts
+
+Layouts: the card-database sheet (db-ko style; several fonts, sizes and offsets), a Konami-style
+fillable deck list with AcroForm values, and the same form flattened (values as page text).
+The form is drawn here, with the field names and boxes of Konami's KDE_DeckList.pdf, so every
+committed PDF is our own. Names and card kinds come from the demo database.
+Tests import `draw_db_sheet` / `draw_kde_sheet` to make further variants (misaligned rows,
+squeezed names, row numbers touching names).
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from card_db.cdb import CardDatabase, load_card_db  # noqa: E402
+from scanner.layout_kde import GROUPS, KDE_SIZE, form_boxes  # noqa: E402
+
+FONT_DIR = Path("/usr/share/fonts/truetype/nanum")
+FONTS = {  # family → (regular, bold)
+    "NanumGothic": ("NanumGothic.ttf", "NanumGothicBold.ttf"),
+    "NanumBarunGothic": ("NanumBarunGothic.ttf", "NanumBarunGothicBold.ttf"),
+    "NanumMyeongjo": ("NanumMyeongjo.ttf", "NanumMyeongjoBold.ttf"),
+    "NanumSquare": ("NanumSquareR.ttf", "NanumSquareB.ttf"),
+}
+A4 = (595.2756, 841.8898)
+COLUMN_TITLES = {"monster": "몬스터 카드", "spell": "마법 카드", "trap": "함정 카드",
+                 "extra": "엑스트라 덱", "side": "사이드 덱"}
+
+
+@dataclass
+class SampleDeck:
+    """A deck laid out as a sheet: (name, count) lines per column, plus the player."""
+
+    columns: dict[str, list[tuple[str, int]]]
+    player_family: str = "김"
+    player_given: str = "민준"
+    konami_id: str = "0123456789"
+    event: str = "OCG 공인 대회"
+    date: tuple[int, int, int] = (2026, 7, 12)
+
+    def total(self, *cols: str) -> int:
+        return sum(n for c in cols for _, n in self.columns.get(c, []))
+
+
+def deck_from_ydk(path: Path, db: CardDatabase, **player) -> SampleDeck:
+    """Lines in first-seen order; main-deck cards go to the column of their kind."""
+    columns: dict[str, dict[str, int]] = {c: {} for c in COLUMN_TITLES}
+    section = "main"
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if line in ("#main", "#extra", "!side"):
+            section = line.strip("#!")
+            continue
+        if not line.isdigit():
+            continue
+        card = db.get(int(line))
+        if card is None:
+            raise SystemExit(f"{path.name}: passcode {line} is not in the demo database")
+        col = card.kind.value if section == "main" else section
+        columns[col][card.name] = columns[col].get(card.name, 0) + 1
+    return SampleDeck(columns={c: list(v.items()) for c, v in columns.items()}, **player)
+
+
+def _register(family: str) -> tuple[str, str]:
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    regular, bold = FONTS[family]
+    for name, file in ((family, regular), (family + "-Bold", bold)):
+        if name not in pdfmetrics.getRegisteredFontNames():
+            pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / file)))
+    return family, family + "-Bold"
+
+
+@dataclass
+class DbStyle:
+    """How one card-database sheet is printed."""
+
+    family: str = "NanumGothic"
+    size: float = 9.0
+    dx: float = 0.0
+    dy: float = 0.0
+    row_h: float = 15.0
+    entry_no: bool = True
+    title: str = "덱 리스트"
+    glue_row_numbers: bool = False
+    """Print each row number right against its name (no gap), as some exports do."""
+    misalign: dict[tuple[str, int], float] = field(default_factory=dict)
+    """(column, row) → vertical shift of that row's name in pt (a sloppy export)."""
+    date_format: str = "{y}.{m:02d}.{d:02d}"
+
+
+def _fit(c, text: str, font: str, size: float, width: float) -> tuple[float, float]:
+    """Font size and horizontal scale (%) that fit text into width: shrink, then squeeze (Tz)."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    w = stringWidth(text, font, size)
+    if w <= width:
+        return size, 100.0
+    small = max(size * 0.8, size * width / w)
+    w = stringWidth(text, font, small)
+    return small, min(100.0, 100.0 * width / w)
+
+
+def _text(c, x: float, y: float, text: str, font: str, size: float, scale: float = 100.0) -> None:
+    t = c.beginText(x, y)
+    t.setFont(font, size)
+    t.setHorizScale(scale)
+    t.textOut(text)
+    c.drawText(t)
+
+
+def draw_db_sheet(path: Path, deck: SampleDeck, style: DbStyle = DbStyle()) -> None:
+    """A card-database style sheet: header, three main columns, extra and side below."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+    from reportlab.pdfgen import canvas
+
+    reg, bold = _register(style.family)
+    W, H = A4
+    c = canvas.Canvas(str(path), pagesize=A4, pageCompression=1)
+    c.setTitle("덱 리스트")
+    s, rh = style.size, style.row_h
+    left, top = 30 + style.dx, 36 + style.dy
+
+    def y(t: float) -> float:  # top-left coordinates → PDF
+        return H - t
+
+    _text(c, left, y(top + 14), style.title, bold, 14)
+    hy = top + 34
+    _text(c, left + 4, y(hy), "이름", bold, 8)
+    _text(c, left + 98, y(hy), deck.player_family + deck.player_given, reg, s + 1)
+    _text(c, left + 266, y(hy), "날짜", bold, 8)
+    yy, mm, dd = deck.date
+    _text(c, left + 324, y(hy), style.date_format.format(y=yy, m=mm, d=dd), reg, s + 1)
+    hy += 19
+    _text(c, left + 4, y(hy), "코나미 카드 게임 ID", bold, 8)
+    for i, digit in enumerate(deck.konami_id):
+        bx = left + 96 + i * 15.8
+        c.setLineWidth(0.4)
+        c.rect(bx, y(hy + 4), 14, 14)
+        _text(c, bx + 7 - stringWidth(digit, reg, s + 1) / 2, y(hy), digit, reg, s + 1)
+    _text(c, left + 266, y(hy), "이벤트명", bold, 8)
+    _text(c, left + 324, y(hy), deck.event, reg, s + 1)
+
+    col_w = (W - 60) / 3
+    main_rows = max(20, *(len(deck.columns[k]) for k in ("monster", "spell", "trap")))
+    grid_top = hy + 24
+
+    def column(key: str, x0: float, width: float, rows: int, t0: float) -> float:
+        """Draw one column; returns the y of its total row."""
+        c.setFillGray(0.9)
+        c.rect(x0, y(t0 + rh), width, rh, stroke=1, fill=1)
+        c.setFillGray(0)
+        title = COLUMN_TITLES[key]
+        _text(c, x0 + (width - 24 - stringWidth(title, bold, 8)) / 2, y(t0 + rh - 4), title, bold, 8)
+        cx = x0 + width - 12
+        _text(c, cx - stringWidth("매수", bold, 7) / 2, y(t0 + rh - 4), "매수", bold, 7)
+        lines = deck.columns.get(key, [])
+        name_x = x0 + (12 if style.entry_no and not style.glue_row_numbers else 4)
+        for r in range(rows):
+            rt = t0 + rh * (r + 1)
+            c.setLineWidth(0.3)
+            c.rect(x0, y(rt + rh), width, rh)
+            base = rt + rh - (rh - s * 0.75) / 2
+            num = str(r + 1)
+            if r < len(lines):
+                name, n = lines[r]
+                shift = style.misalign.get((key, r + 1), 0.0)
+                avail = width - (name_x - x0) - 28
+                size, scale = _fit(c, name, reg, s, avail)
+                nx = name_x
+                if style.entry_no and style.glue_row_numbers:
+                    _text(c, x0 + 3, y(base), num, reg, 6)
+                    nx = x0 + 3 + stringWidth(num, reg, 6)  # touching: no gap at all
+                _text(c, nx, y(base + shift), name, reg, size, scale)
+                _text(c, cx - stringWidth(str(n), reg, s) / 2, y(base), str(n), reg, s)
+            if style.entry_no and not (style.glue_row_numbers and r < len(lines)):
+                _text(c, x0 + 6 - stringWidth(num, reg, 6) / 2, y(base - 1), num, reg, 6)
+        tt = t0 + rh * (rows + 1)
+        total = sum(n for _, n in lines)
+        _text(c, cx - 18 - stringWidth("합계", bold, 7.5), y(tt + rh - 4), "합계", bold, 7.5)
+        _text(c, cx - stringWidth(str(total), bold, s) / 2, y(tt + rh - 4), str(total), bold, s)
+        return tt + rh
+
+    for i, key in enumerate(("monster", "spell", "trap")):
+        end = column(key, left + i * col_w, col_w - 6, main_rows, grid_top)
+    main_total = deck.total("monster", "spell", "trap")
+    label = "메인 덱 합계"
+    _text(c, left + 3 * col_w - 50 - stringWidth(label, bold, 8), y(end + 14), label, bold, 8)
+    _text(c, left + 3 * col_w - 24, y(end + 14), str(main_total), bold, s + 1)
+    lower = end + 24
+    half = (W - 60) / 2
+    column("extra", left, half - 8, 15, lower)
+    column("side", left + half, half - 8, 15, lower)
+    c.save()
+
+
+def draw_kde_sheet(path: Path, deck: SampleDeck, filled: bool = True, family: str = "NanumGothic",
+                   size: float = 9.0) -> None:
+    """A Konami-style deck list: the form drawn here; values as form fields or as page text."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+    from reportlab.pdfgen import canvas
+
+    reg, bold = _register(family)
+    W, H = KDE_SIZE
+    boxes = form_boxes()
+    background = path.with_suffix(".bg.pdf") if filled else path
+    c = canvas.Canvas(str(background), pagesize=KDE_SIZE, pageCompression=1)
+    c.setFont("Helvetica-Bold", 11)
+    for label, x, top in (("MONSTER CARDS", 93.1, 149.2), ("SPELL CARDS", 293.0, 149.2),
+                          ("TRAP CARDS", 483.2, 149.2), ("SIDE DECK", 109.5, 496.3),
+                          ("EXTRA DECK", 294.4, 496.3)):
+        c.drawString(x, H - top - 8.2, label)
+    c.setFont("Helvetica-Bold", 10)
+    for label, x, top in (("<<< TOTAL MONSTER CARDS", 58.5, 478.6), ("<<< TOTAL SPELL CARDS", 248.0, 478.6),
+                          ("<<< TOTAL TRAP CARDS", 437.5, 478.6), ("<<< TOTAL SIDE DECK", 58.5, 773.5),
+                          ("<<< TOTAL EXTRA DECK", 248.0, 773.5)):
+        c.drawString(x, H - top - 7.5, label)
+    c.setFont("Helvetica", 9)
+    for label, x, top in (("First & Middle", 39.4, 72.7), ("Name(s):", 39.4, 84.6),
+                          ("Last Name(s):", 39.4, 103.9),
+                          ("CARD GAME ID:", 39.4, 129.3), ("Event Date:", 314.2, 84.6),
+                          ("Country of Residency:", 314.2, 103.9), ("Event Name:", 314.2, 135.4)):
+        c.drawString(x, H - top - 7, label)
+    c.setFont("Helvetica", 6)
+    c.drawString(558.0, H - 115.5, "Main Deck Total")
+    c.setLineWidth(0.4)
+    for x0, t, x1, b in boxes.values():
+        c.rect(x0, H - b, x1 - x0, b - t)
+
+    values = kde_values(deck)
+    if not filled:
+        for name, value in values.items():
+            x0, t, x1, b = boxes[name]
+            fs, scale = _fit(c, value, reg, size, x1 - x0 - 4)
+            base = H - (t + b) / 2 - fs * 0.35
+            if "Count" in name or name.startswith("Total") or name == "Main Deck Total":
+                _text(c, (x0 + x1) / 2 - stringWidth(value, reg, fs) / 2, base, value, reg, fs)
+            else:
+                _text(c, x0 + 2, base, value, reg, fs, scale)
+    c.save()
+    if filled:
+        _add_form_fields(background, path, values, boxes)
+        background.unlink()
+
+
+def kde_values(deck: SampleDeck) -> dict[str, str]:
+    """Form field name → value, as a player would type them."""
+    values = {"Last Names": deck.player_family, "First  Middle Names": deck.player_given,
+              "CARD GAME ID": deck.konami_id, "Event Name": deck.event,
+              "Event Date - Year": str(deck.date[0]), "Event Date - Month": f"{deck.date[1]:02d}",
+              "Event Date - Day": f"{deck.date[2]:02d}",
+              "Main Deck Total": str(deck.total("monster", "spell", "trap"))}
+    totals = {"monster": "Total Monster Cards", "spell": "Total Spell Cards",
+              "trap": "Total Trap Cards", "side": "Total Side Deck", "extra": "Total Extra Deck"}
+    for group, column, _section, rows in GROUPS:
+        lines = deck.columns.get(column, [])
+        if len(lines) > rows:
+            raise ValueError(f"{column}: {len(lines)} lines do not fit the form's {rows} rows")
+        for n, (name, count) in enumerate(lines, start=1):
+            values[f"{group} {n}"] = name
+            main = column in ("monster", "spell", "trap")
+            values[f"{group} Card {n} Count" if main else f"{group} {n} Count"] = str(count)
+        values[totals[column]] = str(deck.total(column))
+    return values
+
+
+def _add_form_fields(background: Path, out: Path, values: dict[str, str],
+                     boxes: dict[str, tuple[float, float, float, float]]) -> None:
+    """Every form box becomes a text field (filled ones carry their /V), as in Konami's form."""
+    from pypdf import PdfWriter
+    from pypdf.generic import (ArrayObject, BooleanObject, DictionaryObject, FloatObject,
+                               NameObject, NumberObject, TextStringObject)
+
+    writer = PdfWriter(clone_from=str(background))
+    page = writer.pages[0]
+    H = KDE_SIZE[1]
+    annots = ArrayObject()
+    for name, (x0, t, x1, b) in boxes.items():
+        field = DictionaryObject({
+            NameObject("/Type"): NameObject("/Annot"), NameObject("/Subtype"): NameObject("/Widget"),
+            NameObject("/FT"): NameObject("/Tx"), NameObject("/T"): TextStringObject(name),
+            NameObject("/Rect"): ArrayObject([FloatObject(x0), FloatObject(H - b), FloatObject(x1),
+                                              FloatObject(H - t)]),
+            NameObject("/F"): NumberObject(4), NameObject("/DA"): TextStringObject("/Helv 9 Tf 0 g"),
+        })
+        if name in values:
+            field[NameObject("/V")] = TextStringObject(values[name])
+        annots.append(writer._add_object(field))
+    page[NameObject("/Annots")] = annots
+    writer._root_object[NameObject("/AcroForm")] = DictionaryObject({
+        NameObject("/Fields"): ArrayObject(list(annots)),
+        NameObject("/NeedAppearances"): BooleanObject(True),
+        NameObject("/DA"): TextStringObject("/Helv 9 Tf 0 g")})
+    with open(out, "wb") as f:
+        writer.write(f)
+
+
+PLAYERS = {
+    "blue-eyes": dict(player_family="김", player_given="하늘", konami_id="0412345678",
+                      event="OCG 공인 대회", date=(2026, 7, 12)),
+    "sky-striker": dict(player_family="이", player_given="서준", konami_id="1098765432",
+                        event="매장 대항전", date=(2026, 8, 3)),
+    "hero": dict(player_family="박", player_given="지우", konami_id="5566778899",
+                 event="리모트 듀얼 토너먼트", date=(2026, 9, 21)),
+}
+SHEETS = (  # file name, deck, layout, options
+    ("db-blue-eyes-gothic.pdf", "blue-eyes", "db", DbStyle("NanumGothic", 9.0, 0.0, 0.0, 15.0)),
+    ("db-sky-striker-myeongjo.pdf", "sky-striker", "db",
+     DbStyle("NanumMyeongjo", 8.5, 3.5, -2.5, 14.6, entry_no=False, title="덱 레시피",
+             date_format="{y}년 {m}월 {d}일")),
+    ("db-hero-square.pdf", "hero", "db", DbStyle("NanumSquare", 10.0, -4.0, 3.0, 15.8,
+                                                 glue_row_numbers=True, date_format="{y}/{m:02d}/{d:02d}")),
+    ("kde-form-sky-striker.pdf", "sky-striker", "kde-form", {"family": "NanumBarunGothic"}),
+    ("kde-flat-hero.pdf", "hero", "kde-flat", {"family": "NanumGothic", "size": 8.5}),
+)
+
+
+def make_all(out_dir: Path = HERE / "sheets") -> list[Path]:
+    db = load_card_db(HERE.parent / "card_db" / "data" / "demo.cdb")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    made = []
+    for file, deck_name, layout, opts in SHEETS:
+        deck = deck_from_ydk(HERE / "decks_src" / f"{deck_name}.ydk", db, **PLAYERS[deck_name])
+        path = out_dir / file
+        if layout == "db":
+            draw_db_sheet(path, deck, opts)
+        else:
+            draw_kde_sheet(path, deck, filled=(layout == "kde-form"), **opts)
+        made.append(path)
+    return made
+
+
+if __name__ == "__main__":
+    for p in make_all():
+        print(f"wrote {p} ({p.stat().st_size // 1024} KiB)")
