@@ -260,9 +260,6 @@ def test_list_chosen_by_date(tmp_path, real_db, real_db_path, real_lflist_path, 
 
 # ---------------------------------------------------------------- own data only (no ../shared)
 
-_SYNTH_TYPES = {"monster": 0x21, "spell": 0x2, "fusion": 0x41, "token": 0x4011}
-
-
 @pytest.fixture()
 def tiny_db(tmp_path):
     """A ygopro-schema cdb written here: 16 plain monsters, a fusion, a token, a TCG-only card
