@@ -295,3 +295,14 @@ def test_checker_on_a_self_made_database(tiny_db):
                    ("UNUSABLE_CARD", (60000,)), ("UNUSABLE_CARD", (70000,)),
                    ("EXTRA_DECK_CARD_IN_MAIN", (50000,))}
     assert result.to_json()["legal"] is False and result.to_json()["list"] == "2026.7"
+
+
+def test_sample_decks_on_the_shipped_demo_database(demo_db):
+    """The demo (`make demo`) path: shipped demo db and list, no ../shared needed."""
+    demo_list = Path(__file__).resolve().parent.parent / "card_db" / "data" / "demo-lflist.conf"
+    limits = choose_list(load_lflist(demo_list), original_id=demo_db.original_id)
+    legal = check_decklist(load_decklist(SAMPLES / "legal.ydk", demo_db), limits, demo_db)
+    assert legal.legal, [i.message for i in legal.infractions]
+    illegal = check_decklist(load_decklist(SAMPLES / "illegal.txt", demo_db), limits, demo_db)
+    assert codes_and_ids(illegal) == ({"MAIN_TOO_SMALL", "FORBIDDEN_CARD", "TOO_MANY_COPIES",
+                                       "NOT_EXTRA_DECK_CARD"}, {24224830, 57585212, 97268402, 9822220})
