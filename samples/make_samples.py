@@ -94,6 +94,7 @@ class DbStyle:
     misalign: dict[tuple[str, int], float] = field(default_factory=dict)
     """(column, row) → vertical shift of that row's name in pt (a sloppy export)."""
     date_format: str = "{y}.{m:02d}.{d:02d}"
+    compress: bool = True
 
 
 def _fit(c, text: str, font: str, size: float, width: float) -> tuple[float, float]:
@@ -123,7 +124,7 @@ def draw_db_sheet(path: Path, deck: SampleDeck, style: DbStyle = DbStyle()) -> N
 
     reg, bold = _register(style.family)
     W, H = A4
-    c = canvas.Canvas(str(path), pagesize=A4, pageCompression=1)
+    c = canvas.Canvas(str(path), pagesize=A4, pageCompression=int(style.compress))
     c.setTitle("덱 리스트")
     s, rh = style.size, style.row_h
     left, top = 30 + style.dx, 36 + style.dy

@@ -1,0 +1,286 @@
+"""PDF deck sheets: card-database sheets, Konami forms (filled and flattened), bad PDFs, OCR hand-off."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from scanner.errors import UnreadableInput
+from scanner.model import SheetRead
+from scanner.read import ReadOptions, load_decklist, read_input
+from scanner.read_pdf import read_pdf
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "samples"
+
+
+def _load_make_samples():
+    pytest.importorskip("reportlab")
+    spec = importlib.util.spec_from_file_location("make_samples", SAMPLES / "make_samples.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("make_samples", mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def ms():
+    return _load_make_samples()
+
+
+def _deck(ms, demo_db, name: str):
+    return ms.deck_from_ydk(SAMPLES / "decks_src" / f"{name}.ydk", demo_db, **ms.PLAYERS[name])
+
+
+def _expected_lines(deck) -> list[tuple[str, str, int]]:
+    return sorted((col, name, n) for col, lines in deck.columns.items() for name, n in lines)
+
+
+def assert_reads_exactly(path: Path, deck, db) -> SheetRead:
+    """The sheet's lines, player and printed totals are the deck's, and nothing is flagged."""
+    sheet, _ = read_input(path, db, ReadOptions())
+    got = sorted((ln.column, ln.text, ln.count) for ln in sheet.lines)
+    want = _expected_lines(deck)
+    # Names may be re-spaced by the reader; compare them without spaces.
+    assert [(c, t.replace(" ", ""), n) for c, t, n in got] == \
+        [(c, t.replace(" ", ""), n) for c, t, n in want]
+    assert all(not ln.flags for ln in sheet.lines), [ln for ln in sheet.lines if ln.flags]
+    assert sheet.player_name == deck.player_family + deck.player_given
+    assert sheet.konami_id == deck.konami_id
+    assert sheet.printed_totals == {"main": deck.total("monster", "spell", "trap"),
+                                    "extra": deck.total("extra"), "side": deck.total("side")}
+    decklist = load_decklist(path, db)
+    assert decklist.review == []
+    assert decklist.totals() == sheet.printed_totals
+    return sheet
+
+
+# --- the shipped samples (fast, always run) -------------------------------------------------
+
+@pytest.mark.parametrize("file,deck_name", [(s[0], s[1]) for s in _load_make_samples().SHEETS])
+def test_shipped_sample_reads_exactly(file, deck_name, ms, demo_db):
+    path = SAMPLES / "sheets" / file
+    sheet = assert_reads_exactly(path, _deck(ms, demo_db, deck_name), demo_db)
+    assert sheet.reader == ("pdf-form" if file.startswith("kde-form") else "pdf-text")
+
+
+# --- generated variants of the layouts ------------------------------------------------------
+
+VARIANTS = {
+    "gothic-8pt-left-up": dict(family="NanumGothic", size=8.0, dx=-5.5, dy=-4.0, row_h=14.2),
+    "barun-9.5pt-right-down": dict(family="NanumBarunGothic", size=9.5, dx=5.0, dy=4.5, row_h=15.9),
+    "myeongjo-10pt-no-row-numbers": dict(family="NanumMyeongjo", size=10.0, dx=2.0, dy=-1.0,
+                                         row_h=16.0, entry_no=False),
+    "square-8.5pt-glued-row-numbers": dict(family="NanumSquare", size=8.5, dx=-2.0, dy=2.0,
+                                           row_h=14.8, glue_row_numbers=True),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_db_sheet_variants(variant, ms, demo_db, tmp_path):
+    deck = _deck(ms, demo_db, "hero")  # long names (squeezed), names with spaces, Latin letters
+    path = tmp_path / f"{variant}.pdf"
+    ms.draw_db_sheet(path, deck, ms.DbStyle(**VARIANTS[variant]))
+    assert_reads_exactly(path, deck, demo_db)
+
+
+def test_long_names_are_squeezed_and_still_read(ms, demo_db, tmp_path):
+    deck = _deck(ms, demo_db, "hero")
+    path = tmp_path / "big.pdf"
+    ms.draw_db_sheet(path, deck, ms.DbStyle(family="NanumGothic", size=11.0, row_h=16.5,
+                                                       compress=False))
+    raw = path.read_bytes()
+    assert b" Tz" in raw  # the generator really squeezed a name (horizontal scale)
+    assert_reads_exactly(path, deck, demo_db)
+
+
+def test_misaligned_row_does_not_shift_other_counts(ms, demo_db, tmp_path):
+    deck = _deck(ms, demo_db, "blue-eyes")
+    # Row 3 of the monster column printed 4 pt low; every count must stay with its own name.
+    path = tmp_path / "misaligned.pdf"
+    ms.draw_db_sheet(path, deck, ms.DbStyle(misalign={("monster", 3): 4.0, ("spell", 5): -3.5}))
+    sheet, _ = read_input(path, demo_db, ReadOptions())
+    by_name = {ln.text.replace(" ", ""): ln.count for ln in sheet.lines}
+    for col, lines in deck.columns.items():
+        for name, n in lines:
+            assert by_name[name.replace(" ", "")] == n, name
+    # Nothing silently wrong: a line whose count sits level with its name is not flagged.
+    flagged = [ln for ln in sheet.lines if ln.flags]
+    assert all(ln.row in (3, 5) for ln in flagged)
+
+
+def test_far_misaligned_row_is_flagged_not_guessed(ms, demo_db, tmp_path):
+    deck = _deck(ms, demo_db, "blue-eyes")
+    path = tmp_path / "far.pdf"
+    ms.draw_db_sheet(path, deck, ms.DbStyle(misalign={("monster", 4): 7.0}))  # half a row
+    deck_read = load_decklist(path, demo_db)
+    monster4 = deck.columns["monster"][3][0]
+    entry = next(e for e in deck_read.sections["main"] if e.name == monster4)
+    assert entry.needs_review
+
+
+def test_kde_flat_and_form_variants(ms, demo_db, tmp_path):
+    deck = _deck(ms, demo_db, "blue-eyes")
+    flat = tmp_path / "flat.pdf"
+    ms.draw_kde_sheet(flat, deck, filled=False, family="NanumMyeongjo", size=8.0)
+    assert assert_reads_exactly(flat, deck, demo_db).reader == "pdf-text"
+    form = tmp_path / "form.pdf"
+    ms.draw_kde_sheet(form, deck, filled=True)
+    assert assert_reads_exactly(form, deck, demo_db).reader == "pdf-form"
+
+
+def test_printed_total_disagreeing_with_lines_is_flagged(ms, demo_db, tmp_path):
+    deck = _deck(ms, demo_db, "blue-eyes")
+    form = tmp_path / "form.pdf"
+    ms.draw_kde_sheet(form, deck, filled=True)
+    import pypdf
+    writer = pypdf.PdfWriter(clone_from=str(form))
+    writer.update_page_form_field_values(writer.pages[0], {"Monster Card 1 Count": "1"},
+                                         auto_regenerate=False)
+    bad = tmp_path / "bad.pdf"
+    with open(bad, "wb") as f:
+        writer.write(f)
+    decklist = load_decklist(bad, demo_db)
+    reasons = {r.reason for r in decklist.review}
+    assert "total-mismatch" in reasons
+
+
+# --- the shared fixtures (real card database) ----------------------------------------------
+
+def _text_fixtures() -> list[str]:
+    from tests.conftest import SHARED
+    d = SHARED / "fixtures" / "sheets"
+    if not d.is_dir():
+        return []
+    return sorted(p.name for p in d.glob("*.pdf")
+                  if p.name.startswith(("db-ko-", "kde-form-", "kde-flat-")))
+
+
+@pytest.mark.parametrize("name", _text_fixtures())
+def test_fixture_sheet_reads_exactly(name, fixtures_dir, real_db):
+    path = fixtures_dir / "sheets" / name
+    truth = json.loads(path.with_suffix(".truth.json").read_text(encoding="utf-8"))
+    sheet, _ = read_input(path, real_db, ReadOptions())
+    got = sorted((ln.column, ln.row, ln.text.replace(" ", ""), ln.count) for ln in sheet.lines)
+    want = sorted((ln["column"], ln["row"], ln["name"].replace(" ", ""), ln["count"])
+                  for ln in truth["layout"]["lines"])
+    if name.startswith("db-ko") and not any(ln.row for ln in sheet.lines):
+        got = [(c, None, t, n) for c, _, t, n in got]  # sheets printed without row numbers
+        want = [(c, None, t, n) for c, _, t, n in want]
+    assert got == want
+    assert not any(ln.flags for ln in sheet.lines)
+    assert {"name": sheet.player_name, "konami_id": sheet.konami_id} == truth["player"]
+    assert sheet.printed_totals == {s: truth["printed_totals"][s] for s in ("main", "extra", "side")}
+    assert sheet.column_totals == truth["printed_totals"]["columns"]
+    assert sheet.review == []
+
+    deck = load_decklist(path, real_db)
+    for section in ("main", "extra", "side"):
+        for e in deck.sections[section]:
+            if e.needs_review:
+                # Only names the database holds under two passcodes may stay open (flagged).
+                assert len(real_db.names.exact_all(e.name)) > 1, e
+            else:
+                assert truth[section].get(str(e.card_id)) == e.count, e
+    assert deck.totals() == truth["totals"]
+
+
+# --- bad input through the CLI --------------------------------------------------------------
+
+def _scan(path: Path):
+    from scanner.cli import main
+    return CliRunner().invoke(main, ["scan", str(path), "--json"])
+
+
+def _assert_refused(result, *words: str) -> None:
+    assert result.exit_code == 2, result.output
+    err = result.stderr if hasattr(result, "stderr") else result.output
+    lines = [ln for ln in err.strip().splitlines() if not ln.startswith("decksheet: using the DEMO")]
+    assert len(lines) == 1 and lines[0].startswith("decksheet: error:"), err
+    assert "Traceback" not in result.output
+    assert any(w in lines[0] for w in words), lines[0]
+
+
+def test_cli_empty_pdf(tmp_path):
+    p = tmp_path / "empty.pdf"
+    p.write_bytes(b"")
+    _assert_refused(_scan(p), "empty")
+
+
+def test_cli_truncated_pdf(tmp_path):
+    p = tmp_path / "cut.pdf"
+    data = (SAMPLES / "sheets" / "db-blue-eyes-gothic.pdf").read_bytes()
+    p.write_bytes(data[: len(data) // 3])
+    _assert_refused(_scan(p), "damaged", "truncated", "not a readable PDF")
+
+
+def test_cli_password_protected_pdf(tmp_path):
+    import pypdf
+    writer = pypdf.PdfWriter(clone_from=str(SAMPLES / "sheets" / "db-blue-eyes-gothic.pdf"))
+    writer.encrypt(user_password="judge", owner_password="owner", algorithm="AES-128")
+    p = tmp_path / "locked.pdf"
+    with open(p, "wb") as f:
+        writer.write(f)
+    _assert_refused(_scan(p), "password")
+
+
+def test_cli_pdf_that_is_not_a_deck_sheet(tmp_path):
+    pytest.importorskip("reportlab")
+    from reportlab.pdfgen import canvas
+    p = tmp_path / "invoice.pdf"
+    c = canvas.Canvas(str(p))
+    for i in range(20):
+        c.drawString(72, 750 - 20 * i, f"Invoice line {i}: 3 widgets at 10.00 each")
+    c.save()
+    _assert_refused(_scan(p), "not a deck sheet")
+
+
+def test_cli_blank_pdf_page(tmp_path):
+    pytest.importorskip("reportlab")
+    from reportlab.pdfgen import canvas
+    p = tmp_path / "blank.pdf"
+    c = canvas.Canvas(str(p))
+    c.showPage()
+    c.save()
+    _assert_refused(_scan(p), "not a deck sheet")
+
+
+# --- pages without usable text go to the OCR reader -----------------------------------------
+
+def _image_only_pdf(tmp_path: Path) -> Path:
+    pytest.importorskip("reportlab")
+    from PIL import Image
+    from reportlab.pdfgen import canvas
+    img = tmp_path / "page.png"
+    Image.new("L", (400, 560), 255).save(img)
+    p = tmp_path / "scan.pdf"
+    c = canvas.Canvas(str(p))
+    c.drawImage(str(img), 0, 0, 595, 842)
+    c.save()
+    return p
+
+
+def test_image_only_pdf_is_handed_to_ocr(tmp_path, monkeypatch, demo_db):
+    path = _image_only_pdf(tmp_path)
+    calls = []
+
+    def fake_read_pdf_pages(p, db, options):
+        calls.append(p)
+        return SheetRead(reader="ocr")
+    fake = types.ModuleType("scanner.read_photo")
+    fake.read_pdf_pages = fake_read_pdf_pages
+    monkeypatch.setitem(sys.modules, "scanner.read_photo", fake)
+    assert read_pdf(path, demo_db, ReadOptions()).reader == "ocr"
+    assert calls == [path]
+
+
+def test_image_only_pdf_without_ocr_reader_is_refused(tmp_path, monkeypatch, demo_db):
+    path = _image_only_pdf(tmp_path)
+    monkeypatch.setitem(sys.modules, "scanner.read_photo", None)  # import fails
+    with pytest.raises(UnreadableInput, match="no usable text layer"):
+        read_pdf(path, demo_db, ReadOptions())
