@@ -1,0 +1,141 @@
+"""Benchmark the OCR reader on sheets with truth files (scan-*, photo-*, photo-corrected-*).
+
+    python bench/bench_ocr.py [--sheets DIR] [--card-db PATH] [--kinds scan,photo,photo-corrected]
+
+Scores every truth line as in fixtures/sheets/README.md (correct / flagged / silent error /
+missing), per kind, with seconds per sheet, and writes JSON into bench/results/.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from card_db.cdb import load_card_db  # noqa: E402
+from scanner.errors import DecksheetError  # noqa: E402
+from scanner.model import SECTIONS  # noqa: E402
+from scanner.read import ReadOptions, load_decklist  # noqa: E402
+
+KINDS = ("scan", "photo-corrected", "photo")
+
+
+def kind_of(name: str) -> str | None:
+    for k in KINDS:  # photo-corrected before photo
+        if name.startswith(k + "-"):
+            return k
+    return None
+
+
+def score_sheet(out: dict, truth: dict) -> dict:
+    """Count truth lines correct / flagged / silent / missing, plus unflagged extra lines."""
+    res = {"lines": 0, "correct": 0, "flagged": 0, "silent": 0, "missing": 0, "extra_silent": 0,
+           "errors": []}
+    review_ids = {(r.get("section"), r.get("card_id")) for r in out.get("review", [])
+                  if r.get("card_id") is not None}
+    review_lines = {(r.get("section"), r.get("line")) for r in out.get("review", [])
+                    if r.get("line") is not None}
+    exact = True
+    for s in SECTIONS:
+        entries = out["sections"].get(s, [])
+        flagged_ids: set[int] = set()
+        unflagged: dict[int, int] = {}
+        for i, e in enumerate(entries, 1):
+            cid = e.get("card_id")
+            fl = e.get("needs_review") or (s, cid) in review_ids or (s, i) in review_lines
+            if fl:
+                exact = False
+                if cid is not None:
+                    flagged_ids.add(cid)
+            elif cid is not None:
+                unflagged[cid] = unflagged.get(cid, 0) + int(e.get("count") or 0)
+        want = {int(k): v for k, v in truth.get(s, {}).items()}
+        for cid, n in want.items():
+            res["lines"] += 1
+            if cid in flagged_ids:
+                res["flagged"] += 1
+            elif unflagged.get(cid) == n:
+                res["correct"] += 1
+            elif cid in unflagged:
+                res["silent"] += 1
+                res["errors"].append(f"{s} {cid}: count {unflagged[cid]} ≠ {n}")
+                exact = False
+            else:
+                res["missing"] += 1
+                exact = False
+        for cid, n in unflagged.items():
+            if cid not in want:
+                res["extra_silent"] += 1
+                res["errors"].append(f"{s} {cid}: not in truth (count {n})")
+                exact = False
+    res["exact"] = exact and not any(r for r in out.get("review", []) if r.get("line") is None
+                                     and r.get("card_id") is None)
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sheets", type=Path, default=REPO.parent / "shared" / "fixtures" / "sheets")
+    ap.add_argument("--card-db", type=Path, default=REPO.parent / "shared" / "carddb" / "ko-KR.cdb")
+    ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    kinds = set(args.kinds.split(","))
+    db = load_card_db(args.card_db)
+    per_kind: dict[str, dict] = {}
+    sheets = []
+    for truth_path in sorted(args.sheets.glob("*.truth.json")):
+        truth = json.loads(truth_path.read_text(encoding="utf-8"))
+        src = args.sheets / truth["file"]
+        kind = kind_of(src.name)
+        if kind not in kinds or not src.exists():
+            continue
+        t0 = time.perf_counter()
+        try:
+            out = load_decklist(src, db, ReadOptions()).to_json()
+            err = None
+        except DecksheetError as exc:
+            out, err = {"sections": {s: [] for s in SECTIONS}, "review": []}, str(exc)
+        dt = time.perf_counter() - t0
+        sc = score_sheet(out, truth)
+        sc.update(file=src.name, kind=kind, seconds=round(dt, 2), error=err)
+        sheets.append(sc)
+        k = per_kind.setdefault(kind, {"sheets": 0, "exact": 0, "lines": 0, "correct": 0, "flagged": 0,
+                                       "silent": 0, "missing": 0, "extra_silent": 0, "seconds": []})
+        k["sheets"] += 1
+        k["exact"] += int(sc["exact"])
+        for f in ("lines", "correct", "flagged", "silent", "missing", "extra_silent"):
+            k[f] += sc[f]
+        k["seconds"].append(dt)
+        print(f"{src.name:28s} {sc['correct']:3d}/{sc['lines']:3d} right, {sc['flagged']:2d} flagged, "
+              f"{sc['silent'] + sc['extra_silent']} silent, {sc['missing']} missing, {dt:5.2f}s"
+              + (f"  ERROR {err}" if err else ""))
+        if args.verbose:
+            for e in sc["errors"]:
+                print("    silent:", e)
+    summary = {}
+    for kind, k in per_kind.items():
+        secs = k.pop("seconds")
+        k["median_seconds"] = round(statistics.median(secs), 2)
+        k["right_unflagged"] = round(k["correct"] / max(k["lines"], 1), 4)
+        summary[kind] = k
+        print(f"{kind:16s} exact {k['exact']}/{k['sheets']}, right {k['right_unflagged']:.1%}, flagged "
+              f"{k['flagged']}, silent {k['silent'] + k['extra_silent']}, missing {k['missing']}, "
+              f"median {k['median_seconds']} s")
+    args.out.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    (args.out / f"ocr-{stamp}.json").write_text(
+        json.dumps({"summary": summary, "sheets": sheets}, ensure_ascii=False, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

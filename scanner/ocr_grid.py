@@ -1,0 +1,286 @@
+"""Page image → tables, rows and cells of the db-ko sheet, and a copy with the rules removed.
+
+Rules are found by morphology (long thin runs of ink), tables as connected groups of rules,
+rows and columns by projecting each table's rules. Tesseract must never see the rules (with
+them its output is garbage), so `clean` has the detected rules painted white; pen strokes that
+are not on a rule position (strike-throughs, handwriting) stay.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+INK_LEVEL = 170
+"""Flattened gray below this is ink (paper ≈ 255, light header fill ≈ 225)."""
+
+
+@dataclass
+class Box:
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+
+    @property
+    def w(self) -> int:
+        return self.x1 - self.x0
+
+    @property
+    def h(self) -> int:
+        return self.y1 - self.y0
+
+    def crop(self, img: np.ndarray, inset: int = 0) -> np.ndarray:
+        return img[self.y0 + inset:self.y1 - inset, self.x0 + inset:self.x1 - inset]
+
+
+@dataclass
+class RowCells:
+    """One table row: its 1-based number and the three cells (row no. | name | count)."""
+
+    row: int
+    box: Box
+    name: Box
+    count: Box
+
+
+@dataclass
+class Table:
+    box: Box
+    xs: list[int]
+    """Vertical rule positions, left to right."""
+    ys: list[int]
+    """Horizontal rule positions, top to bottom."""
+    kind: str = "unknown"
+    """monster / spell / trap / extra / side / header / total / unknown."""
+    rows: list[RowCells] = field(default_factory=list)
+    title: Box | None = None
+    """The header cell that names the column (몬스터 카드 ...)."""
+    total: Box | None = None
+    """The count cell of the 합계 row."""
+
+
+@dataclass
+class Grid:
+    tables: list[Table]
+    clean: np.ndarray
+    """The page with detected rules painted white."""
+    rule_mask: np.ndarray
+    notes: list[str] = field(default_factory=list)
+
+    def by_kind(self, kind: str) -> Table | None:
+        return next((t for t in self.tables if t.kind == kind), None)
+
+
+def line_masks(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ink, horizontal-rule and vertical-rule masks (uint8 0/255)."""
+    ink = (gray < INK_LEVEL).astype(np.uint8) * 255
+    w = gray.shape[1]
+    hk = cv2.getStructuringElement(cv2.MORPH_RECT, (max(40, w // 40), 1))
+    vk = cv2.getStructuringElement(cv2.MORPH_RECT, (1, max(30, w // 60)))
+    # A close along the rule first bridges small gaps from blur, noise and JPEG.
+    horiz = cv2.morphologyEx(cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((1, 5), np.uint8)),
+                             cv2.MORPH_OPEN, hk)
+    vert = cv2.morphologyEx(cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((5, 1), np.uint8)),
+                            cv2.MORPH_OPEN, vk)
+    return ink, horiz, vert
+
+
+def _peaks(profile: np.ndarray, min_value: float, min_gap: int) -> list[tuple[int, float]]:
+    """Centres of runs where `profile` ≥ min_value, with each run's peak value; runs closer
+    than min_gap keep only the stronger one."""
+    above = profile >= min_value
+    runs: list[tuple[int, float]] = []
+    i, n = 0, len(profile)
+    while i < n:
+        if above[i]:
+            j = i
+            while j < n and above[j]:
+                j += 1
+            seg = profile[i:j]
+            runs.append((int(round((i + j - 1) / 2)), float(seg.max())))
+            i = j
+        else:
+            i += 1
+    out: list[tuple[int, float]] = []
+    for pos, val in runs:
+        if out and pos - out[-1][0] < min_gap:
+            if val > out[-1][1]:
+                out[-1] = (pos, val)
+            continue
+        out.append((pos, val))
+    return out
+
+
+def _gaps(coverage: np.ndarray, min_len: int) -> list[tuple[int, int]]:
+    """Runs (start, end) of near-zero coverage at least min_len long, inside the span."""
+    low = coverage <= max(1.0, 0.25 * float(np.percentile(coverage, 75)))
+    out, i, n = [], 0, len(coverage)
+    while i < n:
+        if low[i]:
+            j = i
+            while j < n and low[j]:
+                j += 1
+            if j - i >= min_len and i > 0 and j < n:
+                out.append((i, j))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def _split(box: Box, horiz: np.ndarray, vert: np.ndarray, depth: int = 0) -> list[Box]:
+    """Split a group of rules that glued several tables together (pen strokes, tight gaps):
+    between two tables no horizontal rule crosses (side by side) or no vertical rule runs
+    (one above the other)."""
+    if depth > 4:
+        return [box]
+    hcov = box.crop(horiz).sum(axis=0) / 255.0
+    for a, b in _gaps(hcov, 4):
+        mid = box.x0 + (a + b) // 2
+        return (_split(Box(box.x0, box.y0, mid, box.y1), horiz, vert, depth + 1)
+                + _split(Box(mid, box.y0, box.x1, box.y1), horiz, vert, depth + 1))
+    vcov = box.crop(vert).sum(axis=1) / 255.0
+    for a, b in _gaps(vcov, 12):
+        mid = box.y0 + (a + b) // 2
+        return (_split(Box(box.x0, box.y0, box.x1, mid), horiz, vert, depth + 1)
+                + _split(Box(box.x0, mid, box.x1, box.y1), horiz, vert, depth + 1))
+    return [_shrink(box, horiz, vert)]
+
+
+def _shrink(box: Box, horiz: np.ndarray, vert: np.ndarray) -> Box:
+    """Tighten a box to its rules."""
+    both = cv2.bitwise_or(box.crop(horiz), box.crop(vert))
+    ys, xs = np.nonzero(both)
+    if len(xs) == 0:
+        return box
+    return Box(box.x0 + int(xs.min()), box.y0 + int(ys.min()), box.x0 + int(xs.max()) + 1,
+               box.y0 + int(ys.max()) + 1)
+
+
+def _regular(lines: list[tuple[int, float]]) -> list[int]:
+    """Drop lines that break the row pitch (a pen strike-through is long and straight enough
+    to pass for a rule, but it falls mid-row and is weaker than a printed rule)."""
+    lines = list(lines)
+    while len(lines) >= 4:
+        diffs = np.diff([p for p, _ in lines])
+        pitch = float(np.median(diffs))
+        i = int(np.argmin(diffs))
+        if diffs[i] >= 0.7 * pitch:
+            break
+        weaker = i if lines[i][1] < lines[i + 1][1] else i + 1
+        del lines[weaker]
+    return [p for p, _ in lines]
+
+
+def find_tables(horiz: np.ndarray, vert: np.ndarray) -> list[Box]:
+    """Bounding boxes of rule groups big enough to be a table."""
+    h, w = horiz.shape
+    both = cv2.dilate(cv2.bitwise_or(horiz, vert), np.ones((3, 3), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(both)
+    boxes = []
+    for i in range(1, n):
+        x, y, bw, bh, _ = stats[i]
+        if bw > w * 0.08 and bh > h * 0.02:
+            boxes.extend(_split(Box(int(x), int(y), int(x + bw), int(y + bh)), horiz, vert))
+    boxes = [b for b in boxes if b.w > w * 0.08 and b.h > h * 0.02]
+
+    def inside(a: Box, b: Box) -> bool:
+        return a is not b and a.x0 >= b.x0 and a.y0 >= b.y0 and a.x1 <= b.x1 and a.y1 <= b.y1
+
+    # A box that holds other boxes is strokes glued around tables (title, pen), not a table.
+    return [b for b in boxes if not any(inside(o, b) for o in boxes)]
+
+
+def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int) -> tuple[list[int], list[int]]:
+    """Horizontal and vertical rule positions inside one table box."""
+    hsub = box.crop(horiz).astype(np.float32) / 255.0
+    vsub = box.crop(vert).astype(np.float32) / 255.0
+    # Sum over a 3-px band: a rule tilted by a pixel or two still adds up.
+    hprof = cv2.blur(hsub.sum(axis=1).reshape(-1, 1), (1, 3)).ravel() * 3
+    vprof = cv2.blur(vsub.sum(axis=0).reshape(1, -1), (3, 1)).ravel() * 3
+    ys = [box.y0 + p for p in _regular(_peaks(hprof, 0.55 * box.w, max(6, row_pitch // 2)))]
+    xs = [box.x0 + p for p, _ in _peaks(vprof, 0.4 * box.h, 8)]
+    return ys, xs
+
+
+def build_rows(table: Table) -> None:
+    """Header row, data rows, 합계 row from the table's rules (db-ko layout)."""
+    ys, xs = table.ys, table.xs
+    if len(ys) < 4 or len(xs) < 3:
+        return
+    left, right = xs[0], xs[-1]
+    count_x = xs[-2]
+    # The row-number rule stops short of the header: the narrow first column.
+    no_x = xs[1] if len(xs) >= 4 and xs[1] - left < 0.15 * (right - left) else left
+    table.title = Box(left, ys[0], count_x, ys[1])
+    table.total = Box(count_x, ys[-2], right, ys[-1])
+    for i in range(1, len(ys) - 2):
+        y0, y1 = ys[i], ys[i + 1]
+        table.rows.append(RowCells(row=i, box=Box(left, y0, right, y1),
+                                   name=Box(no_x, y0, count_x, y1), count=Box(count_x, y0, right, y1)))
+
+
+def classify_tables(tables: list[Table], page_h: int) -> None:
+    """Name the tables by position: three main columns side by side, then extra | side below.
+    The header block (name / ID / date) sits above them."""
+    body = [t for t in tables if len(t.ys) >= 8]
+    body.sort(key=lambda t: t.box.y0)
+    if not body:
+        return
+    top_y = body[0].box.y0
+    main = [t for t in body if t.box.y0 < top_y + 0.1 * page_h]
+    lower = [t for t in body if t not in main]
+    main.sort(key=lambda t: t.box.x0)
+    lower.sort(key=lambda t: t.box.x0)
+    for t, kind in zip(main, ("monster", "spell", "trap")):
+        t.kind = kind
+    lower_top = lower[0].box.y0 if lower else 0
+    lower = [t for t in lower if t.box.y0 < lower_top + 0.1 * page_h]
+    for t, kind in zip(lower, ("extra", "side")):
+        t.kind = kind
+    for t in tables:
+        if t.kind == "unknown" and t.box.y1 <= top_y + 5:
+            t.kind = "header"
+
+
+def remove_rules(gray: np.ndarray, horiz: np.ndarray, vert: np.ndarray,
+                 tables: list[Table]) -> tuple[np.ndarray, np.ndarray]:
+    """Paint white the rule pixels that lie on a detected rule position (±4 px)."""
+    band = np.zeros_like(horiz)
+    for t in tables:
+        for y in t.ys:
+            band[max(0, y - 5):y + 6, t.box.x0:t.box.x1] = 255
+        for x in t.xs:
+            band[t.box.y0:t.box.y1, max(0, x - 5):x + 6] = 255
+    rules = cv2.bitwise_and(cv2.bitwise_or(horiz, vert), band)
+    rules = cv2.dilate(rules, np.ones((3, 3), np.uint8))
+    clean = gray.copy()
+    clean[rules > 0] = 255
+    return clean, rules
+
+
+def page_to_grid(gray: np.ndarray) -> Grid:
+    """The whole grid stage on a flattened, deskewed page."""
+    _, horiz, vert = line_masks(gray)
+    # The page edge (and a sliver of background after the warp) is not a table.
+    m = int(gray.shape[1] * 0.015)
+    for mask in (horiz, vert):
+        mask[:m] = 0
+        mask[-m:] = 0
+        mask[:, :m] = 0
+        mask[:, -m:] = 0
+    boxes = find_tables(horiz, vert)
+    row_pitch = max(20, int(gray.shape[1] * 0.0225))  # ~14 pt on an A4 page width
+    tables = []
+    for box in boxes:
+        ys, xs = table_rules(box, horiz, vert, row_pitch)
+        tables.append(Table(box=box, xs=xs, ys=ys))
+    classify_tables(tables, gray.shape[0])
+    for t in tables:
+        if t.kind in ("monster", "spell", "trap", "extra", "side"):
+            build_rows(t)
+    clean, rules = remove_rules(gray, horiz, vert, tables)
+    notes = [f"{t.kind}: {len(t.rows)} rows, {len(t.xs)} cols" for t in tables if t.rows]
+    return Grid(tables=tables, clean=clean, rule_mask=rules, notes=notes)

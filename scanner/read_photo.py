@@ -1,0 +1,395 @@
+"""Photos and scans of db-ko sheets → `SheetRead` (reader "ocr").
+
+Pipeline: ocr_page (find, warp, flatten, deskew) → ocr_grid (tables, rows, cells, rules
+removed) → per row: marks (strike/handwriting), name OCR → closed-vocabulary match
+(ocr_names), count cell (ocr_counts) → cross-checks with the printed totals → flags.
+Every doubt becomes a flag on the line: a wrong unflagged line is the worst outcome.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from scanner.errors import MissingToolError, UnreadableInput
+from scanner.model import ReadLine, ReviewFlag, SheetRead
+from scanner.ocr_grid import Box, Grid, RowCells, Table, page_to_grid
+from scanner.ocr_names import NameMatch, Vocabulary
+from scanner.ocr_page import PageImage, decode_image, image_to_page, load_image
+from scanner.tesseract import Tesseract
+
+if TYPE_CHECKING:
+    from card_db.cdb import CardDatabase
+    from scanner.read import ReadOptions
+
+log = logging.getLogger("decksheet.ocr")
+
+SECTION_OF = {"monster": "main", "spell": "main", "trap": "main", "extra": "extra", "side": "side"}
+COLUMNS = ("monster", "spell", "trap", "extra", "side")
+NAME_ACCEPT = 0.80
+"""A name match below this similarity is flagged 'uncertain-name'."""
+NAME_MARGIN = 0.10
+"""A lead over the runner-up below this is flagged 'ambiguous-name'."""
+NAME_GUESS = 0.45
+"""Below this no card is proposed at all."""
+COUNT_ACCEPT = 0.5
+EMPTY_INK = 0.004
+"""Share of dark pixels under which a cell is empty."""
+UPSCALE_TO = 48
+"""Name cells are scaled so the row is about this many pixels high for Tesseract."""
+
+
+@dataclass
+class RowRead:
+    """What one table row holds, before it becomes a `ReadLine`."""
+
+    column: str
+    row: int
+    text: str
+    text_conf: float
+    match: NameMatch
+    count: int | None
+    count_conf: float
+    count_detail: str
+    struck_row: bool
+    count_struck: bool
+    handwritten: bool
+    flags: list[str]
+
+
+def read_photo(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead:
+    """A photo or an image scan of a sheet."""
+    img = load_image(Path(path))
+    return read_image(img, db, options, is_scan=False, label=Path(path).stem)
+
+
+def read_pdf_pages(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead:
+    """An image-only PDF (a scan): the embedded page image, or a 200 dpi rendering."""
+    path = Path(path)
+    img = _pdf_page_image(path)
+    return read_image(img, db, options, is_scan=True, label=path.stem)
+
+
+def _pdf_page_image(path: Path) -> np.ndarray:
+    try:
+        from pypdf import PdfReader
+        reader = PdfReader(str(path))
+        page = reader.pages[0]
+        images = list(page.images)
+        if len(images) == 1:
+            return decode_image(images[0].data, path.name)
+    except UnreadableInput:
+        pass
+    except Exception as exc:  # noqa: BLE001 - fall back to rendering the page
+        log.debug("embedded image not usable: %s", exc)
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            subprocess.run(["pdftoppm", "-r", "200", "-gray", "-png", "-f", "1", "-l", "1",
+                            str(path), f"{tmp}/p"], check=True, capture_output=True, timeout=120)
+        except FileNotFoundError:
+            raise MissingToolError("pdftoppm not found; install it with: apt-get install poppler-utils") from None
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+            raise UnreadableInput(f"{path.name}: the PDF page cannot be rendered ({exc})") from None
+        pngs = sorted(Path(tmp).glob("p*.png"))
+        if not pngs:
+            raise UnreadableInput(f"{path.name}: the PDF has no page to read")
+        return load_image(pngs[0])
+
+
+def read_image(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, is_scan: bool,
+               label: str) -> SheetRead:
+    page = image_to_page(img, is_scan=is_scan)
+    grid = page_to_grid(page.gray)
+    found = [c for c in COLUMNS if grid.by_kind(c) and grid.by_kind(c).rows]
+    if not all(c in found for c in ("monster", "spell", "trap")):
+        if not is_scan:  # maybe the "photo" is a flat scan with a white border
+            page2 = image_to_page(img, is_scan=True)
+            grid2 = page_to_grid(page2.gray)
+            found2 = [c for c in COLUMNS if grid2.by_kind(c) and grid2.by_kind(c).rows]
+            if len(found2) > len(found):
+                page, grid, found = page2, grid2, found2
+    if not all(c in found for c in ("monster", "spell", "trap")):
+        raise UnreadableInput(f"{label}: not a deck sheet (no deck table grid found; "
+                              f"found {', '.join(found) or 'nothing'})")
+    tess = Tesseract()
+    vocab = Vocabulary.build(db)
+    sheet = SheetRead(reader="ocr")
+    sheet.notes.extend(page.notes + grid.notes)
+    rows: list[RowRead] = []
+    for column in found:
+        table = grid.by_kind(column)
+        col_rows = [r for r in (read_row(grid, page, table, cells, column, tess, vocab)
+                                for cells in table.rows) if r is not None]
+        mark_handwritten_after_strike(col_rows)
+        rows.extend(col_rows)
+    read_totals(grid, tess, sheet)
+    cross_check_totals(rows, sheet)
+    read_header(grid, tess, sheet)
+    for r in rows:
+        sheet.lines.append(to_read_line(r, grid, page, options, label))
+    if options.debug_dir:
+        from scanner.debug import write_debug
+        write_debug(Path(options.debug_dir), label, page, grid)
+    return sheet
+
+
+def _ink_share(cell: np.ndarray) -> float:
+    if cell.size == 0:
+        return 0.0
+    return float((cell < 140).mean())
+
+
+def _trim(cell: np.ndarray, pad: int = 6) -> np.ndarray | None:
+    """Crop to the ink, with a white margin; None when there is no ink."""
+    ink = cell < 160
+    ys, xs = np.nonzero(ink)
+    if len(xs) < 8:
+        return None
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    out = np.full((y1 - y0 + 2 * pad, x1 - x0 + 2 * pad), 255, np.uint8)
+    out[pad:pad + y1 - y0, pad:pad + x1 - x0] = cell[y0:y1, x0:x1]
+    return out
+
+
+def read_row(grid: Grid, page: PageImage, table: Table, cells: RowCells, column: str,
+             tess: Tesseract, vocab: Vocabulary) -> RowRead | None:
+    name_img = cells.name.crop(grid.clean, inset=3)
+    count_img = cells.count.crop(grid.clean, inset=3)
+    name_ink, count_ink = _ink_share(name_img), _ink_share(count_img)
+    if name_ink < EMPTY_INK and count_ink < EMPTY_INK:
+        return None
+    flags: list[str] = []
+    struck = row_struck(cells.box.crop(grid.clean, inset=3))
+    handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), cells.box.crop(grid.clean, inset=3))
+    # Name.
+    text, conf = "", 0.0
+    trimmed = _trim(name_img)
+    if trimmed is not None:
+        scale = UPSCALE_TO / max(cells.name.h, 1)
+        if scale > 1.05:
+            trimmed = cv2.resize(trimmed, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+        got = tess.read(trimmed, lang="kor", psm=7)
+        text, conf = got.text, got.confidence
+    match = vocab.match(text, column) if text else NameMatch(None, "", 0.0, 0.0)
+    if not text:
+        flags.append("unresolved-name")
+    elif match.score < NAME_GUESS:
+        flags.append("unresolved-name")
+    elif match.score < NAME_ACCEPT:
+        flags.append("uncertain-name")
+    elif match.margin < NAME_MARGIN:
+        flags.append("ambiguous-name")
+    # Count.
+    count, count_conf, detail, count_struck = read_count(count_img, name_img, tess)
+    if count is None or count_conf < COUNT_ACCEPT:
+        flags.append("count-unclear")
+    if count_struck:
+        flags.append("count-corrected")
+    if struck:
+        flags.append("struck-through")
+    if handwritten:
+        flags.append("handwritten")
+    return RowRead(column=column, row=cells.row, text=text, text_conf=conf, match=match, count=count,
+                   count_conf=count_conf, count_detail=detail, struck_row=struck,
+                   count_struck=count_struck, handwritten=handwritten, flags=flags)
+
+
+def read_count(count_img: np.ndarray, name_img: np.ndarray, tess: Tesseract
+               ) -> tuple[int | None, float, str, bool]:
+    """(value, confidence, detail, struck) of a count cell."""
+    try:
+        from scanner.ocr_counts import read_count_cell
+    except ImportError:
+        read_count_cell = None
+    if read_count_cell is not None:
+        beside = name_img[:, -max(8, name_img.shape[1] // 5):]
+        got = read_count_cell(count_img, beside)
+        return got.value, got.confidence, got.detail, got.struck
+    trimmed = _trim(count_img)
+    if trimmed is None:
+        return None, 0.0, "empty", False
+    got = tess.read(trimmed, lang="kor", psm=7)
+    t = re.sub(r"[|!:ㅣlI]", "1", got.text.replace(" ", ""))
+    if re.fullmatch(r"[0-9]", t):
+        return int(t), got.confidence, f"tesseract {got.text!r}", False
+    return None, 0.0, f"tesseract {got.text!r}", False
+
+
+def row_struck(row_clean: np.ndarray) -> bool:
+    """A pen line along the row: a long, nearly horizontal run of ink through the text band.
+    Rules are already removed, and no glyph stroke is a third of the row wide."""
+    if row_clean.size == 0:
+        return False
+    ink = (row_clean < 150).astype(np.uint8) * 255
+    ink = cv2.dilate(ink, np.ones((3, 1), np.uint8))  # bridge a wavy pen line
+    k = max(40, row_clean.shape[1] // 3)
+    runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
+    return bool(runs.any())
+
+
+def row_pen_coloured(row_bgr: np.ndarray, row_clean: np.ndarray) -> bool:
+    """Ink in a saturated colour (blue pen) rather than the printer's black/grey."""
+    if row_bgr.size == 0 or row_bgr.shape[:2] != row_clean.shape[:2]:
+        return False
+    ink = row_clean < 140
+    if ink.sum() < 30:
+        return False
+    hsv = cv2.cvtColor(row_bgr, cv2.COLOR_BGR2HSV)
+    coloured = (hsv[:, :, 1] > 70) & ink
+    return float(coloured.sum()) / float(ink.sum()) > 0.3
+
+
+def mark_handwritten_after_strike(col_rows: list[RowRead]) -> None:
+    """A struck row is replaced by a hand-written line in the first empty row of the column:
+    with a strike in the column, the last line of the column is suspect too."""
+    if any(r.struck_row for r in col_rows) and col_rows:
+        last = col_rows[-1]
+        if not last.struck_row and "handwritten" not in last.flags:
+            last.flags.append("handwritten")
+            last.handwritten = True
+
+
+def _digits(tess: Tesseract, img: np.ndarray) -> int | None:
+    trimmed = _trim(img)
+    if trimmed is None:
+        return None
+    if trimmed.shape[0] < 40:
+        s = 48 / trimmed.shape[0]
+        trimmed = cv2.resize(trimmed, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
+    got = tess.read(trimmed, lang="eng", psm=7, whitelist="0123456789")
+    t = got.text.replace(" ", "")
+    return int(t) if re.fullmatch(r"[0-9]{1,3}", t) and got.confidence > 0.5 else None
+
+
+def read_totals(grid: Grid, tess: Tesseract, sheet: SheetRead) -> None:
+    """Printed 합계 cells: per column, extra, side, and the 메인 덱 합계 box."""
+    for column in COLUMNS:
+        t = grid.by_kind(column)
+        if t is None or t.total is None:
+            continue
+        value = _digits(tess, t.total.crop(grid.clean, inset=4))
+        if column in ("monster", "spell", "trap"):
+            sheet.column_totals[column] = value
+        else:
+            sheet.printed_totals[column] = value
+    trap, lower = grid.by_kind("trap"), [grid.by_kind("extra"), grid.by_kind("side")]
+    if trap is None:
+        return
+    lower_top = min((t.box.y0 for t in lower if t is not None), default=grid.clean.shape[0])
+    boxes = [t for t in grid.tables if t.kind == "unknown" and t.box.y0 >= trap.box.y1 - 5
+             and t.box.y1 <= lower_top + 5]
+    if boxes:
+        box = max(boxes, key=lambda t: t.box.x1).box
+        value = _digits(tess, box.crop(grid.clean, inset=4))
+        sheet.printed_totals["main"] = value
+
+
+def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
+    """A column whose counts sum to its printed total confirms its counts; one that does not
+    gets every count flagged (the printed total may be the wrong one, a judge decides)."""
+    for column in COLUMNS:
+        printed = (sheet.column_totals.get(column) if column in ("monster", "spell", "trap")
+                   else sheet.printed_totals.get(column))
+        col = [r for r in rows if r.column == column]
+        if not col:
+            continue
+        total = sum(r.count or 0 for r in col)
+        if printed is None:
+            # No total to check against: only a printed count read with high confidence stands.
+            for r in col:
+                if r.count_conf < 0.8 and "count-unclear" not in r.flags:
+                    r.flags.append("count-unclear")
+            continue
+        if total != printed:
+            for r in col:
+                if "column-total-mismatch" not in r.flags:
+                    r.flags.append("column-total-mismatch")
+            sheet.notes.append(f"{column}: counts sum to {total}, printed total {printed}")
+
+
+HANGUL_NAME = re.compile(r"^[가-힣]{2,5}$")
+
+
+def read_header(grid: Grid, tess: Tesseract, sheet: SheetRead) -> None:
+    """Player name (이름) and Konami ID (10 digits, one per box) from the header block."""
+    headers = sorted((t for t in grid.tables if t.kind == "header"), key=lambda t: t.box.x0)
+    if not headers:
+        return
+    t = headers[0]
+    ys = t.ys
+    if len(ys) < 3 or len(t.xs) < 2:
+        return
+    label_x = _label_divider(grid, t)
+    name_box = Box(label_x, ys[0], t.box.x1, ys[1])
+    img = name_box.crop(grid.clean, inset=5)
+    trimmed = _trim(img)
+    if trimmed is not None:
+        got = tess.read(cv2.resize(trimmed, None, fx=1.5, fy=1.5, interpolation=cv2.INTER_CUBIC),
+                        lang="kor", psm=7)
+        name = got.text.replace(" ", "")
+        if HANGUL_NAME.match(name) and got.confidence > 0.6:
+            sheet.player_name = name
+    id_box = Box(label_x, ys[1], t.box.x1, ys[2])
+    cell = id_box.crop(grid.clean, inset=5).copy()
+    # The ten digit boxes: paint their short vertical rules white.
+    ink = (cell < 170).astype(np.uint8)
+    vert = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(10, int(cell.shape[0] * 0.6)), 1), np.uint8))
+    horiz = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(20, cell.shape[1] // 8)), np.uint8))
+    cell[cv2.dilate(vert | horiz, np.ones((3, 3), np.uint8)) > 0] = 255
+    trimmed = _trim(cell)
+    if trimmed is not None:
+        got = tess.read(cv2.resize(trimmed, None, fx=1.5, fy=1.5, interpolation=cv2.INTER_CUBIC),
+                        lang="eng", psm=7, whitelist="0123456789")
+        digits = got.text.replace(" ", "")
+        if re.fullmatch(r"[0-9]{10}", digits) and got.confidence > 0.6:
+            sheet.konami_id = digits
+        elif digits:
+            sheet.notes.append(f"Konami ID unclear: {digits!r}")
+
+
+def _label_divider(grid: Grid, t: Table) -> int:
+    """x of the rule between the labels (이름 / 코나미 카드 게임 ID) and the values."""
+    inner = [x for x in t.xs if t.box.x0 + 20 < x < t.box.x1 - 20]
+    return inner[0] if inner else t.box.x0 + t.box.w // 3
+
+
+def to_read_line(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions", label: str
+                 ) -> ReadLine:
+    m = r.match
+    card_id = m.card_id if m.score >= NAME_GUESS else None
+    flags = list(dict.fromkeys(r.flags))
+    detail_parts = []
+    if m.candidates and flags:
+        detail_parts.append("candidates: " + ", ".join(f"{n} ({s:.2f})" for _, n, s in m.candidates[:3]))
+    if r.count_detail and any(f.startswith("count") or f == "column-total-mismatch" for f in flags):
+        detail_parts.append(f"count: {r.count_detail}")
+    line = ReadLine(section=SECTION_OF[r.column], text=m.name if card_id else r.text,
+                    count=r.count, column=r.column, row=r.row, card_id=card_id,
+                    text_confidence=r.text_conf, count_text=str(r.count) if r.count is not None else "",
+                    flags=flags, detail="; ".join(detail_parts),
+                    confidence=round(min(m.score, 1.0) * (1.0 if not flags else 0.5), 3),
+                    alternatives=[r.text] if r.text and card_id else [])
+    if options.crops_dir and flags:
+        line.crop = save_crop(Path(options.crops_dir), label, r, grid, page)
+    return line
+
+
+def save_crop(crops_dir: Path, label: str, r: RowRead, grid: Grid, page: PageImage) -> str | None:
+    table = grid.by_kind(r.column)
+    cells = next((c for c in table.rows if c.row == r.row), None) if table else None
+    if cells is None:
+        return None
+    crops_dir.mkdir(parents=True, exist_ok=True)
+    out = crops_dir / f"{label}-{r.column}-{r.row:02d}.png"
+    b = cells.box
+    pad = 6
+    img = page.color[max(0, b.y0 - pad):b.y1 + pad, max(0, b.x0 - pad):b.x1 + pad]
+    cv2.imwrite(str(out), img)
+    return str(out)

@@ -1,0 +1,93 @@
+"""The only caller of Tesseract: in-process through tesserocr (≈10 ms a cell).
+
+OMP_THREAD_LIMIT=1 must be set before libtesseract starts: with OpenMP on 2 cores Tesseract
+is ~8× slower (notes/ocr-trials.md §2b).
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+
+import logging  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from scanner.errors import MissingToolError  # noqa: E402
+
+log = logging.getLogger("decksheet.tesseract")
+
+TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
+                 "/usr/share/tessdata", "/usr/local/share/tessdata")
+INSTALL_HINT = "install it with: apt-get install tesseract-ocr tesseract-ocr-kor && pip install tesserocr"
+
+
+def tessdata_dir() -> str:
+    env = os.environ.get("TESSDATA_PREFIX")
+    candidates = ([env] if env else []) + list(TESSDATA_DIRS)
+    for d in candidates:
+        if d and (Path(d) / "kor.traineddata").is_file():
+            return str(Path(d)) + "/"
+    raise MissingToolError(f"Tesseract Korean model (kor.traineddata) not found; {INSTALL_HINT}")
+
+
+@dataclass
+class OcrText:
+    text: str
+    confidence: float
+    """Tesseract's mean word confidence, 0..1."""
+    words: list[tuple[str, float, tuple[int, int, int, int]]] = field(default_factory=list)
+    """(word, confidence 0..1, box x, y, w, h)."""
+
+
+class Tesseract:
+    """One engine per (language, page-segmentation mode), created lazily and reused."""
+
+    def __init__(self) -> None:
+        try:
+            import tesserocr
+        except ImportError:
+            raise MissingToolError(f"tesserocr is not installed; {INSTALL_HINT}") from None
+        self._tesserocr = tesserocr
+        self._path = tessdata_dir()
+        self._apis: dict[tuple[str, int, str], object] = {}
+
+    def _api(self, lang: str, psm: int, whitelist: str = ""):
+        key = (lang, psm, whitelist)
+        api = self._apis.get(key)
+        if api is None:
+            try:
+                api = self._tesserocr.PyTessBaseAPI(path=self._path, lang=lang, psm=psm)
+            except RuntimeError as exc:
+                raise MissingToolError(f"Tesseract cannot load '{lang}': {exc}; {INSTALL_HINT}") from None
+            if whitelist:
+                api.SetVariable("tessedit_char_whitelist", whitelist)
+            self._apis[key] = api
+        return api
+
+    def read(self, img: np.ndarray, lang: str = "kor", psm: int = 7, whitelist: str = "",
+             words: bool = False) -> OcrText:
+        """OCR one grayscale image (one line by default)."""
+        api = self._api(lang, psm, whitelist)
+        api.SetImage(Image.fromarray(img))
+        text = (api.GetUTF8Text() or "").strip()
+        conf = max(0.0, api.MeanTextConf()) / 100.0
+        out = OcrText(text=text, confidence=conf)
+        if words and text:
+            ri = api.GetIterator()
+            level = self._tesserocr.RIL.WORD
+            for r in self._tesserocr.iterate_level(ri, level):
+                w = r.GetUTF8Text(level)
+                if not w:
+                    continue
+                x0, y0, x1, y1 = r.BoundingBox(level)
+                out.words.append((w, r.Confidence(level) / 100.0, (x0, y0, x1 - x0, y1 - y0)))
+        return out
+
+    def close(self) -> None:
+        for api in self._apis.values():
+            api.End()
+        self._apis.clear()
