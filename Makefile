@@ -33,7 +33,7 @@ demo: setup
 	$(BIN)/decksheet db info
 	$(BIN)/decksheet scan samples/sheets/*.pdf --out $(OUT)
 	-$(BIN)/decksheet check samples/decks/illegal.txt
-	-$(BIN)/decksheet compare samples/decks/registered.ydk samples/decks/observed.txt
+	-$(BIN)/decksheet compare samples/decks/registered.ydk samples/decks/observed.ydk
 	@echo "JSON of every sample sheet is in $(OUT)/"
 
 test: setup
