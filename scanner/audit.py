@@ -73,11 +73,15 @@ class RegistrationAudit:
         return any(i["code"] != REVIEW_CODE for i in self.infractions)
 
     def signature(self) -> tuple:
-        """What makes two lists the same deck: card (or unresolved text) and count per section."""
-        return tuple(tuple(sorted((str(e["card_id"]) if e.get("card_id") is not None
-                                   else "?" + str(e.get("read") or e.get("name")), int(e["count"]))
-                                  for e in self.decklist["sections"][s]))
-                     for s in SECTIONS)
+        """What makes two lists the same deck: copies per card and section. A line still in
+        doubt counts by its reading, so a guess never makes two lists 'identical'."""
+        per: dict[tuple[str, str], int] = defaultdict(int)
+        for s in SECTIONS:
+            for e in self.decklist["sections"][s]:
+                sure = e.get("card_id") is not None and not e.get("needs_review")
+                key = str(e["card_id"]) if sure else "?" + str(e.get("read") or e.get("name"))
+                per[(s, key)] += int(e["count"])
+        return tuple(sorted(per.items()))
 
 
 @dataclass
