@@ -160,7 +160,7 @@ def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
     pitch = median(diffs, 1.8 * size)
 
     name_lines = group_lines(names, tolerance=0.45)
-    pairs = _pair_by_distance(name_lines, counts, pitch)
+    pairs = _pair_by_distance(name_lines, counts, pitch, rownums)
     placed: list[tuple[float, ReadLine]] = []
     used_counts: set[int] = set()
     for i, line_tokens in enumerate(name_lines):
@@ -188,9 +188,12 @@ def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
     return ColumnRead(lines=lines, total=_column_total(col, tokens), notes=notes)
 
 
-def _pair_by_distance(name_lines: list[list[Token]], counts: list[Token], pitch: float
-                      ) -> dict[int, tuple[Token, bool]]:
-    """Pair each name line with the nearest count cell (closest pairs first, each used once)."""
+def _pair_by_distance(name_lines: list[list[Token]], counts: list[Token], pitch: float,
+                      rownums: list[Token]) -> dict[int, tuple[Token, bool]]:
+    """Pair each name line with the nearest count cell (closest pairs first, each used once).
+
+    A pair is doubtful when another count is almost as near, or when the name sits well off its
+    count's level and the row numbers do not confirm they share a row."""
     reach = 0.55 * pitch
     options: list[tuple[float, int, int]] = []
     centres = [median([t.cy for t in ln], 0.0) for ln in name_lines]
@@ -206,7 +209,10 @@ def _pair_by_distance(name_lines: list[list[Token]], counts: list[Token], pitch:
         if i in out or j in taken:
             continue
         rivals = [d2 for d2, i2, j2 in options if i2 == i and j2 != j]
-        ambiguous = d > 0.3 * pitch or any(d2 - d < 0.25 * pitch for d2 in rivals)
+        ambiguous = any(d2 - d < 0.25 * pitch for d2 in rivals)
+        if d > 0.3 * pitch:
+            same_row = rownums and _row_of(centres[i], rownums, pitch) == _row_of(counts[j].cy, rownums, pitch)
+            ambiguous = ambiguous or not same_row
         out[i] = (counts[j], ambiguous)
         taken.add(j)
     return out
@@ -254,29 +260,53 @@ def _header_value(label: Phrase, tokens: list[Token], stops: list[Phrase]) -> li
                    and label.x1 < t.x0 < limit), key=lambda t: t.x0)
 
 
+def _label_kind(key: str) -> str | None:
+    if any(h in key for h in ID_HINTS) or key in ("id", "konamiid"):
+        return "id"
+    if key in NAME_LABELS:
+        return "name"
+    if key in EVENT_LABELS:
+        return "event"
+    if key in DATE_LABELS:
+        return "date"
+    return None
+
+
+def _split_label(p: Phrase) -> tuple[str | None, Phrase, list[Token]]:
+    """(kind, label, value tokens inside the phrase): a value printed close to its label joins
+    the label's phrase, so try every leading run of words as the label."""
+    for k in range(len(p.tokens), 0, -1):
+        head = Phrase(p.tokens[:k])
+        kind = _label_kind(head.key)
+        if kind:
+            return kind, head, p.tokens[k:]
+    return None, p, []
+
+
 def read_header(sheet: SheetRead, phr: list[Phrase], tokens: list[Token], top_limit: float) -> None:
     """Player name, Konami ID, event name and date from the labelled header above the deck."""
     head = [p for p in phr if p.bottom <= top_limit]
     head_tokens = [t for t in tokens if t.bottom <= top_limit]
-    stops = [p for p in head if p.key in _HEADER_LABELS or any(h in p.key for h in ID_HINTS)]
-    for p in head:
-        key = p.key
-        if any(h in key for h in ID_HINTS) or key in ("id", "konamiid"):
-            digits = "".join(ch for t in _header_value(p, head_tokens, stops) for ch in t.text
-                             if ch.isdigit())
-            if digits and sheet.konami_id is None:
+    labelled = [_split_label(p) for p in head]
+    stops = [label for kind, label, _ in labelled if kind] + \
+        [p for p in head if p.key in _HEADER_LABELS]
+    for kind, label, inner in labelled:
+        if kind is None:
+            continue
+        value = inner + [t for t in _header_value(label, head_tokens, stops) if t not in inner]
+        if kind == "id" and sheet.konami_id is None:
+            digits = "".join(ch for t in value for ch in t.text if ch.isdigit())
+            if digits:
                 sheet.konami_id = digits
                 if len(digits) != 10:
                     sheet.review.append(ReviewFlag(section=None, reason="konami-id-unclear",
                                                    detail=f"Konami ID read as {digits!r} (not 10 digits)"))
-        elif key in NAME_LABELS and sheet.player_name is None:
-            value = "".join(t.text for t in _header_value(p, head_tokens, stops))
-            sheet.player_name = value or None
-        elif key in EVENT_LABELS and sheet.event_name is None:
-            value = join_words(_header_value(p, head_tokens, stops))
-            sheet.event_name = value or None
-        elif key in DATE_LABELS and sheet.event_date is None:
-            sheet.event_date = parse_date(" ".join(t.text for t in _header_value(p, head_tokens, stops)))
+        elif kind == "name" and sheet.player_name is None:
+            sheet.player_name = "".join(t.text for t in value) or None
+        elif kind == "event" and sheet.event_name is None:
+            sheet.event_name = join_words(value) or None
+        elif kind == "date" and sheet.event_date is None:
+            sheet.event_date = parse_date(" ".join(t.text for t in value))
 
 
 def parse_date(text: str) -> str | None:
