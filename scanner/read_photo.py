@@ -123,9 +123,10 @@ def read_image(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, i
     sheet = SheetRead(reader="ocr")
     sheet.notes.extend(page.notes + grid.notes)
     rows: list[RowRead] = []
+    chroma = ink_chroma(page.color, grid.clean)
     for column in found:
         table = grid.by_kind(column)
-        col_rows = [r for r in (read_row(grid, page, table, cells, column, tess, vocab)
+        col_rows = [r for r in (read_row(grid, page, table, cells, column, tess, vocab, chroma)
                                 for cells in table.rows) if r is not None]
         mark_handwritten_after_strike(col_rows)
         rows.extend(col_rows)
@@ -159,7 +160,7 @@ def _trim(cell: np.ndarray, pad: int = 6) -> np.ndarray | None:
 
 
 def read_row(grid: Grid, page: PageImage, table: Table, cells: RowCells, column: str,
-             tess: Tesseract, vocab: Vocabulary) -> RowRead | None:
+             tess: Tesseract, vocab: Vocabulary, chroma: tuple[float, float]) -> RowRead | None:
     name_img = cells.name.crop(grid.clean, inset=3)
     count_img = cells.count.crop(grid.clean, inset=3)
     name_ink, count_ink = _ink_share(name_img), _ink_share(count_img)
@@ -167,7 +168,8 @@ def read_row(grid: Grid, page: PageImage, table: Table, cells: RowCells, column:
         return None
     flags: list[str] = []
     struck = row_struck(cells.box.crop(grid.clean, inset=3))
-    handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), cells.box.crop(grid.clean, inset=3))
+    handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), cells.box.crop(grid.clean, inset=3),
+                                   chroma)
     # Name.
     text, conf = "", 0.0
     trimmed = _trim(name_img)
@@ -234,16 +236,26 @@ def row_struck(row_clean: np.ndarray) -> bool:
     return bool(runs.any())
 
 
-def row_pen_coloured(row_bgr: np.ndarray, row_clean: np.ndarray) -> bool:
-    """Ink in a saturated colour (blue pen) rather than the printer's black/grey."""
+def ink_chroma(color: np.ndarray, clean: np.ndarray) -> tuple[float, float]:
+    """Median Lab (a, b) of the printed ink on the page: the photo's colour cast included."""
+    ink = clean[::2, ::2] < 120
+    lab = cv2.cvtColor(color[::2, ::2], cv2.COLOR_BGR2LAB)
+    if ink.sum() < 100:
+        return 128.0, 128.0
+    return float(np.median(lab[:, :, 1][ink])), float(np.median(lab[:, :, 2][ink]))
+
+
+def row_pen_coloured(row_bgr: np.ndarray, row_clean: np.ndarray, chroma: tuple[float, float]) -> bool:
+    """Ink of another colour than the page's print (a blue pen): Lab (a, b) far from the
+    printed ink's median."""
     if row_bgr.size == 0 or row_bgr.shape[:2] != row_clean.shape[:2]:
         return False
-    ink = row_clean < 140
+    ink = row_clean < 120
     if ink.sum() < 30:
         return False
-    hsv = cv2.cvtColor(row_bgr, cv2.COLOR_BGR2HSV)
-    coloured = (hsv[:, :, 1] > 70) & ink
-    return float(coloured.sum()) / float(ink.sum()) > 0.3
+    lab = cv2.cvtColor(row_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    dist = np.hypot(lab[:, :, 1] - chroma[0], lab[:, :, 2] - chroma[1])
+    return float((dist[ink] > 14).mean()) > 0.3
 
 
 def mark_handwritten_after_strike(col_rows: list[RowRead]) -> None:
