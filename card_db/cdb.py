@@ -10,6 +10,7 @@ import logging
 import os
 import pickle
 import sqlite3
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +25,7 @@ log = logging.getLogger("decksheet.card_db")
 ALIAS_WINDOW = 20
 """An alias within this many of the passcode is an alternate artwork (ygopro convention)."""
 ENV_CARD_DB = "DECKSHEET_CARD_DB"
-CACHE_VERSION = 3
+CACHE_VERSION = 7
 
 
 def data_dir() -> Path:
@@ -134,16 +135,20 @@ def _read_cdb(path: Path) -> tuple[dict[int, Card], dict[int, int], int]:
     if not rows:
         raise CardDatabaseError(f"card database has no cards: {path}")
 
+    names_by_id = {int(r[0]): (r[4] or "").strip() for r in rows}
     originals: dict[int, tuple[int, int, str]] = {}
     alt_rows: list[tuple[int, int]] = []
     for cid, ot, alias, type_bits, name in rows:
         cid, alias = int(cid), int(alias or 0)
-        if alias and abs(cid - alias) <= ALIAS_WINDOW:
+        name = (name or "").strip()
+        # An alternate artwork: alias within the window, or (further away) a row that points at
+        # a card of the very same name. Other far aliases are different cards that are "treated
+        # as" another (e.g. rule cards); they keep their own passcode.
+        if alias and alias != cid and (abs(cid - alias) <= ALIAS_WINDOW
+                                       or names_by_id.get(alias) == name):
             alt_rows.append((cid, alias))
         else:
-            # alias far away = a different card that is treated as another (e.g. rule cards);
-            # it keeps its own passcode.
-            originals[cid] = (int(ot or 0), int(type_bits or 0), (name or "").strip())
+            originals[cid] = (int(ot or 0), int(type_bits or 0), name)
 
     aliases: dict[int, int] = {}
     alts_of: dict[int, list[int]] = {}
@@ -162,11 +167,22 @@ def _read_cdb(path: Path) -> tuple[dict[int, Card], dict[int, int], int]:
     return cards, aliases, len(rows)
 
 
+def _folder_writable(folder: Path) -> bool:
+    """Writable for us *and* not marked read-only (root ignores the mode bits; we respect
+    them, so a shared read-only data folder is never written into)."""
+    try:
+        mode = folder.stat().st_mode
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK) and bool(stat.S_IMODE(mode) & 0o222)
+
+
 def _cache_paths(db_path: Path) -> list[Path]:
-    """Next to the database first; the user cache dir when that folder is read-only."""
+    """Next to the database when that folder is writable, else the user cache dir."""
     key = hashlib.sha1(str(db_path.resolve()).encode()).hexdigest()[:12]
-    return [db_path.with_name(db_path.name + ".decksheet-index"),
-            Path(user_cache_dir("decksheet")) / f"index-{key}.pickle"]
+    user = Path(user_cache_dir("decksheet")) / f"index-{key}.pickle"
+    beside = db_path.with_name(db_path.name + ".decksheet-index")
+    return [beside, user] if _folder_writable(db_path.parent) else [user]
 
 
 def _read_cache(db_path: Path, digest: str) -> CardDatabase | None:

@@ -87,8 +87,52 @@ def verify_cdb(path: Path) -> int:
 
 
 def verify_lflist(path: Path) -> int:
-    return len(parse_lflist(path.read_text(encoding="utf-8", errors="replace"), path).lists)
+    """Integrity check of an lflist.conf: text with at least one !LIST block. Returns lists."""
+    data = path.read_bytes()
+    if b"\x00" in data[:4096]:
+        raise FetchError("downloaded lflist.conf is binary data, not a list file")
+    return len(parse_lflist(data.decode("utf-8-sig", errors="replace"), path).lists)
 
 
 def install(fetched: Fetched, dest: Path) -> None:
     os.replace(fetched.path, dest)
+
+
+@dataclass
+class Source:
+    """One file to fetch: where from, what to call it, how to check it."""
+
+    name: str
+    """File name in the data directory: cards.cdb or lflist.conf."""
+    url: str
+    sha256: str | None = None
+    verify: Callable[[Path], int] | None = None
+    """Integrity check; returns how many cards/lists the file holds."""
+
+
+def default_sources(cdb_url: str | None = None, lflist_url: str | None = None,
+                    cdb_sha256: str | None = None, lflist_sha256: str | None = None) -> list[Source]:
+    return [Source("cards.cdb", cdb_url or DEFAULT_CDB_URL, cdb_sha256, verify_cdb),
+            Source("lflist.conf", lflist_url or DEFAULT_LFLIST_URL, lflist_sha256, verify_lflist)]
+
+
+def fetch_all(sources: list[Source], dest: Path,
+              progress_for: Callable[[str], Progress | None] = lambda name: None
+              ) -> list[tuple[Source, Fetched, int]]:
+    """Download and verify every source, then install them all. Nothing is installed unless
+    every file arrived whole and passed its check (the old files stay as they were)."""
+    done: list[tuple[Source, Fetched, int]] = []
+    try:
+        for src in sources:
+            fetched = download(src.url, dest / src.name, progress_for(src.name), src.sha256)
+            done.append((src, fetched, 0))
+            n = src.verify(fetched.path) if src.verify else 0
+            done[-1] = (src, fetched, n)
+    except BaseException:
+        for _, fetched, _ in done:
+            fetched.path.unlink(missing_ok=True)
+        raise
+    for src, fetched, _ in done:
+        install(fetched, dest / src.name)
+        fetched.path = dest / src.name
+    return done

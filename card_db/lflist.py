@@ -24,7 +24,8 @@ EXTRA_BANS: dict[int, str] = {
 """The rules' 「추가 금지 카드」 (2.A): forbidden at every event on top of the Limit Regulation."""
 
 _LINE = re.compile(r"^\s*(\d+)\s+(-?\d+)")
-_DATE_NAME = re.compile(r"^(\d{4})\.(\d{1,2})(?:\.(\d{1,2}))?$")
+# `2026.7`, `2013.3.1`, and YGOMobile's `2020.04.OCG`; `… TCG`, `….KCG` are not OCG lists.
+_DATE_NAME = re.compile(r"^(\d{4})\.(\d{1,2})(?:\.(\d{1,2}))?(?:[ .]?OCG)?$", re.I)
 
 
 @dataclass
@@ -61,7 +62,7 @@ class LimitFile:
 
 
 def list_start_date(name: str) -> dt.date | None:
-    """`2026.7` → 2026-07-01; TCG, KCG and other named lists → None."""
+    """`2026.7` / `2020.04.OCG` → the first day of that month; TCG, KCG and other lists → None."""
     m = _DATE_NAME.match(name.strip())
     if not m:
         return None

@@ -1,9 +1,14 @@
 """Card-name normal forms and a Hangul-aware fuzzy index (rapidfuzz).
 
 Printed and OCR-read names differ from `texts.name` in spacing, hyphen/colon/at-sign width,
-quote marks, middle dots and Latin case. `name_key` removes all of that, so exact lookup
-survives it. Fuzzy lookup compares names decomposed into jamo (Unicode NFD), so one wrong
-jamo (ㅓ/ㅕ, 받침) costs less than a wrong syllable.
+quote marks, middle dots and Latin case. `name_key` removes exactly those marks (and nothing
+else: a stray `^` or `<` in an OCR read often stands for a Latin letter the Korean model cannot
+read, so it must not vanish and turn the read into another card's exact name).
+
+Fuzzy lookup compares names decomposed into jamo (Unicode NFD), so one wrong jamo (ㅓ/ㅕ, 받침)
+costs less than a wrong syllable. Names with Latin/Greek letters get a second, "skeleton" score
+on their Hangul part alone, because Tesseract's `kor` model has no Latin letters and prints junk
+(digits, brackets) in their place.
 """
 from __future__ import annotations
 
@@ -11,20 +16,42 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from rapidfuzz import fuzz, process
+import numpy as np
+from rapidfuzz import fuzz
 
-# Marks that name the same thing however they are printed; removed from keys altogether.
-_DROP = set("「」『』[]()（）〈〉《》<>\"'`´‘’“”")
+# Marks that are printed, typed and read inconsistently; dropped from exact keys. After NFKC the
+# fullwidth forms (－：＠＝) are ASCII already.
+_SOFT = set(
+    "-‐‑‒–—―−﹣"  # hyphens and dashes
+    "·・•‧･∙"  # middle dots
+    "「」『』\"'`´‘’“”"  # quotes and corner brackets
+    ".,:;"  # small punctuation OCR drops or adds freely
+)
+_DASHES = set("-‐‑‒–—―−﹣")
+_DOTS = set("·・•‧･∙")
+
+PREFILTER = 64
+"""Candidates kept from the syllable prefilter for the exact jamo score."""
+SKELETON_CAP = 0.95
+"""A Hangul-skeleton match never scores as high as a full match."""
 
 
 def name_key(text: str) -> str:
-    """Normal form for exact matching: NFKC, case-folded, only letters and digits.
-
-    NFKC folds fullwidth forms (－：＠＝) onto ASCII; then every space, hyphen, colon, dot,
-    middle dot (·/・), quote and bracket is dropped.
-    """
+    """Normal form for exact matching: NFKC, case-folded, no spaces or soft marks."""
     t = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(ch for ch in t if ch.isalnum() and ch not in _DROP)
+    return "".join(ch for ch in t if not ch.isspace() and ch not in _SOFT)
+
+
+def fine_key(text: str) -> str:
+    """A stricter form that keeps hyphens and dots, to tell apart names `name_key` merges
+    (e.g. `마그넷 워리어 Σ＋` / `Σ－`)."""
+    t = unicodedata.normalize("NFKC", text).casefold()
+    out = []
+    for ch in t:
+        if ch.isspace() or ch in "「」『』\"'`´‘’“”":
+            continue
+        out.append("-" if ch in _DASHES else "·" if ch in _DOTS else ch)
+    return "".join(out)
 
 
 def jamo(text: str) -> str:
@@ -32,9 +59,69 @@ def jamo(text: str) -> str:
     return unicodedata.normalize("NFD", text)
 
 
+def is_syllable(ch: str) -> bool:
+    return "\uac00" <= ch <= "\ud7a3"
+
+
+def hangul_skeleton(key: str) -> str:
+    """The Hangul syllables of a key, in order."""
+    return "".join(ch for ch in key if is_syllable(ch))
+
+
+def foreign_part(key: str) -> str:
+    """Everything of a key that is not a Hangul syllable (Latin, digits, symbols, lone jamo)."""
+    return "".join(ch for ch in key if not is_syllable(ch))
+
+
+def has_letters_kor_cannot_read(key: str) -> bool:
+    """Latin, Greek and other non-Hangul letters (the `kor` model reads none of them)."""
+    return any(ch.isalpha() and not is_syllable(ch) for ch in key)
+
+
 def display_key(text: str) -> str:
     """Lighter normal form for showing what was compared: NFKC and single spaces."""
     return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def _ratio(a: str, b: str) -> float:
+    return fuzz.ratio(a, b) / 100.0
+
+
+def weighted_jamo(key: str) -> str:
+    """Jamo form in which every non-Hangul character counts twice: a Hangul syllable is 2–3
+    jamo, so without this a stray Latin letter or digit in a read would cost almost nothing."""
+    return jamo("".join(ch if is_syllable(ch) else ch * 2 for ch in key))
+
+
+def name_similarity(query_key: str, name_key_: str, query_wj: str | None = None,
+                    name_wj: str | None = None) -> float:
+    """Similarity 0..1 of a read key and a name key: the (weighted) jamo ratio, or for names
+    with letters `kor` cannot read, a capped score on the Hangul part (whichever is higher).
+    `query_wj`/`name_wj` are the `weighted_jamo` forms when the caller has them already."""
+    full = _ratio(query_wj or weighted_jamo(query_key), name_wj or weighted_jamo(name_key_))
+    if not has_letters_kor_cannot_read(name_key_):
+        return full
+    return max(full, _skeleton_score(query_key, name_key_))
+
+
+def _skeleton_score(q: str, n: str) -> float:
+    skel_n = hangul_skeleton(n)
+    if len(skel_n) < 2:
+        return 0.0  # a mostly-Latin name: its Hangul part is no evidence
+    hs = _ratio(jamo(hangul_skeleton(q)), jamo(skel_n))
+    if hs < 0.75:
+        return 0.0
+    fq, fn = foreign_part(q), foreign_part(n)
+    if fq:
+        # kor prints junk of about the right length where the Latin letters were. When the read
+        # holds Latin letters (kor+eng read them), they are evidence: lenience only if they agree.
+        length_agree = min(len(fq), len(fn)) / max(len(fq), len(fn))
+        lenient = 0.7 if any("a" <= ch <= "z" for ch in fq) else 0.85
+        foreign = max(lenient + 0.15 * length_agree, _ratio(fq, fn))
+    else:
+        foreign = 0.7  # the letters vanished altogether: weaker evidence
+    strength = min(1.0, len(skel_n) / 3)  # a 2-syllable skeleton is a weaker match than 3+
+    return SKELETON_CAP * hs * foreign * (0.75 + 0.25 * strength)
 
 
 @dataclass
@@ -42,59 +129,102 @@ class NameIndex:
     """Exact and fuzzy lookup over the names of one card database."""
 
     ids: list[int]
-    """card_id per indexed name (same order as `keys`/`jamo_keys`)."""
+    """card_id per indexed name (same order as `keys`)."""
     keys: list[str]
-    jamo_keys: list[str]
+    """`name_key` of each name."""
+    wjamo_keys: list[str] = field(default_factory=list)
+    """`weighted_jamo` of each key (precomputed for the fuzzy score)."""
     exact_map: dict[str, list[int]] = field(default_factory=dict)
+    """name_key → card_ids (several only for cards the key cannot tell apart)."""
+    fine_map: dict[str, list[int]] = field(default_factory=dict)
+    """fine_key → card_ids, for keys shared by different names."""
+    postings: dict[str, np.ndarray] = field(default_factory=dict)
+    """Syllable/character → indexes of the names holding it (the fuzzy prefilter)."""
+    key_lens: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    skeletons: dict[str, list[int]] = field(default_factory=dict)
+    """Hangul skeleton → indexes of names with Latin letters (exact skeleton hits)."""
 
     @classmethod
     def build(cls, items: Iterable[tuple[int, str]]) -> "NameIndex":
         ids: list[int] = []
         keys: list[str] = []
-        jkeys: list[str] = []
         exact: dict[str, list[int]] = {}
+        fine_by_key: dict[str, dict[str, list[int]]] = {}
         for cid, name in items:
             k = name_key(name)
             if not k:
                 continue
             ids.append(cid)
             keys.append(k)
-            jkeys.append(jamo(k))
             bucket = exact.setdefault(k, [])
             if cid not in bucket:
                 bucket.append(cid)
-        return cls(ids=ids, keys=keys, jamo_keys=jkeys, exact_map=exact)
+            fine_by_key.setdefault(k, {}).setdefault(fine_key(name), []).append(cid)
+        fine: dict[str, list[int]] = {}
+        for by_fine in fine_by_key.values():
+            if len(by_fine) > 1:  # only keys that merge different names need the finer form
+                for fk, cids in by_fine.items():
+                    fine[fk] = sorted(set(cids))
+        post: dict[str, list[int]] = {}
+        skel: dict[str, list[int]] = {}
+        for i, k in enumerate(keys):
+            for ch in set(k):
+                post.setdefault(ch, []).append(i)
+            if has_letters_kor_cannot_read(k):
+                s = hangul_skeleton(k)
+                if len(s) >= 2:
+                    skel.setdefault(s, []).append(i)
+        return cls(ids=ids, keys=keys, wjamo_keys=[weighted_jamo(k) for k in keys],
+                   exact_map=exact, fine_map=fine,
+                   postings={ch: np.asarray(v, dtype=np.int32) for ch, v in post.items()},
+                   key_lens=np.asarray([len(k) for k in keys], dtype=np.int32), skeletons=skel)
+
+    def exact_all(self, text: str) -> list[int]:
+        """Every card whose name equals `text` up to the normal form (best form first)."""
+        hits = self.exact_map.get(name_key(text), [])
+        if len(hits) > 1:
+            finer = self.fine_map.get(fine_key(text))
+            if finer:
+                return list(finer)
+        return list(hits)
 
     def exact(self, text: str) -> int | None:
         """card_id whose name equals `text` up to the normal form; None if none or ambiguous."""
-        hits = self.exact_map.get(name_key(text))
-        if hits and len(hits) == 1:
-            return hits[0]
-        return None
+        hits = self.exact_all(text)
+        return hits[0] if len(hits) == 1 else None
 
-    def exact_all(self, text: str) -> list[int]:
-        return list(self.exact_map.get(name_key(text), []))
+    def _prefilter(self, key: str) -> np.ndarray:
+        """Indexes of the names sharing the most characters with `key` (an upper bound of
+        the ratio, so the true best match is among them)."""
+        lists = [self.postings[ch] for ch in set(key) if ch in self.postings]
+        if not lists:
+            return np.zeros(0, dtype=np.int64)
+        overlap = np.bincount(np.concatenate(lists), minlength=len(self.keys))
+        bound = overlap / (len(key) + self.key_lens)
+        k = min(PREFILTER, len(bound))
+        top = np.argpartition(-bound, k - 1)[:k]
+        return top[bound[top] > 0]
 
     def search(self, text: str, limit: int = 5) -> list[tuple[int, float]]:
-        """Ranked (card_id, score 0..1) for a name as read. Exact key matches score 1.0."""
+        """Ranked (card_id, score 0..1) for a name as read. Exact key matches score 1.0; the
+        runners-up follow, so a caller can always judge the margin."""
         key = name_key(text)
         if not key:
             return []
-        out: list[tuple[int, float]] = [(cid, 1.0) for cid in self.exact_map.get(key, [])]
-        seen = {cid for cid, _ in out}
-        if len(out) >= limit:
-            return out[:limit]
-        jq = jamo(key)
-        # Over-fetch: several names may share a card id only in odd databases, and callers
-        # need the runner-up to judge ambiguity.
-        hits = process.extract(jq, self.jamo_keys, scorer=fuzz.ratio, limit=limit + len(out) + 2,
-                               score_cutoff=20)
-        for _, score, idx in hits:
+        exact = set(self.exact_all(text))
+        cand = set(self._prefilter(key).tolist())
+        skel = hangul_skeleton(key)
+        if len(skel) >= 2:
+            cand.update(self.skeletons.get(skel, []))
+        best: dict[int, float] = {cid: 1.0 for cid in exact}
+        qwj = weighted_jamo(key)
+        for idx in cand:
             cid = self.ids[idx]
-            if cid in seen:
+            if cid in exact:
                 continue
-            seen.add(cid)
-            out.append((cid, round(score / 100.0, 4)))
-            if len(out) >= limit:
-                break
-        return out
+            # only an exact key scores 1.0
+            s = min(name_similarity(key, self.keys[idx], qwj, self.wjamo_keys[idx]), 0.999)
+            if s > best.get(cid, 0.0):
+                best[cid] = s
+        ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [(cid, round(s, 4)) for cid, s in ranked[:limit] if s >= 0.2]

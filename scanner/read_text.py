@@ -10,10 +10,13 @@ import binascii
 import json
 import re
 import struct
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from scanner.errors import UnreadableInput
 from scanner.model import SECTIONS, Decklist, ReadLine, ReviewFlag, SheetRead
+
+if TYPE_CHECKING:
+    from card_db.cdb import CardDatabase
 
 # --------------------------------------------------------------------------- ydk
 
@@ -132,13 +135,19 @@ _COUNT_FIRST = re.compile(r"^(\d{1,3})\s*(?:[xX×*]|장|매|枚)?\s+(.+)$")
 _COUNT_LAST = re.compile(r"^(.+?)\s*(?:[xX×*]\s*(\d{1,3})|(\d{1,3})\s*(?:장|매|枚|[xX×]?))$")
 
 
+_HEADER_REST = re.compile(r"[\s:：()（）\[\]【】<>=\-–—]*(?:\d{1,3}\s*(?:장|枚|매|cards?)?)?[\s)）\]】>]*", re.I)
+# An optional passcode after the name, "1 융합 [24094653]": written where the name alone does not
+# tell which passcode it was (two passcodes under one name), so text round-trips losslessly.
+_PASSCODE_TAG = re.compile(r"\s*\[(\d{4,10})\]\s*$")
+
+
 def _header_section(line: str) -> str | None:
     bare = line.strip().strip("[]【】<>()#:=-— ").strip()
     for pat, section in _HEADERS:
         m = pat.match(bare)
         if m:
-            rest = bare[m.end():].strip(" :：()（）[]0-9장枚")
-            if not rest:  # "메인 덱 (40)" is a header; "메인 덱 파괴" is not
+            # "메인 덱 (40)", "메인 덱: 40장" are headers; "메인 덱 파괴" is not.
+            if _HEADER_REST.fullmatch(bare[m.end():]):
                 return section
     return None
 
@@ -156,6 +165,10 @@ def parse_text_list(text: str) -> SheetRead:
             section = hdr
             continue
         line = re.sub(r"^[-*•·]\s+", "", line)  # list bullets
+        tag = _PASSCODE_TAG.search(line)
+        card_id = int(tag[1]) if tag else None
+        if tag:
+            line = line[: tag.start()]
         m = _COUNT_FIRST.match(line)
         if m:
             count_text, name = m[1], m[2]
@@ -167,21 +180,28 @@ def parse_text_list(text: str) -> SheetRead:
                 name, count_text = line, ""
         name = name.strip().strip(",;")
         count = int(count_text) if count_text else 1
-        rl = ReadLine(section=section, text=name, count=count, count_text=count_text, row=lineno)
+        rl = ReadLine(section=section, text=name, count=count, count_text=count_text, row=lineno,
+                      card_id=card_id)
         read.lines.append(rl)
     if not read.lines:
         raise UnreadableInput("no card lines found in the text list")
     return read
 
 
-def format_text(deck: Decklist) -> str:
+def format_text(deck: Decklist, db: "CardDatabase | None" = None) -> str:
+    """`메인 덱 (40)` headers and `3 하루 우라라` lines. With the database, a line whose name
+    does not identify its passcode (one card under two passcodes) gets a ` [passcode]` tag."""
     titles = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
     totals = deck.totals()
     out: list[str] = []
     for s in SECTIONS:
         out.append(f"{titles[s]} ({totals[s]})")
         for e in deck.sections[s]:
-            out.append(f"{e.count} {e.name or e.read}")
+            line = f"{e.count} {e.name or e.read}"
+            if e.card_id is not None and (not e.name or (db is not None
+                                                        and db.names.exact(e.name) != e.card_id)):
+                line += f" [{e.card_id}]"
+            out.append(line)
         out.append("")
     return "\n".join(out)
 

@@ -1,7 +1,13 @@
 """`decksheet db info|search|fetch`."""
 from __future__ import annotations
 
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+
 import click
+
+from card_db.fetch import FetchError
 
 from scanner.cli.common import Settings, common_options, echo_json, main
 from scanner.errors import ExitCode
@@ -67,37 +73,38 @@ def search(text: str, limit: int, as_json: bool, settings: Settings) -> int:
 @click.option("--lflist-url", default=None, help="Source of lflist.conf (default: ygopro).")
 @click.option("--cdb-sha256", default=None, help="Expected sha256 of cards.cdb, if known.")
 @click.option("--lflist-sha256", default=None, help="Expected sha256 of lflist.conf, if known.")
-@click.option("--dest", type=click.Path(file_okay=False), default=None,
+@click.option("--dest", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder to store into (default: the user data directory).")
 @common_options
-def fetch(cdb_url, lflist_url, cdb_sha256, lflist_sha256, dest, settings: Settings) -> int:
-    """Download the current Korean cards.cdb and lflist.conf, verified, into the data directory."""
-    import sys
-    from pathlib import Path
+def fetch(cdb_url: str | None, lflist_url: str | None, cdb_sha256: str | None,
+          lflist_sha256: str | None, dest: Path | None, settings: Settings) -> int:
+    """Download the current Korean cards.cdb and lflist.conf, verified, into the data directory.
 
+    Both files are checked before either is installed; a failed or corrupt download leaves the
+    installed files as they were."""
     from card_db.cdb import data_dir
-    from card_db.fetch import (DEFAULT_CDB_URL, DEFAULT_LFLIST_URL, download, install,
-                               verify_cdb, verify_lflist)
+    from card_db.fetch import default_sources, fetch_all
 
-    target = Path(dest) if dest else data_dir()
-    target.mkdir(parents=True, exist_ok=True)
-    jobs = [("cards.cdb", cdb_url or DEFAULT_CDB_URL, cdb_sha256, verify_cdb),
-            ("lflist.conf", lflist_url or DEFAULT_LFLIST_URL, lflist_sha256, verify_lflist)]
-    for name, url, sha, verify in jobs:
-        with click.progressbar(length=0, label=f"{name}", file=sys.stderr,
-                               hidden=not sys.stderr.isatty()) as bar:
-            def progress(done: int, total: int | None, bar=bar) -> None:
+    target = dest or data_dir()
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FetchError(f"cannot create {target}: {exc.strerror}") from None
+    with ExitStack() as stack:
+        def progress_for(name: str):
+            bar = stack.enter_context(click.progressbar(
+                length=0, label=name, file=sys.stderr, hidden=not sys.stderr.isatty()))
+
+            def progress(done: int, total: int | None) -> None:
                 if total:
                     bar.length = total
                 bar.update(done - bar.pos)
-            fetched = download(url, target / name, progress, sha)
-        try:
-            n = verify(fetched.path)
-        except Exception:
-            fetched.path.unlink(missing_ok=True)
-            raise
-        install(fetched, target / name)
-        what = "cards" if name == "cards.cdb" else "lists"
-        click.echo(f"{name}: {fetched.size} bytes, sha256 {fetched.sha256[:16]}…, {n} {what} → "
-                   f"{target / name}")
+            return progress
+
+        done = fetch_all(default_sources(cdb_url, lflist_url, cdb_sha256, lflist_sha256), target,
+                         progress_for)
+    for src, fetched, n in done:
+        what = "cards" if src.name == "cards.cdb" else "lists"
+        click.echo(f"{src.name}: {fetched.size} bytes, sha256 {fetched.sha256[:16]}…, {n} {what} → "
+                   f"{fetched.path}")
     return ExitCode.OK
