@@ -61,7 +61,8 @@ def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir
 def convert(input_: str, to: str, output: Path | None, settings: Settings) -> int:
     """Convert a decklist (any input) to ydk, ydke, text or JSON."""
     deck = load_decklist(input_, settings.db())
-    text = {"ydk": format_ydk, "ydke": format_ydke, "text": format_text, "json": format_json}[to](deck)
+    text = {"ydk": format_ydk, "ydke": format_ydke, "json": format_json,
+            "text": lambda d: format_text(d, settings.db())}[to](deck)  # db: lossless names
     if output:
         output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
     else:
