@@ -5,6 +5,7 @@ the card-database sheet found by its header words → OCR when the page has no u
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -90,12 +91,25 @@ def _has_images(page) -> bool:
     return any(obj.type == pdfium_c.FPDF_PAGEOBJ_IMAGE for obj in page.get_objects(max_depth=2))
 
 
+@contextlib.contextmanager
+def _quiet_pypdf():
+    """pypdf logs its repairs as warnings; the user gets our one-line verdict instead."""
+    logger = logging.getLogger("pypdf")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def _open_pypdf(path: Path):
     import pypdf
     from pypdf.errors import PdfReadError
 
     try:
-        reader = pypdf.PdfReader(path, strict=False)
+        with _quiet_pypdf():
+            reader = pypdf.PdfReader(path, strict=False)
         if reader.is_encrypted:
             try:
                 ok = reader.decrypt("")
@@ -115,9 +129,10 @@ def _open_pypdf(path: Path):
 def _read_form(path: Path, reader) -> SheetRead | None:
     """Values of a filled deck-list form, or None when the PDF has no filled deck fields."""
     try:
-        if "/AcroForm" not in reader.trailer["/Root"]:
-            return None
-        raw = reader.get_fields() or {}
+        with _quiet_pypdf():
+            if "/AcroForm" not in reader.trailer["/Root"]:
+                return None
+            raw = reader.get_fields() or {}
     except UnreadableInput:
         raise
     except Exception as exc:  # noqa: BLE001 - a broken form is read from its text instead

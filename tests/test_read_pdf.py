@@ -219,6 +219,20 @@ def test_cli_truncated_pdf(tmp_path):
     _assert_refused(_scan(p), "damaged", "truncated", "not a readable PDF")
 
 
+def test_cli_truncated_pdf_stderr_is_one_line(tmp_path):
+    """Through a real process: no library warnings or traceback around the one-line reason."""
+    import subprocess
+    p = tmp_path / "cut.pdf"
+    data = (SAMPLES / "sheets" / "kde-form-sky-striker.pdf").read_bytes()
+    p.write_bytes(data[: int(len(data) * 0.9)])
+    r = subprocess.run([sys.executable, "-c", "from scanner.cli import main; main()", "scan", str(p), "--json"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    lines = [ln for ln in r.stderr.strip().splitlines() if "DEMO card database" not in ln]
+    assert len(lines) == 1 and lines[0].startswith("decksheet: error:"), r.stderr
+    assert r.stdout == ""
+
+
 def test_cli_password_protected_pdf(tmp_path):
     import pypdf
     writer = pypdf.PdfWriter(clone_from=str(SAMPLES / "sheets" / "db-blue-eyes-gothic.pdf"))
