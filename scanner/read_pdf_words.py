@@ -87,8 +87,10 @@ def label_key(text: str) -> str:
 
 
 def _unusable(code: int) -> bool:
-    """A char code that carries no text: no Unicode map (cid), replacement or private use."""
-    return code == 0 or code in (0xFFFD, 0xFFFE, 0xFFFF) or 0xE000 <= code <= 0xF8FF
+    """A char code that carries no text: a glyph id passed through for a font without a Unicode
+    map (control codes), a replacement char, or private use."""
+    return (code < 0x20 or 0x7F <= code <= 0x9F or code in (0xFFFD, 0xFFFE, 0xFFFF)
+            or 0xE000 <= code <= 0xF8FF)
 
 
 @dataclass

@@ -293,6 +293,24 @@ def test_image_only_pdf_is_handed_to_ocr(tmp_path, monkeypatch, demo_db):
     assert calls == [path]
 
 
+def test_fonts_without_unicode_map_go_to_ocr(tmp_path, monkeypatch, demo_db):
+    """A text layer of glyph ids ('(cid:N)') is no text: the page is OCR'd instead."""
+    import pypdf
+    from pypdf.generic import NameObject
+    writer = pypdf.PdfWriter(clone_from=str(SAMPLES / "sheets" / "db-blue-eyes-gothic.pdf"))
+    for font in writer.pages[0]["/Resources"]["/Font"].values():
+        font = font.get_object()
+        if "/ToUnicode" in font:
+            del font[NameObject("/ToUnicode")]
+    path = tmp_path / "nomap.pdf"
+    with open(path, "wb") as f:
+        writer.write(f)
+    fake = types.ModuleType("scanner.read_photo")
+    fake.read_pdf_pages = lambda p, db, options: SheetRead(reader="ocr", notes=["ocr"])
+    monkeypatch.setitem(sys.modules, "scanner.read_photo", fake)
+    assert read_pdf(path, demo_db, ReadOptions()).reader == "ocr"
+
+
 def test_image_only_pdf_without_ocr_reader_is_refused(tmp_path, monkeypatch, demo_db):
     path = _image_only_pdf(tmp_path)
     monkeypatch.setitem(sys.modules, "scanner.read_photo", None)  # import fails
