@@ -180,13 +180,21 @@ def read_row(grid: Grid, page: PageImage, table: Table, cells: RowCells, column:
         got = tess.read(trimmed, lang="kor", psm=7)
         text, conf = got.text, got.confidence
     match = vocab.match(text, column) if text else NameMatch(None, "", 0.0, 0.0)
+    if trimmed is not None and not _sure(match):
+        # Latin letters, ☆, ・ are beyond `kor`: a kor+eng reading may match better.
+        alt = tess.read(trimmed, lang="kor+eng", psm=7)
+        alt_match = vocab.match(alt.text, column) if alt.text else match
+        if alt_match.score > match.score:
+            text, conf, match = alt.text, alt.confidence, alt_match
     if not text:
         flags.append("unresolved-name")
     elif match.score < NAME_GUESS:
         flags.append("unresolved-name")
     elif match.score < NAME_ACCEPT:
         flags.append("uncertain-name")
-    elif match.margin < NAME_MARGIN:
+    elif match.margin < NAME_MARGIN and match.score < 1.0:
+        # An exact read of a whole card name stands even beside a near namesake
+        # (푸른 눈의 백룡 / 푸른 눈의 아백룡): OCR noise does not spell another real name.
         flags.append("ambiguous-name")
     # Count.
     count, count_conf, detail, count_struck = read_count(count_img, name_img, tess)
@@ -201,6 +209,10 @@ def read_row(grid: Grid, page: PageImage, table: Table, cells: RowCells, column:
     return RowRead(column=column, row=cells.row, text=text, text_conf=conf, match=match, count=count,
                    count_conf=count_conf, count_detail=detail, struck_row=struck,
                    count_struck=count_struck, handwritten=handwritten, flags=flags)
+
+
+def _sure(m: NameMatch) -> bool:
+    return m.score >= 1.0 or (m.score >= NAME_ACCEPT and m.margin >= NAME_MARGIN)
 
 
 def read_count(count_img: np.ndarray, name_img: np.ndarray, tess: Tesseract
@@ -295,12 +307,30 @@ def read_totals(grid: Grid, tess: Tesseract, sheet: SheetRead) -> None:
     if trap is None:
         return
     lower_top = min((t.box.y0 for t in lower if t is not None), default=grid.clean.shape[0])
-    boxes = [t for t in grid.tables if t.kind == "unknown" and t.box.y0 >= trap.box.y1 - 5
-             and t.box.y1 <= lower_top + 5]
-    if boxes:
-        box = max(boxes, key=lambda t: t.box.x1).box
-        value = _digits(tess, box.crop(grid.clean, inset=4))
-        sheet.printed_totals["main"] = value
+    box = main_total_box(grid.clean, Box(trap.box.x0 + trap.box.w // 3, trap.box.y1 + 4,
+                                         trap.box.x1 + 10, lower_top - 4))
+    if box is not None:
+        sheet.printed_totals["main"] = _digits(tess, box.crop(grid.clean, inset=5))
+
+
+def main_total_box(page: np.ndarray, region: Box) -> Box | None:
+    """The small framed box of 메인 덱 합계 (right of its label, under the trap column)."""
+    if region.h < 20 or region.w < 40:
+        return None
+    sub = region.crop(page)
+    ink = (sub < 170).astype(np.uint8) * 255
+    contours, _ = cv2.findContours(ink, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    best = None
+    for c in contours:
+        x, y, w, h = cv2.boundingRect(c)
+        if h > 0.5 * region.h or h < 20 or w < 1.2 * h:
+            continue
+        if best is None or x > best[0]:
+            best = (x, y, w, h)
+    if best is None:
+        return None
+    x, y, w, h = best
+    return Box(region.x0 + x + 3, region.y0 + y + 3, region.x0 + x + w - 3, region.y0 + y + h - 3)
 
 
 def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
