@@ -25,7 +25,7 @@ log = logging.getLogger("decksheet.card_db")
 ALIAS_WINDOW = 20
 """An alias within this many of the passcode is an alternate artwork (ygopro convention)."""
 ENV_CARD_DB = "DECKSHEET_CARD_DB"
-CACHE_VERSION = 7
+CACHE_VERSION = 8
 
 
 def data_dir() -> Path:
@@ -137,7 +137,7 @@ def _read_cdb(path: Path) -> tuple[dict[int, Card], dict[int, int], int]:
 
     names_by_id = {int(r[0]): (r[4] or "").strip() for r in rows}
     originals: dict[int, tuple[int, int, str]] = {}
-    alt_rows: list[tuple[int, int]] = []
+    alt_rows: list[tuple[int, int, tuple[int, int, str]]] = []
     for cid, ot, alias, type_bits, name in rows:
         cid, alias = int(cid), int(alias or 0)
         name = (name or "").strip()
@@ -146,18 +146,21 @@ def _read_cdb(path: Path) -> tuple[dict[int, Card], dict[int, int], int]:
         # as" another (e.g. rule cards); they keep their own passcode.
         if alias and alias != cid and (abs(cid - alias) <= ALIAS_WINDOW
                                        or names_by_id.get(alias) == name):
-            alt_rows.append((cid, alias))
+            alt_rows.append((cid, alias, (int(ot or 0), int(type_bits or 0), name)))
         else:
             originals[cid] = (int(ot or 0), int(type_bits or 0), name)
 
     aliases: dict[int, int] = {}
     alts_of: dict[int, list[int]] = {}
-    for cid, alias in alt_rows:
+    for cid, alias, data in alt_rows:
         if alias in originals:
             aliases[cid] = alias
             alts_of.setdefault(alias, []).append(cid)
         else:
-            log.warning("alternate artwork %s points at unknown passcode %s", cid, alias)
+            # A partial database (an update file) may hold an artwork without its original:
+            # keep it as a card of its own rather than lose the passcode.
+            log.info("alternate artwork %s: original %s is not in this database", cid, alias)
+            originals[cid] = data
 
     cards: dict[int, Card] = {}
     for cid, (ot, type_bits, name) in originals.items():

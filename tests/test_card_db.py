@@ -1,0 +1,154 @@
+"""Loading a ygopro cards.cdb: kinds, availability, alternate artworks, the index cache."""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from card_db.cdb import load_card_db
+from card_db.models import CardKind, ExtraKind
+from scanner.errors import CardDatabaseError
+
+# (id, ot, alias, type, name)
+ROWS = [
+    (14558127, 1, 0, 0x21 | 0x1000, "하루 우라라"),
+    (14558128, 1, 14558127, 0x21 | 0x1000, "하루 우라라"),  # alternate artwork (alias within 20)
+    (9785661, 3, 0, 0x61, "아자미나 솔 에리시크톤"),
+    (1012060, 3, 9785661, 0x61, "아자미나 솔 에리시크톤"),  # far alias, same name: same card
+    (27204312, 3, 0, 0x21, "하피 레이디 삼자매"),
+    (12206212, 3, 27204312, 0x21, "하피 레이디 1"),  # far alias, other name: another card
+    (84013237, 3, 0, 0x800021, "No.39 유토피아"),
+    (1861630, 1, 0, 0x4011, "양 토큰"),
+    (99999001, 2, 0, 0x2, "TCG 전용 마법"),
+    (80161395, 1, 0, 0x4, "신비의 중화냄비"),
+]
+
+
+def make_cdb(path: Path, rows=ROWS) -> Path:
+    con = sqlite3.connect(path)
+    con.executescript(
+        "CREATE TABLE datas(id integer primary key, ot integer, alias integer, setcode integer,"
+        " type integer, atk integer, def integer, level integer, race integer, attribute integer,"
+        " category integer);"
+        "CREATE TABLE texts(id integer primary key, name text, desc text);")
+    for cid, ot, alias, type_bits, name in rows:
+        con.execute("INSERT INTO datas VALUES (?,?,?,0,?,0,0,0,0,0,0)", (cid, ot, alias, type_bits))
+        con.execute("INSERT INTO texts VALUES (?,?,'')", (cid, name))
+    con.commit()
+    con.close()
+    return path
+
+
+@pytest.fixture()
+def tiny_db(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return load_card_db(make_cdb(tmp_path / "cards.cdb"))
+
+
+def test_kinds_availability_and_tokens(tiny_db):
+    uta = tiny_db.get(14558127)
+    assert uta.kind is CardKind.MONSTER and not uta.is_extra_deck and uta.ocg_usable
+    assert tiny_db.get(84013237).extra_kind is ExtraKind.XYZ
+    assert tiny_db.get(1861630).is_token and not tiny_db.get(1861630).ocg_usable
+    assert tiny_db.get(99999001).kind is CardKind.SPELL and not tiny_db.get(99999001).ocg_usable
+    assert tiny_db.get(80161395).kind is CardKind.TRAP
+    assert tiny_db.get(123) is None and tiny_db.original_id(123) is None
+
+
+def test_alternate_artworks_collapse_onto_the_original(tiny_db):
+    assert tiny_db.original_id(14558128) == 14558127
+    assert tiny_db.get(14558128).card_id == 14558127
+    assert tiny_db.get(14558127).alternates == (14558128,)
+    assert tiny_db.original_id(1012060) == 9785661  # far alias with the same name
+    assert tiny_db.original_id(12206212) == 12206212  # far alias with another name: own card
+    assert tiny_db.by_name("하루우라라").card_id == 14558127
+    assert len(tiny_db.cards) == 8 and tiny_db.rows == 10
+
+
+def test_index_cache_is_written_beside_and_rebuilt_when_the_db_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = make_cdb(tmp_path / "cards.cdb")
+    load_card_db(path)
+    beside = tmp_path / "cards.cdb.decksheet-index"
+    assert beside.is_file()
+    con = sqlite3.connect(path)
+    con.execute("INSERT INTO datas VALUES (55144522,1,0,0,2,0,0,0,0,0,0)")
+    con.execute("INSERT INTO texts VALUES (55144522,'강欲의 항아리','')")
+    con.commit()
+    con.close()
+    assert load_card_db(path).get(55144522) is not None  # stale cache not used
+
+
+def test_read_only_folder_caches_in_the_user_cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = make_cdb(folder / "cards.cdb")
+    folder.chmod(0o555)
+    try:
+        load_card_db(path)
+        assert not (folder / "cards.cdb.decksheet-index").exists()
+        assert list((tmp_path / "cache" / "decksheet").glob("index-*.pickle"))
+        assert load_card_db(path).get(14558127) is not None  # served from the user cache
+    finally:
+        folder.chmod(0o755)
+
+
+@pytest.mark.parametrize("content,what", [
+    (None, "not found"), (b"", "not a ygopro"), (b"\x00\x01junk" * 100, "not a ygopro"),
+    ("empty-schema", "not a ygopro"),
+])
+def test_bad_database_files_give_one_line_errors(tmp_path, content, what):
+    path = tmp_path / "cards.cdb"
+    if content == "empty-schema":
+        sqlite3.connect(path).execute("CREATE TABLE x(a)").connection.close()
+    elif content is not None:
+        path.write_bytes(content)
+    with pytest.raises(CardDatabaseError, match=what) as exc:
+        load_card_db(path, use_cache=False)
+    assert "\n" not in str(exc.value)
+
+
+# ---------------------------------------------------------------- real data
+
+
+def test_real_database_counts(real_db):
+    assert real_db.rows == 14283
+    assert len(real_db.aliases) == 73  # every alias row is an alternate artwork here
+    for alt, orig in real_db.aliases.items():
+        assert real_db.get(alt).name == real_db.cards[orig].name
+
+
+def _fixture_passcodes(fixtures: Path) -> set[int]:
+    ids: set[int] = set()
+    for p in glob.glob(str(fixtures / "legality" / "*.ydk")) + \
+            glob.glob(str(fixtures / "compare" / "*" / "*.ydk")):
+        ids.update(int(x) for x in Path(p).read_text().split() if x.isdigit())
+    for p in glob.glob(str(fixtures / "sheets" / "*.truth.json")):
+        d = json.loads(Path(p).read_text())
+        for s in ("main", "extra", "side"):
+            ids.update(int(k) for k in (d.get(s) or {}))
+    return ids
+
+
+def test_every_fixture_passcode_resolves(real_db, fixtures_dir):
+    ids = _fixture_passcodes(fixtures_dir)
+    assert len(ids) > 300
+    assert sorted(i for i in ids if real_db.get(i) is None) == []
+
+
+@pytest.mark.parametrize("name", ["jsy1728_ko_pre-release_2021.cdb", "jsy1728_ko_pre-update_2021.cdb"])
+def test_real_2021_korean_cdbs_load(shared_dir, name, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = shared_dir / "carddb" / "real-samples" / name
+    db = load_card_db(path, use_cache=os.access(path.parent, os.W_OK))
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    n_rows = con.execute("SELECT count(*) FROM datas d JOIN texts t ON t.id = d.id").fetchone()[0]
+    con.close()
+    assert db.rows == n_rows and len(db.cards) + len(db.aliases) == n_rows
+    some = next(iter(db.cards.values()))
+    assert db.by_name(some.name) is not None or len(db.names.exact_all(some.name)) > 1
