@@ -163,7 +163,11 @@ def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | N
         with click.progressbar(length=total, label="audit", file=sys.stderr,
                                hidden=not sys.stderr.isatty()) as bar:
             result = run_audit(store, db, limits, workers=workers, progress=bar.update)
-        html_path, csv_path = write_report(result, out_dir)
+        try:
+            html_path, csv_path = write_report(result, out_dir)
+        except OSError as exc:
+            raise EventError(f"cannot write the report into {out_dir}: "
+                             f"{exc.strerror or exc}") from None
         store.log("audit", {"registrations": len(result.current), "illegal": result.illegal,
                             "needs_review": result.needs_review, "out": str(out_dir)})
     if as_json:

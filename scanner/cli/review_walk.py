@@ -92,9 +92,9 @@ def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | No
             action, cid, count = _ask_line(e, db)
             decisions.append(ReviewDecision(reg.id, section, line, read, action, cid, count,
                                             judge=judge))
-    except _Quit:
-        pass
-    stored = store.add_decisions([d for d in decisions], judge)
+    except (_Quit, click.exceptions.Abort, EOFError):
+        pass  # quit, Ctrl-C or end of input: keep what was answered so far
+    stored = store.add_decisions(decisions, judge)
     remaining = effective_decklist(store, reg, db).needs_review
     click.echo(f"{stored} decision(s) stored; {remaining} item(s) still need review")
     return remaining
