@@ -139,7 +139,9 @@ def test_malformed_ydke(url, msg):
     (b"{not json", "JSON"),
     (b'{"a": 1}', "sections"),
 ])
-def test_bad_inputs_exit_2_with_one_line(tmp_path, demo_db, content, msg):
+def test_bad_inputs_exit_2_with_one_line(tmp_path, demo_db, monkeypatch, content, msg):
+    monkeypatch.delenv("DECKSHEET_CARD_DB", raising=False)  # use the demo db, not a user's
+    monkeypatch.setenv("DECKSHEET_DATA_DIR", str(tmp_path / "no-fetched-data"))
     bad = tmp_path / "bad.txt"
     bad.write_bytes(content)
     res = CliRunner().invoke(main, ["convert", str(bad), "--to", "ydk"])
