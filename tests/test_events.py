@@ -10,9 +10,10 @@ from click.testing import CliRunner
 
 from scanner.cli import main
 from scanner.errors import EventError
-from scanner.event_store import EventStore, normalise_konami_id
+from scanner.event_store import EventStore, ReviewDecision, normalise_konami_id
 from scanner.events import apply_decisions, decklist_from_json, flagged_items
 from scanner.migrations import MIGRATIONS
+from scanner.model import Decklist, Entry, ReviewFlag
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_DECKS = REPO / "samples" / "decks"
@@ -194,3 +195,55 @@ def test_commands_without_an_event_are_refused(demo_env, monkeypatch):
     assert r.exit_code == 2 and "no event" in r.stderr
     r = run("audit", "--out", "x")
     assert r.exit_code == 2 and "no event" in r.stderr
+
+
+def test_audit_reports_a_tampered_original(demo_env, tmp_path):
+    event = demo_env
+    run("event", "init", str(event), "--name", "무결성", "--date", "2026-07-12")
+    r = run("register", str(SAMPLE_DECKS / "legal.ydk"), "--player", "0000000001", "--json")
+    sha = json.loads(r.stdout)["sha256"]
+    r = run("audit", "--out", str(tmp_path / "a"), "--json", "--workers", "1")
+    assert r.exit_code == 0 and json.loads(r.stdout)["problems"] == {}
+    stored = Path(str(event) + ".files") / sha
+    stored.write_text("#main\n")  # someone edits the kept original
+    r = run("audit", "--out", str(tmp_path / "b"), "--json", "--workers", "1")
+    assert r.exit_code == 1
+    problems = json.loads(r.stdout)["problems"]["0000000001"]
+    assert problems and problems[0].startswith("original-changed")
+    stored.unlink()
+    r = run("audit", "--out", str(tmp_path / "c"), "--json", "--workers", "1")
+    assert json.loads(r.stdout)["problems"]["0000000001"][0].startswith("original-missing")
+    # A report folder that is a file is refused with one line.
+    (tmp_path / "file").write_text("x")
+    r = run("audit", "--out", str(tmp_path / "file" / "sub"), "--json", "--workers", "1")
+    assert r.exit_code == 2 and "cannot write the report" in r.stderr
+
+
+def test_decisions_settle_a_count_and_the_printed_total(demo_db):
+    cards = [c for c in demo_db.cards.values() if not c.is_extra_deck][:2]
+    deck = Decklist(printed_totals={"main": 4, "extra": None, "side": None})
+    deck.sections["main"] = [
+        Entry(cards[0].card_id, cards[0].name, 3, 1.0, False, f"{cards[0].name} 3"),
+        Entry(cards[1].card_id, cards[1].name, 2, 0.4, True, f"{cards[1].name} 2?",
+              reasons=["count-unclear"])]
+    deck.review = [ReviewFlag("main", "count-unclear", line=2, card_id=cards[1].card_id),
+                   ReviewFlag("main", "total-mismatch", "printed total 4 ≠ sum of lines 5")]
+    assert deck.needs_review == 2
+    wrong_read = ReviewDecision(1, "main", 2, "something else", "choose", cards[1].card_id, 1)
+    assert apply_decisions(deck, [wrong_read], demo_db).needs_review == 2  # stale: not applied
+    fixed = apply_decisions(deck, [ReviewDecision(1, "main", 2, deck.sections["main"][1].read,
+                                                  "choose", cards[1].card_id, 1)], demo_db)
+    assert fixed.needs_review == 0 and fixed.totals()["main"] == 4 and fixed.review == []
+    assert deck.sections["main"][1].count == 2  # the original is untouched
+    kept = apply_decisions(deck, [ReviewDecision(1, "main", 2, deck.sections["main"][1].read,
+                                                 "keep"),
+                                  ReviewDecision(1, "main", None, "total-mismatch", "keep")],
+                           demo_db)
+    assert kept.needs_review == 0 and kept.sections["main"][1].count == 2
+
+
+def test_every_event_command_has_help():
+    for cmd in (["event", "init"], ["event", "info"], ["register"], ["deckcheck"], ["audit"],
+                ["review"], ["export"]):
+        r = run(*cmd, "--help")
+        assert r.exit_code == 0 and len(r.output) > 100, cmd
