@@ -129,7 +129,7 @@ def photograph(layers: Layers, rng: np.random.Generator, pen_colour: str = "blac
     printed = cv2.resize(layers.printed, (w, h), interpolation=cv2.INTER_AREA)
     pen = cv2.resize(layers.pen, (w, h), interpolation=cv2.INTER_AREA)
     paper = np.array([rng.uniform(215, 245), rng.uniform(220, 248), rng.uniform(220, 250)], np.float32)
-    ink_p = np.full(3, rng.uniform(25, 70), np.float32)
+    ink_p = np.full(3, rng.uniform(80, 125), np.float32)  # print photographs greyer than pen
     ink_pen = np.array(PEN_COLOURS[pen_colour], np.float32) + rng.uniform(-10, 10, 3)
     img = paper[None, None, :] * np.ones((h, w, 1), np.float32)
     img = img * (1 - printed[..., None]) + ink_p * printed[..., None]
@@ -411,6 +411,85 @@ def build_templates(seed: int = 7, per_font: int = 12) -> dict[str, np.ndarray]:
     hand += [False] * len(gl)
     return {"features": np.asarray(feats, np.float16), "labels": np.asarray(labels, np.int8),
             "fonts": np.asarray(fonts), "hand": np.asarray(hand, bool)}
+
+
+# ---------------------------------------------------------------- fixture photos (tests, bench)
+# Rows and count cells of the main-deck columns of photo-corrected fixtures, cut with the truth's
+# page corners (no page detection here: that is the OCR pipeline's job and not what is measured).
+import json  # noqa: E402
+
+W, H = 1800, int(round(1800 * 297 / 210))
+from pathlib import Path
+def warp(jpg, truth):
+    img = cv2.imread(str(jpg))
+    c = np.array(truth['distortions']['page_corners'], np.float32)
+    M = cv2.getPerspectiveTransform(c, np.array([[0,0],[W,0],[W,H],[0,H]], np.float32))
+    return cv2.warpPerspective(img, M, (W, H))
+def lines_1d(mask, axis, min_frac):
+    prof = mask.mean(axis=axis)
+    idx = np.nonzero(prof > min_frac)[0]
+    groups = []
+    for i in idx:
+        if groups and i - groups[-1][-1] <= 2: groups[-1].append(i)
+        else: groups.append([i])
+    return [(g[0], g[-1]) for g in groups]
+def main_grid(bgr):
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    ink = cv2.adaptiveThreshold(gray, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 31, 12) > 0
+    # main table: the region between the first column header and the 합계 row; find long vertical lines
+    v = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_OPEN, np.ones((200, 1), np.uint8))
+    h = cv2.morphologyEx(ink.astype(np.uint8), cv2.MORPH_OPEN, np.ones((1, 150), np.uint8))
+    return ink, v, h, gray
+
+def main_rows_cells(bgr):
+    """{column: [(row_bgr, row_gray, count_gray, beside_gray) for rows 1..]} for monster/spell/trap."""
+    ink, v, h, gray = main_grid(bgr)
+    band = v[int(0.16*H):int(0.4*H)] > 0
+    vx = [int((a+b)/2) for a, b in lines_1d(band, 0, 0.5)]
+    x0 = [x for x in vx if 20 < x < W - 20][0]
+    col = v[:, x0-3:x0+4].max(axis=1) > 0
+    top = bot = int(0.25 * H)
+    while top > 0 and col[top - 1]: top -= 1
+    while bot < H - 1 and col[bot + 1]: bot += 1
+    hy = [int((a+b)/2) for a, b in lines_1d(h[:, x0:x0+300] > 0, 1, 0.5) if top - 5 <= a <= bot + 5]
+    rows = list(zip(hy[1:-1], hy[2:]))  # skip the header row
+    flat = flatten(gray)
+    out = {}
+    cols = ['monster', 'spell', 'trap']
+    # groups of 4 verticals: left, after-number, before-count, right (doubled lines possible)
+    xs = [x for x in vx if 20 < x < W - 20]
+    for ci, col in enumerate(cols):
+        l, nm, cnt, r = xs[ci*4:(ci+1)*4]
+        lst = []
+        for (ya, yb) in rows:
+            p = 4
+            lst.append((bgr[ya+p:yb-p+1, nm+p:r-p], flat[ya+p:yb-p+1, nm+p:r-p], flat[ya+p:yb-p+1, cnt+p:r-p], flat[ya+p:yb-p+1, cnt-int(1.2*(yb-ya)):cnt-p]))
+        out[col] = lst
+    return out
+
+def real_cases(sheets_dir):
+    """Yield (sheet, column, row, kinds, row_bgr, row_gray, count_gray, beside, truth_count, count_struck)."""
+    for jpg in sorted(Path(sheets_dir).glob('photo-corrected-*.jpg')):
+        t = json.load(open(jpg.with_suffix('').with_suffix('.truth.json') if False else str(jpg)[:-4] + '.truth.json'))
+        cells = main_rows_cells(warp(jpg, t))
+        printed = {(l['column'], l['row']): l['count'] for l in t['layout']['lines'] if l['column'] in cells}
+        struck_rows, hand_rows, counts = set(), set(), {}
+        for c in t['corrections']:
+            if c['type'] == 'replace-row':
+                struck_rows.add((c['column'], c['row']))
+                hand_rows.add((c['column'], c['written']['row']))
+                counts[(c['column'], c['written']['row'])] = (c['written']['count'], False, 'hand')
+            else:
+                counts[(c['column'], c['row'])] = (c['new'], True, 'count-' + c['written_at'])
+                if c['written_at'] == 'left': hand_rows.add((c['column'], c['row']))
+        for col, rows in cells.items():
+            for r in range(1, 21):
+                key = (col, r)
+                rb, rg, cg, bs = rows[r - 1]
+                if key in counts: cnt, st, kind = counts[key]
+                elif key in printed: cnt, st, kind = printed[key], key in struck_rows, 'printed'
+                else: cnt, st, kind = None, False, 'empty'
+                yield jpg.name, col, r, kind, rb, rg, cg, bs, cnt, st, key in struck_rows, key in hand_rows
 
 
 def main() -> None:

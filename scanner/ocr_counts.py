@@ -388,4 +388,8 @@ def read_beside(strip: np.ndarray, templates: DigitTemplates) -> GlyphRead | Non
     glyphs = [g for g in group_components(ink, MIN_GLYPH_H * H_NORM) if g.height >= MIN_GLYPH_H * H_NORM]
     if not glyphs:
         return None
-    return classify_glyph(max(glyphs, key=lambda g: g.x1).mask, templates)
+    g = max(glyphs, key=lambda g: g.x1)
+    read = classify_glyph(g.mask, templates)
+    if read.struck_share >= STRUCK_SHARE or g.width > 1.5 * g.height:
+        return None  # the strike of a struck row, not a written digit
+    return read

@@ -1,0 +1,59 @@
+"""Row marks: strike-through and pen handwriting (synthetic photos + fixture photos)."""
+from __future__ import annotations
+
+import numpy as np
+
+from scanner.make_digit_templates import real_cases, synth_row
+from scanner.ocr_marks import RowMarks, row_marks
+
+
+def _rows(kind: str, n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    return [synth_row(rng, kind) for _ in range(n)]
+
+
+def test_struck_rows_found_and_clean_rows_not():
+    struck = [row_marks(g) for g, _, _ in _rows("struck", 30, 21)]
+    clean = [row_marks(g, b) for g, b, _ in _rows("printed", 30, 22)]
+    assert sum(r.struck for r in struck) >= 29
+    assert sum(r.struck for r in clean) == 0
+    assert min(r.strike_confidence for r in struck if r.struck) >= 0.5
+
+
+def test_handwriting_found():
+    hand = [row_marks(g, b if i % 2 else None) for i, (g, b, _) in enumerate(_rows("hand", 20, 23))]
+    left = [row_marks(g) for g, _, _ in _rows("count-left", 20, 24)]
+    assert all(r.handwriting for r in hand)
+    assert sum(r.handwriting for r in left) >= 18
+
+
+def test_blue_pen_detected_by_colour():
+    rng = np.random.default_rng(25)
+    for _ in range(40):
+        g, b, t = synth_row(rng, "hand")
+        if t.extra["colour"] == "blue":
+            r = row_marks(g, b)
+            assert r.handwriting and "blue" in r.detail
+            return
+    raise AssertionError("no blue row generated")
+
+
+def test_empty_and_bad_rows():
+    assert row_marks(np.full((44, 500), 255, np.uint8)) == RowMarks(False, 0.0, False, 0.0, "no ink")
+    assert not row_marks(np.zeros((0, 10), np.uint8)).struck
+
+
+def test_fixture_photo_rows(fixtures_dir):
+    tp = fp = hand_tp = hand_n = hand_fp = 0
+    for sheet, col, row, kind, bgr, gray, _, _, _, _, row_struck, hand in real_cases(fixtures_dir / "sheets"):
+        m = row_marks(gray, bgr)
+        tp += row_struck and m.struck
+        fp += (not row_struck) and m.struck
+        if hand:
+            hand_n += 1
+            hand_tp += m.handwriting
+        elif not row_struck and kind != "count-right":
+            hand_fp += m.handwriting
+    assert tp >= 5 and fp == 0
+    assert hand_tp == hand_n >= 5
+    assert hand_fp <= 3
