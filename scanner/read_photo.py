@@ -323,7 +323,7 @@ def main_total_box(page: np.ndarray, region: Box) -> Box | None:
     best = None
     for c in contours:
         x, y, w, h = cv2.boundingRect(c)
-        if h > 0.5 * region.h or h < 20 or w < 1.2 * h:
+        if h > 0.9 * region.h or h < 20 or w < 1.2 * h or w > 0.6 * region.w:
             continue
         if best is None or x > best[0]:
             best = (x, y, w, h)
@@ -376,24 +376,48 @@ def read_header(grid: Grid, tess: Tesseract, sheet: SheetRead) -> None:
         got = tess.read(cv2.resize(trimmed, None, fx=1.5, fy=1.5, interpolation=cv2.INTER_CUBIC),
                         lang="kor", psm=7)
         name = got.text.replace(" ", "")
-        if HANGUL_NAME.match(name) and got.confidence > 0.6:
+        if HANGUL_NAME.match(name) and got.confidence > 0.85:
             sheet.player_name = name
-    id_box = Box(label_x, ys[1], t.box.x1, ys[2])
-    cell = id_box.crop(grid.clean, inset=5).copy()
-    # The ten digit boxes: paint their short vertical rules white.
-    ink = (cell < 170).astype(np.uint8)
-    vert = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(10, int(cell.shape[0] * 0.6)), 1), np.uint8))
-    horiz = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(20, cell.shape[1] // 8)), np.uint8))
-    cell[cv2.dilate(vert | horiz, np.ones((3, 3), np.uint8)) > 0] = 255
-    trimmed = _trim(cell)
-    if trimmed is not None:
-        got = tess.read(cv2.resize(trimmed, None, fx=1.5, fy=1.5, interpolation=cv2.INTER_CUBIC),
-                        lang="eng", psm=7, whitelist="0123456789")
-        digits = got.text.replace(" ", "")
-        if re.fullmatch(r"[0-9]{10}", digits) and got.confidence > 0.6:
-            sheet.konami_id = digits
-        elif digits:
-            sheet.notes.append(f"Konami ID unclear: {digits!r}")
+    digits = read_id_boxes(grid, t, ys[1], ys[2], tess)
+    if digits is not None:
+        sheet.konami_id = digits
+
+
+def read_id_boxes(grid: Grid, t: Table, y0: int, y1: int, tess: Tesseract) -> str | None:
+    """The 10 one-digit boxes of the Konami ID: 11 evenly spaced short rules; one digit each.
+    Only a full, confident read is returned (never a guessed ID)."""
+    xs = t.xs
+    best: list[int] = []
+    for i in range(len(xs)):
+        run = [xs[i]]
+        for x in xs[i + 1:]:
+            gap = x - run[-1]
+            if len(run) >= 2 and abs(gap - (run[1] - run[0])) > 0.25 * (run[1] - run[0]):
+                break
+            if gap < 20:
+                break
+            run.append(x)
+        if len(run) > len(best):
+            best = run
+    if len(best) != 11:
+        return None
+    out = []
+    for a, b in zip(best, best[1:]):
+        cell = Box(a, y0, b, y1).crop(grid.clean, inset=4).copy()
+        ink = (cell < 170).astype(np.uint8)
+        # The digit box has its own frame, off the table's rule positions: paint it out.
+        frame = (cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(8, int(cell.shape[1] * 0.7))), np.uint8))
+                 | cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(8, int(cell.shape[0] * 0.7)), 1), np.uint8)))
+        cell[cv2.dilate(frame, np.ones((3, 3), np.uint8)) > 0] = 255
+        trimmed = _trim(cell, pad=10)
+        if trimmed is None:
+            return None
+        got = tess.read(trimmed, lang="eng", psm=10, whitelist="0123456789")
+        d = got.text.strip()
+        if not re.fullmatch(r"[0-9]", d) or got.confidence < 0.6:
+            return None
+        out.append(d)
+    return "".join(out)
 
 
 def _label_divider(grid: Grid, t: Table) -> int:
