@@ -143,6 +143,10 @@ class NameIndex:
     key_lens: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     skeletons: dict[str, list[int]] = field(default_factory=dict)
     """Hangul skeleton → indexes of names with Latin letters (exact skeleton hits)."""
+    shadows: dict[int, list[int]] = field(default_factory=dict)
+    """card_id → cards whose name becomes this card's name when `kor` drops their Latin/Greek
+    letters (`바렐로드 X 드래곤` → `바렐로드 드래곤`): an exact OCR hit on such a card is not
+    proof (40 such cards, shadowed by 49, in the 2026 Korean database)."""
 
     @classmethod
     def build(cls, items: Iterable[tuple[int, str]]) -> "NameIndex":
@@ -174,7 +178,14 @@ class NameIndex:
                 s = hangul_skeleton(k)
                 if len(s) >= 2:
                     skel.setdefault(s, []).append(i)
-        return cls(ids=ids, keys=keys, wjamo_keys=[weighted_jamo(k) for k in keys],
+        shadows: dict[int, list[int]] = {}
+        for i, k in enumerate(keys):
+            if has_letters_kor_cannot_read(k):
+                bare = "".join(ch for ch in k if not (ch.isalpha() and not is_syllable(ch)))
+                for cid in exact.get(bare, []):
+                    if cid != ids[i] and ids[i] not in shadows.setdefault(cid, []):
+                        shadows[cid].append(ids[i])
+        return cls(ids=ids, keys=keys, wjamo_keys=[weighted_jamo(k) for k in keys], shadows=shadows,
                    exact_map=exact, fine_map=fine,
                    postings={ch: np.asarray(v, dtype=np.int32) for ch, v in post.items()},
                    key_lens=np.asarray([len(k) for k in keys], dtype=np.int32), skeletons=skel)

@@ -58,6 +58,7 @@ def test_exact_hit_still_returns_runners_up_so_ambiguity_is_visible():
     found = idx.search("바렐로드 드래곤", limit=5)
     assert found[0] == (1000, 1.0)
     assert len(found) >= 3 and found[1][1] > 0.9  # a close second: a caller sees the doubt
+    assert sorted(idx.shadows[1000]) == [1001, 1002] and 1003 not in idx.shadows
 
 
 def test_ambiguous_pair_has_no_margin():
