@@ -180,6 +180,10 @@ def register_input(store: EventStore, source: str, konami_id: str, db: CardDatab
     deck = load_decklist(source, db, options)
     if deck.sha256 is not None and hashlib.sha256(data).hexdigest() != deck.sha256:
         raise UnreadableInput(f"{source} changed while it was being read; register it again")
+    if not any(e.card_id is not None for s in SECTIONS for e in deck.sections[s]):
+        # Registering it would make garbage the player's current list for deck checks.
+        raise UnreadableInput(f"no line of {file_name or 'the input'} is a card: not a decklist; "
+                              f"nothing registered")
     sha = store.store_file(data)
     if file_name:
         deck.source_path = file_name

@@ -247,3 +247,14 @@ def test_every_event_command_has_help():
                 ["review"], ["export"]):
         r = run(*cmd, "--help")
         assert r.exit_code == 0 and len(r.output) > 100, cmd
+
+
+def test_a_file_with_no_card_is_not_registered(demo_env, tmp_path):
+    event = demo_env
+    run("event", "init", str(event), "--name", "x", "--date", "2026-07-12")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("점심 메뉴\n김밥 2\n라면 1\n", encoding="utf-8")
+    r = run("register", str(notes), "--player", "0000000001", "--json")
+    assert r.exit_code == 2 and "not a decklist" in r.stderr
+    with EventStore.open(event) as store:
+        assert store.registrations() == [] and list(store.files_dir.iterdir()) == []
