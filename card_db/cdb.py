@@ -5,6 +5,7 @@ original passcode: they are the same card for every rule.
 """
 from __future__ import annotations
 
+import csv
 import hashlib
 import logging
 import os
@@ -25,7 +26,7 @@ log = logging.getLogger("decksheet.card_db")
 ALIAS_WINDOW = 20
 """An alias within this many of the passcode is an alternate artwork (ygopro convention)."""
 ENV_CARD_DB = "DECKSHEET_CARD_DB"
-CACHE_VERSION = 9
+CACHE_VERSION = 10
 
 
 def data_dir() -> Path:
@@ -128,6 +129,10 @@ def _read_cdb(path: Path) -> tuple[dict[int, Card], dict[int, int], int]:
             rows = con.execute(
                 "SELECT d.id, d.ot, d.alias, d.type, t.name FROM datas d JOIN texts t ON t.id = d.id"
             ).fetchall()
+            # What makes two rows the same printed card apart from the passcode.
+            fingerprints = {int(r[0]): tuple(r[1:]) for r in con.execute(
+                "SELECT d.id, d.type, d.atk, d.def, d.level, d.race, d.attribute, t.name, t.desc "
+                "FROM datas d JOIN texts t ON t.id = d.id")}
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
@@ -150,6 +155,7 @@ def _read_cdb(path: Path) -> tuple[dict[int, Card], dict[int, int], int]:
         else:
             originals[cid] = (int(ot or 0), int(type_bits or 0), name)
 
+    alt_rows.extend(_twin_rows(originals, fingerprints))
     aliases: dict[int, int] = {}
     alts_of: dict[int, list[int]] = {}
     for cid, alias, data in alt_rows:
@@ -168,6 +174,40 @@ def _read_cdb(path: Path) -> tuple[dict[int, Card], dict[int, int], int]:
         cards[cid] = Card(card_id=cid, name=name, kind=kind, extra_kind=extra, is_token=token,
                           ot=ot, type_bits=type_bits, alternates=tuple(sorted(alts_of.get(cid, []))))
     return cards, aliases, len(rows)
+
+
+def known_reprints() -> dict[int, int]:
+    """Reprint passcode → original passcode for cards some databases list twice without an
+    alias link (card_db/data/reprint_passcodes.csv)."""
+    out: dict[int, int] = {}
+    with open(Path(__file__).parent / "data" / "reprint_passcodes.csv", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            out[int(row["passcode"])] = int(row["original"])
+    return out
+
+
+def _twin_rows(originals: dict[int, tuple[int, int, str]],
+               fingerprints: dict[int, tuple]) -> list[tuple[int, int, tuple[int, int, str]]]:
+    """Rows that are one card under two passcodes (same name, type, stats and text, no alias).
+
+    They are the same card for every rule and a sheet only shows the name, so they collapse like
+    alternate artworks. The original is the known first printing where we know it, else the
+    lowest passcode (deterministic)."""
+    groups: dict[tuple, list[int]] = {}
+    for cid in originals:
+        if originals[cid][2]:
+            groups.setdefault(fingerprints.get(cid, (cid,)), []).append(cid)
+    reprints = known_reprints()
+    out = []
+    for ids in groups.values():
+        if len(ids) < 2:
+            continue
+        named = {reprints[i] for i in ids if reprints.get(i) in ids}
+        original = named.pop() if len(named) == 1 else min(ids)
+        for cid in ids:
+            if cid != original:
+                out.append((cid, original, originals.pop(cid)))
+    return out
 
 
 def _folder_writable(folder: Path) -> bool:

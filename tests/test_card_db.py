@@ -118,9 +118,21 @@ def test_bad_database_files_give_one_line_errors(tmp_path, content, what):
 
 def test_real_database_counts(real_db):
     assert real_db.rows == 14283
-    assert len(real_db.aliases) == 73  # every alias row is an alternate artwork here
+    # the 73 alias rows are alternate artworks; the two same-name twins (one card under two
+    # passcodes, no alias link) collapse too
+    assert len(real_db.aliases) == 73 + 2
     for alt, orig in real_db.aliases.items():
         assert real_db.get(alt).name == real_db.cards[orig].name
+
+
+def test_twin_passcodes_collapse_onto_the_first_printing(real_db):
+    # 융합 and 블랙 매지션 are each listed twice with identical data and no alias: one card each,
+    # reported under the original printing that real decks use.
+    assert real_db.names.exact_all("융합") == [24094653]
+    assert real_db.names.exact_all("블랙 매지션") == [46986414]
+    assert real_db.original_id(27847700) == 24094653
+    assert real_db.original_id(36996508) == 46986414
+    assert 36996508 in real_db.get(46986414).alternates
 
 
 def _fixture_passcodes(fixtures: Path) -> set[int]:
