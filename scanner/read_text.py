@@ -130,7 +130,7 @@ _HEADERS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(사이드\s*덱|사이드|side(\s*deck)?|サイドデッキ|!side)\b", re.I), "side"),
 ]
 # "3 하루 우라라", "3x 하루 우라라", "3장 하루 우라라"
-_COUNT_FIRST = re.compile(r"^(\d{1,3})\s*(?:[xX×*]|장|매|枚)?\s+(.+)$")
+_COUNT_FIRST = re.compile(r"^([-+]?\d{1,3})\s*(?:[xX×*]|장|매|枚)?\s+(.+)$")
 # "하루 우라라 x3", "하루 우라라 3장", "하루 우라라 ×3", "하루 우라라 3"
 _COUNT_LAST = re.compile(r"^(.+?)\s*(?:[xX×*]\s*(\d{1,3})|(\d{1,3})\s*(?:장|매|枚|[xX×]?))$")
 

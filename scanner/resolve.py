@@ -87,7 +87,7 @@ def resolve_line(line: ReadLine, db: CardDatabase, policy: NamePolicy, sheet: bo
         confidence = min(confidence, 0.5)
     elif sheet and not (1 <= count <= MAX_SANE_COUNT):
         reasons.append("count-implausible")
-    elif count < 0:
+    elif count <= 0:
         reasons.append("count-implausible")
 
     needs_review = bool(reasons) or line.needs_review

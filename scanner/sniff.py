@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from pathlib import Path
 
 from scanner.errors import UnreadableInput
@@ -25,6 +26,9 @@ _IMAGE_MAGIC = (
 )
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+
+
 def sniff_bytes(head: bytes) -> InputKind:
     """Kind of input from (up to) its first 4 KiB."""
     if not head.strip():
@@ -43,6 +47,9 @@ def sniff_bytes(head: bytes) -> InputKind:
         if exc.start < len(head) - 4:
             raise UnreadableInput("not a deck sheet or decklist: binary data of an unknown kind") from None
         text = head[: exc.start].decode("utf-8-sig", errors="replace")
+    if _CONTROL.search(text):
+        # NUL and other C0 controls are valid UTF-8 but never part of a decklist.
+        raise UnreadableInput("not a deck sheet or decklist: binary data of an unknown kind")
     stripped = text.lstrip()
     if stripped.lower().startswith("ydke://"):
         return InputKind.YDKE
