@@ -32,8 +32,8 @@ demo: setup
 	@mkdir -p $(OUT)
 	$(BIN)/decksheet db info
 	$(BIN)/decksheet scan samples/sheets/*.pdf --out $(OUT)
-	-$(BIN)/decksheet check samples/decks/illegal.txt
-	-$(BIN)/decksheet compare samples/decks/registered.ydk samples/decks/observed.ydk
+	@$(BIN)/decksheet check samples/decks/illegal.txt; echo "(exit status $$?: 1 = infractions found)"
+	@$(BIN)/decksheet compare samples/decks/registered.ydk samples/decks/observed.ydk; echo "(exit status $$?: 1 = mismatch)"
 	@echo "JSON of every sample sheet is in $(OUT)/"
 
 test: setup
