@@ -95,6 +95,9 @@ class DbStyle:
     """(column, row) → vertical shift of that row's name in pt (a sloppy export)."""
     date_format: str = "{y}.{m:02d}.{d:02d}"
     compress: bool = True
+    ruled: bool = False
+    """Rule off the row-number and count columns and box the 합계 row, as the card database's
+    own print does (the OCR reader finds its cells by these rules)."""
 
 
 def _fit(c, text: str, font: str, size: float, width: float) -> tuple[float, float]:
@@ -144,7 +147,10 @@ def draw_db_sheet(path: Path, deck: SampleDeck, style: DbStyle = DbStyle()) -> N
     for i, digit in enumerate(deck.konami_id):
         bx = left + 96 + i * 15.8
         c.setLineWidth(0.4)
-        c.rect(bx, y(hy + 4), 14, 14)
+        if style.ruled:  # taller boxes that meet the header's own rules
+            c.rect(bx, y(hy + 3), 15.8, 16)
+        else:
+            c.rect(bx, y(hy + 4), 14, 14)
         _text(c, bx + 7 - stringWidth(digit, reg, s + 1) / 2, y(hy), digit, reg, s + 1)
     _text(c, left + 266, y(hy), "이벤트명", bold, 8)
     _text(c, left + 324, y(hy), deck.event, reg, s + 1)
@@ -184,6 +190,12 @@ def draw_db_sheet(path: Path, deck: SampleDeck, style: DbStyle = DbStyle()) -> N
             if style.entry_no and not (style.glue_row_numbers and r < len(lines)):
                 _text(c, x0 + 6 - stringWidth(num, reg, 6) / 2, y(base - 1), num, reg, 6)
         tt = t0 + rh * (rows + 1)
+        if style.ruled:
+            c.setLineWidth(0.4)
+            c.rect(x0, y(tt + rh), width, rh)
+            c.line(cx - 12, y(t0), cx - 12, y(tt + rh))
+            if style.entry_no and not style.glue_row_numbers:
+                c.line(x0 + 10, y(t0 + rh), x0 + 10, y(tt))
         total = sum(n for _, n in lines)
         _text(c, cx - 18 - stringWidth("합계", bold, 7.5), y(tt + rh - 4), "합계", bold, 7.5)
         _text(c, cx - stringWidth(str(total), bold, s) / 2, y(tt + rh - 4), str(total), bold, s)
@@ -196,6 +208,14 @@ def draw_db_sheet(path: Path, deck: SampleDeck, style: DbStyle = DbStyle()) -> N
     _text(c, left + 3 * col_w - 50 - stringWidth(label, bold, 8), y(end + 14), label, bold, 8)
     _text(c, left + 3 * col_w - 24, y(end + 14), str(main_total), bold, s + 1)
     lower = end + 24
+    if style.ruled:  # framed header block and 메인 덱 합계 box
+        c.setLineWidth(0.4)
+        for x0, mid, x1 in ((left, left + 92, left + 258), (left + 262, left + 318, left + 3 * col_w - 6)):
+            c.rect(x0, y(top + 58), x1 - x0, 36)
+            c.line(x0, y(top + 40), x1, y(top + 40))
+            c.line(mid, y(top + 22), mid, y(top + 58))
+        c.rect(left + 3 * col_w - 30, y(end + 18), 26, 15)
+        lower = end + 32
     half = (W - 60) / 2
     column("extra", left, half - 8, 15, lower)
     column("side", left + half, half - 8, 15, lower)
