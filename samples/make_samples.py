@@ -22,6 +22,9 @@ from card_db.cdb import CardDatabase, load_card_db  # noqa: E402
 from scanner.layout_kde import GROUPS, KDE_SIZE, form_boxes  # noqa: E402
 
 FONT_DIR = Path("/usr/share/fonts/truetype/nanum")
+FALLBACK_FONTS = (("DejaVuSans", Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")),
+                  ("NanumGothic", FONT_DIR / "NanumGothic.ttf"))
+"""Where a glyph the sheet's font lacks is set (ϝ, À, ・), as the card database's print does."""
 FONTS = {  # family → (regular, bold)
     "NanumGothic": ("NanumGothic.ttf", "NanumGothicBold.ttf"),
     "NanumBarunGothic": ("NanumBarunGothic.ttf", "NanumBarunGothicBold.ttf"),
@@ -72,10 +75,42 @@ def _register(family: str) -> tuple[str, str]:
     from reportlab.pdfbase.ttfonts import TTFont
 
     regular, bold = FONTS[family]
-    for name, file in ((family, regular), (family + "-Bold", bold)):
-        if name not in pdfmetrics.getRegisteredFontNames():
-            pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / file)))
+    wanted = [(family, FONT_DIR / regular), (family + "-Bold", FONT_DIR / bold), *FALLBACK_FONTS]
+    for name, file in wanted:
+        if name not in pdfmetrics.getRegisteredFontNames() and file.is_file():
+            pdfmetrics.registerFont(TTFont(name, str(file)))
     return family, family + "-Bold"
+
+
+def _has_glyph(font: str, ch: str) -> bool:
+    from reportlab.pdfbase import pdfmetrics
+
+    face = getattr(pdfmetrics.getFont(font), "face", None)
+    return face is None or ord(ch) in face.charToGlyph
+
+
+def font_runs(text: str, font: str) -> list[tuple[str, str]]:
+    """The text cut into runs of one font each: the sheet's font, else the first fallback font
+    that has the glyph."""
+    from reportlab.pdfbase import pdfmetrics
+
+    registered = set(pdfmetrics.getRegisteredFontNames())
+    runs: list[tuple[str, str]] = []
+    for ch in text:
+        use = font
+        if not ch.isspace() and not _has_glyph(font, ch):
+            use = next((f for f, _ in FALLBACK_FONTS if f in registered and _has_glyph(f, ch)), font)
+        if runs and runs[-1][1] == use:
+            runs[-1] = (runs[-1][0] + ch, use)
+        else:
+            runs.append((ch, use))
+    return runs
+
+
+def text_width(text: str, font: str, size: float) -> float:
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    return sum(stringWidth(run, f, size) for run, f in font_runs(text, font))
 
 
 @dataclass
@@ -95,6 +130,14 @@ class DbStyle:
     """(column, row) → vertical shift of that row's name in pt (a sloppy export)."""
     date_format: str = "{y}.{m:02d}.{d:02d}"
     compress: bool = True
+    entry_field: bool = False
+    """Print the 참가 번호 (entry number) line under the ID, empty, as some sheets do."""
+    footer: bool = False
+    grid_gray: float = 0.0
+    header_fill: float = 0.9
+    min_rows: int = 20
+    """Rows of each main column (more when a column needs them)."""
+    rownum_size: float = 6.0
     ruled: bool = False
     """Rule off the row-number and count columns and box the 합계 row, as the card database's
     own print does (the OCR reader finds its cells by these rules)."""
@@ -102,21 +145,20 @@ class DbStyle:
 
 def _fit(c, text: str, font: str, size: float, width: float) -> tuple[float, float]:
     """Font size and horizontal scale (%) that fit text into width: shrink, then squeeze (Tz)."""
-    from reportlab.pdfbase.pdfmetrics import stringWidth
-
-    w = stringWidth(text, font, size)
+    w = text_width(text, font, size)
     if w <= width:
         return size, 100.0
     small = max(size * 0.8, size * width / w)
-    w = stringWidth(text, font, small)
+    w = text_width(text, font, small)
     return small, min(100.0, 100.0 * width / w)
 
 
 def _text(c, x: float, y: float, text: str, font: str, size: float, scale: float = 100.0) -> None:
     t = c.beginText(x, y)
-    t.setFont(font, size)
     t.setHorizScale(scale)
-    t.textOut(text)
+    for run, run_font in font_runs(text, font):
+        t.setFont(run_font, size)
+        t.textOut(run)
     c.drawText(t)
 
 
@@ -154,14 +196,19 @@ def draw_db_sheet(path: Path, deck: SampleDeck, style: DbStyle = DbStyle()) -> N
         _text(c, bx + 7 - stringWidth(digit, reg, s + 1) / 2, y(hy), digit, reg, s + 1)
     _text(c, left + 266, y(hy), "이벤트명", bold, 8)
     _text(c, left + 324, y(hy), deck.event, reg, s + 1)
+    if style.entry_field:
+        hy += 19
+        _text(c, left + 4, y(hy), "참가 번호", bold, 8)
 
     col_w = (W - 60) / 3
-    main_rows = max(20, *(len(deck.columns[k]) for k in ("monster", "spell", "trap")))
+    main_rows = max(style.min_rows, *(len(deck.columns[k]) for k in ("monster", "spell", "trap")))
     grid_top = hy + 24
+    rs = style.rownum_size
 
-    def column(key: str, x0: float, width: float, rows: int, t0: float) -> float:
+    def column(key: str, x0: float, width: float, rows: int, t0: float, rh: float = rh) -> float:
         """Draw one column; returns the y of its total row."""
-        c.setFillGray(0.9)
+        c.setStrokeGray(style.grid_gray)
+        c.setFillGray(style.header_fill)
         c.rect(x0, y(t0 + rh), width, rh, stroke=1, fill=1)
         c.setFillGray(0)
         title = COLUMN_TITLES[key]
@@ -183,12 +230,12 @@ def draw_db_sheet(path: Path, deck: SampleDeck, style: DbStyle = DbStyle()) -> N
                 size, scale = _fit(c, name, reg, s, avail)
                 nx = name_x
                 if style.entry_no and style.glue_row_numbers:
-                    _text(c, x0 + 3, y(base), num, reg, 6)
-                    nx = x0 + 3 + stringWidth(num, reg, 6)  # touching: no gap at all
+                    _text(c, x0 + 3, y(base), num, reg, rs)
+                    nx = x0 + 3 + stringWidth(num, reg, rs)  # touching: no gap at all
                 _text(c, nx, y(base + shift), name, reg, size, scale)
                 _text(c, cx - stringWidth(str(n), reg, s) / 2, y(base), str(n), reg, s)
             if style.entry_no and not (style.glue_row_numbers and r < len(lines)):
-                _text(c, x0 + 6 - stringWidth(num, reg, 6) / 2, y(base - 1), num, reg, 6)
+                _text(c, x0 + 6 - stringWidth(num, reg, rs) / 2, y(base - 1), num, reg, rs)
         tt = t0 + rh * (rows + 1)
         if style.ruled:
             c.setLineWidth(0.4)
@@ -202,7 +249,9 @@ def draw_db_sheet(path: Path, deck: SampleDeck, style: DbStyle = DbStyle()) -> N
         return tt + rh
 
     for i, key in enumerate(("monster", "spell", "trap")):
-        end = column(key, left + i * col_w, col_w - 6, main_rows, grid_top)
+        # A long column squeezes the rows so that the page still holds extra and side.
+        end = column(key, left + i * col_w, col_w - 6, main_rows, grid_top,
+                     min(rh, 350.0 / (main_rows + 2)))
     main_total = deck.total("monster", "spell", "trap")
     label = "메인 덱 합계"
     _text(c, left + 3 * col_w - 50 - stringWidth(label, bold, 8), y(end + 14), label, bold, 8)
@@ -218,7 +267,10 @@ def draw_db_sheet(path: Path, deck: SampleDeck, style: DbStyle = DbStyle()) -> N
         lower = end + 32
     half = (W - 60) / 2
     column("extra", left, half - 8, 15, lower)
-    column("side", left + half, half - 8, 15, lower)
+    end = column("side", left + half, half - 8, 15, lower)
+    if style.footer:
+        foot = "© Studio Dice/SHUEISHA, TV TOKYO, KONAMI"
+        _text(c, W - 30 - stringWidth(foot, reg, 6.5), y(min(end + 30, H - 20)), foot, reg, 6.5)
     c.save()
 
 

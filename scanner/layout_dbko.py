@@ -133,7 +133,11 @@ def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
         nums = [t for t in rest if t.is_number]
         if len(nums) >= 3:
             band_cx = median([t.cx for t in nums], 0.0)
-            rownums = [t for t in nums if abs(t.cx - band_cx) <= 0.6 * t.size]
+            band_size = median([t.size for t in nums], 0.0)
+            # Same size as the band too: a name that starts with a digit ("7 카드") printed
+            # right after a row number is a number of the name's size, not a row number.
+            rownums = [t for t in nums if abs(t.cx - band_cx) <= 0.6 * t.size
+                       and abs(t.size - band_size) <= 0.25]
             if len(rownums) < 3:
                 rownums = []
     row_ids = {id(t) for t in rownums}
