@@ -138,6 +138,8 @@ class DbStyle:
     min_rows: int = 20
     """Rows of each main column (more when a column needs them)."""
     rownum_size: float = 6.0
+    rule_width: float = 0.3
+    """Line width of the row rules (pt); the card database prints about 0.6."""
     ruled: bool = False
     """Rule off the row-number and count columns and box the 합계 row, as the card database's
     own print does (the OCR reader finds its cells by these rules)."""
@@ -219,7 +221,7 @@ def draw_db_sheet(path: Path, deck: SampleDeck, style: DbStyle = DbStyle()) -> N
         name_x = x0 + (12 if style.entry_no and not style.glue_row_numbers else 4)
         for r in range(rows):
             rt = t0 + rh * (r + 1)
-            c.setLineWidth(0.3)
+            c.setLineWidth(style.rule_width)
             c.rect(x0, y(rt + rh), width, rh)
             base = rt + rh - (rh - s * 0.75) / 2
             num = str(r + 1)
