@@ -58,7 +58,7 @@ def event_init(path: str, name: str, settings: Settings) -> int:
 
 @event.command("info")
 @event_option
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the contract JSON.")
 @common_options
 def event_info(event_path: str | None, as_json: bool, settings: Settings) -> int:
     """Show the event header and how many players, versions and deck checks it holds."""
@@ -81,7 +81,7 @@ def event_info(event_path: str | None, as_json: bool, settings: Settings) -> int
 @click.argument("input_")
 @click.option("--player", required=True, help="Konami card game ID (10 digits).")
 @click.option("--name", default=None, help="Player name (default: the name on the sheet).")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the contract JSON.")
 @event_option
 @judge_option
 @common_options
@@ -113,7 +113,7 @@ def register(input_: str, player: str, name: str | None, as_json: bool, event_pa
 @click.option("--round", "round_no", required=True, type=int, help="Round number.")
 @click.option("--between-games", is_flag=True,
               help="Deck check between games: side-deck swaps allowed, sizes must not change.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the contract JSON.")
 @event_option
 @judge_option
 @common_options
@@ -146,7 +146,7 @@ def deckcheck(observed: str, player: str, round_no: int, between_games: bool, as
               help="Folder for report.html and report.csv.")
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Processes for the re-reads (default: all cores).")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the contract JSON.")
 @event_option
 @common_options
 def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | None,
@@ -205,7 +205,8 @@ def review(player: str, version: int | None, event_path: str | None, judge: str 
 
 
 @main.command()
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the exported lists.")
 @click.option("--format", "formats", type=click.Choice(["ydk", "text", "json", "csv"]),
               multiple=True, help="What to write (repeatable; default: all).")
 @event_option
