@@ -1,21 +1,34 @@
-"""OCR text of a name cell → a card, by closed-vocabulary matching.
+"""OCR text of a name cell → a card, by closed-vocabulary matching checked by rendering.
 
 The Debian `kor` model knows ~1,076 Hangul syllables and no Latin letters, so many names can
 never be read exactly: the OCR text is evidence, matched against the names the column can hold
 (monster column → main-deck monsters, extra → fusion/synchro/xyz/link, side → any card) with
 the jamo (NFD) ratio, so one wrong jamo costs less than a wrong syllable. A match stands
-unflagged only with a high score AND a clear lead over the runner-up.
+unflagged only with a high score AND a clear lead over the runner-up, and only when the
+rendering of the candidates in the sheet's font (ocr_verify) does not contradict it. Names OCR
+cannot tell apart (same Hangul, other Latin letters, digits or symbols: `암드 드래곤 LV3/LV5`,
+`바렐로드 F 드래곤` read as `바렐로드 드래곤`) are decided by the rendering or flagged.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
+import numpy as np
 from rapidfuzz import fuzz, process
 
 from card_db.cdb import CardDatabase
-from card_db.names import jamo, name_key
+from card_db.names import hangul_skeleton, jamo, name_key
+from scanner.ocr_verify import NameRenderer, Verdict, decide, ink_crop
+from scanner.tesseract import Tesseract
 
 COLUMN_KINDS = ("monster", "spell", "trap", "extra", "side")
+NAME_ACCEPT = 0.80
+"""A name match below this similarity is flagged 'uncertain-name'."""
+NAME_MARGIN = 0.10
+"""A lead over the runner-up below this is flagged 'ambiguous-name'."""
+NAME_GUESS = 0.45
+"""Below this no card is proposed at all."""
 
 
 @dataclass
@@ -30,28 +43,72 @@ class NameMatch:
 
 
 @dataclass
+class _Columns:
+    """The per-database part of a Vocabulary (built once per database, shared between pages)."""
+
+    by_column: dict[str, tuple[list[int], list[str]]]
+    names: dict[int, str]
+    namesakes: dict[str, dict[int, list[int]]]
+    """column → card → other cards of the column with the same Hangul skeleton."""
+
+
+_BUILT: "weakref.WeakKeyDictionary[CardDatabase, _Columns]" = weakref.WeakKeyDictionary()
+"""Cache of the per-database tables (a cache only: same result either way)."""
+
+
+def _build_columns(db: CardDatabase) -> _Columns:
+    cols: dict[str, tuple[list[int], list[str]]] = {c: ([], []) for c in COLUMN_KINDS}
+    names: dict[int, str] = {}
+    skeletons: dict[str, dict[str, list[int]]] = {c: {} for c in COLUMN_KINDS}
+    for cid, card in db.cards.items():
+        key = name_key(card.name)
+        if not key or card.is_token:
+            continue
+        names[cid] = card.name
+        jk = jamo(key)
+        skel = hangul_skeleton(key)
+        column = "extra" if card.is_extra_deck else card.kind.value
+        for c in (column, "side"):
+            cols[c][0].append(cid)
+            cols[c][1].append(jk)
+            if skel:
+                skeletons[c].setdefault(skel, []).append(cid)
+    namesakes: dict[str, dict[int, list[int]]] = {}
+    for c, groups in skeletons.items():
+        out: dict[int, list[int]] = {}
+        for members in groups.values():
+            if len(members) > 1:
+                for m in members:
+                    out[m] = [o for o in members if o != m]
+        namesakes[c] = out
+    return _Columns(by_column=cols, names=names, namesakes=namesakes)
+
+
+@dataclass
 class Vocabulary:
-    """Jamo keys of the card names, per sheet column (built once per read)."""
+    """Card names per sheet column, and the page's name renderer (one Vocabulary per page)."""
 
     by_column: dict[str, tuple[list[int], list[str]]]
     """column → (card_ids, jamo keys) in the same order."""
     names: dict[int, str]
+    namesakes: dict[str, dict[int, list[int]]] = field(default_factory=dict)
+    """column → card → cards with the same Hangul and other Latin letters/digits/symbols."""
+    renderer: NameRenderer = field(default_factory=NameRenderer)
+    """Draws candidate names in the page's font (learns the font from the page's exact reads)."""
 
     @classmethod
     def build(cls, db: CardDatabase) -> "Vocabulary":
-        cols: dict[str, tuple[list[int], list[str]]] = {c: ([], []) for c in COLUMN_KINDS}
-        names: dict[int, str] = {}
-        for cid, card in db.cards.items():
-            key = name_key(card.name)
-            if not key or card.is_token:
-                continue
-            names[cid] = card.name
-            jk = jamo(key)
-            column = "extra" if card.is_extra_deck else card.kind.value
-            for c in (column, "side"):
-                cols[c][0].append(cid)
-                cols[c][1].append(jk)
-        return cls(by_column=cols, names=names)
+        try:
+            cols = _BUILT.get(db)
+        except TypeError:
+            cols = None
+        if cols is None:
+            cols = _build_columns(db)
+            try:
+                _BUILT[db] = cols
+            except TypeError:
+                pass
+        return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes)
 
     def match(self, text: str, column: str, limit: int = 5) -> NameMatch:
         key = name_key(text)
@@ -74,3 +131,87 @@ class Vocabulary:
         best = cands[0]
         margin = best[2] - cands[1][2] if len(cands) > 1 else 1.0
         return NameMatch(best[0], best[1], best[2], margin, cands)
+
+    def rivals(self, card_ids: list[int], column: str) -> dict[int, list[int]]:
+        """card → the namesakes OCR cannot tell from it, for each of `card_ids`."""
+        table = self.namesakes.get(column) or self.namesakes.get("side", {})
+        return {c: table.get(c, []) for c in card_ids}
+
+
+def ocr_sure(m: NameMatch) -> bool:
+    """The OCR match alone would stand (before any rendering check)."""
+    return m.card_id is not None and (m.score >= 1.0 or (m.score >= NAME_ACCEPT and m.margin >= NAME_MARGIN))
+
+
+@dataclass
+class NameRead:
+    """One name cell read: OCR text, the card chosen, and why it is or is not sure."""
+
+    text: str
+    confidence: float
+    match: NameMatch
+    flags: list[str]
+    verdict: Verdict | None = None
+    detail: str = ""
+
+
+PLAUSIBLE = 0.25
+"""OCR candidates this close to the best one are rendered too."""
+
+
+def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: Vocabulary) -> Verdict:
+    """Render the match and its plausible rivals; confirm, veto or pick (ocr_verify.decide)."""
+    sure = ocr_sure(m)
+    plausible = [c for c, _, s in m.candidates if s >= m.score - PLAUSIBLE]
+    if sure and m.score >= 1.0:
+        plausible = [m.card_id]  # an exact read: only namesakes OCR cannot see are rivals
+    ocr_scores = {c: s for c, _, s in m.candidates if c in plausible}
+    rivals = vocab.rivals(plausible, column)
+    if sure and not rivals.get(m.card_id) and m.score >= 1.0:
+        return Verdict(m.card_id, True)  # nothing a rendering could tell apart
+    return decide(vocab.renderer, cell_ink, m.card_id, sure, ocr_scores, rivals, vocab.names)
+
+
+def _with_pick(m: NameMatch, pick: int, vocab: Vocabulary) -> NameMatch:
+    """The match re-pointed at the card the rendering picked (its OCR score kept)."""
+    score = next((s for c, _, s in m.candidates if c == pick), m.score)
+    others = [s for c, _, s in m.candidates if c != pick]
+    return NameMatch(pick, vocab.names[pick], max(score, NAME_ACCEPT),
+                     max(score, NAME_ACCEPT) - max(others, default=0.0), m.candidates)
+
+
+def read_name(cell: np.ndarray, upscaled: np.ndarray | None, column: str, tess: Tesseract,
+              vocab: Vocabulary) -> NameRead:
+    """Read one name cell: `cell` as cropped from the clean page, `upscaled` the ink-trimmed
+    copy scaled for Tesseract (None when the cell has no ink)."""
+    if upscaled is None:
+        return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"])
+    cell_ink = ink_crop(cell)
+    got = tess.read(upscaled, lang="kor", psm=7)
+    text, conf = got.text, got.confidence
+    match = vocab.match(text, column) if text else NameMatch(None, "", 0.0, 0.0)
+    verdict = verify_match(match, cell_ink, column, vocab) if match.card_id is not None else None
+    if verdict is None or not verdict.sure:
+        # Latin letters, ☆, ・ are beyond `kor`: a kor+eng reading may match better.
+        alt = tess.read(upscaled, lang="kor+eng", psm=7)
+        alt_match = vocab.match(alt.text, column) if alt.text else match
+        if alt_match.score > match.score:
+            text, conf, match = alt.text, alt.confidence, alt_match
+            verdict = verify_match(match, cell_ink, column, vocab)
+    flags: list[str] = []
+    detail = ""
+    if verdict is not None and verdict.sure and verdict.card_id is not None:
+        if verdict.card_id != match.card_id:
+            match = _with_pick(match, verdict.card_id, vocab)
+        if match.score >= 1.0 and cell_ink is not None and not vocab.rivals([match.card_id], column)[match.card_id]:
+            vocab.renderer.observe(cell_ink, match.name)
+        detail = verdict.detail
+    elif not text or match.score < NAME_GUESS:
+        flags.append("unresolved-name")
+    elif match.score < NAME_ACCEPT:
+        flags.append("uncertain-name")
+    else:
+        flags.append(verdict.reason if verdict is not None and verdict.reason else "ambiguous-name")
+    if flags and verdict is not None:
+        detail = verdict.detail
+    return NameRead(text, conf, match, flags, verdict, detail)

@@ -1,0 +1,335 @@
+"""Check an OCR name match by rendering the candidate names in the sheet's font.
+
+Tesseract's `kor` model cannot read Latin letters, digits next to them are shaky (LV3/LV5) and
+it spells no Σ, ★ or Ⅱ; a closed-vocabulary match then rests on the Hangul alone. The sheets
+are printed from the card names in a few known fonts, so each candidate can be drawn the way
+the sheet would print it and compared with the cell's pixels: the true name lines up glyph for
+glyph, a namesake differs exactly where the names differ.
+
+Comparison: both images are cropped to their ink, brought to one height and the cell's width
+(a long name is squeezed on the sheet, so widths are matched and the width ratio is judged
+apart), blurred a little and compared by normalised cross-correlation, over the whole name and
+over glyph-sized windows (the worst window catches a single different character).
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+log = logging.getLogger("decksheet.ocr")
+
+FONT_DIRS = ("/usr/share/fonts/truetype/nanum", "/usr/share/fonts/truetype/dejavu",
+             "/usr/share/fonts/truetype", "/usr/local/share/fonts", "/usr/share/fonts")
+FAMILIES = {"NanumGothic": "NanumGothic.ttf", "NanumBarunGothic": "NanumBarunGothic.ttf",
+            "NanumMyeongjo": "NanumMyeongjo.ttf", "NanumSquare": "NanumSquareR.ttf"}
+"""The fonts the card database's sheets are printed in."""
+FALLBACK = "DejaVuSans.ttf"
+"""Glyphs a Nanum font lacks (ϝ, some symbols) are printed in DejaVu Sans."""
+NORM_H = 32
+"""Height (px) both images are brought to before comparing."""
+RENDER_PX = 32
+"""Pixel size names are drawn at (the result is rescaled to the cell anyway)."""
+INK = 160
+
+
+def _find_font(filename: str) -> Path | None:
+    for d in FONT_DIRS:
+        p = Path(d) / filename
+        if p.is_file():
+            return p
+        hits = sorted(Path(d).rglob(filename)) if Path(d).is_dir() and d.count("/") > 3 else []
+        if hits:
+            return hits[0]
+    return None
+
+
+@lru_cache(maxsize=16)
+def _cmap(path: str) -> frozenset[int]:
+    """Code points a TrueType font has a glyph for."""
+    try:
+        from reportlab.pdfbase.ttfonts import TTFontFile
+        return frozenset(TTFontFile(path).charToGlyph)
+    except Exception as exc:  # noqa: BLE001 - an unreadable font only loses its fallback check
+        log.debug("cmap of %s unreadable: %s", path, exc)
+        return frozenset()
+
+
+@lru_cache(maxsize=64)
+def _font(path: str, px: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(path, px, layout_engine=ImageFont.Layout.BASIC)
+
+
+def available_families() -> dict[str, Path]:
+    out = {}
+    for fam, fn in FAMILIES.items():
+        p = _find_font(fn)
+        if p is not None:
+            out[fam] = p
+    return out
+
+
+def ink_level(gray: np.ndarray) -> float:
+    """Gray level under which a pixel is ink, relative to the darkest ink of the image: thin
+    serif strokes of a blurred photo are pale, and a fixed cut would drop their tops."""
+    dark = gray[gray < 200]
+    if dark.size < 8:
+        return float(INK)
+    core = float(np.percentile(dark, 5))
+    return max(float(INK), 255.0 - 0.4 * (255.0 - core))
+
+
+def ink_crop(gray: np.ndarray, min_area: int = 4) -> np.ndarray | None:
+    """The image cut to its ink (specks of fewer than `min_area` pixels ignored)."""
+    ink = (gray < ink_level(gray)).astype(np.uint8)
+    if ink.sum() < 8:
+        return None
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_area]
+    if not keep:
+        return None
+    x0 = min(stats[i, cv2.CC_STAT_LEFT] for i in keep)
+    y0 = min(stats[i, cv2.CC_STAT_TOP] for i in keep)
+    x1 = max(stats[i, cv2.CC_STAT_LEFT] + stats[i, cv2.CC_STAT_WIDTH] for i in keep)
+    y1 = max(stats[i, cv2.CC_STAT_TOP] + stats[i, cv2.CC_STAT_HEIGHT] for i in keep)
+    return gray[y0:y1, x0:x1]
+
+
+def render_name(name: str, family_path: Path, px: int = RENDER_PX) -> np.ndarray | None:
+    """`name` drawn black on white as the sheet prints it (fallback font per missing glyph),
+    cut to its ink."""
+    main = str(family_path)
+    fb = _find_font(FALLBACK)
+    cmap = _cmap(main)
+    runs: list[tuple[str, str]] = []
+    for ch in name:
+        use = main
+        if fb is not None and cmap and not ch.isspace() and ord(ch) not in cmap:
+            use = str(fb)
+        if runs and runs[-1][1] == use:
+            runs[-1] = (runs[-1][0] + ch, use)
+        else:
+            runs.append((ch, use))
+    width = int(sum(_font(f, px).getlength(t) for t, f in runs)) + 2 * px
+    img = Image.new("L", (max(width, 1), px * 2), 255)
+    draw = ImageDraw.Draw(img)
+    x = float(px // 2)
+    for text, f in runs:
+        font = _font(f, px)
+        draw.text((x, px // 2), text, font=font, fill=0)
+        x += font.getlength(text)
+    return ink_crop(np.asarray(img))
+
+
+def _norm(img: np.ndarray, w: int, h: int, blur: float) -> np.ndarray:
+    out = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
+    out = 255.0 - out
+    if blur > 0:
+        out = cv2.GaussianBlur(out, (0, 0), blur)
+    return out
+
+
+def _ncc(a: np.ndarray, b: np.ndarray) -> float:
+    a = a - a.mean()
+    b = b - b.mean()
+    d = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum() / d) if d > 1e-6 else 0.0
+
+
+@dataclass
+class Likeness:
+    """How well a rendered name matches a cell."""
+
+    overall: float
+    """NCC over the whole name, -1..1."""
+    worst: float
+    """Lowest NCC over glyph-sized windows (one wrong character shows here)."""
+    aspect: float
+    """Cell width / rendered width at equal height (< 1: squeezed on the sheet, > 1: too short)."""
+
+    @property
+    def score(self) -> float:
+        s = 0.5 * self.overall + 0.5 * self.worst
+        if self.aspect > 1.12:  # the ink is wider than the name: letters are missing
+            s -= (self.aspect - 1.12) * 1.5
+        if self.aspect < 0.55:  # squeezed far beyond what the sheets do
+            s -= (0.55 - self.aspect) * 1.5
+        return s
+
+
+def compare(cell_ink: np.ndarray, rendered_ink: np.ndarray, shift: int = 2) -> Likeness:
+    """Likeness of a cell (cut to its ink) and a rendered name (cut to its ink)."""
+    ch, cw = cell_ink.shape
+    rh, rw = rendered_ink.shape
+    w = max(8, int(round(cw * NORM_H / ch)))
+    aspect = (cw / ch) / max(rw / rh, 1e-6)
+    a = _norm(cell_ink, w, NORM_H, 1.0)
+    b = _norm(rendered_ink, w, NORM_H, 1.0)
+    overall = _ncc(a, b)
+    win, step = NORM_H, NORM_H // 2
+    pad_b = np.pad(b, ((0, 0), (shift, shift)))
+    worst = 1.0
+    for x in range(0, max(1, w - win // 2), step):
+        aw = a[:, x:x + win]
+        if aw.shape[1] < win // 2 or float(aw.std()) < 1.0:
+            continue
+        region = pad_b[:, x:x + aw.shape[1] + 2 * shift]
+        if float(region.std()) < 1.0:
+            worst = min(worst, 0.0)  # ink in the cell where the name has none
+            continue
+        # The best of small shifts: spacing differs by a pixel between printers.
+        got = cv2.matchTemplate(region, aw, cv2.TM_CCOEFF_NORMED)
+        worst = min(worst, float(np.nan_to_num(got, nan=0.0).max()))
+    return Likeness(overall=overall, worst=worst, aspect=aspect)
+
+
+@dataclass
+class FontEstimate:
+    family: str | None
+    """Best family for the page, None when no row was good enough to tell."""
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+class NameRenderer:
+    """Renders candidate names in the sheet's font and scores them against name cells.
+    One per page: it learns the page's font from names OCR read exactly."""
+
+    SAMPLES = 6
+    """Exact reads used to tell the page's font."""
+
+    def __init__(self) -> None:
+        self.families = available_families()
+        self.family: str | None = None
+        self.samples: list[tuple[np.ndarray, str]] = []
+        self.estimate: FontEstimate | None = None
+        self._cache: dict[tuple[str, str], np.ndarray | None] = {}
+
+    @property
+    def usable(self) -> bool:
+        return bool(self.families)
+
+    def rendered(self, name: str, family: str) -> np.ndarray | None:
+        key = (name, family)
+        if key not in self._cache:
+            self._cache[key] = render_name(name, self.families[family])
+        return self._cache[key]
+
+    def observe(self, cell_ink: np.ndarray, name: str) -> None:
+        """A name OCR read exactly: evidence of the page's font."""
+        if self.family is None and len(self.samples) < self.SAMPLES:
+            self.samples.append((cell_ink, name))
+            if len(self.samples) == self.SAMPLES:
+                self.estimate_family(self.samples)
+
+    def likeness(self, cell_ink: np.ndarray, name: str) -> Likeness | None:
+        """Likeness in the page's family; before the family is known, the best over families
+        (fewer than SAMPLES exact reads so far)."""
+        if self.family is None and len(self.samples) >= 2:
+            self.estimate_family(self.samples)
+        fams = [self.family] if self.family else list(self.families)
+        best: Likeness | None = None
+        for fam in fams:
+            r = self.rendered(name, fam)
+            if r is None:
+                continue
+            lk = compare(cell_ink, r)
+            if best is None or lk.score > best.score:
+                best = lk
+        return best
+
+    def estimate_family(self, samples: list[tuple[np.ndarray, str]]) -> FontEstimate:
+        """The family whose renderings of well-read names fit their cells best."""
+        if not samples or not self.families:
+            return FontEstimate(None)
+        totals = {}
+        for fam in self.families:
+            scores = []
+            for cell, name in samples:
+                r = self.rendered(name, fam)
+                scores.append(compare(cell, r).score if r is not None else -1.0)
+            totals[fam] = float(np.mean(scores))
+        fam = max(totals, key=totals.get)
+        self.family = fam
+        self.estimate = FontEstimate(fam, totals)
+        return self.estimate
+
+
+R_CONFIRM = 0.75
+"""A rendered name at least this alike confirms a candidate (true names: 5th percentile ≈ 0.8
+on the fixture scans and photos, namesakes rarely above 0.75)."""
+R_MARGIN = 0.04
+"""Lead a read name needs over a namesake OCR cannot tell apart (LV3/LV5, a dropped Latin letter)."""
+R_PICK_MARGIN = 0.08
+"""Lead the rendering needs to pick one of several OCR candidates."""
+R_VETO = 0.08
+"""A rival rendered this much more alike than the OCR's card makes the line doubtful."""
+OCR_FLOOR = 0.6
+"""A candidate the rendering picks must have at least this OCR similarity (or be the namesake
+of one that has)."""
+
+
+@dataclass
+class Verdict:
+    """What rendering says about an OCR match."""
+
+    card_id: int | None
+    sure: bool
+    reason: str = ""
+    """Flag for the line when not sure (ambiguous-name / uncertain-name)."""
+    detail: str = ""
+    scores: dict[int, float] = field(default_factory=dict)
+    """card_id → rendered likeness score."""
+
+
+def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None, ocr_sure: bool,
+           ocr_scores: dict[int, float], rivals: dict[int, list[int]], names: dict[int, str]) -> Verdict:
+    """Confirm, veto or pick a card for one name cell.
+
+    best: the OCR match; ocr_sure: it stands on OCR alone; ocr_scores: OCR similarity of each
+    candidate; rivals: candidate → namesakes OCR cannot tell from it (same Hangul, other
+    Latin/digits/symbols; longer names it is the start of)."""
+    if best is None:
+        return Verdict(None, False, "unresolved-name")
+    pool = list(dict.fromkeys([c for c in ocr_scores] + [r for rs in rivals.values() for r in rs]))
+    if cell_ink is None or not renderer.usable:
+        blind = [r for r in rivals.get(best, []) if r != best]
+        if ocr_sure and not blind:
+            return Verdict(best, True)
+        return Verdict(best, False, "ambiguous-name", "no rendering to check the read against")
+    scores: dict[int, float] = {}
+    for c in pool:
+        lk = renderer.likeness(cell_ink, names[c])
+        scores[c] = lk.score if lk is not None else -1.0
+
+    def show(c: int) -> str:
+        return f"{names[c]} {scores.get(c, -1):.2f}"
+
+    if ocr_sure:
+        blind = [r for r in rivals.get(best, []) if r != best]
+        top_blind = max(blind, key=scores.get) if blind else None
+        if top_blind is not None and (scores[best] < R_CONFIRM
+                                      or scores[best] - scores[top_blind] < R_MARGIN):
+            return Verdict(best, False, "ambiguous-name",
+                           f"OCR cannot tell {names[best]} from {names[top_blind]}; rendered: "
+                           f"{show(best)}, {show(top_blind)}", scores)
+        others = [c for c in pool if c != best]
+        top = max(others, key=scores.get) if others else None
+        if top is not None and scores[top] >= R_CONFIRM and scores[top] - scores[best] > R_VETO:
+            return Verdict(best, False, "ambiguous-name",
+                           f"rendering prefers {show(top)} over {show(best)}", scores)
+        return Verdict(best, True, scores=scores)
+    # OCR is unsure: the rendering may pick among the candidates OCR found plausible.
+    backed = {c for c, s in ocr_scores.items() if s >= OCR_FLOOR}
+    backed |= {r for c in list(backed) for r in rivals.get(c, [])}
+    ranked = sorted(pool, key=lambda c: -scores[c])
+    pick = ranked[0]
+    second = scores[ranked[1]] if len(ranked) > 1 else -1.0
+    if pick in backed and scores[pick] >= R_CONFIRM and scores[pick] - second >= R_PICK_MARGIN:
+        return Verdict(pick, True, detail=f"rendering picked {show(pick)} over "
+                       f"{show(ranked[1]) if len(ranked) > 1 else 'nothing'}", scores=scores)
+    return Verdict(best, False, "", "rendered: " + ", ".join(show(c) for c in ranked[:3]), scores)
