@@ -377,6 +377,80 @@ def _add_form_fields(background: Path, out: Path, values: dict[str, str],
         writer.write(f)
 
 
+def cn_values(deck: SampleDeck) -> dict[str, str]:
+    """Field name → value for the Chinese official form (fields numbered row by row: count,
+    name for monster/spell/trap; then count, name for extra/side)."""
+    values = {"Name": deck.player_family + deck.player_given, "Event Name": deck.event,
+              "Text1": str(deck.total("monster", "spell", "trap")),
+              "Text2": str(deck.total("extra")), "Text3": str(deck.total("side")),
+              "fill_122": str(deck.total("monster")), "fill_123": str(deck.total("spell")),
+              "fill_124": str(deck.total("trap")), "fill_185": str(deck.total("extra")),
+              "fill_186": str(deck.total("side"))}
+    values.update({f"ID{i + 1}": d for i, d in enumerate(deck.konami_id)})
+    yy, mm, dd = deck.date
+    values.update({f"Date{i + 1}": d for i, d in enumerate(f"{yy % 100:02d}{mm:02d}{dd:02d}")})
+    for i, column in enumerate(("monster", "spell", "trap")):
+        lines = deck.columns.get(column, [])
+        if len(lines) > 20:
+            raise ValueError(f"{column}: {len(lines)} lines do not fit the form's 20 rows")
+        for r, (name, count) in enumerate(lines):
+            n = 2 + 6 * r + 2 * i
+            values[f"fill_{n}"], values[f"fill_{n + 1}"] = str(count), name
+    for i, column in enumerate(("extra", "side")):
+        lines = deck.columns.get(column, [])
+        if len(lines) > 15:
+            raise ValueError(f"{column}: {len(lines)} lines do not fit the form's 15 rows")
+        for r, (name, count) in enumerate(lines):
+            n = 125 + 4 * r + 2 * i
+            values[f"fill_{n}"], values[f"fill_{n + 1}"] = str(count), name
+    return values
+
+
+def draw_cn_sheet(template: Path, path: Path, deck: SampleDeck, filled: bool = True,
+                  family: str = "NanumGothic", size: float = 8.5) -> None:
+    """The Chinese official form (a blank template PDF given by the caller) with the deck as
+    AcroForm values, or flattened: values drawn as page text in the field boxes, fields removed."""
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import BooleanObject, NameObject, TextStringObject
+    from reportlab.pdfgen import canvas
+
+    values = cn_values(deck)
+    writer = PdfWriter(clone_from=str(template))
+    page = writer.pages[0]
+    if filled:
+        for ref in page.get("/Annots") or []:
+            annot = ref.get_object()
+            if annot.get("/T") in values:
+                annot[NameObject("/V")] = TextStringObject(values[annot["/T"]])
+        writer._root_object["/AcroForm"][NameObject("/NeedAppearances")] = BooleanObject(True)
+    else:
+        reg, _ = _register(family)
+        W, H = float(page.mediabox.width), float(page.mediabox.height)
+        buf = io.BytesIO()
+        c = canvas.Canvas(buf, pagesize=(W, H))
+        for ref in page.get("/Annots") or []:
+            annot = ref.get_object()
+            name = annot.get("/T")
+            if name not in values:
+                continue
+            x0, y0, x1, y1 = (float(v) for v in annot["/Rect"])
+            value = values[name]
+            fs, scale = _fit(c, value, reg, size, x1 - x0 - 3)
+            base = (y0 + y1) / 2 - fs * 0.35
+            if len(value) <= 2 and value.isdigit():
+                _text(c, (x0 + x1) / 2 - text_width(value, reg, fs) / 2, base, value, reg, fs)
+            else:
+                _text(c, x0 + 1.5, base, value, reg, fs, scale)
+        c.save()
+        page.merge_page(PdfReader(io.BytesIO(buf.getvalue())).pages[0])
+        del page[NameObject("/Annots")]
+        del writer._root_object[NameObject("/AcroForm")]
+    with open(path, "wb") as f:
+        writer.write(f)
+
+
 PLAYERS = {
     "blue-eyes": dict(player_family="김", player_given="하늘", konami_id="0412345678",
                       event="OCG 공인 대회", date=(2026, 7, 12)),

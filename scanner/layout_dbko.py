@@ -30,6 +30,8 @@ ID_HINTS = ("코나미", "konami", "cardgame", "カードゲーム", "게임id")
 EVENT_LABELS = ("이벤트명", "이벤트", "대회명", "대회", "イベント名", "eventname", "event", "赛事名称")
 DATE_LABELS = ("날짜", "일자", "개최일", "日付", "date", "日期")
 _HEADER_LABELS = NAME_LABELS + EVENT_LABELS + DATE_LABELS + ("참가번호", "참가", "id")
+Box = tuple[float, float, float, float]
+"""x0, top, x1, bottom in page points, top-left origin."""
 
 
 @dataclass
@@ -107,6 +109,8 @@ class ColumnRead:
     lines: list[ReadLine]
     total: int | None
     notes: list[str]
+    boxes: list[Box] = field(default_factory=list)
+    """Where each line sits on the page (parallel to `lines`)."""
 
 
 def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
@@ -188,8 +192,10 @@ def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
                                           column=col.name, row=_row_of(t.cy, rownums, pitch),
                                           count_text=t.text, flags=["name-missing"],
                                           detail="a count with no name beside it")))
-    lines = [ln for _, ln in sorted(placed, key=lambda p: p[0])]
-    return ColumnRead(lines=lines, total=_column_total(col, tokens), notes=notes)
+    placed.sort(key=lambda p: p[0])
+    boxes = [(col.left, cy - pitch / 2, col.right, cy + pitch / 2) for cy, _ in placed]
+    return ColumnRead(lines=[ln for _, ln in placed], total=_column_total(col, tokens), notes=notes,
+                      boxes=boxes)
 
 
 def _pair_by_distance(name_lines: list[list[Token]], counts: list[Token], pitch: float,
@@ -324,8 +330,10 @@ def parse_date(text: str) -> str | None:
     return None
 
 
-def read_db_sheet(tokens: list[Token], width: float, height: float) -> SheetRead | None:
-    """The whole sheet, or None when the page has no deck-column headers."""
+def read_db_sheet(tokens: list[Token], width: float, height: float,
+                  line_boxes: list[Box] | None = None) -> SheetRead | None:
+    """The whole sheet, or None when the page has no deck-column headers. `line_boxes`, when
+    given, receives where each line of the sheet sits (parallel to `sheet.lines`)."""
     phr = phrases(tokens)
     cols = find_columns(phr, width, height)
     main_cols = [c for c in cols if c.section == "main"]
@@ -337,6 +345,8 @@ def read_db_sheet(tokens: list[Token], width: float, height: float) -> SheetRead
     for c in cols:
         got = read_column(c, tokens)
         sheet.lines.extend(got.lines)
+        if line_boxes is not None:
+            line_boxes.extend(got.boxes)
         sheet.notes.extend(got.notes)
         if c.section == "main":
             sheet.column_totals[c.name] = got.total

@@ -60,10 +60,12 @@ def is_kde_fields(names: set[str]) -> bool:
     return "Monster 1" in names and ("Monster Card 1 Count" in names or "Monster 1 Count" in names)
 
 
-def sheet_from_kde_fields(fields: dict[str, str], reader: str) -> SheetRead:
-    """Form values (field name → text) → lines, player, totals."""
+def sheet_from_kde_fields(fields: dict[str, str], reader: str,
+                          groups: tuple[tuple[str, str, str, int], ...] = GROUPS) -> SheetRead:
+    """Form values (field name → text) → lines, player, totals. Other forms are read through
+    this one by naming their fields as the Konami form does (`groups` gives their row counts)."""
     sheet = SheetRead(reader=reader)
-    for group, column, section, rows in GROUPS:
+    for group, column, section, rows in groups:
         for n in range(1, rows + 1):
             name = (fields.get(f"{group} {n}") or "").strip()
             count_text = (_count_field(group, n, fields) or "").strip()
@@ -142,14 +144,25 @@ def form_boxes(dx: float = 0.0, dy: float = 0.0) -> dict[str, tuple[float, float
 
 def fields_from_flat_text(tokens: list[Token]) -> dict[str, str]:
     """Assign each page word to the form box holding its centre (form text itself is outside)."""
-    anchor = [t for t in tokens if label_key(t.text) == _ANCHOR[0]]
-    dx = dy = 0.0
-    if anchor:
-        a = min(anchor, key=lambda t: t.top)
-        dx, dy = a.x0 - _ANCHOR[1], a.top - _ANCHOR[2]
-        if abs(dx) < MIN_SHIFT and abs(dy) < MIN_SHIFT:
-            dx = dy = 0.0  # header fonts differ a little between printings; boxes are big
-    boxes = form_boxes(dx, dy)
+    dx, dy = anchor_shift(tokens, _ANCHOR)
+    return assign_to_boxes(tokens, form_boxes(dx, dy))
+
+
+def anchor_shift(tokens: list[Token], anchor: tuple[str, float, float]) -> tuple[float, float]:
+    """How far the page is shifted from the blank form, found from one printed label."""
+    found = [t for t in tokens if re.sub(r"[^0-9a-z]", "", t.text.casefold()) == anchor[0]]
+    if not found:
+        return 0.0, 0.0
+    a = min(found, key=lambda t: t.top)
+    dx, dy = a.x0 - anchor[1], a.top - anchor[2]
+    if abs(dx) < MIN_SHIFT and abs(dy) < MIN_SHIFT:
+        return 0.0, 0.0  # header fonts differ a little between printings; boxes are big
+    return dx, dy
+
+
+def assign_to_boxes(tokens: list[Token],
+                    boxes: dict[str, tuple[float, float, float, float]]) -> dict[str, str]:
+    """Field name → the words whose centre lies in its box, joined in reading order."""
     found: dict[str, list[Token]] = {}
     for t in tokens:
         for name, (x0, top, x1, bottom) in boxes.items():
@@ -157,3 +170,9 @@ def fields_from_flat_text(tokens: list[Token]) -> dict[str, str]:
                 found.setdefault(name, []).append(t)
                 break
     return {name: join_words(toks) for name, toks in found.items()}
+
+
+def line_box(column: str, row: int) -> tuple[float, float, float, float]:
+    """Count and name boxes of one line together (blank-form coordinates)."""
+    tops = _MAIN_TOPS if column in ("monster", "spell", "trap") else _LOWER_TOPS
+    return (_COUNT_X[column][0], tops[row - 1], _NAME_X[column][1], tops[row - 1] + _ROW_H)

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scanner import layout_cn, layout_kde
 from scanner.errors import UnreadableInput
-from scanner.layout_dbko import read_db_sheet
+from scanner.layout_dbko import Box, read_db_sheet
 from scanner.layout_kde import (fields_from_flat_text, is_kde_fields, looks_like_kde,
                                 sheet_from_kde_fields)
 from scanner.model import ReviewFlag, SheetRead
@@ -59,17 +61,24 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
             if not _usable_text(text):
                 needs_ocr = needs_ocr or has_images or text.chars > 0
                 continue
+            boxes: list[Box] = []
             if looks_like_kde(text.tokens, text.width, text.height):
                 sheet = sheet_from_kde_fields(fields_from_flat_text(text.tokens), "pdf-text")
                 sheet.notes.append("layout: Konami deck list form, flattened")
+                boxes = _form_line_boxes(sheet, layout_kde.line_box)
+            elif layout_cn.looks_like_cn(text.tokens, text.width, text.height):
+                sheet = layout_cn.sheet_from_cn_fields(layout_cn.fields_from_flat_cn(text.tokens),
+                                                       "pdf-text")
+                sheet.notes.append("layout: Chinese official deck list form, flattened")
+                boxes = _form_line_boxes(sheet, layout_cn.line_box)
             else:
-                sheet = read_db_sheet(text.tokens, text.width, text.height)
+                sheet = read_db_sheet(text.tokens, text.width, text.height, boxes)
                 if sheet is None:
                     needs_ocr = needs_ocr or has_images
                     continue
             if len(doc) > 1:
                 sheet.notes.append(f"sheet found on page {number + 1} of {len(doc)}")
-            _add_annotations(sheet, reader)
+            add_annotations(sheet, reader, number, boxes)
             return sheet
     finally:
         doc.close()
@@ -139,15 +148,26 @@ def _read_form(path: Path, reader) -> SheetRead | None:
         log.warning("%s: form fields unreadable (%s); using the text layer", path.name, exc)
         return None
     fields = {name: _field_text(f.get("/V")) for name, f in raw.items()}
-    if not is_kde_fields(set(fields)):
+    if is_kde_fields(set(fields)):
+        deck_fields = [k for k in fields if k.startswith(("Monster", "Spell", "Trap", "Side", "Extra"))]
+        layout, line_box = "Konami deck list form", layout_kde.line_box
+        read = sheet_from_kde_fields
+    elif layout_cn.is_cn_fields(set(fields)):
+        deck_fields = list(layout_cn.CELLS)
+        layout, line_box = "Chinese official deck list form", layout_cn.line_box
+        read = layout_cn.sheet_from_cn_fields
+    else:
         return None
-    if not any(v.strip() for k, v in fields.items() if k.startswith(("Monster", "Spell", "Trap",
-                                                                      "Side", "Extra"))):
+    if not any(fields.get(k, "").strip() for k in deck_fields):
         return None  # a blank form: perhaps flattened text sits on top; read the page
-    sheet = sheet_from_kde_fields(fields, "pdf-form")
-    sheet.notes.append("layout: Konami deck list form, AcroForm fields")
-    _add_annotations(sheet, reader)
+    sheet = read(fields, "pdf-form")
+    sheet.notes.append(f"layout: {layout}, AcroForm fields")
+    add_annotations(sheet, reader, 0, _form_line_boxes(sheet, line_box))
     return sheet
+
+
+def _form_line_boxes(sheet: SheetRead, line_box) -> list[Box]:
+    return [line_box(ln.column, ln.row) for ln in sheet.lines]
 
 
 def _field_text(value) -> str:
@@ -158,19 +178,78 @@ def _field_text(value) -> str:
     return str(value)
 
 
-def _add_annotations(sheet: SheetRead, reader) -> None:
-    """Typed corrections (FreeText annotations) are not part of the text: a judge must look."""
+NOTE_KINDS = {"/FreeText": "typed note", "/Text": "sticky note", "/Ink": "pen marks",
+              "/StrikeOut": "strike-out", "/Line": "drawn line", "/Square": "drawn box",
+              "/Circle": "drawn circle", "/Polygon": "drawn shape", "/PolyLine": "drawn line",
+              "/Stamp": "stamp", "/Caret": "insertion mark", "/Highlight": "highlight",
+              "/Underline": "underline", "/Squiggly": "underline"}
+"""Annotations a person adds in a PDF viewer: digital corrections over the printed sheet."""
+NEAR_LINE = 30.0
+"""A note farther than this (pt) from every line is about the sheet, not one line."""
+
+
+def add_annotations(sheet: SheetRead, reader, sheet_page: int, boxes: list[Box]) -> None:
+    """Corrections made in a PDF viewer are not part of the text layer: each one flags the line
+    it sits on or beside ('annotation'), or the sheet when it is near no line."""
     try:
-        for number, page in enumerate(reader.pages, start=1):
-            for ref in page.get("/Annots") or []:
-                annot = ref.get_object()
-                if annot.get("/Subtype") != "/FreeText":
-                    continue
-                text = str(annot.get("/Contents") or "").strip()
-                sheet.review.append(ReviewFlag(section=None, reason="annotation",
-                                               detail=f"page {number}: typed note {text!r} over the sheet"))
+        pages = list(reader.pages)
     except Exception as exc:  # noqa: BLE001 - annotations are extra evidence only
         log.debug("annotations unreadable: %s", exc)
+        return
+    for number, page in enumerate(pages):
+        try:
+            notes = [_note(ref.get_object(), float(page.mediabox.top)) for ref in page.get("/Annots") or []]
+        except Exception as exc:  # noqa: BLE001
+            log.debug("annotations of page %d unreadable: %s", number + 1, exc)
+            continue
+        for note in notes:
+            if note is None:
+                continue
+            what, text, rect = note
+            detail = f"{what} {text!r}" if text else what
+            line = _nearest_line(rect, boxes) if number == sheet_page and rect else None
+            if line is None:
+                sheet.review.append(ReviewFlag(section=None, reason="annotation",
+                                               detail=f"page {number + 1}: {detail} over the sheet"))
+                continue
+            ln = sheet.lines[line]
+            if "annotation" not in ln.flags:
+                ln.flags.append("annotation")
+            ln.detail = "; ".join(p for p in (ln.detail, f"{detail} added in a PDF viewer on this line") if p)
+
+
+def _note(annot, page_top: float) -> tuple[str, str, Box | None] | None:
+    """(kind, text, box in top-left coordinates) of a person's annotation, None for others."""
+    what = NOTE_KINDS.get(str(annot.get("/Subtype")))
+    if what is None:
+        return None
+    text = str(annot.get("/Contents") or "").strip()
+    if not text and annot.get("/RC"):
+        text = re.sub(r"<[^>]*>", " ", str(annot.get("/RC"))).strip()
+        text = re.sub(r"\s+", " ", text)
+    if not text and what in ("typed note", "sticky note"):
+        return None  # an empty text box (the CN template ships two) says nothing
+    rect = annot.get("/Rect")
+    box = None
+    if rect is not None and len(rect) == 4:
+        x0, y0, x1, y1 = (float(v) for v in rect)
+        box = (min(x0, x1), page_top - max(y0, y1), max(x0, x1), page_top - min(y0, y1))
+    return what, text, box
+
+
+def _nearest_line(rect: Box, boxes: list[Box]) -> int | None:
+    """Index of the line box nearest the note (0 when they overlap), within NEAR_LINE."""
+    best, best_d = None, NEAR_LINE
+    cx, cy = (rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2
+    for i, (x0, top, x1, bottom) in enumerate(boxes):
+        # Distance from the note's centre to the line box; vertical distance weighs double so a
+        # note in the margin beside a row is that row's.
+        dx = max(x0 - cx, 0.0, cx - x1)
+        dy = max(top - cy, 0.0, cy - bottom)
+        d = (dx * dx + 4 * dy * dy) ** 0.5
+        if d < best_d:
+            best, best_d = i, d
+    return best
 
 
 def _ocr(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead:
