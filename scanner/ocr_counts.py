@@ -39,6 +39,11 @@ class CountRead:
     struck: bool
     """A digit in the cell is struck through (slash, dash or double dash)."""
     detail: str
+    height: float = 0.0
+    """Ink height of the glyph read, as a share of the cell height: a pen digit is written
+    taller than the printed ones (compare with the page's other count cells)."""
+    old: int | None = None
+    """The struck (old) digit as read, when there is one (less reliable than `value`)."""
 
 
 @dataclass
@@ -357,24 +362,66 @@ def read_count_cell(cell: np.ndarray, beside: np.ndarray | None = None,
     if not struck:
         if len(clean) == 1:
             r = clean[0][1]
-            return CountRead(r.digit, r.confidence, 1, False, f"digit {r.digit} (d={r.distance:.2f})")
+            return CountRead(r.digit, r.confidence, 1, False, f"digit {r.digit} (d={r.distance:.2f})",
+                             height=clean[0][0].height / H_NORM)
         # several unstruck glyphs: "10"-like or a stray mark; keep the most digit-like, low confidence
         g, r = max(clean, key=lambda gr: gr[1].confidence)
         return CountRead(r.digit, r.confidence * 0.5, len(clean), False,
-                         f"{len(clean)} unstruck glyphs; took {r.digit}")
+                         f"{len(clean)} unstruck glyphs; took {r.digit}",
+                         height=max(g.height for g, _ in clean) / H_NORM)
     old = [r.digit for _, r in struck]
     if clean:
         # the new digit: the most digit-like unstruck glyph, nearest the struck one on a tie
         sx = float(np.mean([(g.x0 + g.x1) / 2 for g, _ in struck]))
         g, r = min(clean, key=lambda gr: (-round(gr[1].confidence, 2), abs((gr[0].x0 + gr[0].x1) / 2 - sx)))
         return CountRead(r.digit, r.confidence, len(glyphs), True,
-                         f"struck {old} → new {r.digit} (d={r.distance:.2f})")
+                         f"struck {old} → new {r.digit} (d={r.distance:.2f})",
+                         height=g.height / H_NORM, old=old[0] if len(old) == 1 else None)
     if beside is not None and beside.size:
         got = read_beside(beside, templates)
         if got is not None:
             return CountRead(got.digit, got.confidence * 0.8, len(glyphs) + 1, True,
-                             f"struck {old} → new {got.digit} written left of the cell")
-    return CountRead(None, 0.0, len(glyphs), True, f"struck {old}, no new digit in the cell")
+                             f"struck {old} → new {got.digit} written left of the cell",
+                             old=old[0] if len(old) == 1 else None)
+    return CountRead(None, 0.0, len(glyphs), True, f"struck {old}, no new digit in the cell",
+                     old=old[0] if len(old) == 1 else None)
+
+
+def isolate_row(band: np.ndarray, top: int, bottom: int) -> np.ndarray:
+    """The ink of one table row, cut from a taller `band` (gray, rules removed) in which the row
+    spans rows top..bottom: strokes are bridged across the painted-out rule, and every ink blob
+    whose middle lies outside the row is erased. A pen digit that pokes out of its row stays
+    whole; the tail of a neighbour's tall writing is dropped. Returned cropped to the row plus
+    whatever of its own ink pokes out."""
+    if band is None or band.size == 0 or bottom - top < 6:
+        return band
+    h = bottom - top
+    ink = (band < 170).astype(np.uint8)
+    # the painted-out rule leaves a white gap of a few pixels across strokes that cross it
+    bridged = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((max(5, h // 6), 1), np.uint8))
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(bridged, connectivity=8)
+    keep = np.zeros(n, bool)
+    for i in range(1, n):
+        y, bh = stats[i][1], stats[i][3]
+        mid = y + bh / 2
+        keep[i] = top <= mid < bottom
+    keep[0] = True
+    foreign = cv2.dilate((~keep[lab]).astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    keep[0] = False
+    own = keep[lab]
+    # erase the neighbours' ink only: the row's own strokes keep their soft (anti-aliased) edges
+    out = band.copy()
+    out[foreign & ~cv2.dilate(own.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)] = 255
+    # fill the bridge only where the rule was, not inside the glyphs (the loops of 3, 8)
+    rule_rows = np.zeros(band.shape[0], bool)
+    for y in (top, bottom):
+        rule_rows[max(0, y - 4):y + 5] = True
+    gap = own & (ink == 0) & rule_rows[:, None]
+    out[gap] = 120
+    ys = np.nonzero(own.any(axis=1))[0]
+    y0 = min(top, int(ys.min())) if ys.size else top
+    y1 = max(bottom, int(ys.max()) + 1) if ys.size else bottom
+    return out[y0:y1]
 
 
 def read_handwritten_count(cell: np.ndarray, beside: np.ndarray | None = None) -> CountRead:

@@ -21,7 +21,9 @@ import numpy as np
 from scanner.errors import MissingToolError, UnreadableInput
 from scanner.model import ReadLine, ReviewFlag, SheetRead
 from scanner.ocr_grid import Box, Grid, RowCells, Table, page_to_grid
-from scanner.ocr_names import NameMatch, Vocabulary
+from scanner.ocr_counts import isolate_row, read_count_cell
+from scanner.ocr_marks import row_marks
+from scanner.ocr_names import NameMatch, Vocabulary, ocr_sure, read_name
 from scanner.ocr_page import PageImage, decode_image, image_to_page, load_image
 from scanner.tesseract import Tesseract
 
@@ -62,6 +64,10 @@ class RowRead:
     count_struck: bool
     handwritten: bool
     flags: list[str]
+    count_height: float = 0.0
+    """Ink height of the count glyph / row height (pen digits are taller than print)."""
+    count_old: int | None = None
+    """The struck old count, when the count was corrected."""
 
 
 def read_photo(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead:
@@ -130,11 +136,15 @@ def read_image(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, i
                                 for cells in table.rows) if r is not None]
         mark_handwritten_after_strike(col_rows)
         rows.extend(col_rows)
+    mark_pen_counts(rows, sheet)
     read_totals(grid, tess, sheet)
     cross_check_totals(rows, sheet)
     read_header(grid, tess, sheet)
     for r in rows:
-        sheet.lines.append(to_read_line(r, grid, page, options, label))
+        if r.struck_row:
+            sheet.review.append(struck_review(r, grid, page, options, label))
+        else:
+            sheet.lines.append(to_read_line(r, grid, page, options, label))
     if options.debug_dir:
         from scanner.debug import write_debug
         write_debug(Path(options.debug_dir), label, page, grid)
@@ -167,37 +177,30 @@ def read_row(grid: Grid, page: PageImage, table: Table, cells: RowCells, column:
     if name_ink < EMPTY_INK and count_ink < EMPTY_INK:
         return None
     flags: list[str] = []
-    struck = row_struck(cells.box.crop(grid.clean, inset=3))
-    handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), cells.box.crop(grid.clean, inset=3),
-                                   chroma)
-    # Name.
-    text, conf = "", 0.0
+    row_clean = cells.box.crop(grid.clean, inset=3)
+    marks = row_marks(row_clean, cells.box.crop(page.color, inset=3))
+    # Two strike detectors (Hough in ocr_marks, a long morphological run here): both → the
+    # line is struck and dropped; only one → kept and flagged, never silently dropped.
+    simple_strike = row_struck(row_clean)
+    struck = marks.struck and simple_strike
+    if marks.struck != simple_strike:
+        flags.append("possible-strike")
+    handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), row_clean, chroma)
+    # Name: OCR, closed-vocabulary match, checked by rendering the candidates (ocr_names).
     trimmed = _trim(name_img)
     if trimmed is not None:
         scale = UPSCALE_TO / max(cells.name.h, 1)
         if scale > 1.05:
             trimmed = cv2.resize(trimmed, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-        got = tess.read(trimmed, lang="kor", psm=7)
-        text, conf = got.text, got.confidence
-    match = vocab.match(text, column) if text else NameMatch(None, "", 0.0, 0.0)
-    if trimmed is not None and not _sure(match):
-        # Latin letters, ☆, ・ are beyond `kor`: a kor+eng reading may match better.
-        alt = tess.read(trimmed, lang="kor+eng", psm=7)
-        alt_match = vocab.match(alt.text, column) if alt.text else match
-        if alt_match.score > match.score:
-            text, conf, match = alt.text, alt.confidence, alt_match
-    if not text:
-        flags.append("unresolved-name")
-    elif match.score < NAME_GUESS:
-        flags.append("unresolved-name")
-    elif match.score < NAME_ACCEPT:
-        flags.append("uncertain-name")
-    elif match.margin < NAME_MARGIN and match.score < 1.0:
-        # An exact read of a whole card name stands even beside a near namesake
-        # (푸른 눈의 백룡 / 푸른 눈의 아백룡): OCR noise does not spell another real name.
-        flags.append("ambiguous-name")
-    # Count.
-    count, count_conf, detail, count_struck = read_count(count_img, name_img, tess)
+    name_read = read_name(name_img, trimmed, column, tess, vocab)
+    text, conf, match = name_read.text, name_read.confidence, name_read.match
+    flags.extend(name_read.flags)
+    # Count: read from a band taller than the row, so a pen digit poking out stays whole.
+    count_band = row_band(grid.clean, cells.count, cells.box)
+    beside_box = Box(max(cells.name.x0, cells.name.x1 - max(8, cells.name.w // 5)), cells.name.y0,
+                     cells.name.x1, cells.name.y1)
+    beside_band = row_band(grid.clean, beside_box, cells.box)
+    count, count_conf, detail, count_struck, count_h = read_count(count_band, beside_band, tess)
     if count is None or count_conf < COUNT_ACCEPT:
         flags.append("count-unclear")
     if count_struck:
@@ -208,32 +211,46 @@ def read_row(grid: Grid, page: PageImage, table: Table, cells: RowCells, column:
         flags.append("handwritten")
     return RowRead(column=column, row=cells.row, text=text, text_conf=conf, match=match, count=count,
                    count_conf=count_conf, count_detail=detail, struck_row=struck,
-                   count_struck=count_struck, handwritten=handwritten, flags=flags)
+                   count_struck=count_struck, handwritten=handwritten, flags=flags,
+                   count_height=count_h, count_old=count_old_digit(detail))
 
 
 def _sure(m: NameMatch) -> bool:
-    return m.score >= 1.0 or (m.score >= NAME_ACCEPT and m.margin >= NAME_MARGIN)
+    return ocr_sure(m)
 
 
-def read_count(count_img: np.ndarray, name_img: np.ndarray, tess: Tesseract
-               ) -> tuple[int | None, float, str, bool]:
-    """(value, confidence, detail, struck) of a count cell."""
-    try:
-        from scanner.ocr_counts import read_count_cell
-    except ImportError:
-        read_count_cell = None
-    if read_count_cell is not None:
-        beside = name_img[:, -max(8, name_img.shape[1] // 5):]
-        got = read_count_cell(count_img, beside)
-        return got.value, got.confidence, got.detail, got.struck
-    trimmed = _trim(count_img)
-    if trimmed is None:
-        return None, 0.0, "empty", False
-    got = tess.read(trimmed, lang="kor", psm=7)
-    t = re.sub(r"[|!:ㅣlI]", "1", got.text.replace(" ", ""))
-    if re.fullmatch(r"[0-9]", t):
-        return int(t), got.confidence, f"tesseract {got.text!r}", False
-    return None, 0.0, f"tesseract {got.text!r}", False
+ROW_BAND_PAD = 0.5
+"""Count cells are read from a band this many row heights taller above and below."""
+
+
+@dataclass
+class RowBand:
+    """A cell cut from a band taller than its row, with the row's own ink only."""
+
+    image: np.ndarray
+    row_h: int
+    """Height of the row itself (the image may be taller: ink poking out)."""
+
+
+def row_band(clean: np.ndarray, cell: Box, row: Box, inset: int = 3) -> RowBand:
+    pad = int(ROW_BAND_PAD * row.h)
+    y0, y1 = max(0, row.y0 - pad), min(clean.shape[0], row.y1 + pad)
+    band = clean[y0:y1, cell.x0 + inset:cell.x1 - inset]
+    return RowBand(isolate_row(band, row.y0 + inset - y0, row.y1 - inset - y0), row.h - 2 * inset)
+
+
+def read_count(count: RowBand, beside: RowBand, tess: Tesseract
+               ) -> tuple[int | None, float, str, bool, float]:
+    """(value, confidence, detail, struck, glyph height / row height) of a count cell."""
+    got = read_count_cell(count.image, beside.image)
+    height = got.height * count.image.shape[0] / max(count.row_h, 1)
+    return got.value, got.confidence, got.detail, got.struck, height
+
+
+def count_old_digit(detail: str) -> int | None:
+    """The struck digit named in a count read's detail ('struck [2] → new 3')."""
+    m = re.match(r"struck \[(\d)\]", detail)
+    return int(m.group(1)) if m else None
 
 
 def row_struck(row_clean: np.ndarray) -> bool:
@@ -333,27 +350,107 @@ def main_total_box(page: np.ndarray, region: Box) -> Box | None:
     return Box(region.x0 + x + 3, region.y0 + y + 3, region.x0 + x + w - 3, region.y0 + y + h - 3)
 
 
+SURE_COUNT = 0.8
+"""A printed count read at least this confidently stands without a total to confirm it."""
+
+
 def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
-    """A column whose counts sum to its printed total confirms its counts; one that does not
-    gets every count flagged (the printed total may be the wrong one, a judge decides)."""
+    """Check each column's counts against its printed total.
+
+    The printed totals were printed BEFORE any pen correction, so they are compared with the
+    column as printed: the untouched rows plus the old counts of struck rows and struck counts
+    (hand-written new rows left out). A match confirms the untouched counts. When an old count
+    could not be read, a total that the unknown olds (1..3 each) can explain leaves only the
+    unsure counts flagged; a column nothing explains gets every count flagged (the printed
+    total may be the wrong one, a judge decides). A total equal to the corrected sum (the
+    writer updated the total too) also confirms.
+    """
     for column in COLUMNS:
         printed = (sheet.column_totals.get(column) if column in ("monster", "spell", "trap")
                    else sheet.printed_totals.get(column))
         col = [r for r in rows if r.column == column]
         if not col:
             continue
-        total = sum(r.count or 0 for r in col)
+        kept = [r for r in col if not r.struck_row]
+        untouched = [r for r in kept if not r.count_struck and not r.handwritten]
+        corrected = [r for r in col if r.struck_row or r.count_struck]
+        after = sum(r.count or 0 for r in kept)
         if printed is None:
-            # No total to check against: only a printed count read with high confidence stands.
-            for r in col:
-                if r.count_conf < 0.8 and "count-unclear" not in r.flags:
+            verdict = "unchecked"
+        elif after == printed and not any(r.count is None for r in kept):
+            verdict = "confirmed"
+        else:
+            base = sum(r.count or 0 for r in untouched)
+            olds = [_old_count(r) for r in corrected]
+            known = [o for o in olds if o is not None]
+            unknown = len(olds) - len(known)
+            if any(r.count is None for r in untouched):
+                verdict = "mismatch"
+            elif unknown == 0 and corrected and base + sum(known) == printed:
+                verdict = "confirmed"
+            elif corrected and len(corrected) <= printed - base <= 3 * len(corrected):
+                verdict = "unchecked"  # the corrections can explain the total, but not pin it
+            else:
+                verdict = "mismatch"
+            if verdict != "confirmed":
+                sheet.notes.append(f"{column}: counts sum to {after} ({base} untouched, "
+                                   f"{len(corrected)} corrected), printed total {printed}")
+        if verdict == "unchecked":
+            # No usable total: only a printed count read with high confidence stands.
+            for r in kept:
+                if r.count_conf < SURE_COUNT and "count-unclear" not in r.flags:
                     r.flags.append("count-unclear")
-            continue
-        if total != printed:
-            for r in col:
+        elif verdict == "mismatch":
+            for r in kept:
                 if "column-total-mismatch" not in r.flags:
                     r.flags.append("column-total-mismatch")
-            sheet.notes.append(f"{column}: counts sum to {total}, printed total {printed}")
+
+
+def _old_count(r: RowRead) -> int | None:
+    """What a corrected row counted as printed: a struck row's count, a struck count's old digit."""
+    if r.struck_row and not r.count_struck:
+        return r.count if r.count in (1, 2, 3) else None
+    return r.count_old if r.count_old in (1, 2, 3) else None
+
+
+PEN_COUNT_HEIGHT = 1.3
+"""A count glyph this many times taller than the page's printed count digits is hand-written."""
+
+
+def mark_pen_counts(rows: list[RowRead], sheet: SheetRead) -> None:
+    """Flag counts written by hand: a pen digit is taller than the printed ones of the same page.
+    This also catches a corrected count whose strike was missed (the new digit is pen)."""
+    printed = [r.count_height for r in rows
+               if r.count_height > 0 and not (r.struck_row or r.count_struck or r.handwritten)]
+    if len(printed) < 5:
+        return
+    ref = float(np.median(printed))
+    sheet.notes.append(f"printed count height {ref:.2f} of the row")
+    for r in rows:
+        if r.count_height > PEN_COUNT_HEIGHT * ref and not r.struck_row:
+            r.handwritten = True
+            if "handwritten" not in r.flags:
+                r.flags.append("handwritten")
+            r.count_detail += f"; count glyph {r.count_height / ref:.1f}× the printed height"
+
+
+def struck_review(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions", label: str
+                  ) -> ReviewFlag:
+    """A struck-through printed line leaves the deck; the judge still sees what was struck.
+
+    It names no line and no card_id (the card is not in the deck; a card_id would flag another
+    line of the same card), so it is a sheet-level review item."""
+    m = r.match
+    name = m.name if m.card_id is not None and m.score >= NAME_ACCEPT else (r.text or "?")
+    ident = f" [{m.card_id}]" if m.card_id is not None and m.score >= NAME_ACCEPT else ""
+    count = r.count_old if r.count_struck else r.count
+    detail = (f"{r.column} row {r.row}: printed line struck through, left out of the deck: "
+              f"{name}{ident} ×{count if count is not None else '?'}")
+    if options.crops_dir:
+        crop = save_crop(Path(options.crops_dir), label, r, grid, page)
+        if crop:
+            detail += f"; crop {crop}"
+    return ReviewFlag(section=SECTION_OF[r.column], reason="struck-through", detail=detail)
 
 
 HANGUL_NAME = re.compile(r"^[가-힣]{2,5}$")
