@@ -35,8 +35,9 @@ _TOTALS = {"fill_122": (23.9, 452.4, 41.8, 465.9), "fill_123": (207.7, 452.4, 22
            "fill_186": (207.4, 723.6, 226.1, 737.1), "Text1": (409.6, 495.9, 466.0, 512.2),
            "Text2": (464.2, 496.8, 521.3, 512.2), "Text3": (520.4, 495.9, 575.1, 511.4)}
 _HEADER = {"Name": (115.0, 57.9, 323.9, 80.7), "Event Name": (427.0, 57.9, 572.0, 80.7)}
-_ID_X0, _ID_PITCH, _ID_TOP, _ID_BOTTOM = 121.8, 20.29, 100.7, 126.4
-_DATE_X0 = (416.9, 436.4, 475.4, 495.4, 534.4, 554.1)
+_ID_X0 = (121.8, 142.9, 161.8, 182.6, 203.2, 223.2, 244.8, 264.4, 284.4, 304.4)
+_ID_TOP, _ID_BOTTOM, _ID_W = 100.7, 126.4, 20.5
+_DATE_X0 = (416.9, 435.7, 475.1, 495.3, 533.8, 554.1)
 _DATE_TOP, _DATE_BOTTOM, _DATE_W = 101.1, 126.8, 22.4
 _ANCHOR = ("monsters", 28.0, 145.0)
 """The 'Monsters / ' label: its x0 and top on the blank form."""
@@ -75,9 +76,8 @@ def cn_boxes(dx: float = 0.0, dy: float = 0.0) -> dict[str, tuple[float, float, 
         boxes[field] = (x0, tops[row - 1], x1, tops[row - 1] + _ROW_H)
     boxes.update(_TOTALS)
     boxes.update(_HEADER)
-    for i in range(10):
-        x0 = _ID_X0 + i * _ID_PITCH
-        boxes[f"ID{i + 1}"] = (x0, _ID_TOP, x0 + _ID_PITCH, _ID_BOTTOM)
+    for i, x0 in enumerate(_ID_X0):
+        boxes[f"ID{i + 1}"] = (x0, _ID_TOP, x0 + _ID_W, _ID_BOTTOM)
     for i, x0 in enumerate(_DATE_X0):
         boxes[f"Date{i + 1}"] = (x0, _DATE_TOP, x0 + _DATE_W, _DATE_BOTTOM)
     return {k: (x0 + dx, t + dy, x1 + dx, b + dy) for k, (x0, t, x1, b) in boxes.items()}

@@ -76,6 +76,9 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                 if sheet is None:
                     needs_ocr = needs_ocr or has_images
                     continue
+            if not sheet.lines:
+                raise UnreadableInput(f"{path.name}: the deck sheet is blank (no card names or "
+                                      f"counts on page {number + 1})")
             if len(doc) > 1:
                 sheet.notes.append(f"sheet found on page {number + 1} of {len(doc)}")
             add_annotations(sheet, reader, number, boxes)

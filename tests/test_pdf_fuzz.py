@@ -151,3 +151,55 @@ def test_random_kde_form_reads_exactly(seed, ms, pools, real_db, tmp_path):
     sheet, _ = read_input(path, real_db, ReadOptions())
     assert sheet.reader == ("pdf-form" if filled else "pdf-text")
     assert_exact(sheet, deck, real_db, rows=True)
+
+
+# --- the Chinese official form ----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def cn_template(shared_dir):
+    path = shared_dir / "forms" / "CN_decklist_template_blank.pdf"
+    if not path.is_file():
+        pytest.skip(f"needs {path}")
+    return path
+
+
+def test_cn_field_boxes_are_the_forms_own(cn_template):
+    """The reader's field map and boxes agree with every widget of the blank form."""
+    import pypdf
+    from scanner.layout_cn import CELLS, cn_boxes, is_cn_fields
+    page = pypdf.PdfReader(cn_template).pages[0]
+    H = float(page.mediabox.top)
+    widgets = {}
+    for ref in page["/Annots"]:
+        a = ref.get_object()
+        if a.get("/Subtype") == "/Widget":
+            x0, y0, x1, y1 = (float(v) for v in a["/Rect"])
+            widgets[str(a["/T"])] = (x0, H - y1, x1, H - y0)
+    assert is_cn_fields(set(widgets))
+    boxes = cn_boxes()
+    assert set(CELLS) <= set(boxes) <= set(widgets)
+    for name, box in boxes.items():
+        assert all(abs(a - b) <= 1.0 for a, b in zip(box, widgets[name])), name
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_cn_form_reads_exactly(seed, ms, pools, real_db, cn_template, tmp_path):
+    rng = random.Random(20_000 + seed)
+    deck = random_deck(ms, rng, pools, {"monster": 20, "spell": 20, "trap": 20, "extra": 15,
+                                         "side": 15})
+    filled = seed % 2 == 0
+    path = tmp_path / f"cn-{seed}.pdf"
+    ms.draw_cn_sheet(cn_template, path, deck, filled=filled, family=rng.choice(tuple(ms.FONTS)),
+                     size=rng.choice((8.0, 8.5, 9.0)))
+    sheet, _ = read_input(path, real_db, ReadOptions())
+    assert sheet.reader == ("pdf-form" if filled else "pdf-text")
+    assert "Chinese" in sheet.notes[0]
+    assert sheet.event_date == "%04d-%02d-%02d" % deck.date
+    assert_exact(sheet, deck, real_db, rows=True)
+
+
+def test_blank_cn_form_is_not_a_deck(cn_template, real_db):
+    """The blank template has fields, labels and two empty text boxes, but no deck."""
+    from scanner.errors import UnreadableInput
+    with pytest.raises(UnreadableInput, match="blank"):
+        read_input(cn_template, real_db, ReadOptions())

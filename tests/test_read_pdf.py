@@ -316,3 +316,140 @@ def test_image_only_pdf_without_ocr_reader_is_refused(tmp_path, monkeypatch, dem
     monkeypatch.setitem(sys.modules, "scanner.read_photo", None)  # import fails
     with pytest.raises(UnreadableInput, match="no usable text layer"):
         read_pdf(path, demo_db, ReadOptions())
+
+
+# --- real OCR hand-off, end to end ----------------------------------------------------------
+
+def _ruled_sheet(ms, demo_db, tmp_path: Path):
+    deck = _deck(ms, demo_db, "blue-eyes")
+    path = tmp_path / "ruled.pdf"
+    ms.draw_db_sheet(path, deck, ms.DbStyle(ruled=True))  # the OCR reader finds cells by rules
+    return deck, path
+
+
+def _assert_ocr_read(sheet: SheetRead, deck, db) -> None:
+    assert sheet.reader == "ocr"
+    got = sorted((ln.column, ln.text.replace(" ", ""), ln.count) for ln in sheet.lines)
+    assert got == [(c, t.replace(" ", ""), n) for c, t, n in _expected_lines(deck)]
+    from scanner.resolve import resolve_sheet
+    decklist = resolve_sheet(sheet, db)
+    assert decklist.totals() == {"main": deck.total("monster", "spell", "trap"),
+                                 "extra": deck.total("extra"), "side": deck.total("side")}
+
+
+def test_font_without_unicode_map_is_read_by_ocr(ms, demo_db, tmp_path):
+    """Glyph ids are no text: the page goes to the real OCR reader and reads right."""
+    pytest.importorskip("tesserocr")
+    import pypdf
+    from pypdf.generic import NameObject
+    deck, ruled = _ruled_sheet(ms, demo_db, tmp_path)
+    writer = pypdf.PdfWriter(clone_from=str(ruled))
+    removed = 0
+    for font in writer.pages[0]["/Resources"]["/Font"].values():
+        font = font.get_object()
+        if "/ToUnicode" in font:
+            del font[NameObject("/ToUnicode")]
+            removed += 1
+    assert removed
+    path = tmp_path / "nomap.pdf"
+    with open(path, "wb") as f:
+        writer.write(f)
+    _assert_ocr_read(read_pdf(path, demo_db, ReadOptions()), deck, demo_db)
+
+
+def test_image_only_pdf_is_read_by_ocr(ms, demo_db, tmp_path):
+    pytest.importorskip("tesserocr")
+    import pypdfium2 as pdfium
+    deck, ruled = _ruled_sheet(ms, demo_db, tmp_path)
+    doc = pdfium.PdfDocument(str(ruled))
+    image = doc[0].render(scale=200 / 72).to_pil().convert("L")
+    doc.close()
+    path = tmp_path / "scan.pdf"
+    image.save(path, "PDF", resolution=200)
+    _assert_ocr_read(read_pdf(path, demo_db, ReadOptions()), deck, demo_db)
+
+
+# --- digital corrections (annotations) -------------------------------------------------------
+
+def _token_of(path: Path, text: str):
+    import pypdfium2 as pdfium
+    from scanner.read_pdf_words import page_text
+    doc = pdfium.PdfDocument(str(path))
+    try:
+        tokens = page_text(doc[0]).tokens
+    finally:
+        doc.close()
+    return next(t for t in tokens if t.text == text)
+
+
+def _annotate(src: Path, out: Path, notes: list[tuple[str, tuple[float, float, float, float]]],
+              subtype: str = "/FreeText") -> None:
+    """Add annotations; boxes are (x0, top, x1, bottom) in top-left page coordinates."""
+    import pypdf
+    from pypdf.generic import (ArrayObject, DictionaryObject, FloatObject, NameObject,
+                               TextStringObject)
+    writer = pypdf.PdfWriter(clone_from=str(src))
+    page = writer.pages[0]
+    H = float(page.mediabox.top)
+    annots = page.get("/Annots")
+    annots = list(annots) if annots else []
+    for text, (x0, top, x1, bottom) in notes:
+        annot = DictionaryObject({
+            NameObject("/Type"): NameObject("/Annot"), NameObject("/Subtype"): NameObject(subtype),
+            NameObject("/Rect"): ArrayObject([FloatObject(x0), FloatObject(H - bottom),
+                                              FloatObject(x1), FloatObject(H - top)]),
+            NameObject("/Contents"): TextStringObject(text),
+            NameObject("/DA"): TextStringObject("/Helv 9 Tf 0 g")})
+        annots.append(writer._add_object(annot))
+    page[NameObject("/Annots")] = ArrayObject(annots)
+    with open(out, "wb") as f:
+        writer.write(f)
+
+
+def test_typed_correction_flags_the_line_it_sits_on(ms, demo_db, tmp_path):
+    deck = _deck(ms, demo_db, "blue-eyes")
+    src = SAMPLES / "sheets" / "db-blue-eyes-gothic.pdf"
+    name, _ = deck.columns["spell"][2]
+    word = _token_of(src, name.split()[0])
+    count_cell = (word.x0 + 120, word.top - 2, word.x0 + 150, word.bottom + 2)  # beside the count
+    header = (300, 20, 380, 34)  # over the title: about the sheet, no line
+    path = tmp_path / "noted.pdf"
+    _annotate(src, path, [("→ 2", count_cell), ("", (400, 700, 420, 720)), ("확인 필요", header)])
+    sheet = read_pdf(path, demo_db, ReadOptions())
+    flagged = [ln for ln in sheet.lines if ln.flags]
+    assert [(ln.column, ln.text, ln.flags) for ln in flagged] == [("spell", name, ["annotation"])]
+    assert "'→ 2'" in flagged[0].detail
+    # The empty text box is ignored; the note over the title is a sheet-level item.
+    assert [(r.reason, r.section) for r in sheet.review] == [("annotation", None)]
+    assert "확인 필요" in sheet.review[0].detail
+    decklist = load_decklist(path, demo_db)
+    entry = next(e for e in decklist.sections["main"] if e.name == name)
+    assert entry.needs_review and "annotation" in entry.reasons
+    assert sum(e.needs_review for s in decklist.sections.values() for e in s) == 1
+
+
+def test_pen_marks_on_a_filled_form_flag_their_line(ms, demo_db, tmp_path):
+    from scanner.layout_kde import line_box
+    deck = _deck(ms, demo_db, "sky-striker")
+    src = SAMPLES / "sheets" / "kde-form-sky-striker.pdf"
+    x0, top, x1, bottom = line_box("extra", 2)
+    path = tmp_path / "inked.pdf"
+    _annotate(src, path, [("", (x0 + 20, top + 4, x1 - 20, bottom - 4))], subtype="/Ink")
+    sheet = read_pdf(path, demo_db, ReadOptions())
+    assert sheet.reader == "pdf-form"
+    flagged = [ln for ln in sheet.lines if ln.flags]
+    assert [(ln.column, ln.row, ln.text, ln.flags) for ln in flagged] == \
+        [("extra", 2, deck.columns["extra"][1][0], ["annotation"])]
+    assert "pen marks" in flagged[0].detail
+
+
+@pytest.mark.parametrize("layout", ["db", "kde-flat", "kde-form"])
+def test_blank_sheet_is_refused_not_read_as_an_empty_deck(layout, ms, demo_db, tmp_path):
+    deck = ms.SampleDeck(columns={c: [] for c in ms.COLUMN_TITLES})
+    path = tmp_path / f"blank-{layout}.pdf"
+    if layout == "db":
+        ms.draw_db_sheet(path, deck)
+    else:
+        ms.draw_kde_sheet(path, deck, filled=(layout == "kde-form"))
+    with pytest.raises(UnreadableInput, match="blank"):
+        read_pdf(path, demo_db, ReadOptions())
