@@ -70,9 +70,21 @@ def _judged(entry: Entry) -> bool:
     return entry.card_id is not None and not (set(entry.reasons) & IDENTITY_DOUBTS)
 
 
-def _size_infractions(totals: dict[str, int]) -> list[Infraction]:
+def _count_in_doubt(entry: Entry) -> bool:
+    """A line whose count a judge must still confirm (count-unclear, count-implausible, ...)."""
+    return entry.count <= 0 or (entry.needs_review
+                                and any(r.startswith("count-") for r in entry.reasons))
+
+
+def _size_infractions(deck: Decklist) -> list[Infraction]:
+    """Size codes; none for a section whose size rests on a count in doubt (that line is
+    reported as UNRESOLVED_LINE instead of a size verdict built on a guess, e.g. "-2장")."""
     out = []
-    main, extra, side = totals["main"], totals["extra"], totals["side"]
+    totals = deck.totals()
+    doubt = {s for s in SECTIONS if any(_count_in_doubt(e) for e in deck.sections[s])}
+    main = totals["main"] if "main" not in doubt else MAIN_MIN
+    extra = totals["extra"] if "extra" not in doubt else 0
+    side = totals["side"] if "side" not in doubt else 0
     if main < MAIN_MIN:
         out.append(make_infraction("MAIN_TOO_SMALL", f"메인 덱이 {main}장입니다 (40장 이상이어야 함).",
                                    "main"))
@@ -184,7 +196,7 @@ def _count_infraction(g: _Group, limits: LimitList) -> Infraction | None:
 
 def check_decklist(deck: Decklist, limits: LimitList, db: CardDatabase) -> CheckResult:
     """Every problem of `deck` under `limits` (sizes, counts, placement, usability, review)."""
-    infractions = (_size_infractions(deck.totals()) + _card_infractions(deck, limits, db)
+    infractions = (_size_infractions(deck) + _card_infractions(deck, limits, db)
                    + review_infractions(deck))
     infractions.sort(key=lambda i: (CODE_ORDER.index(i.code) if i.code in CODE_ORDER else 99,
                                     SECTIONS.index(i.section) if i.section in SECTIONS else 9))
