@@ -207,6 +207,8 @@ class EventStore:
             raise EventError(f"no event: give --event PATH or set {ENV_EVENT} "
                              f"(create one with 'decksheet event init PATH')")
         p = Path(path)
+        if p.is_dir():
+            raise EventError(f"{p} is a folder, not an event file")
         if not p.is_file():
             raise EventError(f"no event file at {p} (create it with 'decksheet event init {p}')")
         try:

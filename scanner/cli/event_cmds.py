@@ -12,8 +12,8 @@ from scanner.errors import EventError, ExitCode
 
 
 def event_option(func: Callable) -> Callable:
-    return click.option("--event", "event_path", type=click.Path(dir_okay=False),
-                        envvar="DECKSHEET_EVENT",
+    # No click.Path(dir_okay=False): its usage error is four lines; EventStore.open says it in one.
+    return click.option("--event", "event_path", envvar="DECKSHEET_EVENT",
                         help="The event file (env DECKSHEET_EVENT).")(func)
 
 
@@ -25,6 +25,17 @@ def judge_option(func: Callable) -> Callable:
 def _open(event_path: str | None):
     from scanner.event_store import EventStore
     return EventStore.open(event_path)
+
+
+def _out_folder(path: Path, what: str) -> Path:
+    """The output folder, made if needed; refused in one line before any work is done."""
+    if path.exists() and not path.is_dir():
+        raise EventError(f"cannot write the {what} into {path}: it is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise EventError(f"cannot write the {what} into {path}: {exc.strerror or exc}") from None
+    return path
 
 
 def _limits(store, settings: Settings):
@@ -39,7 +50,7 @@ def event() -> None:
 
 
 @event.command("init")
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path")
 @click.option("--name", required=True, help="Event name (이벤트명).")
 @common_options
 def event_init(path: str, name: str, settings: Settings) -> int:
@@ -142,7 +153,7 @@ def deckcheck(observed: str, player: str, round_no: int, between_games: bool, as
 
 
 @main.command()
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
               help="Folder for report.html and report.csv.")
 @click.option("--workers", type=click.IntRange(1, 64), default=None,
               help="Processes for the re-reads (default: all cores).")
@@ -157,6 +168,7 @@ def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | N
     from scanner.report_html import write_report
 
     with _open(event_path) as store:
+        _out_folder(out_dir, "report")
         db = settings.db()
         limits = _limits(store, settings)
         total = len(audit_jobs(store))
@@ -205,7 +217,7 @@ def review(player: str, version: int | None, event_path: str | None, judge: str 
 
 
 @main.command()
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
               help="Folder for the exported lists.")
 @click.option("--format", "formats", type=click.Choice(["ydk", "text", "json", "csv"]),
               multiple=True, help="What to write (repeatable; default: all).")
@@ -218,6 +230,7 @@ def export(out_dir: Path, formats: tuple[str, ...], event_path: str | None,
     from scanner.event_export import export_event
 
     with _open(event_path) as store:
+        _out_folder(out_dir, "lists")
         written, flagged = export_event(store, settings.db(), out_dir,
                                         set(formats or ("ydk", "text", "json", "csv")))
     click.echo(f"{written} file(s) → {out_dir}"
