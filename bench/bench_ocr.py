@@ -1,6 +1,8 @@
 """Benchmark the OCR reader on sheets with truth files (scan-*, photo-*, photo-corrected-*).
 
     python bench/bench_ocr.py [--sheets DIR] [--card-db PATH] [--kinds scan,photo,photo-corrected]
+    python bench/bench_ocr.py --samples            # samples/photos/ with the demo database
+    python bench/bench_ocr.py --generated DIR      # a set made by samples/make_photos.py --out DIR
 
 Scores every truth line as in fixtures/sheets/README.md (correct / flagged / silent error /
 missing), per kind, with seconds per sheet, and writes JSON into bench/results/.
@@ -34,10 +36,30 @@ def kind_of(name: str) -> str | None:
     return None
 
 
+def printed_at(truth: dict) -> dict[tuple[str, int], str]:
+    """(column, row) → what the sheet shows there, pen corrections included."""
+    at = {(ln["column"], ln["row"]): f"{ln['name']} ×{ln['count']}" for ln in truth["layout"]["lines"]}
+    for c in truth.get("corrections", []):
+        key = (c["column"], c["row"])
+        if c["type"] == "replace-row":
+            at[key] = f"struck: {at.get(key)}"
+            w = c["written"]
+            at[(c["column"], w["row"])] = f"hand-written {w['name']} ×{w['count']}"
+        else:
+            at[key] = f"{c['name']} ×{c['old']} corrected to ×{c['new']} ({c['written_at']})"
+    return at
+
+
+def _where(e: dict, at: dict) -> str:
+    col, row = e.get("column"), e.get("row")
+    return f"{col} row {row}: read {e.get('read')!r} → {e.get('name')} ×{e.get('count')}; true: {at.get((col, row))}"
+
+
 def score_sheet(out: dict, truth: dict) -> dict:
     """Count truth lines correct / flagged / silent / missing, plus unflagged extra lines."""
     res = {"lines": 0, "correct": 0, "flagged": 0, "silent": 0, "missing": 0, "extra_silent": 0,
-           "errors": []}
+           "errors": [], "missed": []}
+    at = printed_at(truth) if "layout" in truth else {}
     review_ids = {(r.get("section"), r.get("card_id")) for r in out.get("review", [])
                   if r.get("card_id") is not None}
     review_lines = {(r.get("section"), r.get("line")) for r in out.get("review", [])
@@ -47,7 +69,9 @@ def score_sheet(out: dict, truth: dict) -> dict:
         entries = out["sections"].get(s, [])
         flagged_ids: set[int] = set()
         unflagged: dict[int, int] = {}
+        entry_of: dict[int, dict] = {}
         for i, e in enumerate(entries, 1):
+            entry_of.setdefault(e.get("card_id"), e)
             cid = e.get("card_id")
             fl = e.get("needs_review") or (s, cid) in review_ids or (s, i) in review_lines
             if fl:
@@ -65,15 +89,17 @@ def score_sheet(out: dict, truth: dict) -> dict:
                 res["correct"] += 1
             elif cid in unflagged:
                 res["silent"] += 1
-                res["errors"].append(f"{s} {cid}: count {unflagged[cid]} ≠ {n}")
+                res["errors"].append(f"{s} {cid}: count {unflagged[cid]} ≠ {n}; "
+                                     + _where(entry_of[cid], at))
                 exact = False
             else:
                 res["missing"] += 1
+                res["missed"].append(f"{s} {cid} ×{n}")
                 exact = False
         for cid, n in unflagged.items():
             if cid not in want:
                 res["extra_silent"] += 1
-                res["errors"].append(f"{s} {cid}: not in truth (count {n})")
+                res["errors"].append(f"{s} {cid}: not in truth; " + _where(entry_of[cid], at))
                 exact = False
     res["exact"] = exact and not any(r for r in out.get("review", []) if r.get("line") is None
                                      and r.get("card_id") is None)
@@ -83,13 +109,24 @@ def score_sheet(out: dict, truth: dict) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sheets", type=Path, default=REPO.parent / "shared" / "fixtures" / "sheets")
-    ap.add_argument("--card-db", type=Path, default=REPO.parent / "shared" / "carddb" / "ko-KR.cdb")
+    ap.add_argument("--card-db", type=Path, default=None,
+                    help="default: ../shared/carddb/ko-KR.cdb (the demo database with --samples)")
+    ap.add_argument("--samples", action="store_true",
+                    help="the project's own photos and scans, samples/photos/, with the demo database")
+    ap.add_argument("--generated", type=Path, metavar="DIR",
+                    help="a set made by samples/make_photos.py --out DIR")
     ap.add_argument("--kinds", default=",".join(KINDS))
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
     kinds = set(args.kinds.split(","))
-    db = load_card_db(args.card_db)
+    if args.samples:
+        from card_db.cdb import demo_db_path
+        args.sheets = REPO / "samples" / "photos"
+        args.card_db = args.card_db or demo_db_path()
+    elif args.generated:
+        args.sheets = args.generated
+    db = load_card_db(args.card_db or REPO.parent / "shared" / "carddb" / "ko-KR.cdb")
     per_kind: dict[str, dict] = {}
     sheets = []
     for truth_path in sorted(args.sheets.glob("*.truth.json")):
@@ -121,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose:
             for e in sc["errors"]:
                 print("    silent:", e)
+            for e in sc["missed"]:
+                print("    missing:", e)
     summary = {}
     for kind, k in per_kind.items():
         secs = k.pop("seconds")
@@ -132,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
               f"median {k['median_seconds']} s")
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    (args.out / f"ocr-{stamp}.json").write_text(
+    label = "samples" if args.samples else ("generated" if args.generated else "fixtures")
+    (args.out / f"ocr-{label}-{stamp}.json").write_text(
         json.dumps({"summary": summary, "sheets": sheets}, ensure_ascii=False, indent=1), encoding="utf-8")
     return 0
 

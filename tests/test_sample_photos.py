@@ -1,0 +1,170 @@
+"""The project's own scans and phone photos (samples/photos/, made by samples/make_photos.py):
+they read through `decksheet scan` with the demo database, with no ../shared needed."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from scanner.model import SECTIONS
+
+REPO = Path(__file__).resolve().parent.parent
+PHOTOS = REPO / "samples" / "photos"
+ALL = sorted(p.name for p in PHOTOS.glob("*") if p.suffix in (".pdf", ".jpg"))
+
+
+def _make_photos():
+    sys.path.insert(0, str(REPO / "samples"))
+    spec = importlib.util.spec_from_file_location("make_photos", REPO / "samples" / "make_photos.py")
+    if "make_photos" not in sys.modules:
+        sys.modules["make_photos"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["make_photos"])
+    return sys.modules["make_photos"]
+
+
+def truth_of(name: str) -> dict:
+    return json.loads((PHOTOS / (name.rsplit(".", 1)[0] + ".truth.json")).read_text("utf-8"))
+
+
+def scan_json(name: str) -> dict:
+    from scanner.cli import main
+    res = CliRunner().invoke(main, ["scan", str(PHOTOS / name), "--json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def score(out: dict, truth: dict) -> dict:
+    """Truth lines right-and-unflagged, flagged, silently wrong (incl. unflagged lines not in
+    the truth), missing; as the fixtures README scores them."""
+    res = {"lines": 0, "correct": 0, "flagged": 0, "silent": 0, "missing": 0}
+    for s in SECTIONS:
+        flagged, unflagged = set(), {}
+        for e in out["sections"][s]:
+            if e["needs_review"]:
+                flagged.add(e["card_id"])
+            elif e["card_id"] is not None:
+                unflagged[e["card_id"]] = unflagged.get(e["card_id"], 0) + e["count"]
+        want = {int(k): v for k, v in truth[s].items()}
+        for cid, n in want.items():
+            res["lines"] += 1
+            key = ("flagged" if cid in flagged else "correct" if unflagged.get(cid) == n
+                   else "silent" if cid in unflagged else "missing")
+            res[key] += 1
+        res["silent"] += sum(1 for cid in unflagged if cid not in want)
+    return res
+
+
+def test_committed_set_is_small_and_complete():
+    assert {n.split("-0")[0] for n in ALL} == {"scan", "photo", "photo-corrected"}
+    for name in ALL:
+        assert (PHOTOS / name).stat().st_size <= 400_000, name
+        t = truth_of(name)
+        assert t["file"] == name and t["distortions"]
+        assert sum(t["main"].values()) == t["totals"]["main"]
+    assert sum(p.stat().st_size for p in PHOTOS.iterdir()) <= 3_000_000
+
+
+def test_generator_geometry_matches_the_drawn_sheet(tmp_path, demo_db):
+    """The pen goes where the sheet prints its rows: every printed name lies in the row box
+    make_photos computes for it (checked on the PDF text layer, several random styles)."""
+    pdfplumber = pytest.importorskip("pdfplumber")
+    mp = _make_photos()
+    for seed in range(4):
+        sheet = mp.sample_sheet(("blue-eyes", "sky-striker", "hero")[seed % 3], demo_db,
+                                np.random.default_rng(seed))
+        pdf = tmp_path / f"s{seed}.pdf"
+        mp.draw_db_sheet(pdf, sheet.deck, sheet.style)
+        words = pdfplumber.open(pdf).pages[0].extract_words(keep_blank_chars=True)
+        geom = mp.sheet_geometry(sheet.deck, sheet.style)
+        for col, lines in sheet.deck.columns.items():
+            for row, (name, _) in enumerate(lines, 1):
+                x0, y0, x1, y1 = geom[col].row_box(row)
+                head = name.split()[0][:2]
+                assert any(x0 <= w["x0"] <= x1 and y0 <= (w["top"] + w["bottom"]) / 2 <= y1
+                           and head in w["text"] for w in words), (seed, col, row, name)
+
+
+def deck_from_printed_lines(t: dict, section_of: dict) -> dict:
+    deck = {s: {} for s in SECTIONS}
+    for ln in t["layout"]["lines"]:
+        sec = section_of[ln["column"]]
+        deck[sec][str(ln["card_id"])] = deck[sec].get(str(ln["card_id"]), 0) + ln["count"]
+    for c in t["corrections"]:
+        sec = deck[c["section"]]
+        if c["type"] == "replace-row":
+            sec[str(c["struck"]["card_id"])] -= c["struck"]["count"]
+            sec[str(c["written"]["card_id"])] = c["written"]["count"]
+        else:
+            sec[str(c["card_id"])] += c["new"] - c["old"]
+    return {s: {k: v for k, v in d.items() if v} for s, d in deck.items()}
+
+
+def test_corrected_truth_is_printed_deck_plus_corrections():
+    """The truth deck of a corrected photo is its printed lines with each correction applied;
+    printed totals are from before the pen."""
+    mp = _make_photos()
+    corrected = [n for n in ALL if n.startswith("photo-corrected")]
+    assert corrected
+    for name in corrected:
+        t = truth_of(name)
+        assert t["corrections"], name
+        assert deck_from_printed_lines(t, mp.SECTION_OF) == {s: t[s] for s in SECTIONS}, name
+        assert t["printed_totals"]["main"] == sum(ln["count"] for ln in t["layout"]["lines"]
+                                                  if ln["column"] in ("monster", "spell", "trap"))
+
+
+@pytest.mark.slow
+def test_generator_is_deterministic(tmp_path):
+    mp = _make_photos()
+    for out in (tmp_path / "a", tmp_path / "b"):
+        mp.main(["--out", str(out), "--kinds", "photo-corrected", "--count", "1", "--seed", "3"])
+    assert (tmp_path / "a" / "photo-corrected-01.jpg").read_bytes() == \
+        (tmp_path / "b" / "photo-corrected-01.jpg").read_bytes()
+    t = json.loads((tmp_path / "a" / "photo-corrected-01.truth.json").read_text("utf-8"))
+    assert deck_from_printed_lines(t, mp.SECTION_OF) == {s: t[s] for s in SECTIONS}
+
+
+@pytest.mark.parametrize("name", ["scan-02.pdf", "photo-02.jpg"])
+def test_scan_and_photo_read_with_no_silent_error(name):
+    pytest.importorskip("tesserocr")
+    out, truth = scan_json(name), truth_of(name)
+    s = score(out, truth)
+    assert out["source"]["reader"] == "ocr"
+    assert s["silent"] == 0, s
+    assert s["correct"] >= 0.9 * s["lines"], s
+    assert out["printed_totals"]["main"] == truth["printed_totals"]["main"]
+
+
+KNOWN_FAILING = {  # the reader's page finder misses these (light desk / strong tilt); see bench/README.md
+    "photo-01.jpg", "photo-03.jpg", "photo-corrected-01.jpg"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ALL)
+def test_every_committed_sample_reads(name):
+    pytest.importorskip("tesserocr")
+    from scanner.cli import main
+    res = CliRunner().invoke(main, ["scan", str(PHOTOS / name), "--json"])
+    if res.exit_code == 2:  # refused: not silent, but no read at all
+        assert name in KNOWN_FAILING, res.output
+        pytest.xfail(f"{name}: {res.output.strip().splitlines()[-1]}")
+    out, truth = json.loads(res.stdout), truth_of(name)
+    s = score(out, truth)
+    assert s["silent"] == 0, s
+    if name in KNOWN_FAILING and s["correct"] < 0.9 * s["lines"]:
+        pytest.xfail(f"{name}: {s}")
+    assert s["correct"] >= 0.9 * s["lines"], s
+    main_lines = out["sections"]["main"]
+    for c in truth["corrections"]:  # every corrected row right or flagged
+        rows = [c["row"]] + ([c["written"]["row"]] if "written" in c else [])
+        for row in rows:
+            hit = [e for e in out["sections"][c["section"]]
+                   if e.get("column") == c["column"] and e.get("row") == row]
+            want = truth[c["section"]]
+            assert all(e["needs_review"] or want.get(str(e["card_id"])) == e["count"] for e in hit), (c, hit)
+    assert main_lines
