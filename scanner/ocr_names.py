@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from typing import Iterable
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -57,17 +58,25 @@ _BUILT: "weakref.WeakKeyDictionary[CardDatabase, _Columns]" = weakref.WeakKeyDic
 
 
 def _build_columns(db: CardDatabase) -> _Columns:
+    def entries():
+        for cid, card in db.cards.items():
+            if not card.is_token:
+                yield cid, card.name, "extra" if card.is_extra_deck else card.kind.value
+    return _columns_from(entries())
+
+
+def _columns_from(entries: Iterable[tuple[int, str, str]]) -> _Columns:
+    """Tables from (card_id, name, column kind: monster/spell/trap/extra)."""
     cols: dict[str, tuple[list[int], list[str]]] = {c: ([], []) for c in COLUMN_KINDS}
     names: dict[int, str] = {}
     skeletons: dict[str, dict[str, list[int]]] = {c: {} for c in COLUMN_KINDS}
-    for cid, card in db.cards.items():
-        key = name_key(card.name)
-        if not key or card.is_token:
+    for cid, name, column in entries:
+        key = name_key(name)
+        if not key:
             continue
-        names[cid] = card.name
+        names[cid] = name
         jk = jamo(key)
         skel = hangul_skeleton(key)
-        column = "extra" if card.is_extra_deck else card.kind.value
         for c in (column, "side"):
             cols[c][0].append(cid)
             cols[c][1].append(jk)
@@ -108,6 +117,12 @@ class Vocabulary:
                 _BUILT[db] = cols
             except TypeError:
                 pass
+        return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes)
+
+    @classmethod
+    def from_names(cls, entries: Iterable[tuple[int, str, str]]) -> "Vocabulary":
+        """A vocabulary of (card_id, name, column kind) without a card database (tests, tools)."""
+        cols = _columns_from(entries)
         return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes)
 
     def match(self, text: str, column: str, limit: int = 5) -> NameMatch:

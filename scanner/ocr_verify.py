@@ -162,14 +162,20 @@ class Likeness:
         return s
 
 
-def compare(cell_ink: np.ndarray, rendered_ink: np.ndarray, shift: int = 2) -> Likeness:
+BLURS = (1.0, 1.6, 2.4)
+"""Blurs (px at NORM_H) tried on the renderings: a soft photo's strokes are thicker and
+fainter than a crisp rendering's; the page's blur is chosen with its font."""
+
+
+def compare(cell_ink: np.ndarray, rendered_ink: np.ndarray, shift: int = 2,
+            blur: float = BLURS[0]) -> Likeness:
     """Likeness of a cell (cut to its ink) and a rendered name (cut to its ink)."""
     ch, cw = cell_ink.shape
     rh, rw = rendered_ink.shape
     w = max(8, int(round(cw * NORM_H / ch)))
     aspect = (cw / ch) / max(rw / rh, 1e-6)
     a = _norm(cell_ink, w, NORM_H, 1.0)
-    b = _norm(rendered_ink, w, NORM_H, 1.0)
+    b = _norm(rendered_ink, w, NORM_H, blur)
     overall = _ncc(a, b)
     win, step = NORM_H, NORM_H // 2
     pad_b = np.pad(b, ((0, 0), (shift, shift)))
@@ -192,6 +198,8 @@ def compare(cell_ink: np.ndarray, rendered_ink: np.ndarray, shift: int = 2) -> L
 class FontEstimate:
     family: str | None
     """Best family for the page, None when no row was good enough to tell."""
+    blur: float = BLURS[0]
+    """Blur of the renderings that fits the page best."""
     scores: dict[str, float] = field(default_factory=dict)
 
 
@@ -205,6 +213,7 @@ class NameRenderer:
     def __init__(self) -> None:
         self.families = available_families()
         self.family: str | None = None
+        self.blur = BLURS[0]
         self.samples: list[tuple[np.ndarray, str]] = []
         self.estimate: FontEstimate | None = None
         self._cache: dict[tuple[str, str], np.ndarray | None] = {}
@@ -237,7 +246,7 @@ class NameRenderer:
             r = self.rendered(name, fam)
             if r is None:
                 continue
-            lk = compare(cell_ink, r)
+            lk = compare(cell_ink, r, blur=self.blur)
             if best is None or lk.score > best.score:
                 best = lk
         return best
@@ -254,8 +263,12 @@ class NameRenderer:
                 scores.append(compare(cell, r).score if r is not None else -1.0)
             totals[fam] = float(np.mean(scores))
         fam = max(totals, key=totals.get)
-        self.family = fam
-        self.estimate = FontEstimate(fam, totals)
+        by_blur = {BLURS[0]: totals[fam]}
+        for blur in BLURS[1:]:
+            by_blur[blur] = float(np.mean([compare(cell, r, blur=blur).score for cell, name in samples
+                                           if (r := self.rendered(name, fam)) is not None] or [-1.0]))
+        self.family, self.blur = fam, max(by_blur, key=by_blur.get)
+        self.estimate = FontEstimate(fam, self.blur, totals)
         return self.estimate
 
 
@@ -314,6 +327,12 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
         top_blind = max(blind, key=scores.get) if blind else None
         if top_blind is not None and (scores[best] < R_CONFIRM
                                       or scores[best] - scores[top_blind] < R_MARGIN):
+            # The read spells a namesake's Hangul exactly: the rendering may still tell
+            # which of them is printed (`바렐로드 F 드래곤` read with the F dropped).
+            group = sorted([best] + blind, key=lambda c: -scores[c])
+            if scores[group[0]] >= R_CONFIRM and scores[group[0]] - scores[group[1]] >= R_PICK_MARGIN:
+                return Verdict(group[0], True, detail=f"rendering picked {show(group[0])} over "
+                               f"{show(group[1])}", scores=scores)
             return Verdict(best, False, "ambiguous-name",
                            f"OCR cannot tell {names[best]} from {names[top_blind]}; rendered: "
                            f"{show(best)}, {show(top_blind)}", scores)

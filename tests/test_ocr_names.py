@@ -1,0 +1,105 @@
+"""Name cells → cards (scanner/ocr_names.py): Tesseract read, closed-vocabulary match, rendering
+check. Cells are drawn in the sheets' fonts, blurred and noised; a namesake OCR cannot tell
+apart is decided by rendering or flagged, never silently swapped."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from scanner.ocr_names import Vocabulary, ocr_sure, read_name
+from scanner.ocr_verify import available_families, render_name
+
+pytest.importorskip("tesserocr")
+FAMILIES = available_families()
+pytestmark = pytest.mark.skipif("NanumGothic" not in FAMILIES, reason="needs fonts-nanum")
+
+CARDS = [(980973, "암드 드래곤 LV3", "monster"), (46384672, "암드 드래곤 LV5", "monster"),
+         (73879377, "암드 드래곤 LV7", "monster"), (14558127, "하루 우라라", "monster"),
+         (23434538, "증식의 G", "monster"), (1, "바렐로드 드래곤", "extra"),
+         (2, "바렐로드 F 드래곤", "extra"), (3, "바렐로드 S 드래곤", "extra"),
+         (4, "미지 개구리", "monster"), (5, "마지 개구리", "monster"),
+         (6, "팬텀 오브 카오스", "monster"), (7, "코어 오브 카오스", "monster")]
+
+
+@pytest.fixture(scope="module")
+def tess():
+    from scanner.tesseract import Tesseract
+    t = Tesseract()
+    yield t
+    t.close()
+
+
+def sheet_cell(name: str, family: str = "NanumGothic", px: int = 26, blur: float = 0.7,
+               seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(cell as cut from the page, ink-trimmed copy scaled for Tesseract) for a printed name."""
+    ink = render_name(name, FAMILIES[family], px=px)
+    h, w = ink.shape
+    cell = np.full((h + 18, w + 40), 255, np.uint8)
+    cell[9:9 + h, 10:10 + w] = ink
+    cell = cv2.GaussianBlur(cell, (0, 0), blur)
+    cell = np.clip(cell + np.random.default_rng(seed).normal(0, 5, cell.shape), 0, 255).astype(np.uint8)
+    ys, xs = np.nonzero(cell < 160)
+    trimmed = np.full((np.ptp(ys) + 13, np.ptp(xs) + 13), 255, np.uint8)
+    trimmed[6:6 + np.ptp(ys) + 1, 6:6 + np.ptp(xs) + 1] = cell[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    scale = 48 / cell.shape[0]
+    return cell, cv2.resize(trimmed, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+
+
+def vocab_for_page(family: str = "NanumGothic") -> Vocabulary:
+    v = Vocabulary.from_names(CARDS)
+    v.renderer.family = family
+    return v
+
+
+def test_vocabulary_knows_the_namesakes_ocr_cannot_tell_apart():
+    v = Vocabulary.from_names(CARDS)
+    assert sorted(v.rivals([980973], "monster")[980973]) == [46384672, 73879377]
+    assert sorted(v.rivals([1], "extra")[1]) == [2, 3]
+    assert v.rivals([14558127], "monster")[14558127] == []
+    assert v.rivals([2], "side")[2] == [1, 3]  # the side deck holds every card
+
+
+@pytest.mark.parametrize("name", ["암드 드래곤 LV5", "암드 드래곤 LV7", "증식의 G", "하루 우라라"])
+def test_read_name_gets_the_card_or_flags(tess, name):
+    cid = next(c for c, n, _ in CARDS if n == name)
+    cell, up = sheet_cell(name)
+    got = read_name(cell, up, "monster", tess, vocab_for_page())
+    assert got.match.card_id == cid and not got.flags, (got.text, got.flags, got.detail)
+
+
+@pytest.mark.parametrize("name, other", [("바렐로드 F 드래곤", 1), ("바렐로드 드래곤", 2)])
+def test_a_dropped_latin_letter_never_passes_as_the_shadow_card(tess, name, other):
+    cid = next(c for c, n, _ in CARDS if n == name)
+    cell, up = sheet_cell(name, family="NanumGothic")
+    got = read_name(cell, up, "extra", tess, vocab_for_page())
+    assert got.match.card_id != other or got.flags
+    assert got.match.card_id == cid and not got.flags, (got.text, got.flags, got.detail)
+
+
+def test_without_fonts_a_namesake_read_is_flagged(tess):
+    v = Vocabulary.from_names(CARDS)
+    v.renderer.families = {}
+    cell, up = sheet_cell("바렐로드 드래곤")
+    got = read_name(cell, up, "extra", tess, v)
+    assert got.flags and got.flags[0] in ("ambiguous-name", "uncertain-name")
+
+
+def test_empty_cell_is_unresolved(tess):
+    got = read_name(np.full((30, 200), 255, np.uint8), None, "monster", tess, vocab_for_page())
+    assert got.match.card_id is None and got.flags == ["unresolved-name"]
+
+
+def test_ocr_sure_needs_score_and_lead():
+    v = Vocabulary.from_names(CARDS)
+    assert ocr_sure(v.match("하루 우라라", "monster"))
+    assert not ocr_sure(v.match("암드 드래곤 L", "monster"))  # LV3/LV5/LV7 tie
+
+
+def test_real_db_shadow_cards_are_namesakes(real_db):
+    v = Vocabulary.build(real_db)
+    for cid, shadowing in list(real_db.names.shadows.items())[:40]:
+        card = real_db.get(cid)
+        column = "extra" if card.is_extra_deck else card.kind.value
+        near = set(v.rivals([cid], column)[cid]) | set(v.rivals([cid], "side")[cid])
+        assert set(shadowing) <= near, (card.name, shadowing)

@@ -1,0 +1,120 @@
+"""Rendering check of OCR name matches (scanner/ocr_verify.py): namesakes OCR cannot tell apart
+are decided by comparing candidate renderings with the cell, or flagged."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from scanner.ocr_verify import (NameRenderer, Verdict, available_families, compare, decide,
+                                ink_crop, render_name)
+
+FAMILIES = available_families()
+pytestmark = pytest.mark.skipif("NanumGothic" not in FAMILIES or "NanumMyeongjo" not in FAMILIES,
+                                reason="needs fonts-nanum (apt-get install fonts-nanum)")
+
+NAMES = {1: "암드 드래곤 LV3", 2: "암드 드래곤 LV5", 3: "암드 드래곤 LV7", 4: "바렐로드 드래곤",
+         5: "바렐로드 F 드래곤", 6: "Evil★Twin 키스킬", 7: "Evil★Twin 키스킬 딜"}
+
+
+def printed_cell(name: str, family: str = "NanumGothic", px: int = 25, squeeze: float = 1.0,
+                 blur: float = 0.8, seed: int = 0) -> np.ndarray:
+    """A name cell as a scanner sees it: drawn at another size than the verifier draws, squeezed
+    like a long name on the sheet, blurred, noisy, on a white margin."""
+    ink = render_name(name, FAMILIES[family], px=px)
+    assert ink is not None
+    h, w = ink.shape
+    ink = cv2.resize(ink, (max(1, int(w * squeeze)), h), interpolation=cv2.INTER_AREA)
+    cell = np.full((h + 16, ink.shape[1] + 30), 255, np.uint8)
+    cell[8:8 + h, 12:12 + ink.shape[1]] = ink
+    cell = cv2.GaussianBlur(cell, (0, 0), blur)
+    noise = np.random.default_rng(seed).normal(0, 6, cell.shape)
+    return np.clip(cell + noise, 0, 255).astype(np.uint8)
+
+
+def renderer_for(family: str) -> NameRenderer:
+    r = NameRenderer()
+    r.family = family
+    return r
+
+
+def test_ink_crop_drops_specks_and_keeps_pale_strokes():
+    cell = np.full((40, 120), 255, np.uint8)
+    cell[10:30, 20:80] = 60  # a dark glyph block
+    cell[8:10, 20:80] = 170  # its pale top stroke (a blurred serif), above a fixed cut of 160
+    cell[2, 110] = 0  # a speck of noise
+    got = ink_crop(cell)
+    assert got.shape == (22, 60)
+
+
+def test_true_name_renders_closer_than_its_namesakes():
+    r = renderer_for("NanumGothic")
+    for true_id, rivals in ((2, (1, 3)), (5, (4,)), (6, (7,)), (7, (6,))):
+        cell = ink_crop(printed_cell(NAMES[true_id]))
+        true = r.likeness(cell, NAMES[true_id]).score
+        for rv in rivals:
+            assert true - r.likeness(cell, NAMES[rv]).score > 0.05, (NAMES[true_id], NAMES[rv])
+
+
+def test_squeezed_name_still_matches_but_a_too_short_name_does_not():
+    r = renderer_for("NanumGothic")
+    cell = ink_crop(printed_cell("Evil★Twin 키스킬 딜", squeeze=0.75))
+    assert r.likeness(cell, "Evil★Twin 키스킬 딜").score > 0.75
+    assert r.likeness(cell, "Evil★Twin 키스킬").score < 0.6  # the ink holds more than this name
+
+
+def test_font_of_the_page_is_learnt_from_exact_reads():
+    r = NameRenderer()
+    for i, name in enumerate(("하루 우라라", "증식의 G", "금지된 일적", "영원의 영혼", "욕망과 겸허의 항아리",
+                              "서몬 리미터")):
+        r.observe(ink_crop(printed_cell(name, family="NanumMyeongjo", seed=i)), name)
+    assert r.family == "NanumMyeongjo"
+    assert r.estimate is not None and r.estimate.scores["NanumMyeongjo"] == max(r.estimate.scores.values())
+
+
+def test_decide_picks_the_rendered_namesake_among_unsure_candidates():
+    r = renderer_for("NanumGothic")
+    cell = ink_crop(printed_cell(NAMES[2], px=24, blur=1.0))
+    # kor read "암드 드래곤 Lvs": three namesakes score alike.
+    v = decide(r, cell, best=1, ocr_sure=False, ocr_scores={1: 0.93, 2: 0.93, 3: 0.93},
+               rivals={1: [2, 3], 2: [1, 3], 3: [1, 2]}, names=NAMES)
+    assert v.sure and v.card_id == 2
+
+
+def test_exact_read_of_a_shadow_name_is_checked():
+    r = renderer_for("NanumGothic")
+    # kor drops the F: the read "바렐로드 드래곤" is another card's exact name.
+    shadowed = ink_crop(printed_cell(NAMES[5]))
+    v = decide(r, shadowed, best=4, ocr_sure=True, ocr_scores={4: 1.0}, rivals={4: [5]}, names=NAMES)
+    assert v.card_id == 5 and v.sure and "picked" in v.detail
+    # Printed in another font than the page's: neither rendering confirms, the line is flagged.
+    other_font = ink_crop(printed_cell(NAMES[5], family="NanumMyeongjo", blur=1.6))
+    v = decide(renderer_for("NanumSquare"), other_font, best=4, ocr_sure=True, ocr_scores={4: 1.0},
+               rivals={4: [5]}, names=NAMES)
+    assert not v.sure and v.reason == "ambiguous-name" and "바렐로드 F 드래곤" in v.detail
+    plain = ink_crop(printed_cell(NAMES[4]))
+    v = decide(r, plain, best=4, ocr_sure=True, ocr_scores={4: 1.0}, rivals={4: [5]}, names=NAMES)
+    assert v.sure and v.card_id == 4
+
+
+def test_without_rendering_a_read_oc_cannot_tell_apart_is_flagged():
+    r = NameRenderer()
+    r.families = {}  # no fonts installed
+    v = decide(r, None, best=4, ocr_sure=True, ocr_scores={4: 1.0}, rivals={4: [5]}, names=NAMES)
+    assert isinstance(v, Verdict) and not v.sure
+    v = decide(r, None, best=4, ocr_sure=True, ocr_scores={4: 1.0}, rivals={4: []}, names=NAMES)
+    assert v.sure
+
+
+def test_a_contradicted_read_is_vetoed():
+    r = renderer_for("NanumGothic")
+    cell = ink_crop(printed_cell("Evil★Twin 키스킬 딜"))
+    v = decide(r, cell, best=6, ocr_sure=True, ocr_scores={6: 0.9, 7: 0.78}, rivals={}, names=NAMES)
+    assert not v.sure and "prefers" in v.detail
+
+
+def test_compare_is_symmetric_enough_and_bounded():
+    a = ink_crop(printed_cell("하루 우라라"))
+    b = render_name("하루 우라라", FAMILIES["NanumGothic"])
+    lk = compare(a, b)
+    assert 0.8 < lk.overall <= 1.0 and 0.6 < lk.worst <= 1.0 and 0.9 < lk.aspect < 1.1
