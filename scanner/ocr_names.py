@@ -20,7 +20,7 @@ from rapidfuzz import fuzz, process
 
 from card_db.cdb import CardDatabase
 from card_db.names import hangul_skeleton, jamo, name_key
-from scanner.ocr_verify import NameRenderer, Verdict, decide, ink_crop
+from scanner.ocr_verify import NameRenderer, Verdict, cell_name_ink, decide
 from scanner.tesseract import Tesseract
 
 COLUMN_KINDS = ("monster", "spell", "trap", "extra", "side")
@@ -172,6 +172,8 @@ class NameRead:
 
 PLAUSIBLE = 0.25
 """OCR candidates this close to the best one are rendered too."""
+NEIGHBOUR = 0.80
+"""Names at least this similar to an exact read are rendered against it."""
 
 
 def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: Vocabulary) -> Verdict:
@@ -179,11 +181,13 @@ def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: 
     sure = ocr_sure(m)
     plausible = [c for c, _, s in m.candidates if s >= m.score - PLAUSIBLE]
     if sure and m.score >= 1.0:
-        plausible = [m.card_id]  # an exact read: only namesakes OCR cannot see are rivals
+        # An exact read: rivals are the namesakes OCR cannot see, and names a jamo or two away
+        # (미지/마지 개구리, 신의 경고/충고) or one word longer, which OCR noise can spell.
+        plausible = [c for c, _, s in m.candidates if s >= NEIGHBOUR or c == m.card_id]
     ocr_scores = {c: s for c, _, s in m.candidates if c in plausible}
     rivals = vocab.rivals(plausible, column)
-    if sure and not rivals.get(m.card_id) and m.score >= 1.0:
-        return Verdict(m.card_id, True)  # nothing a rendering could tell apart
+    if sure and m.score >= 1.0 and len(plausible) == 1 and not rivals.get(m.card_id):
+        return Verdict(m.card_id, True)  # no real name near the read: nothing to tell apart
     return decide(vocab.renderer, cell_ink, m.card_id, sure, ocr_scores, rivals, vocab.names)
 
 
@@ -201,7 +205,7 @@ def read_name(cell: np.ndarray, upscaled: np.ndarray | None, column: str, tess: 
     copy scaled for Tesseract (None when the cell has no ink)."""
     if upscaled is None:
         return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"])
-    cell_ink = ink_crop(cell)
+    cell_ink = cell_name_ink(cell)
     got = tess.read(upscaled, lang="kor", psm=7)
     text, conf = got.text, got.confidence
     match = vocab.match(text, column) if text else NameMatch(None, "", 0.0, 0.0)

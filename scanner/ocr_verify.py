@@ -100,6 +100,30 @@ def ink_crop(gray: np.ndarray, min_area: int = 4) -> np.ndarray | None:
     return gray[y0:y1, x0:x1]
 
 
+FAR_GAP = 1.2
+"""A blank run wider than this many ink heights ends the printed name (names have no gap
+wider than a space); ink beyond it is a pen mark, e.g. a corrected count written before the
+count cell."""
+
+
+def cell_name_ink(gray: np.ndarray) -> np.ndarray | None:
+    """The printed name of a name cell cut to its ink, without far-off marks to its right."""
+    ink = ink_crop(gray)
+    if ink is None:
+        return None
+    h = ink.shape[0]
+    cols = (ink < ink_level(ink)).sum(axis=0) > 0
+    gap, x = 0, 0
+    for x, on in enumerate(cols):
+        if on:
+            if gap > FAR_GAP * h and x > h:
+                return ink_crop(ink[:, :x - gap])
+            gap = 0
+        else:
+            gap += 1
+    return ink
+
+
 def render_name(name: str, family_path: Path, px: int = RENDER_PX) -> np.ndarray | None:
     """`name` drawn black on white as the sheet prints it (fallback font per missing glyph),
     cut to its ink."""
@@ -281,6 +305,9 @@ R_PICK_MARGIN = 0.08
 """Lead the rendering needs to pick one of several OCR candidates."""
 R_VETO = 0.08
 """A rival rendered this much more alike than the OCR's card makes the line doubtful."""
+R_FLOOR = 0.35
+"""A read whose own rendering is this unlike the cell is doubted (the cell holds more or other
+ink than the name: a cut read, pen marks); true names score ≥ 0.45 even on soft photos."""
 OCR_FLOOR = 0.6
 """A candidate the rendering picks must have at least this OCR similarity (or be the namesake
 of one that has)."""
@@ -341,6 +368,9 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
         if top is not None and scores[top] >= R_CONFIRM and scores[top] - scores[best] > R_VETO:
             return Verdict(best, False, "ambiguous-name",
                            f"rendering prefers {show(top)} over {show(best)}", scores)
+        if scores[best] < R_FLOOR:
+            return Verdict(best, False, "uncertain-name",
+                           f"the cell does not look like {show(best)} (more or other ink)", scores)
         return Verdict(best, True, scores=scores)
     # OCR is unsure: the rendering may pick among the candidates OCR found plausible.
     backed = {c for c, s in ocr_scores.items() if s >= OCR_FLOOR}

@@ -118,3 +118,26 @@ def test_compare_is_symmetric_enough_and_bounded():
     b = render_name("하루 우라라", FAMILIES["NanumGothic"])
     lk = compare(a, b)
     assert 0.8 < lk.overall <= 1.0 and 0.6 < lk.worst <= 1.0 and 0.9 < lk.aspect < 1.1
+
+
+def test_exact_read_stands_beside_a_one_jamo_neighbour_but_not_over_extra_ink():
+    names = {10: "미지 개구리", 11: "마지 개구리"}
+    r = renderer_for("NanumGothic")
+    cell = ink_crop(printed_cell("미지 개구리"))
+    v = decide(r, cell, best=10, ocr_sure=True, ocr_scores={10: 1.0, 11: 0.93}, rivals={}, names=names)
+    assert v.sure and v.card_id == 10
+    # The cell holds more than the name read (a cut read, pen marks): doubted.
+    longer = ink_crop(printed_cell("미지 개구리 드래곤 블랙"))
+    v = decide(r, longer, best=10, ocr_sure=True, ocr_scores={10: 1.0, 11: 0.93}, rivals={}, names=names)
+    assert not v.sure and v.reason == "uncertain-name"
+
+
+def test_a_pen_mark_far_right_of_the_name_is_not_part_of_it():
+    from scanner.ocr_verify import cell_name_ink
+    cell = printed_cell("무모한 욕심쟁이")
+    h = cell.shape[0]
+    marked = np.full((h, cell.shape[1] + 4 * h), 255, np.uint8)
+    marked[:, :cell.shape[1]] = cell
+    marked[4:h - 4, -h:-h + 6] = 30  # a pen stroke well past the name
+    assert cell_name_ink(marked).shape == ink_crop(cell).shape
+    assert ink_crop(marked).shape[1] > ink_crop(cell).shape[1] + 2 * h
