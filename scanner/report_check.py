@@ -16,6 +16,35 @@ if TYPE_CHECKING:  # only for annotations: no import cycle at run time
 
 SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱", None: "-"}
 
+REASON_KO: dict[str, str] = {
+    "unresolved-name": "카드 이름을 알 수 없음",
+    "uncertain-name": "카드 이름이 불확실함",
+    "ambiguous-name": "비슷한 이름의 카드가 여럿",
+    "name-missing": "이름 칸이 비어 있음",
+    "name-passcode-disagree": "이름과 패스코드가 다른 카드",
+    "unknown-passcode": "카드 데이터베이스에 없는 패스코드",
+    "count-unclear": "매수를 읽을 수 없음",
+    "count-missing": "매수 칸이 비어 있음",
+    "count-ambiguous": "매수가 불확실함",
+    "count-implausible": "매수가 1~3이 아님",
+    "count-corrected": "매수를 손으로 고침",
+    "struck-through": "줄이 그어져 있음 (삭제?)",
+    "possible-strike": "줄이 그어졌을 수 있음",
+    "handwritten": "손글씨",
+    "annotation": "메모/표시가 있음",
+    "total-mismatch": "시트의 합계와 줄의 합이 다름",
+    "column-total-mismatch": "칸 합계와 줄의 합이 다름",
+    "konami-id-unclear": "코나미 ID를 읽을 수 없음",
+    "unreadable-line": "읽을 수 없는 줄",
+}
+"""Review reasons (contract `review[].reason`, English codes) in the judge's words."""
+
+
+def reason_ko(reason: str) -> str:
+    """`reason` with its Korean label, e.g. 'count-unclear (매수를 읽을 수 없음)'."""
+    label = REASON_KO.get(reason)
+    return f"{label} ({reason})" if label else reason
+
 
 def _cols(text: str) -> int:
     """Terminal columns of a text: Hangul and other wide characters take two."""
@@ -26,15 +55,20 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(0, width - _cols(text))
 
 
-def _infraction_lines(infractions: list[Infraction]) -> list[str]:
+def _infraction_lines(infractions: list[Infraction] | list[dict]) -> list[str]:
+    """One block per infraction (an `Infraction` or its contract JSON)."""
     out = []
     for n, inf in enumerate(infractions, 1):
-        cards = ", ".join(map(str, inf.card_ids)) or "-"
-        out.append(f" {n:>2}. [{inf.code}] {SECTION_KO.get(inf.section, inf.section)} · 카드 {cards}")
-        out.append(f"     {inf.message}")
-        out.append(f"     벌칙: {PENALTY_KO.get(inf.penalty, inf.penalty)} ({inf.penalty})")
-        out.append(f"     조치: {inf.remedy}")
-        out.append(f"     규정: {inf.rule}")
+        i = inf if isinstance(inf, dict) else inf.to_json()
+        cards = ", ".join(map(str, i.get("card_ids") or [])) or "-"
+        section = SECTION_KO.get(i.get("section"), i.get("section"))
+        out.append(f" {n:>2}. [{i['code']}] {section} · 카드 {cards}")
+        if i.get("message"):
+            out.append(f"     {i['message']}")
+        out.append(f"     벌칙: {PENALTY_KO.get(i['penalty'], i['penalty'])} ({i['penalty']})")
+        out.append(f"     조치: {i['remedy']}")
+        if i.get("rule"):
+            out.append(f"     규정: {i['rule']}")
     return out
 
 
@@ -70,4 +104,48 @@ def format_compare(result: "CompareResult", registered: Decklist, observed: Deck
     else:
         out.append("   차이 없음 (no differences)")
     out += _infraction_lines(result.infractions)
+    return "\n".join(out)
+
+
+def format_registration(data: dict) -> str:
+    """`register`: the verdict in Korean, what to review and every infraction (from its JSON)."""
+    verdict = "적합 (legal)" if data["legal"] else f"부적합 (NOT legal): 위반 {len(data['infractions'])}건"
+    totals = data.get("totals") or {}
+    out = [f"== 등록: {data['player']} {data.get('name') or ''} v{data['version']} "
+           f"[{data.get('reader') or '-'}] 리미트 레귤레이션 {data.get('list') or '-'}",
+           "   " + "   ".join(f"{SECTION_KO[s]} {totals[s]}장" for s in SECTIONS if s in totals),
+           f"-- 판정: {verdict}"]
+    review = data.get("review") or []
+    if review:
+        out.append(f"-- 확인 필요: {len(review)}건 → 'decksheet review --player {data['player']}'"
+                   " 로 시트를 보고 확정하세요")
+        for r in review:
+            where = SECTION_KO.get(r.get("section"), "시트")
+            line = f" {r['line']}번째 줄" if r.get("line") else ""
+            out.append(f"   ! {where}{line}: {reason_ko(r['reason'])}"
+                       + (f" — {r['detail']}" if r.get("detail") else ""))
+    out += _infraction_lines(data["infractions"])
+    return "\n".join(out)
+
+
+def format_deck_check(data: dict) -> str:
+    """`deckcheck`: match or not, the differences table and the infractions (from its JSON)."""
+    mode = "듀얼 사이 (between-games)" if data["mode"] == "between-games" else "매치 개시 (start-of-match)"
+    out = [f"== 덱 체크: {data['round']}라운드, 선수 {data['player']} "
+           f"(등록 v{data.get('registered_version', '?')})   모드: {mode}",
+           f"-- 판정: {'일치 (MATCH)' if data['match'] else '불일치 (MISMATCH)'}"]
+    diffs = data.get("differences") or []
+    if diffs:
+        names = [d.get("name") or "?" for d in diffs]
+        width = max(_cols(n) for n in names)
+        out.append(f"   {_pad('구역', 11)} {_pad('카드', width)}   패스코드  등록  확인  차이")
+        for d, name in zip(diffs, names):
+            cid = f"{d['card_id']:>9}" if d.get("card_id") is not None else "        ?"
+            out.append(f"   {_pad(SECTION_KO[d['section']], 11)} {_pad(name, width)}  {cid}  "
+                       f"{d['registered']:>4}  {d['observed']:>4}  {d['observed'] - d['registered']:+4d}")
+    else:
+        out.append("   차이 없음 (no differences)")
+    out += _infraction_lines(data.get("infractions") or [])
+    if data.get("infractions"):
+        out.append("   기록됨: 위반과 벌칙이 이벤트 파일에 저장되었습니다 (audit 보고서에 나옵니다).")
     return "\n".join(out)

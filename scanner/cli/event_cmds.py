@@ -62,8 +62,9 @@ def event_init(path: str, name: str, settings: Settings) -> int:
         raise EventError("give the event day: --date YYYY-MM-DD")
     with EventStore.create(path, name, settings.date, settings.list_name) as store:
         ev = store.event()
-    click.echo(f"event {ev.name!r} on {ev.date.isoformat()} → {path}"
-               + (f" (list {ev.list_name})" if ev.list_name else ""), err=True)
+    click.echo(f"이벤트 「{ev.name}」 {ev.date.isoformat()} → {path}"
+               + (f" (리미트 레귤레이션 {ev.list_name})" if ev.list_name
+                  else " (리미트 레귤레이션: 대회 당일 시행 중인 OCG 리스트)"), err=True)
     return ExitCode.OK
 
 
@@ -83,8 +84,15 @@ def event_info(event_path: str | None, as_json: bool, settings: Settings) -> int
     if as_json:
         echo_json(data)
     else:
+        labels = {"name": "이벤트명", "date": "날짜", "list": "리미트 레귤레이션",
+                  "players": "선수", "versions": "등록 (버전 포함)", "deck_checks": "덱 체크",
+                  "infractions": "기록된 위반", "problems": "파일 문제"}
         for k, v in data.items():
-            click.echo(f"{k}: {v}")
+            if k == "list" and v is None:
+                v = "대회 당일 시행 중인 OCG 리스트"
+            elif k == "problems":
+                v = "; ".join(map(str, v)) or "없음"
+            click.echo(f"{labels.get(k, k)} ({k}): {v}")
     return ExitCode.FINDINGS if data["problems"] else ExitCode.OK
 
 
@@ -110,11 +118,8 @@ def register(input_: str, player: str, name: str | None, as_json: bool, event_pa
     if as_json:
         echo_json(result.to_json())
     else:
-        r = result.registration
-        click.echo(f"{r.konami_id} v{r.version}: {'legal' if result.legal else 'NOT legal'}, "
-                   f"{r.needs_review} to review, {len(result.infractions)} infraction(s)")
-        for i in result.infractions:
-            click.echo(f"  {i['code']}: {i['message']}")
+        from scanner.report_check import format_registration
+        click.echo(format_registration(result.to_json()))
     return ExitCode.OK if result.clean else ExitCode.FINDINGS
 
 
@@ -142,13 +147,8 @@ def deckcheck(observed: str, player: str, round_no: int, between_games: bool, as
     if as_json:
         echo_json(data)
     else:
-        click.echo(f"round {round_no}, player {data['player']} (registered v"
-                   f"{data['registered_version']}): {'match' if data['match'] else 'MISMATCH'}")
-        for d in data.get("differences") or []:
-            click.echo(f"  {d['section']}: {d.get('name') or d['card_id']} registered "
-                       f"{d['registered']}, observed {d['observed']}")
-        for i in data["infractions"]:
-            click.echo(f"  {i['code']} → {i['penalty']}: {i['remedy']}")
+        from scanner.report_check import format_deck_check
+        click.echo(format_deck_check(data))
     return ExitCode.OK if data["match"] and not data["infractions"] else ExitCode.FINDINGS
 
 
@@ -185,11 +185,14 @@ def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | N
     if as_json:
         echo_json(result.to_json())
     else:
-        click.echo(f"{len(result.current)} players ({len(result.registrations)} versions) in "
-                   f"{result.seconds:.1f} s: {len(result.illegal)} illegal, "
-                   f"{len(result.needs_review)} to review, {len(result.duplicates)} identical "
-                   f"group(s), {len(result.deck_checks)} deck check(s), "
-                   f"{len(result.infractions)} infraction(s) → {html_path}, {csv_path}")
+        click.echo(f"감사(audit): 선수 {len(result.current)}명 (등록 {len(result.registrations)}건), "
+                   f"{result.seconds:.1f}초")
+        click.echo(f"  부적합 {len(result.illegal)}명: {', '.join(result.illegal) or '-'}")
+        click.echo(f"  확인 필요 {len(result.needs_review)}명: {', '.join(result.needs_review) or '-'}"
+                   + (" → 'decksheet review --player ID'" if result.needs_review else ""))
+        click.echo(f"  똑같은 덱 리스트 묶음 {len(result.duplicates)}개, 덱 체크 "
+                   f"{len(result.deck_checks)}건, 기록된 위반 {len(result.infractions)}건")
+        click.echo(f"  보고서: {html_path} (코나미 ID 가림), {csv_path}")
     return ExitCode.OK if result.clean else ExitCode.FINDINGS
 
 
@@ -233,6 +236,7 @@ def export(out_dir: Path, formats: tuple[str, ...], event_path: str | None,
         _out_folder(out_dir, "lists")
         written, flagged = export_event(store, settings.db(), out_dir,
                                         set(formats or ("ydk", "text", "json", "csv")))
-    click.echo(f"{written} file(s) → {out_dir}"
-               + (f"; {flagged} list(s) still have lines to review" if flagged else ""), err=True)
+    click.echo(f"파일 {written}개 → {out_dir}"
+               + (f"; 아직 확인 필요한 줄이 있는 리스트 {flagged}개 ('decksheet review')"
+                  if flagged else ""), err=True)
     return ExitCode.FINDINGS if flagged else ExitCode.OK

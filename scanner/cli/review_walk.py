@@ -8,6 +8,7 @@ from card_db.cdb import CardDatabase
 from scanner.event_store import EventStore, Registration, ReviewDecision
 from scanner.events import CHOOSE, KEEP, SKIP, effective_decklist, flagged_items
 from scanner.model import Entry
+from scanner.report_check import reason_ko
 
 SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
 HELP = ("번호 = 후보 선택 · 카드 이름/패스코드 입력 · k = 읽은 그대로 확정 · "
@@ -50,6 +51,10 @@ def _ask_line(entry: Entry, db: CardDatabase) -> tuple[str, int | None, int | No
             if entry.card_id is None:
                 click.echo("  이 줄은 카드가 정해지지 않아 확정할 수 없습니다: 후보나 이름을 입력하세요.")
                 continue
+            if not 1 <= entry.count <= 3:
+                # Keeping "-2" or "7" as read would store an impossible count as confirmed.
+                click.echo(f"  읽은 매수 {entry.count}는 확정할 수 없습니다: 후보 번호를 고르고 매수를 입력하세요.")
+                continue
             return KEEP, None, None
         if answer.isdigit() and 1 <= int(answer) <= len(cands) and len(answer) <= 2:
             cid, name, _ = cands[int(answer) - 1]
@@ -61,7 +66,8 @@ def _ask_line(entry: Entry, db: CardDatabase) -> tuple[str, int | None, int | No
                 cands = found or cands
                 continue  # show what was found and ask again
             cid, name, _ = found[0]
-        count = click.prompt(f"  「{name}」 매수", default=entry.count, type=click.IntRange(1, 3))
+        count = click.prompt(f"  「{name}」 매수 (1~3)", type=click.IntRange(1, 3),
+                             default=entry.count if 1 <= entry.count <= 3 else None)
         return CHOOSE, cid, count
 
 
@@ -70,13 +76,13 @@ def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | No
     deck = effective_decklist(store, reg, db)
     items = flagged_items(deck)
     click.echo(f"{reg.konami_id} {reg.player_name or ''} v{reg.version} ({reg.file_name}): "
-               f"{len(items)} item(s) to review")
+               f"확인할 항목 {len(items)}개 — 원본 시트를 보면서 답하세요")
     decisions: list[ReviewDecision] = []
     try:
         for k, (section, line, read, flag) in enumerate(items, 1):
             where = SECTION_KO.get(section or "", "시트")
             if flag is not None:
-                click.echo(f"[{k}/{len(items)}] {where}: {flag.reason} — {flag.detail}")
+                click.echo(f"[{k}/{len(items)}] {where}: {reason_ko(flag.reason)} — {flag.detail}")
                 answer = click.prompt("  k = 확인함 · s = 건너뛰기 · q = 저장 후 종료",
                                       type=click.Choice(["k", "s", "q"]), default="s")
                 if answer == "q":
@@ -88,7 +94,7 @@ def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | No
             e = deck.sections[section][line - 1]
             now = f"{e.name} ×{e.count} [{e.card_id}]" if e.card_id is not None else "(카드 없음)"
             click.echo(f"[{k}/{len(items)}] {where} {line}번째 줄: 읽은 내용 {e.read!r} → {now}; "
-                       f"{', '.join(e.reasons)}")
+                       f"{', '.join(map(reason_ko, e.reasons))}")
             action, cid, count = _ask_line(e, db)
             decisions.append(ReviewDecision(reg.id, section, line, read, action, cid, count,
                                             judge=judge))
@@ -96,5 +102,6 @@ def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | No
         pass  # quit, Ctrl-C or end of input: keep what was answered so far
     stored = store.add_decisions(decisions, judge)
     remaining = effective_decklist(store, reg, db).needs_review
-    click.echo(f"{stored} decision(s) stored; {remaining} item(s) still need review")
+    click.echo(f"결정 {stored}건 저장; 아직 확인 필요 {remaining}건"
+               + (" (다시 'decksheet review' 로 이어서)" if remaining else " — 확인 완료"))
     return remaining
