@@ -90,3 +90,56 @@ def test_the_readme_table_names_no_command_that_does_not_exist():
     section = text.split("## Commands", 1)[1].split("\n## ", 1)[0]
     for named in re.findall(r"`decksheet ([a-z]+)", section):
         assert named in leaf_names, named
+
+
+# ---------------------------------------------------------------- what the judge reads
+
+DECKS = REPO / "samples" / "decks"
+
+
+@pytest.fixture
+def demo_event(monkeypatch, tmp_path):
+    for var in ("DECKSHEET_CARD_DB", "DECKSHEET_LFLIST", "DECKSHEET_LIST", "DECKSHEET_JUDGE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("DECKSHEET_DATA_DIR", str(tmp_path / "no-fetched-data"))
+    ev = tmp_path / "event.sqlite"
+    monkeypatch.setenv("DECKSHEET_EVENT", str(ev))
+    assert CliRunner().invoke(main, ["event", "init", str(ev), "--name", "QA", "--date",
+                                     "2026-07-12"]).exit_code == 0
+    return ev
+
+
+def _say(*args, input=None):
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+def test_judge_views_are_korean_and_say_what_to_do(demo_event, tmp_path):
+    res = _say("register", DECKS / "illegal.txt", "--player", "0000000001")
+    assert res.exit_code == 1
+    assert "판정: 부적합" in res.stdout and "벌칙: 듀얼의 패배 (GAME_LOSS)" in res.stdout
+    assert "조치:" in res.stdout
+    flagged = tmp_path / "flagged.txt"
+    flagged.write_text("메인 덱\n-2 하루 우라라\n", encoding="utf-8")
+    res = _say("register", flagged, "--player", "0000000002")
+    assert "매수가 1~3이 아님 (count-implausible)" in res.stdout
+    assert "decksheet review --player 0000000002" in res.stdout
+    assert _say("register", DECKS / "registered.ydk", "--player", "0000000003").exit_code == 0
+    res = _say("deckcheck", DECKS / "observed.ydk", "--player", "0000000003", "--round", "2")
+    assert res.exit_code == 1 and "판정: 불일치" in res.stdout and "무한포영" in res.stdout
+    assert "2라운드" in res.stdout and "조치: 덱 리스트대로 수정한다." in res.stdout
+    res = _say("audit", "--out", tmp_path / "audit")
+    assert "부적합 1명: 0000000001" in res.stdout and "확인 필요 1명: 0000000002" in res.stdout
+    res = _say("event", "info")
+    assert "이벤트명 (name): QA" in res.stdout
+
+
+def test_review_walk_will_not_confirm_an_impossible_count(demo_event, tmp_path):
+    flagged = tmp_path / "flagged.txt"
+    flagged.write_text("메인 덱\n-2 하루 우라라\n", encoding="utf-8")
+    _say("register", flagged, "--player", "0000000002")
+    # k (keep as read) is refused for -2; then candidate 1 with count 2.
+    res = _say("review", "--player", "0000000002", input="k\n1\n2\n")
+    assert "확정할 수 없습니다" in res.stdout and res.exit_code == 0, res.stdout
+    out = tmp_path / "export"
+    assert _say("export", "--out", out, "--format", "text").exit_code == 0
+    assert "2 하루 우라라" in (out / "0000000002-v1.txt").read_text(encoding="utf-8")
