@@ -389,8 +389,9 @@ def read_count_cell(cell: np.ndarray, beside: np.ndarray | None = None,
 
 def isolate_row(band: np.ndarray, top: int, bottom: int) -> np.ndarray:
     """The ink of one table row, cut from a taller `band` (gray, rules removed) in which the row
-    spans rows top..bottom: strokes are bridged across the painted-out rule, and every ink blob
-    whose middle lies outside the row is erased. A pen digit that pokes out of its row stays
+    spans rows top..bottom: strokes are bridged across the painted-out rule to decide what belongs
+    to the row (the gap itself stays white), and every ink blob whose middle lies outside the row
+    is erased. A pen digit that pokes out of its row stays
     whole; the tail of a neighbour's tall writing is dropped. Returned cropped to the row plus
     whatever of its own ink pokes out."""
     if band is None or band.size == 0 or bottom - top < 6:
@@ -412,12 +413,6 @@ def isolate_row(band: np.ndarray, top: int, bottom: int) -> np.ndarray:
     # erase the neighbours' ink only: the row's own strokes keep their soft (anti-aliased) edges
     out = band.copy()
     out[foreign & ~cv2.dilate(own.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)] = 255
-    # fill the bridge only where the rule was, not inside the glyphs (the loops of 3, 8)
-    rule_rows = np.zeros(band.shape[0], bool)
-    for y in (top, bottom):
-        rule_rows[max(0, y - 4):y + 5] = True
-    gap = own & (ink == 0) & rule_rows[:, None]
-    out[gap] = 120
     ys = np.nonzero(own.any(axis=1))[0]
     y0 = min(top, int(ys.min())) if ys.size else top
     y1 = max(bottom, int(ys.max()) + 1) if ys.size else bottom

@@ -134,6 +134,7 @@ def read_image(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, i
         table = grid.by_kind(column)
         col_rows = [r for r in (read_row(grid, page, table, cells, column, tess, vocab, chroma)
                                 for cells in table.rows) if r is not None]
+        mark_merged_rows(col_rows, table)
         mark_handwritten_after_strike(col_rows)
         rows.extend(col_rows)
     mark_pen_counts(rows, sheet)
@@ -285,6 +286,25 @@ def row_pen_coloured(row_bgr: np.ndarray, row_clean: np.ndarray, chroma: tuple[f
     lab = cv2.cvtColor(row_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
     dist = np.hypot(lab[:, :, 1] - chroma[0], lab[:, :, 2] - chroma[1])
     return float((dist[ink] > 14).mean()) > 0.3
+
+
+MERGED_ROW = 1.5
+"""A row box this many times the table's usual row height holds two lines (a missed rule)."""
+
+
+def mark_merged_rows(col_rows: list[RowRead], table: Table) -> None:
+    """A row box that spans two printed lines (the grid missed a rule, e.g. under a strike) is
+    read as one line: flag it, and never drop it as struck (the other line may be untouched)."""
+    heights = {c.row: c.box.h for c in table.rows}
+    if len(heights) < 3:
+        return
+    usual = float(np.median(list(heights.values())))
+    for r in col_rows:
+        if heights.get(r.row, 0) > MERGED_ROW * usual:
+            r.flags.append("merged-rows")
+            if r.struck_row:
+                r.struck_row = False
+                r.flags.append("possible-strike")
 
 
 def mark_handwritten_after_strike(col_rows: list[RowRead]) -> None:
@@ -441,11 +461,15 @@ def struck_review(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions
     It names no line and no card_id (the card is not in the deck; a card_id would flag another
     line of the same card), so it is a sheet-level review item."""
     m = r.match
-    name = m.name if m.card_id is not None and m.score >= NAME_ACCEPT else (r.text or "?")
-    ident = f" [{m.card_id}]" if m.card_id is not None and m.score >= NAME_ACCEPT else ""
+    if m.card_id is not None and m.score >= NAME_ACCEPT:
+        name = f"{m.name} [{m.card_id}]"
+    elif m.card_id is not None and m.score >= NAME_GUESS:  # the pen line garbles the read
+        name = f"{r.text!r} (maybe {m.name} [{m.card_id}])"
+    else:
+        name = repr(r.text) if r.text else "?"
     count = r.count_old if r.count_struck else r.count
     detail = (f"{r.column} row {r.row}: printed line struck through, left out of the deck: "
-              f"{name}{ident} ×{count if count is not None else '?'}")
+              f"{name} ×{count if count in (1, 2, 3) else '?'}")
     if options.crops_dir:
         crop = save_crop(Path(options.crops_dir), label, r, grid, page)
         if crop:

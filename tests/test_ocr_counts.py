@@ -73,3 +73,26 @@ def test_fixture_photo_counts(fixtures_dir):
             assert r.struck, (sheet, col, row, r)
     assert seen >= 5 and printed >= 60
     assert printed_ok >= printed - 1  # measured 81/82 (one clean cell flagged struck)
+
+
+def test_isolate_row_keeps_a_pen_digit_poking_out_and_drops_the_neighbours():
+    from scanner.make_digit_templates import fonts_available, render_text
+    from scanner.ocr_counts import isolate_row
+    if not fonts_available(["NanumPen", "NanumGothic"]) == ["NanumPen", "NanumGothic"]:
+        pytest.skip("Nanum fonts not installed")
+    row_h, w = 44, 90
+    band = np.full((2 * row_h, w), 255, np.uint8)
+    top, bottom = row_h // 2, row_h // 2 + row_h  # the row sits in the middle of the band
+
+    def put(glyph: np.ndarray, x: int, y: int) -> None:
+        g = (255 - glyph * 230).astype(np.uint8)
+        band[y:y + g.shape[0], x:x + g.shape[1]] = np.minimum(band[y:y + g.shape[0], x:x + g.shape[1]], g)
+
+    put(render_text("1", "NanumGothic", 14, ink_height=True)[7:], 40, 0)  # the row above's count
+    put(render_text("3", "NanumPen", 36, ink_height=True), 35, top - 6)  # pen "3" pokes out above
+    band[top - 1:top + 2] = 255  # the painted-out rule cuts it
+    cell = isolate_row(band, top, bottom)
+    assert cell.shape[0] >= row_h + 4  # the pen digit's top is kept
+    got = read_count_cell(cell)
+    assert got.value == 3 and not got.struck, got
+    assert got.height * cell.shape[0] / row_h > 0.7  # taller than a printed digit (≈0.4)

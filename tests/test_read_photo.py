@@ -177,3 +177,62 @@ def test_all_ocr_fixtures_have_no_silent_error(fixtures_dir, real_db, prefix):
         s = score(out, truth)
         assert s["silent"] == 0, (src.name, s)
         assert s["correct"] + s["flagged"] >= 0.9 * s["lines"], (src.name, s)
+
+
+def _row(column: str, row: int, count: int | None, conf: float = 0.95, **kw):
+    from scanner.ocr_names import NameMatch
+    from scanner.read_photo import RowRead
+    base = dict(column=column, row=row, text="x", text_conf=1.0, match=NameMatch(1, "x", 1.0, 1.0),
+                count=count, count_conf=conf, count_detail="", struck_row=False, count_struck=False,
+                handwritten=False, flags=[])
+    base.update(kw)
+    return RowRead(**base)
+
+
+def _sheet(total: int):
+    from scanner.model import SheetRead
+    s = SheetRead(reader="ocr")
+    s.column_totals["spell"] = total
+    return s
+
+
+def test_totals_from_before_the_corrections_confirm_the_untouched_counts():
+    from scanner.read_photo import cross_check_totals
+    # printed: 3 + 1 + 2 (struck row) = 6; the pen replaced the struck row by a hand row of 1
+    rows = [_row("spell", 1, 3), _row("spell", 2, 1, conf=0.6), _row("spell", 3, 2, struck_row=True),
+            _row("spell", 4, 1, handwritten=True, flags=["handwritten"])]
+    cross_check_totals(rows, _sheet(6))
+    assert rows[0].flags == [] and rows[1].flags == []
+    # a count corrected 1 → 3 with the old digit read: printed 3 + 1 = 4
+    rows = [_row("spell", 1, 3), _row("spell", 2, 3, count_struck=True, count_old=1, flags=["count-corrected"])]
+    cross_check_totals(rows, _sheet(4))
+    assert rows[0].flags == []
+
+
+def test_totals_with_unread_old_counts_flag_only_unsure_counts():
+    from scanner.read_photo import cross_check_totals
+    rows = [_row("spell", 1, 3), _row("spell", 2, 1, conf=0.6),
+            _row("spell", 3, None, struck_row=True, count_struck=True)]  # old count unreadable
+    cross_check_totals(rows, _sheet(6))  # 4 untouched + an old count of 1..3 can make 6
+    assert rows[0].flags == [] and rows[1].flags == ["count-unclear"]
+
+
+def test_totals_nothing_explains_flag_every_line():
+    from scanner.read_photo import cross_check_totals
+    rows = [_row("spell", 1, 3), _row("spell", 2, 1), _row("spell", 3, 2, struck_row=True)]
+    sheet = _sheet(12)
+    cross_check_totals(rows, sheet)
+    assert all("column-total-mismatch" in r.flags for r in rows[:2])
+    assert any("printed total 12" in n for n in sheet.notes)
+    rows = [_row("spell", 1, 3), _row("spell", 2, 2)]  # no correction: 5 ≠ 6
+    cross_check_totals(rows, _sheet(6))
+    assert all("column-total-mismatch" in r.flags for r in rows)
+
+
+def test_tall_count_digit_is_flagged_as_pen():
+    from scanner.model import SheetRead
+    from scanner.read_photo import mark_pen_counts
+    rows = [_row("spell", i, 1, count_height=0.45 + 0.01 * (i % 3)) for i in range(1, 9)]
+    rows.append(_row("spell", 9, 2, count_height=0.75))
+    mark_pen_counts(rows, SheetRead(reader="ocr"))
+    assert [r.row for r in rows if "handwritten" in r.flags] == [9]
