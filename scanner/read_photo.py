@@ -4,6 +4,11 @@ Pipeline: ocr_page (find, warp, flatten, deskew) → ocr_grid (tables, rows, cel
 removed) → per row: marks (strike/handwriting), name OCR → closed-vocabulary match
 (ocr_names), count cell (ocr_counts) → cross-checks with the printed totals → flags.
 Every doubt becomes a flag on the line: a wrong unflagged line is the worst outcome.
+
+Pen corrections: a struck row (two detectors agree) leaves the deck and becomes a sheet-level
+review item naming the line; a hand-written row (after a strike in its column, or a count digit
+taller than the page's printed ones) and a struck count (its new value read) are always flagged.
+The printed totals predate the pen, so they are checked against the column as printed.
 """
 from __future__ import annotations
 

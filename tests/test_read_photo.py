@@ -236,3 +236,17 @@ def test_tall_count_digit_is_flagged_as_pen():
     rows.append(_row("spell", 9, 2, count_height=0.75))
     mark_pen_counts(rows, SheetRead(reader="ocr"))
     assert [r.row for r in rows if "handwritten" in r.flags] == [9]
+
+
+def test_a_row_box_spanning_two_lines_is_flagged_and_never_dropped():
+    from scanner.ocr_grid import Box, RowCells, Table
+    from scanner.read_photo import mark_merged_rows
+    ys = [0, 44, 88, 176, 220]  # the rule between lines 3 and 4 was missed
+    cells = [RowCells(i + 1, Box(0, a, 500, b), Box(40, a, 420, b), Box(420, a, 500, b))
+             for i, (a, b) in enumerate(zip(ys, ys[1:]))]
+    table = Table(box=Box(0, 0, 500, 220), xs=[0, 40, 420, 500], ys=ys, kind="spell", rows=cells)
+    rows = [_row("spell", i, 1) for i in range(1, 5)]
+    rows[2].struck_row = True
+    mark_merged_rows(rows, table)
+    assert not rows[2].struck_row and "merged-rows" in rows[2].flags
+    assert [r.row for r in rows if r.flags] == [3]
