@@ -126,6 +126,9 @@ class DbStyle:
     title: str = "덱 리스트"
     glue_row_numbers: bool = False
     """Print each row number right against its name (no gap), as some exports do."""
+    wrap_long_names: bool = False
+    """A name too long for its cell goes on two small lines inside the row instead of being
+    squeezed (as word processors do)."""
     misalign: dict[tuple[str, int], float] = field(default_factory=dict)
     """(column, row) → vertical shift of that row's name in pt (a sloppy export)."""
     date_format: str = "{y}.{m:02d}.{d:02d}"
@@ -143,6 +146,16 @@ class DbStyle:
     ruled: bool = False
     """Rule off the row-number and count columns and box the 합계 row, as the card database's
     own print does (the OCR reader finds its cells by these rules)."""
+
+
+def wrap_in_two(name: str) -> tuple[str, str]:
+    """Two lines of about equal length, broken at the space nearest the middle if any."""
+    mid = len(name) // 2
+    spaces = [i for i, ch in enumerate(name) if ch == " "]
+    if spaces:
+        cut = min(spaces, key=lambda i: abs(i - mid))
+        return name[:cut], name[cut + 1:]
+    return name[:mid], name[mid:]
 
 
 def _fit(c, text: str, font: str, size: float, width: float) -> tuple[float, float]:
@@ -234,7 +247,13 @@ def draw_db_sheet(path: Path, deck: SampleDeck, style: DbStyle = DbStyle()) -> N
                 if style.entry_no and style.glue_row_numbers:
                     _text(c, x0 + 3, y(base), num, reg, rs)
                     nx = x0 + 3 + stringWidth(num, reg, rs)  # touching: no gap at all
-                _text(c, nx, y(base + shift), name, reg, size, scale)
+                if style.wrap_long_names and scale < 100.0:
+                    first, second = wrap_in_two(name)
+                    small = min(s * 0.62, (rh - 2) / 2)
+                    _text(c, nx, y(base + shift - small * 1.05), first, reg, small)
+                    _text(c, nx, y(base + shift), second, reg, small)
+                else:
+                    _text(c, nx, y(base + shift), name, reg, size, scale)
                 _text(c, cx - stringWidth(str(n), reg, s) / 2, y(base), str(n), reg, s)
             if style.entry_no and not (style.glue_row_numbers and r < len(lines)):
                 _text(c, x0 + 6 - stringWidth(num, reg, rs) / 2, y(base - 1), num, reg, rs)

@@ -167,7 +167,7 @@ def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
     diffs = [b - a for a, b in zip(centres, centres[1:]) if b - a > 0.5 * size]
     pitch = median(diffs, 1.8 * size)
 
-    name_lines = group_lines(names, tolerance=0.45)
+    name_lines = _join_wrapped(group_lines(names, tolerance=0.45), pitch, rownums)
     pairs = _pair_by_distance(name_lines, counts, pitch, rownums)
     placed: list[tuple[float, ReadLine]] = []
     used_counts: set[int] = set()
@@ -182,7 +182,8 @@ def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
         if ambiguous:
             flags.append("count-ambiguous")
         placed.append((cy, ReadLine(
-            section=col.section, text=join_words(line_tokens),
+            section=col.section, text=" ".join(join_words(part) for part in
+                                               group_lines(line_tokens, tolerance=0.45)),
             count=parse_count(count_tok.text) if count_tok else None, column=col.name,
             row=_row_of(cy, rownums, pitch), count_text=count_tok.text if count_tok else "",
             flags=flags, detail="count cell not level with the name" if ambiguous else "")))
@@ -196,6 +197,30 @@ def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
     boxes = [(col.left, cy - pitch / 2, col.right, cy + pitch / 2) for cy, _ in placed]
     return ColumnRead(lines=[ln for _, ln in placed], total=_column_total(col, tokens), notes=notes,
                       boxes=boxes)
+
+
+def _join_wrapped(lines: list[list[Token]], pitch: float, rownums: list[Token]) -> list[list[Token]]:
+    """A long name set on two small lines inside one row is one name: join lines whose type is
+    small enough for two to share a row, that sit less than a row apart, start at the same x and
+    (where rows are numbered) belong to the same row."""
+    out: list[list[Token]] = []
+    for line in lines:
+        if out:
+            prev = out[-1]
+            small = max(t.size for t in prev + line) <= 0.5 * pitch + 0.5
+            close = 0 < _centre(line) - _centre(prev) < 0.6 * pitch
+            aligned = abs(prev[0].x0 - line[0].x0) < 1.5 * line[0].size
+            same_row = not rownums or _row_of(_centre(prev), rownums, pitch) == \
+                _row_of(_centre(line), rownums, pitch)
+            if small and close and aligned and same_row:
+                out[-1] = prev + line
+                continue
+        out.append(line)
+    return out
+
+
+def _centre(line: list[Token]) -> float:
+    return median([t.cy for t in line], 0.0)
 
 
 def _pair_by_distance(name_lines: list[list[Token]], counts: list[Token], pitch: float,

@@ -99,7 +99,7 @@ def random_db_style(ms, rng: random.Random):
         date_format=rng.choice(("{y}.{m:02d}.{d:02d}", "{y}/{m:02d}/{d:02d}", "{y}년 {m}월 {d}일")),
         entry_field=rng.random() < 0.5, footer=rng.random() < 0.6,
         grid_gray=rng.choice((0.0, 0.2, 0.35)), header_fill=rng.choice((0.82, 0.88, 0.93)),
-        rownum_size=rng.choice((6.0, 6.5)))
+        rownum_size=rng.choice((6.0, 6.5)), wrap_long_names=rng.random() < 0.2)
 
 
 def _key(text: str) -> str:
@@ -137,6 +137,24 @@ def test_random_db_sheet_reads_exactly(seed, ms, pools, real_db, tmp_path):
     sheet, _ = read_input(path, real_db, ReadOptions())
     assert sheet.reader == "pdf-text"
     assert_exact(sheet, deck, real_db, rows=style.entry_no)
+
+
+def test_long_names_wrapped_on_two_lines_read_as_one(ms, pools, real_db, tmp_path):
+    """A name set on two small lines inside its row is one name with one count."""
+    longest = sorted(pools[0]["monster"], key=len)[-6:]
+    deck = ms.SampleDeck(columns={"monster": [(n, 1 + i % 3) for i, n in enumerate(longest)],
+                                  "spell": [], "trap": [], "extra": [], "side": []})
+    path = tmp_path / "wrapped.pdf"
+    style = ms.DbStyle(size=10.0, wrap_long_names=True)
+    ms.draw_db_sheet(path, deck, style)
+    import pypdfium2 as pdfium
+    from scanner.read_pdf_words import page_text
+    doc = pdfium.PdfDocument(str(path))
+    small = [t for t in page_text(doc[0]).tokens if t.size < 0.7 * style.size and not t.is_number]
+    doc.close()
+    assert small  # the generator really wrapped names
+    sheet, _ = read_input(path, real_db, ReadOptions())
+    assert_exact(sheet, deck, real_db, rows=True)
 
 
 @pytest.mark.parametrize("seed", range(KDE_SEEDS))
