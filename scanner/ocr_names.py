@@ -53,8 +53,9 @@ class _Columns:
     """column → card → other cards of the column with the same Hangul skeleton."""
 
 
-_BUILT: "weakref.WeakKeyDictionary[CardDatabase, _Columns]" = weakref.WeakKeyDictionary()
-"""Cache of the per-database tables (a cache only: same result either way)."""
+_BUILT: dict[int, tuple["weakref.ref[CardDatabase]", _Columns]] = {}
+"""Per-database tables by id(db), with a weak reference to tell a reused id from the same
+database (a cache only: the result is the same either way)."""
 
 
 def _build_columns(db: CardDatabase) -> _Columns:
@@ -107,16 +108,12 @@ class Vocabulary:
 
     @classmethod
     def build(cls, db: CardDatabase) -> "Vocabulary":
-        try:
-            cols = _BUILT.get(db)
-        except TypeError:
-            cols = None
-        if cols is None:
+        ref, cols = _BUILT.get(id(db), (None, None))
+        if cols is None or ref is None or ref() is not db:
             cols = _build_columns(db)
-            try:
-                _BUILT[db] = cols
-            except TypeError:
-                pass
+            for k in [k for k, (r, _) in _BUILT.items() if r() is None]:
+                del _BUILT[k]
+            _BUILT[id(db)] = (weakref.ref(db), cols)
         return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes)
 
     @classmethod

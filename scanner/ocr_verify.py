@@ -38,6 +38,7 @@ RENDER_PX = 32
 INK = 160
 
 
+@lru_cache(maxsize=32)
 def _find_font(filename: str) -> Path | None:
     for d in FONT_DIRS:
         p = Path(d) / filename
@@ -147,7 +148,16 @@ def render_name(name: str, family_path: Path, px: int = RENDER_PX) -> np.ndarray
         font = _font(f, px)
         draw.text((x, px // 2), text, font=font, fill=0)
         x += font.getlength(text)
-    return ink_crop(np.asarray(img))
+    return _bbox_crop(np.asarray(img), INK)
+
+
+def _bbox_crop(gray: np.ndarray, level: float) -> np.ndarray | None:
+    """Cut to the bounding box of the pixels darker than `level` (a clean rendering has no specks)."""
+    ink = gray < level
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    if rows.size == 0:
+        return None
+    return gray[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
 
 
 def _norm(img: np.ndarray, w: int, h: int, blur: float) -> np.ndarray:
@@ -253,17 +263,17 @@ class NameRenderer:
         return self._cache[key]
 
     def observe(self, cell_ink: np.ndarray, name: str) -> None:
-        """A name OCR read exactly: evidence of the page's font."""
-        if self.family is None and len(self.samples) < self.SAMPLES:
+        """A name OCR read exactly: evidence of the page's font (a first guess from
+        FIRST_GUESS reads, settled at SAMPLES)."""
+        if len(self.samples) < self.SAMPLES:
             self.samples.append((cell_ink, name))
-            if len(self.samples) == self.SAMPLES:
+            if len(self.samples) in (self.FIRST_GUESS, self.SAMPLES):
                 self.estimate_family(self.samples)
 
+    FIRST_GUESS = 3
+
     def likeness(self, cell_ink: np.ndarray, name: str) -> Likeness | None:
-        """Likeness in the page's family; before the family is known, the best over families
-        (fewer than SAMPLES exact reads so far)."""
-        if self.family is None and len(self.samples) >= 2:
-            self.estimate_family(self.samples)
+        """Likeness in the page's family; before the family is known, the best over families."""
         fams = [self.family] if self.family else list(self.families)
         best: Likeness | None = None
         for fam in fams:

@@ -43,6 +43,12 @@ class OcrText:
     """(word, confidence 0..1, box x, y, w, h)."""
 
 
+_ENGINES: dict[tuple[str, str, int, str], object] = {}
+"""Loaded engines, shared by every `Tesseract` of the process: loading a model takes
+0.1–0.2 s, a cell read 10 ms, so a batch of sheets must not reload them. Engines hold no state
+between reads (each read sets its own image)."""
+
+
 class Tesseract:
     """One engine per (language, page-segmentation mode), created lazily and reused."""
 
@@ -53,10 +59,10 @@ class Tesseract:
             raise MissingToolError(f"tesserocr is not installed; {INSTALL_HINT}") from None
         self._tesserocr = tesserocr
         self._path = tessdata_dir()
-        self._apis: dict[tuple[str, int, str], object] = {}
+        self._apis = _ENGINES
 
     def _api(self, lang: str, psm: int, whitelist: str = ""):
-        key = (lang, psm, whitelist)
+        key = (self._path, lang, psm, whitelist)
         api = self._apis.get(key)
         if api is None:
             try:
