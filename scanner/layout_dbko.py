@@ -144,19 +144,22 @@ def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
                        and abs(t.size - band_size) <= 0.25]
             if len(rownums) < 3:
                 rownums = []
-    row_ids = {id(t) for t in rownums}
-    names: list[Token] = []
+    row_ids = {id(t) for t in rownums}  # the tokens as found, before any is cut in two
+    rownums, unglued = _unglue_row_numbers(rownums, size)
+    names: list[Token] = list(unglued)
     if rownums:
+        due = _row_sequence(rownums, size)
         band_right = max(t.x1 for t in rownums) + 0.5
         for t in rest:
             if id(t) in row_ids:
                 continue
             if t.x0 < band_right - 0.5 and t.text[:1].isdigit() and t.chars:
-                num, name = split_token(t, band_right)  # row number glued to the name
+                # Row number glued to the name: cut off the number due on this row (the band's
+                # right edge is the widest number's, too far for a one-digit row).
+                num, name = _cut_row_number(t, due(t.cy)) if due else split_token(t, band_right)
                 if num is not None and num.is_number:
                     rownums.append(num)
-                if name is not None:
-                    names.append(name)
+                names.append(name if num is not None and name is not None else t)
                 continue
             names.append(t)
     else:
@@ -197,6 +200,51 @@ def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
     boxes = [(col.left, cy - pitch / 2, col.right, cy + pitch / 2) for cy, _ in placed]
     return ColumnRead(lines=[ln for _, ln in placed], total=_column_total(col, tokens), notes=notes,
                       boxes=boxes)
+
+
+def _row_sequence(rownums: list[Token], size: float):
+    """Row numbers run 1, 2, 3… down the rows: a function from a y centre to the row number
+    due there (None when the numbers found show no sequence)."""
+    srt = sorted((t for t in rownums if t.text.isdigit()), key=lambda t: t.cy)
+    if len(srt) < 3:
+        return None
+    pitch = median([b.cy - a.cy for a, b in zip(srt, srt[1:]) if b.cy - a.cy > 0.5 * size], 0.0)
+    if pitch <= 0:
+        return None
+    offsets = [int(t.text) - round((t.cy - srt[0].cy) / pitch) for t in srt]
+    offset = max(set(offsets), key=offsets.count)
+    if offsets.count(offset) < 0.6 * len(offsets):
+        return None
+    return lambda cy: offset + round((cy - srt[0].cy) / pitch)
+
+
+def _cut_row_number(t: Token, due: int | None) -> tuple[Token | None, Token | None]:
+    """(row number, rest of the name) when the token starts with the row number due."""
+    digits = str(due) if due is not None else ""
+    if not digits or not t.text.startswith(digits) or len(t.text) == len(digits) \
+            or len(t.chars) != len(t.text):
+        return None, None
+    at = (t.chars[len(digits) - 1]["x1"] + t.chars[len(digits)]["x0"]) / 2
+    return split_token(t, at)
+
+
+def _unglue_row_numbers(rownums: list[Token], size: float) -> tuple[list[Token], list[Token]]:
+    """A 'row number' that reads '127' where row 12 is due is row 12 glued to a name starting
+    with '7' (same type size, no gap). Returns the row numbers and the name parts cut off."""
+    due = _row_sequence(rownums, size)
+    if due is None:
+        return rownums, []
+    kept: list[Token] = []
+    cut: list[Token] = []
+    for t in rownums:
+        if str(due(t.cy)) != t.text:
+            num, rest = _cut_row_number(t, due(t.cy))
+            if num is not None and rest is not None:
+                kept.append(num)
+                cut.append(rest)
+                continue
+        kept.append(t)
+    return kept, cut
 
 
 def _join_wrapped(lines: list[list[Token]], pitch: float, rownums: list[Token]) -> list[list[Token]]:

@@ -81,6 +81,11 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                                       f"counts on page {number + 1})")
             if len(doc) > 1:
                 sheet.notes.append(f"sheet found on page {number + 1} of {len(doc)}")
+                for other in _later_sheet_pages(doc, number + 1):
+                    sheet.review.append(ReviewFlag(
+                        section=None, reason="another-sheet-page",
+                        detail=f"page {other} also holds deck lines; only page {number + 1} was "
+                               f"read (a continuation or a second sheet)"))
             add_annotations(sheet, reader, number, boxes)
             return sheet
     finally:
@@ -89,6 +94,36 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
         return _ocr(path, db, options)
     raise UnreadableInput(f"{path.name}: not a deck sheet (no 몬스터/마법/함정 column headers "
                           f"and no form fields found)")
+
+
+def _later_sheet_pages(doc, start: int) -> list[int]:
+    """1-based numbers of pages after `start` that hold deck lines or an unread scan: data that
+    reading one page would silently leave out."""
+    import pypdfium2 as pdfium
+
+    found = []
+    for number in range(start, len(doc)):
+        page = doc[number]
+        try:
+            text = page_text(page)
+            images = _has_images(page)
+        except pdfium.PdfiumError:
+            found.append(number + 1)
+            continue
+        finally:
+            page.close()
+        if not _usable_text(text):
+            if images:
+                found.append(number + 1)
+            continue
+        if looks_like_kde(text.tokens, text.width, text.height) or \
+                layout_cn.looks_like_cn(text.tokens, text.width, text.height):
+            found.append(number + 1)
+            continue
+        other = read_db_sheet(text.tokens, text.width, text.height)
+        if other is not None and other.lines:
+            found.append(number + 1)
+    return found
 
 
 def _usable_text(text: PageText) -> bool:

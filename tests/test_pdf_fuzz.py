@@ -157,6 +157,22 @@ def test_long_names_wrapped_on_two_lines_read_as_one(ms, pools, real_db, tmp_pat
     assert_exact(sheet, deck, real_db, rows=True)
 
 
+@pytest.mark.parametrize("size", [8.0, 9.5])
+def test_names_starting_with_digits_glued_to_row_numbers(size, ms, pools, real_db, tmp_path):
+    """Row numbers of the names' own size printed against names that start with digits
+    ('127 카드' is row 12 + '7 카드'): cut where the row sequence says, never inside a name."""
+    rng = random.Random(7)
+    digit_names = [n for n in pools[0]["monster"] if n[0].isdigit()]
+    spells = rng.sample(pools[0]["spell"], 12) + [n for n in pools[0]["spell"] if n[0].isdigit()]
+    deck = ms.SampleDeck(columns={"monster": [(n, 2) for n in digit_names],
+                                  "spell": [(n, 1 + i % 3) for i, n in enumerate(spells)],
+                                  "trap": [], "extra": [], "side": []})
+    path = tmp_path / "glued.pdf"
+    ms.draw_db_sheet(path, deck, ms.DbStyle(size=size, glue_row_numbers=True, rownum_size=size))
+    sheet, _ = read_input(path, real_db, ReadOptions())
+    assert_exact(sheet, deck, real_db, rows=True)
+
+
 @pytest.mark.parametrize("seed", range(KDE_SEEDS))
 def test_random_kde_form_reads_exactly(seed, ms, pools, real_db, tmp_path):
     rng = random.Random(10_000 + seed)

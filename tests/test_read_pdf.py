@@ -453,3 +453,17 @@ def test_blank_sheet_is_refused_not_read_as_an_empty_deck(layout, ms, demo_db, t
         ms.draw_kde_sheet(path, deck, filled=(layout == "kde-form"))
     with pytest.raises(UnreadableInput, match="blank"):
         read_pdf(path, demo_db, ReadOptions())
+
+
+def test_second_sheet_page_is_flagged_not_dropped(ms, demo_db, tmp_path):
+    import pypdf
+    writer = pypdf.PdfWriter()
+    for name in ("db-blue-eyes-gothic.pdf", "db-hero-square.pdf"):
+        writer.append(str(SAMPLES / "sheets" / name))
+    path = tmp_path / "two.pdf"
+    with open(path, "wb") as f:
+        writer.write(f)
+    sheet = read_pdf(path, demo_db, ReadOptions())
+    assert [r.reason for r in sheet.review] == ["another-sheet-page"]
+    assert "page 2" in sheet.review[0].detail
+    assert load_decklist(path, demo_db).needs_review >= 1
