@@ -6,8 +6,9 @@ Layouts: the card-database sheet (db-ko style; several fonts, sizes and offsets)
 fillable deck list with AcroForm values, and the same form flattened (values as page text).
 The form is drawn here, with the field names and boxes of Konami's KDE_DeckList.pdf, so every
 committed PDF is our own. Names and card kinds come from the demo database.
-Tests import `draw_db_sheet` / `draw_kde_sheet` to make further variants (misaligned rows,
-squeezed names, row numbers touching names).
+Tests import `draw_db_sheet` / `draw_kde_sheet` / `draw_cn_sheet` to make further variants
+(misaligned rows, squeezed or wrapped names, row numbers touching names, glyphs set in a fallback
+font, the Chinese official form from a template the caller supplies).
 """
 from __future__ import annotations
 
