@@ -104,6 +104,8 @@ def resolve_db_path(path: str | os.PathLike | None = None) -> tuple[Path, bool]:
 def load_card_db(path: str | os.PathLike | None = None, *, use_cache: bool = True) -> CardDatabase:
     """Load a cards.cdb (see `resolve_db_path` for which one) with its name index."""
     db_path, is_demo = resolve_db_path(path)
+    if db_path.is_dir():
+        raise CardDatabaseError(f"{db_path} is a folder; give the cards.cdb file inside it")
     if not db_path.is_file():
         raise CardDatabaseError(f"card database not found: {db_path} "
                                 f"(give --card-db PATH, set {ENV_CARD_DB}, or run 'decksheet db fetch')")

@@ -88,7 +88,7 @@ def parse_lflist(text: str, path: Path | None = None) -> LimitFile:
             continue
         m = _LINE.match(line)
         if not m:
-            raise RegulationError(f"{path or 'lflist'} line {lineno}: cannot read {raw.strip()!r}")
+            raise RegulationError(f"{path or 'lflist'} line {lineno}: cannot read {raw.strip()[:60]!r}")
         if current is None:
             raise RegulationError(f"{path or 'lflist'} line {lineno}: card line before any !LIST")
         current[int(m[1])] = max(0, min(3, int(m[2])))
@@ -99,11 +99,15 @@ def parse_lflist(text: str, path: Path | None = None) -> LimitFile:
 
 def load_lflist(path: str | os.PathLike) -> LimitFile:
     p = Path(path)
+    if p.is_dir():
+        raise RegulationError(f"{p} is a folder; give the lflist.conf file inside it")
     try:
-        text = p.read_text(encoding="utf-8-sig", errors="replace")
+        data = p.read_bytes()
     except OSError as exc:
         raise RegulationError(f"cannot read limit list file {p}: {exc.strerror}") from None
-    return parse_lflist(text, p)
+    if b"\x00" in data[:4096]:
+        raise RegulationError(f"{p} is not a limit list file (binary data)")
+    return parse_lflist(data.decode("utf-8-sig", errors="replace"), p)
 
 
 def choose_list(

@@ -54,7 +54,7 @@ class ReadLine:
     @property
     def raw(self) -> str:
         """What the judge should see as 'read'."""
-        parts = [self.text] if self.text else []
+        parts = [self.text] if self.text else ([str(self.card_id)] if self.card_id is not None else [])
         if self.count_text or self.count is not None:
             parts.append(self.count_text or str(self.count))
         return " ".join(parts) if parts else (str(self.card_id) if self.card_id else "")

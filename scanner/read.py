@@ -49,12 +49,12 @@ def read_text_source(text: str, db: CardDatabase, kind: InputKind | None = None)
 
 def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None = None
                ) -> tuple[SheetRead, str | None]:
-    """Read any input into a `SheetRead`. Returns it with the sha256 of the file (None for a
-    literal ydke:// URL given on the command line)."""
+    """Read any input into a `SheetRead`. Returns it with the sha256 of the file (of the URL
+    text for a literal ydke:// URL given on the command line)."""
     options = options or ReadOptions()
     s = str(source)
     if s.strip().lower().startswith("ydke://") and not Path(s).exists():
-        return parse_ydke(s), None
+        return parse_ydke(s), hashlib.sha256(s.strip().encode("utf-8")).hexdigest()
     path = Path(source)
     kind = sniff_path(path)
     data = path.read_bytes()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from scanner.model import SECTIONS, Decklist
+from scanner.review_reasons import reason_ko
 
 TITLES = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
 
@@ -24,14 +25,14 @@ def format_scan(deck: Decklist) -> str:
             cid = f"{e.card_id:>9}" if e.card_id is not None else "        -"
             line = f" {mark}{i:>3}. {e.count} × {e.name or e.read}   [{cid}]"
             if e.needs_review:
-                line += f"   ← {', '.join(e.reasons)}; read {e.read!r}"
+                line += f"   ← {', '.join(map(reason_ko, e.reasons))}; 읽은 값 {e.read!r}"
             out.append(line)
     if deck.review:
-        out.append(f"-- 확인 필요 (review): {len(deck.review)}")
+        out.append(f"-- 저지 확인 필요 (review): {len(deck.review)}건 — 표시된 줄을 시트와 대조해 주십시오")
         for r in deck.review:
             where = TITLES.get(r.section or "", r.section or "sheet")
             pos = f" line {r.line}" if r.line else ""
-            out.append(f"   ! {where}{pos}: {r.reason} — {r.detail}")
+            out.append(f"   ! {where}{pos}: {reason_ko(r.reason)} — {r.detail}")
     else:
         out.append("-- 확인 필요 없음 (nothing to review)")
     return "\n".join(out)

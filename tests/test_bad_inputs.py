@@ -229,9 +229,7 @@ def _wrong_schema_db(d: Path) -> Path:
     return p
 
 
-@pytest.mark.parametrize("make_db", [_corrupt_db, _wrong_schema_db, _missing, pytest.param(
-    _folder, marks=pytest.mark.xfail(strict=True, reason="--card-db is a click.Path(dir_okay=False) "
-                                     "in scanner/cli/common.py: a four-line usage error (reported)"))],
+@pytest.mark.parametrize("make_db", [_corrupt_db, _wrong_schema_db, _missing, _folder],
     ids=["corrupt", "wrong-schema", "missing", "folder"])
 def test_bad_card_database_is_refused_everywhere(make_db, clean_env, tmp_path):
     db = make_db(tmp_path)
@@ -265,8 +263,6 @@ def test_corrupt_lflist_is_refused(clean_env, tmp_path):
     assert _event_counts(ev) == (0, 0)
 
 
-@pytest.mark.xfail(strict=True, reason="scanner/cli/db_cmds.py shows 0 lists and exits 0 for a "
-                   "--lflist path that does not exist (reported)")
 def test_db_info_with_an_absent_lflist_is_refused(clean_env, tmp_path):
     assert_refused(run("db", "info", "--lflist", tmp_path / "absent.conf"))
 

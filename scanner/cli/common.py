@@ -69,9 +69,10 @@ def _parse_date(ctx, param, value):
 def common_options(func: Callable) -> Callable:
     """--card-db, --lflist, --list, --date, --no-extra-bans, -v on every command."""
 
-    @click.option("--card-db", "card_db", type=click.Path(dir_okay=False), envvar="DECKSHEET_CARD_DB",
+    # Plain strings: the loaders give one-line errors for folders and missing files.
+    @click.option("--card-db", "card_db", envvar="DECKSHEET_CARD_DB", metavar="PATH",
                   help="ygopro cards.cdb with Korean names (env DECKSHEET_CARD_DB).")
-    @click.option("--lflist", type=click.Path(dir_okay=False), envvar="DECKSHEET_LFLIST",
+    @click.option("--lflist", envvar="DECKSHEET_LFLIST", metavar="PATH",
                   help="ygopro lflist.conf (env DECKSHEET_LFLIST).")
     @click.option("--list", "list_name", envvar="DECKSHEET_LIST",
                   help="Limit list by name, e.g. 2026.7 (env DECKSHEET_LIST). Default: newest OCG list.")

@@ -19,7 +19,7 @@ def db() -> None:
 
 
 @db.command()
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @common_options
 def info(as_json: bool, settings: Settings) -> int:
     """Show which card database and limit lists are loaded."""
@@ -29,7 +29,7 @@ def info(as_json: bool, settings: Settings) -> int:
     path = resolve_lflist_path(settings.lflist)
     lists: list[str] = []
     chosen = None
-    if path is not None and path.is_file():
+    if path is not None:  # a list file named but missing is an error, not "0 lists"
         lf = load_lflist(path)
         lists = [n for _, n in lf.ocg_lists()]
         chosen = settings.limit_list().name
@@ -50,8 +50,9 @@ def info(as_json: bool, settings: Settings) -> int:
 
 @db.command()
 @click.argument("text")
-@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100))
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100),
+              help="How many candidates to list.")
+@click.option("--json", "as_json", is_flag=True, help="Print the contract JSON (a list).")
 @common_options
 def search(text: str, limit: int, as_json: bool, settings: Settings) -> int:
     """Candidates for a card name as read (any spacing, OCR noise), best first."""

@@ -54,7 +54,8 @@ def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir
 
 @main.command()
 @click.argument("input_")
-@click.option("--to", "to", type=click.Choice(["ydk", "ydke", "text", "json"]), required=True)
+@click.option("--to", "to", type=click.Choice(["ydk", "ydke", "text", "json"]), required=True,
+              help="Output format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write here instead of stdout.")
 @common_options
