@@ -35,6 +35,13 @@ demo: setup
 	@$(BIN)/decksheet check samples/decks/illegal.txt; echo "(exit status $$?: 1 = infractions found)"
 	@$(BIN)/decksheet compare samples/decks/registered.ydk samples/decks/observed.ydk; echo "(exit status $$?: 1 = mismatch)"
 	@echo "JSON of every sample sheet is in $(OUT)/"
+	@echo "== an event: check-in, a deck check, the audit"
+	@rm -rf $(OUT)/event.sqlite* $(OUT)/audit
+	$(BIN)/decksheet event init $(OUT)/event.sqlite --name "데모 대회" --date 2026-07-12
+	$(BIN)/decksheet register samples/sheets/db-blue-eyes-gothic.pdf --player 0412345678 --event $(OUT)/event.sqlite
+	$(BIN)/decksheet register samples/decks/registered.ydk --player 1000000002 --name 이영희 --event $(OUT)/event.sqlite
+	@$(BIN)/decksheet deckcheck samples/decks/observed.ydk --player 1000000002 --round 3 --event $(OUT)/event.sqlite; echo "(exit status $$?: 1 = mismatch recorded)"
+	@$(BIN)/decksheet audit --out $(OUT)/audit --event $(OUT)/event.sqlite; echo "(exit status $$?)"
 
 test: setup
 	OMP_THREAD_LIMIT=1 $(BIN)/python -m pytest -q
