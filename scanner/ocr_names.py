@@ -11,16 +11,18 @@ cannot tell apart (same Hangul, other Latin letters, digits or symbols: `암드 
 """
 from __future__ import annotations
 
+import re
 import weakref
 from dataclasses import dataclass, field
 from typing import Iterable
 
+import cv2
 import numpy as np
 from rapidfuzz import fuzz, process
 
 from card_db.cdb import CardDatabase
 from card_db.names import hangul_skeleton, jamo, name_key
-from scanner.ocr_verify import NameRenderer, Verdict, cell_name_ink, decide
+from scanner.ocr_verify import NameRenderer, Verdict, cell_name_ink, decide, ink_level
 from scanner.tesseract import Tesseract
 
 COLUMN_KINDS = ("monster", "spell", "trap", "extra", "side")
@@ -165,8 +167,14 @@ class NameRead:
     flags: list[str]
     verdict: Verdict | None = None
     detail: str = ""
+    row_number_only: bool = False
+    """The cell holds nothing but a small printed row number (an empty row of a sheet that
+    prints the numbers against the names)."""
 
 
+ROW_NUMBER_HEIGHT = 0.45
+"""Digits less than this share of the cell high are a row number, not a name (names are set
+at 8–10 pt in a ~15 pt row, row numbers at ~6 pt)."""
 PLAUSIBLE = 0.25
 """OCR candidates this close to the best one are rendered too."""
 NEIGHBOUR = 0.80
@@ -196,15 +204,64 @@ def _with_pick(m: NameMatch, pick: int, vocab: Vocabulary) -> NameMatch:
                      max(score, NAME_ACCEPT) - max(others, default=0.0), m.candidates)
 
 
-def read_name(cell: np.ndarray, upscaled: np.ndarray | None, column: str, tess: Tesseract,
-              vocab: Vocabulary) -> NameRead:
-    """Read one name cell: `cell` as cropped from the clean page, `upscaled` the ink-trimmed
-    copy scaled for Tesseract (None when the cell has no ink)."""
+def tesseract_image(cell: np.ndarray, scale: float, pad: int = 6) -> np.ndarray | None:
+    """The cell cut to its ink with a white margin, scaled for Tesseract; None with no ink."""
+    ys, xs = np.nonzero(cell < 160)
+    if len(xs) < 8:
+        return None
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    out = np.full((y1 - y0 + 2 * pad, x1 - x0 + 2 * pad), 255, np.uint8)
+    out[pad:pad + y1 - y0, pad:pad + x1 - x0] = cell[y0:y1, x0:x1]
+    if scale > 1.05:
+        out = cv2.resize(out, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    return out
+
+
+def without_row_number(cell: np.ndarray) -> np.ndarray:
+    """The cell with a row number printed against the name's start (`₁크리스트론`, as some
+    exports print it) painted out: a small bottom-aligned group of glyphs before the first glyph
+    that reaches the top of the line. Unchanged when there is none."""
+    level = ink_level(cell)
+    ink = (cell < level).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    comps = [stats[i] for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 4]
+    if len(comps) < 3:
+        return cell
+    top = min(c[cv2.CC_STAT_TOP] for c in comps)
+    bottom = max(c[cv2.CC_STAT_TOP] + c[cv2.CC_STAT_HEIGHT] for c in comps)
+    h = bottom - top
+    reaches_top = [c for c in comps if c[cv2.CC_STAT_TOP] < top + 0.25 * h]
+    if not reaches_top:
+        return cell
+    first_tall = min(c[cv2.CC_STAT_LEFT] for c in reaches_top)
+    lead = [c for c in comps if c[cv2.CC_STAT_LEFT] + c[cv2.CC_STAT_WIDTH] <= first_tall + 1]
+    if not lead:
+        return cell
+    x1 = max(c[cv2.CC_STAT_LEFT] + c[cv2.CC_STAT_WIDTH] for c in lead)
+    x0 = min(c[cv2.CC_STAT_LEFT] for c in lead)
+    small = all(c[cv2.CC_STAT_TOP] > top + 0.3 * h and c[cv2.CC_STAT_HEIGHT] < 0.75 * h for c in lead)
+    if not small or x1 - x0 > 1.6 * h:
+        return cell
+    out = cell.copy()
+    out[:, :x1 + 1] = 255
+    return out
+
+
+def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
+              scale: float = 1.0) -> NameRead:
+    """Read one name cell (`cell` as cropped from the clean page; `scale` brings its text to the
+    height Tesseract reads best)."""
+    cell = without_row_number(cell)
+    upscaled = tesseract_image(cell, scale)
     if upscaled is None:
         return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"])
     cell_ink = cell_name_ink(cell)
     got = tess.read(upscaled, lang="kor", psm=7)
     text, conf = got.text, got.confidence
+    if (re.fullmatch(r"[0-9]{1,2}", text.replace(" ", "")) and cell_ink is not None
+            and cell_ink.shape[0] < ROW_NUMBER_HEIGHT * cell.shape[0]):
+        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
+                        row_number_only=True)
     match = vocab.match(text, column) if text else NameMatch(None, "", 0.0, 0.0)
     verdict = verify_match(match, cell_ink, column, vocab) if match.card_id is not None else None
     if verdict is None or not verdict.sure:

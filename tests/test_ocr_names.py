@@ -31,19 +31,15 @@ def tess():
 
 
 def sheet_cell(name: str, family: str = "NanumGothic", px: int = 26, blur: float = 0.7,
-               seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """(cell as cut from the page, ink-trimmed copy scaled for Tesseract) for a printed name."""
+               seed: int = 1) -> np.ndarray:
+    """A printed name as cut from the page."""
     ink = render_name(name, FAMILIES[family], px=px)
     h, w = ink.shape
     cell = np.full((h + 18, w + 40), 255, np.uint8)
     cell[9:9 + h, 10:10 + w] = ink
     cell = cv2.GaussianBlur(cell, (0, 0), blur)
     cell = np.clip(cell + np.random.default_rng(seed).normal(0, 5, cell.shape), 0, 255).astype(np.uint8)
-    ys, xs = np.nonzero(cell < 160)
-    trimmed = np.full((np.ptp(ys) + 13, np.ptp(xs) + 13), 255, np.uint8)
-    trimmed[6:6 + np.ptp(ys) + 1, 6:6 + np.ptp(xs) + 1] = cell[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-    scale = 48 / cell.shape[0]
-    return cell, cv2.resize(trimmed, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    return cell
 
 
 def vocab_for_page(family: str = "NanumGothic") -> Vocabulary:
@@ -63,16 +59,16 @@ def test_vocabulary_knows_the_namesakes_ocr_cannot_tell_apart():
 @pytest.mark.parametrize("name", ["암드 드래곤 LV5", "암드 드래곤 LV7", "증식의 G", "하루 우라라"])
 def test_read_name_gets_the_card_or_flags(tess, name):
     cid = next(c for c, n, _ in CARDS if n == name)
-    cell, up = sheet_cell(name)
-    got = read_name(cell, up, "monster", tess, vocab_for_page())
+    cell = sheet_cell(name)
+    got = read_name(cell, "monster", tess, vocab_for_page(), scale=1.5)
     assert got.match.card_id == cid and not got.flags, (got.text, got.flags, got.detail)
 
 
 @pytest.mark.parametrize("name, other", [("바렐로드 F 드래곤", 1), ("바렐로드 드래곤", 2)])
 def test_a_dropped_latin_letter_never_passes_as_the_shadow_card(tess, name, other):
     cid = next(c for c, n, _ in CARDS if n == name)
-    cell, up = sheet_cell(name, family="NanumGothic")
-    got = read_name(cell, up, "extra", tess, vocab_for_page())
+    cell = sheet_cell(name, family="NanumGothic")
+    got = read_name(cell, "extra", tess, vocab_for_page(), scale=1.5)
     assert got.match.card_id != other or got.flags
     assert got.match.card_id == cid and not got.flags, (got.text, got.flags, got.detail)
 
@@ -80,13 +76,13 @@ def test_a_dropped_latin_letter_never_passes_as_the_shadow_card(tess, name, othe
 def test_without_fonts_a_namesake_read_is_flagged(tess):
     v = Vocabulary.from_names(CARDS)
     v.renderer.families = {}
-    cell, up = sheet_cell("바렐로드 드래곤")
-    got = read_name(cell, up, "extra", tess, v)
+    cell = sheet_cell("바렐로드 드래곤")
+    got = read_name(cell, "extra", tess, v, scale=1.5)
     assert got.flags and got.flags[0] in ("ambiguous-name", "uncertain-name")
 
 
 def test_empty_cell_is_unresolved(tess):
-    got = read_name(np.full((30, 200), 255, np.uint8), None, "monster", tess, vocab_for_page())
+    got = read_name(np.full((30, 200), 255, np.uint8), "monster", tess, vocab_for_page())
     assert got.match.card_id is None and got.flags == ["unresolved-name"]
 
 
@@ -103,3 +99,30 @@ def test_real_db_shadow_cards_are_namesakes(real_db):
         column = "extra" if card.is_extra_deck else card.kind.value
         near = set(v.rivals([cid], column)[cid]) | set(v.rivals([cid], "side")[cid])
         assert set(shadowing) <= near, (card.name, shadowing)
+
+
+def test_a_row_number_glued_to_the_name_is_not_read_as_part_of_it(tess):
+    from scanner.ocr_names import without_row_number
+    name = sheet_cell("가스타 팔코", px=26)
+    digit = render_name("4", FAMILIES["NanumGothic"], px=16)
+    h = name.shape[0]
+    cell = np.full((h, name.shape[1] + digit.shape[1] + 2), 255, np.uint8)
+    cell[:, digit.shape[1] + 2:] = name
+    base = 9 + render_name("가스타 팔코", FAMILIES["NanumGothic"], px=26).shape[0]
+    cell[base - digit.shape[0]:base, 2:2 + digit.shape[1]] = np.minimum(
+        cell[base - digit.shape[0]:base, 2:2 + digit.shape[1]], digit)
+    assert (without_row_number(cell)[:, :digit.shape[1] + 2] == 255).all()
+    assert (without_row_number(name) == name).all()  # no number: unchanged
+    got = read_name(cell, "monster", tess, Vocabulary.from_names(CARDS + [(8, "가스타 팔코", "monster")]),
+                    scale=1.5)
+    assert got.match.card_id == 8 and not got.flags, (got.text, got.flags)
+
+
+def test_a_cell_with_only_its_row_number_is_an_empty_row(tess):
+    digits = render_name("20", FAMILIES["NanumGothic"], px=16)
+    cell = np.full((60, 400), 255, np.uint8)
+    cell[40 - digits.shape[0]:40, 4:4 + digits.shape[1]] = digits
+    got = read_name(cell, "monster", tess, vocab_for_page(), scale=1.0)
+    assert got.row_number_only and got.match.card_id is None
+    name = sheet_cell("하루 우라라")
+    assert not read_name(name, "monster", tess, vocab_for_page(), scale=1.5).row_number_only
