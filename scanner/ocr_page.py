@@ -91,16 +91,44 @@ def _paper_masks(small: np.ndarray) -> list[np.ndarray]:
     return masks
 
 
+def _edge_masks(small: np.ndarray) -> list[np.ndarray]:
+    """Candidate paper masks from edges: the page's outline is a brightness step even where
+    paper and background have the same colour (a pale grey desk) or a shadow splits the paper's
+    brightness. Each large closed outline, filled."""
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    edges = cv2.dilate(cv2.Canny(gray, 20, 60), np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    h, w = gray.shape
+    out = []
+    for c in sorted(contours, key=cv2.contourArea, reverse=True)[:3]:
+        hull = cv2.convexHull(c)
+        if cv2.contourArea(hull) < 0.15 * h * w:
+            break
+        mask = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(mask, [hull], 255)
+        out.append(mask)
+    return out
+
+
 def _quad_from_mask(mask: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """Four corners of the mask's region at the frame centre, and how page-like it is (0..1)."""
+    """Four corners of the mask's most page-like large region, and how page-like it is (0..1)."""
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((9, 9), np.uint8))
     h, w = mask.shape
-    _, labels = cv2.connectedComponents(mask)
-    cid = labels[h // 2, w // 2]
-    if cid == 0:
-        return None
-    comp = (labels == cid).astype(np.uint8) * 255
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    best: tuple[np.ndarray, float] | None = None
+    # The paper is usually at the frame centre, but not always: every large region is tried.
+    for cid in range(1, n):
+        if stats[cid, cv2.CC_STAT_AREA] < 0.15 * h * w:
+            continue
+        found = _region_quad((labels == cid).astype(np.uint8) * 255)
+        if found is not None and (best is None or found[1] > best[1]):
+            best = found
+    return best
+
+
+def _region_quad(comp: np.ndarray) -> tuple[np.ndarray, float] | None:
+    h, w = comp.shape
     contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     region = max(contours, key=cv2.contourArea)
     area = cv2.contourArea(region)
@@ -140,7 +168,7 @@ def find_page(img: np.ndarray) -> np.ndarray | None:
     small = cv2.resize(img, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), 2)
     best: tuple[np.ndarray, float] | None = None
-    for mask in _paper_masks(small):
+    for mask in _paper_masks(small) + _edge_masks(small):
         found = _quad_from_mask(mask)
         if found and (best is None or found[1] > best[1]):
             best = found
