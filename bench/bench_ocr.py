@@ -23,6 +23,7 @@ sys.path.insert(0, str(REPO))
 
 from card_db.cdb import load_card_db  # noqa: E402
 from scanner.errors import DecksheetError  # noqa: E402
+from scanner.scoring import score_scan  # noqa: E402
 from scanner.model import SECTIONS  # noqa: E402
 from scanner.read import ReadOptions, load_decklist  # noqa: E402
 
@@ -56,54 +57,9 @@ def _where(e: dict, at: dict) -> str:
 
 
 def score_sheet(out: dict, truth: dict) -> dict:
-    """Count truth lines correct / flagged / silent / missing, plus unflagged extra lines."""
-    res = {"lines": 0, "correct": 0, "flagged": 0, "silent": 0, "missing": 0, "extra_silent": 0,
-           "errors": [], "missed": []}
+    """The shared scoring (scanner/scoring.py), with where each wrong line sits on the sheet."""
     at = printed_at(truth) if "layout" in truth else {}
-    review_ids = {(r.get("section"), r.get("card_id")) for r in out.get("review", [])
-                  if r.get("card_id") is not None}
-    review_lines = {(r.get("section"), r.get("line")) for r in out.get("review", [])
-                    if r.get("line") is not None}
-    exact = True
-    for s in SECTIONS:
-        entries = out["sections"].get(s, [])
-        flagged_ids: set[int] = set()
-        unflagged: dict[int, int] = {}
-        entry_of: dict[int, dict] = {}
-        for i, e in enumerate(entries, 1):
-            entry_of.setdefault(e.get("card_id"), e)
-            cid = e.get("card_id")
-            fl = e.get("needs_review") or (s, cid) in review_ids or (s, i) in review_lines
-            if fl:
-                exact = False
-                if cid is not None:
-                    flagged_ids.add(cid)
-            elif cid is not None:
-                unflagged[cid] = unflagged.get(cid, 0) + int(e.get("count") or 0)
-        want = {int(k): v for k, v in truth.get(s, {}).items()}
-        for cid, n in want.items():
-            res["lines"] += 1
-            if cid in flagged_ids:
-                res["flagged"] += 1
-            elif unflagged.get(cid) == n:
-                res["correct"] += 1
-            elif cid in unflagged:
-                res["silent"] += 1
-                res["errors"].append(f"{s} {cid}: count {unflagged[cid]} ≠ {n}; "
-                                     + _where(entry_of[cid], at))
-                exact = False
-            else:
-                res["missing"] += 1
-                res["missed"].append(f"{s} {cid} ×{n}")
-                exact = False
-        for cid, n in unflagged.items():
-            if cid not in want:
-                res["extra_silent"] += 1
-                res["errors"].append(f"{s} {cid}: not in truth; " + _where(entry_of[cid], at))
-                exact = False
-    res["exact"] = exact and not any(r for r in out.get("review", []) if r.get("line") is None
-                                     and r.get("card_id") is None)
-    return res
+    return score_scan(out, truth, describe=lambda e: _where(e, at))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             k[f] += sc[f]
         k["seconds"].append(dt)
         print(f"{src.name:28s} {sc['correct']:3d}/{sc['lines']:3d} right, {sc['flagged']:2d} flagged, "
-              f"{sc['silent'] + sc['extra_silent']} silent, {sc['missing']} missing, {dt:5.2f}s"
+              f"{sc['silent']} silent, {sc['missing']} missing, {dt:5.2f}s"
               + (f"  ERROR {err}" if err else ""))
         if args.verbose:
             for e in sc["errors"]:
@@ -167,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         k["right_unflagged"] = round(k["correct"] / max(k["lines"], 1), 4)
         summary[kind] = k
         print(f"{kind:16s} exact {k['exact']}/{k['sheets']}, right {k['right_unflagged']:.1%}, flagged "
-              f"{k['flagged']}, silent {k['silent'] + k['extra_silent']}, missing {k['missing']}, "
+              f"{k['flagged']}, silent {k['silent']}, missing {k['missing']}, "
               f"median {k['median_seconds']} s")
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")

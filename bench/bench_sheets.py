@@ -31,6 +31,7 @@ from card_db.cdb import CardDatabase, load_card_db  # noqa: E402
 from scanner.errors import DecksheetError  # noqa: E402
 from scanner.model import SECTIONS, Decklist  # noqa: E402
 from scanner.read import ReadOptions, load_decklist  # noqa: E402
+from scanner.scoring import score_scan  # noqa: E402
 
 SHARED = Path(os.environ.get("DECKSHEET_SHARED", REPO.parent / "shared"))
 RESULTS = REPO / "bench" / "results"
@@ -61,37 +62,15 @@ def kind_of(name: str) -> str:
 
 
 def score(deck: Decklist | None, truth: dict[str, dict[int, int]], s: SheetScore) -> None:
-    """Score one read against the truth (section → card_id → count)."""
+    """Score one read against the truth (section → card_id → count) with the shared scoring."""
     s.truth_lines = sum(len(v) for v in truth.values())
     if deck is None:
         s.missing = s.truth_lines
         return
-    got: dict[tuple[str, int | None], list] = {}
-    flagged_ids = {(r.section, r.card_id) for r in deck.review if r.card_id is not None}
-    flagged_pos = {(r.section, r.line) for r in deck.review if r.line is not None}
-    for sec in SECTIONS:
-        for pos, e in enumerate(deck.sections[sec], start=1):
-            flag = e.needs_review or (sec, e.card_id) in flagged_ids or (sec, pos) in flagged_pos
-            entry = got.setdefault((sec, e.card_id), [0, False])
-            entry[0] += e.count
-            entry[1] = entry[1] or flag
-    for sec in SECTIONS:
-        for cid, n in truth[sec].items():
-            have = got.get((sec, cid))
-            if have is None:
-                s.missing += 1
-            elif have[1]:
-                s.flagged += 1
-            elif have[0] == n:
-                s.correct += 1
-            else:
-                s.silent += 1
-    for (sec, cid), (n, flag) in got.items():
-        if cid not in truth[sec] and not flag:
-            s.silent += 1  # an unflagged line that is not in the deck
-    s.exact = (all({cid: n for (sc, cid), (n, _) in got.items() if sc == sec} == truth[sec]
-                   for sec in SECTIONS) and not deck.review
-               and not any(e.needs_review for sec in SECTIONS for e in deck.sections[sec]))
+    r = score_scan(deck.to_json(), truth)
+    s.correct, s.flagged, s.silent, s.missing, s.exact = (r["correct"], r["flagged"], r["silent"],
+                                                          r["missing"], r["exact"])
+    s.notes.extend(r["errors"] + r["missed"])
 
 
 def fixture_cases(kinds: tuple[str, ...]) -> list[tuple[Path, dict[str, dict[int, int]]]]:

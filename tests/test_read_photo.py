@@ -9,34 +9,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from scanner.model import SECTIONS
+from scanner.scoring import score_scan
 
 pytest.importorskip("tesserocr")
 
 
-def score(out: dict, truth: dict) -> dict:
-    """Truth lines right-and-unflagged, flagged, silently wrong, missing (fixtures README)."""
-    res = {"lines": 0, "correct": 0, "flagged": 0, "silent": 0, "missing": 0}
-    for s in SECTIONS:
-        flagged, unflagged = set(), {}
-        for e in out["sections"][s]:
-            if e["needs_review"]:
-                flagged.add(e["card_id"])
-            elif e["card_id"] is not None:
-                unflagged[e["card_id"]] = unflagged.get(e["card_id"], 0) + e["count"]
-        want = {int(k): v for k, v in truth[s].items()}
-        for cid, n in want.items():
-            res["lines"] += 1
-            if cid in flagged:
-                res["flagged"] += 1
-            elif unflagged.get(cid) == n:
-                res["correct"] += 1
-            elif cid in unflagged:
-                res["silent"] += 1
-            else:
-                res["missing"] += 1
-        res["silent"] += sum(1 for cid in unflagged if cid not in want)
-    return res
+score = score_scan  # the fixtures README scoring, shared with the benchmarks
 
 
 def read_fixture(fixtures_dir: Path, real_db, name: str, **opts) -> tuple[dict, dict]:

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from scanner.model import SECTIONS
+from scanner.scoring import score_scan
 
 REPO = Path(__file__).resolve().parent.parent
 PHOTOS = REPO / "samples" / "photos"
@@ -38,25 +39,7 @@ def scan_json(name: str) -> dict:
     return json.loads(res.stdout)
 
 
-def score(out: dict, truth: dict) -> dict:
-    """Truth lines right-and-unflagged, flagged, silently wrong (incl. unflagged lines not in
-    the truth), missing; as the fixtures README scores them."""
-    res = {"lines": 0, "correct": 0, "flagged": 0, "silent": 0, "missing": 0}
-    for s in SECTIONS:
-        flagged, unflagged = set(), {}
-        for e in out["sections"][s]:
-            if e["needs_review"]:
-                flagged.add(e["card_id"])
-            elif e["card_id"] is not None:
-                unflagged[e["card_id"]] = unflagged.get(e["card_id"], 0) + e["count"]
-        want = {int(k): v for k, v in truth[s].items()}
-        for cid, n in want.items():
-            res["lines"] += 1
-            key = ("flagged" if cid in flagged else "correct" if unflagged.get(cid) == n
-                   else "silent" if cid in unflagged else "missing")
-            res[key] += 1
-        res["silent"] += sum(1 for cid in unflagged if cid not in want)
-    return res
+score = score_scan  # the fixtures README scoring, shared with the benchmarks
 
 
 def test_committed_set_is_small_and_complete():
