@@ -193,12 +193,9 @@ def read_row(grid: Grid, page: PageImage, table: Table, cells: RowCells, column:
         flags.append("possible-strike")
     handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), row_clean, chroma)
     # Name: OCR, closed-vocabulary match, checked by rendering the candidates (ocr_names).
-    trimmed = _trim(name_img)
-    if trimmed is not None:
-        scale = UPSCALE_TO / max(cells.name.h, 1)
-        if scale > 1.05:
-            trimmed = cv2.resize(trimmed, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-    name_read = read_name(name_img, trimmed, column, tess, vocab)
+    name_read = read_name(name_img, column, tess, vocab, scale=UPSCALE_TO / max(cells.name.h, 1))
+    if name_read.row_number_only and count_ink < EMPTY_INK:
+        return None  # an empty row that only carries its printed number
     text, conf, match = name_read.text, name_read.confidence, name_read.match
     flags.extend(name_read.flags)
     # Count: read from a band taller than the row, so a pen digit poking out stays whole.
