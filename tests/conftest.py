@@ -63,3 +63,13 @@ def demo_db():
     if not demo_db_path().is_file():
         pytest.fail("the shipped demo database card_db/data/demo.cdb is missing")
     return load_card_db(demo_db_path())
+
+
+@pytest.fixture
+def clean_env(monkeypatch, tmp_path):
+    """No DECKSHEET_* from the caller's shell, no fetched data: the demo database applies."""
+    for var in ("DECKSHEET_CARD_DB", "DECKSHEET_LFLIST", "DECKSHEET_LIST", "DECKSHEET_EVENT",
+                "DECKSHEET_JUDGE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("DECKSHEET_DATA_DIR", str(tmp_path / "no-fetched-data"))
+    return monkeypatch

@@ -20,15 +20,6 @@ DECKS = REPO / "samples" / "decks"
 KONAMI_ID = "1234567890"
 
 
-@pytest.fixture
-def clean_env(monkeypatch, tmp_path):
-    for var in ("DECKSHEET_CARD_DB", "DECKSHEET_LFLIST", "DECKSHEET_LIST", "DECKSHEET_EVENT",
-                "DECKSHEET_JUDGE"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("DECKSHEET_DATA_DIR", str(tmp_path / "no-fetched-data"))
-    return monkeypatch
-
-
 def run(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
