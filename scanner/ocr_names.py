@@ -22,7 +22,8 @@ from rapidfuzz import fuzz, process
 
 from card_db.cdb import CardDatabase
 from card_db.names import hangul_skeleton, jamo, name_key
-from scanner.ocr_verify import NameRenderer, Verdict, cell_name_ink, decide, ink_level
+from scanner.ocr_verify import (NameRenderer, Verdict, cell_name_ink, decide, ink_level,
+                                strip_rule_remnants)
 from scanner.tesseract import Tesseract
 
 COLUMN_KINDS = ("monster", "spell", "trap", "extra", "side")
@@ -218,32 +219,46 @@ def tesseract_image(cell: np.ndarray, scale: float, pad: int = 6) -> np.ndarray 
 
 
 def without_row_number(cell: np.ndarray) -> np.ndarray:
-    """The cell with a row number printed against the name's start (`₁크리스트론`, as some
-    exports print it) painted out: a small bottom-aligned group of glyphs before the first glyph
-    that reaches the top of the line. Unchanged when there is none."""
-    level = ink_level(cell)
-    ink = (cell < level).astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    comps = [stats[i] for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 4]
-    if len(comps) < 3:
+    """The cell with a row number printed against the name's start (`₂마운틴 워리어`, as some
+    exports print it) painted out: at the left end, a run of columns whose ink is small and sits
+    on the baseline, before the first column that reaches the top of the line (the digits may
+    touch the first letter). Unchanged when there is none."""
+    ink = strip_rule_remnants((cell < ink_level(cell)).astype(np.uint8)).astype(bool)
+    ink[:, ink.sum(axis=0) < 2] = False  # lone specks
+    rows = np.flatnonzero(ink.any(axis=1))
+    cols = np.flatnonzero(ink.any(axis=0))
+    if rows.size == 0 or cols.size == 0:
         return cell
-    top = min(c[cv2.CC_STAT_TOP] for c in comps)
-    bottom = max(c[cv2.CC_STAT_TOP] + c[cv2.CC_STAT_HEIGHT] for c in comps)
+    top, bottom = rows[0], rows[-1] + 1
     h = bottom - top
-    reaches_top = [c for c in comps if c[cv2.CC_STAT_TOP] < top + 0.25 * h]
-    if not reaches_top:
+    first_top = np.where(ink.any(axis=0), np.argmax(ink, axis=0), bottom + 1)  # blank: below all
+    x0 = cols[0]
+    x = x0
+    while x < ink.shape[1] and first_top[x] > top + 0.2 * h:
+        x += 1  # the low start of the line, up to the first glyph that reaches the top
+    if x >= ink.shape[1]:
         return cell
-    first_tall = min(c[cv2.CC_STAT_LEFT] for c in reaches_top)
-    lead = [c for c in comps if c[cv2.CC_STAT_LEFT] + c[cv2.CC_STAT_WIDTH] <= first_tall + 1]
-    if not lead:
+    # The number ends at the last valley of the outline's top before that glyph: a blank
+    # column, or where the digits meet a letter that starts low (ㅅ's diagonal is kept whole).
+    run = first_top[x0:x]
+    cut = None
+    for c in range(len(run) - 1, 0, -1):
+        if run[c] >= top + 0.45 * h and run[c] >= run[c - 1] and (c + 1 >= len(run) or run[c] >= run[c + 1]):
+            cut = x0 + c
+            break
+    if cut is None:
         return cell
-    x1 = max(c[cv2.CC_STAT_LEFT] + c[cv2.CC_STAT_WIDTH] for c in lead)
-    x0 = min(c[cv2.CC_STAT_LEFT] for c in lead)
-    small = all(c[cv2.CC_STAT_TOP] > top + 0.3 * h and c[cv2.CC_STAT_HEIGHT] < 0.75 * h for c in lead)
-    if not small or x1 - x0 > 1.6 * h:
+    lead = ink[:, x0:cut]
+    lead_rows = np.flatnonzero(lead.any(axis=1))
+    if lead_rows.size == 0:
+        return cell
+    lead_top, lead_bottom = lead_rows[0], lead_rows[-1] + 1
+    width = cut - x0
+    if (width < 0.1 * h or width > 1.6 * h or lead_top < top + 0.2 * h
+            or lead_bottom < bottom - 0.25 * h or lead_bottom - lead_top < 0.35 * h):
         return cell
     out = cell.copy()
-    out[:, :x1 + 1] = 255
+    out[:, :cut] = 255
     return out
 
 

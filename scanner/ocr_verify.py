@@ -85,9 +85,19 @@ def ink_level(gray: np.ndarray) -> float:
     return max(float(INK), 255.0 - 0.4 * (255.0 - core))
 
 
+def strip_rule_remnants(ink: np.ndarray) -> np.ndarray:
+    """The ink mask without horizontal runs longer than 1.5 × the image height: bits of a table
+    rule the grid stage left at a cell's edge (no glyph stroke is that long)."""
+    k = max(24, int(1.5 * ink.shape[0]))
+    if ink.shape[1] <= k:
+        return ink
+    runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, k), np.uint8))
+    return np.where(runs > 0, 0, ink).astype(ink.dtype)
+
+
 def ink_crop(gray: np.ndarray, min_area: int = 4) -> np.ndarray | None:
     """The image cut to its ink (specks of fewer than `min_area` pixels ignored)."""
-    ink = (gray < ink_level(gray)).astype(np.uint8)
+    ink = strip_rule_remnants((gray < ink_level(gray)).astype(np.uint8))
     if ink.sum() < 8:
         return None
     n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
