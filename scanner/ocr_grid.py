@@ -73,16 +73,39 @@ class Grid:
         return next((t for t in self.tables if t.kind == kind), None)
 
 
-def line_masks(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Ink, horizontal-rule and vertical-rule masks (uint8 0/255)."""
+RULE_CONTRAST = 24
+"""A rule pixel is at least this much darker than the paper beside it (across the rule)."""
+RULE_SPAN = 6
+"""Half-width in pixels of the window across a rule that gives the paper beside it."""
+
+
+def _ridge(gray: np.ndarray, across: tuple[int, int]) -> np.ndarray:
+    """Pixels darker than the paper beside them (a window `across` the rule) by RULE_CONTRAST
+    and by at least half the darkest contrast near them: the core of a faint line, but not the
+    blurred flanks of a dark one (they would fatten rules and glue neighbouring tables)."""
+    contrast = cv2.dilate(gray, np.ones(across, np.uint8)).astype(np.int16) - gray
+    peak = cv2.dilate(contrast, np.ones(across, np.uint8))
+    return ((contrast >= RULE_CONTRAST) & (2 * contrast >= peak)).astype(np.uint8) * 255
+
+
+def line_masks(gray: np.ndarray, faint_rules: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ink, horizontal-rule and vertical-rule masks (uint8 0/255).
+
+    With `faint_rules`, a rule is also ink by its contrast with the paper right beside it, not by an absolute level: in a
+    blurred low-resolution photo a 0.4 pt rule is only a light grey line (gray ≈ 200), far above
+    any ink threshold, while the light header fill (flat, no contrast inside) must not count."""
     ink = (gray < INK_LEVEL).astype(np.uint8) * 255
+    ink_v = ink_h = ink
+    if faint_rules:
+        ink_v = cv2.bitwise_or(ink, _ridge(gray, (1, 2 * RULE_SPAN + 1)))
+        ink_h = cv2.bitwise_or(ink, _ridge(gray, (2 * RULE_SPAN + 1, 1)))
     w = gray.shape[1]
     hk = cv2.getStructuringElement(cv2.MORPH_RECT, (max(40, w // 40), 1))
     vk = cv2.getStructuringElement(cv2.MORPH_RECT, (1, max(30, w // 60)))
     # A close along the rule first bridges small gaps from blur, noise and JPEG.
-    horiz = cv2.morphologyEx(cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((1, 5), np.uint8)),
+    horiz = cv2.morphologyEx(cv2.morphologyEx(ink_h, cv2.MORPH_CLOSE, np.ones((1, 5), np.uint8)),
                              cv2.MORPH_OPEN, hk)
-    vert = cv2.morphologyEx(cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((5, 1), np.uint8)),
+    vert = cv2.morphologyEx(cv2.morphologyEx(ink_v, cv2.MORPH_CLOSE, np.ones((5, 1), np.uint8)),
                             cv2.MORPH_OPEN, vk)
     return ink, horiz, vert
 
@@ -160,18 +183,42 @@ def _shrink(box: Box, horiz: np.ndarray, vert: np.ndarray) -> Box:
 
 
 def _regular(lines: list[tuple[int, float]]) -> list[int]:
-    """Drop lines that break the row pitch (a pen strike-through is long and straight enough
-    to pass for a rule, but it falls mid-row and is weaker than a printed rule)."""
+    """Drop lines that break the row pitch: a pen strike-through is long and straight enough to
+    pass for a rule, but it falls off the printed rows' even spacing. Of two lines too close
+    together, the one that keeps the pitch with its outer neighbour stays (a dark strike can be
+    stronger than a faint rule); strength decides only when that cannot tell them apart."""
     lines = list(lines)
     while len(lines) >= 4:
-        diffs = np.diff([p for p, _ in lines])
+        pos = [p for p, _ in lines]
+        diffs = np.diff(pos)
         pitch = float(np.median(diffs))
         i = int(np.argmin(diffs))
         if diffs[i] >= 0.7 * pitch:
             break
-        weaker = i if lines[i][1] < lines[i + 1][1] else i + 1
-        del lines[weaker]
+        miss_a = abs(pos[i] - pos[i - 1] - pitch) if i > 0 else None
+        miss_b = abs(pos[i + 2] - pos[i + 1] - pitch) if i + 2 < len(pos) else None
+        if miss_a is not None and miss_b is not None and abs(miss_a - miss_b) > 0.15 * pitch:
+            drop = i if miss_a > miss_b else i + 1
+        else:
+            drop = i if lines[i][1] < lines[i + 1][1] else i + 1
+        del lines[drop]
     return [p for p, _ in lines]
+
+
+def _fill_missing(ys: list[int]) -> list[int]:
+    """Put back data-row rules a photo lost (faint, under a pen stroke): between the header rule
+    and the total row, a gap of k row pitches is k rows, not one row holding two names."""
+    if len(ys) < 8:
+        return ys
+    pitch = float(np.median(np.diff(ys)))
+    out = ys[:2]
+    for y in ys[2:-1]:
+        gap = y - out[-1]
+        k = int(round(gap / pitch))
+        if k >= 2 and abs(gap - k * pitch) < 0.2 * pitch:
+            out.extend(int(round(out[-1] + gap * j / k)) for j in range(1, k))
+        out.append(y)
+    return out + ys[-1:]
 
 
 def find_tables(horiz: np.ndarray, vert: np.ndarray) -> list[Box]:
@@ -179,11 +226,15 @@ def find_tables(horiz: np.ndarray, vert: np.ndarray) -> list[Box]:
     h, w = horiz.shape
     both = cv2.dilate(cv2.bitwise_or(horiz, vert), np.ones((3, 3), np.uint8))
     n, _, stats, _ = cv2.connectedComponentsWithStats(both)
+    # A blurred rule end reaches into the narrow gap between two tables: the gaps are looked
+    # for with every rule shortened a few pixels at both ends.
+    h_short = cv2.erode(horiz, np.ones((1, 9), np.uint8))
+    v_short = cv2.erode(vert, np.ones((9, 1), np.uint8))
     boxes = []
     for i in range(1, n):
         x, y, bw, bh, _ = stats[i]
         if bw > w * 0.08 and bh > h * 0.02:
-            boxes.extend(_split(Box(int(x), int(y), int(x + bw), int(y + bh)), horiz, vert))
+            boxes.extend(_split(Box(int(x), int(y), int(x + bw), int(y + bh)), h_short, v_short))
     boxes = [b for b in boxes if b.w > w * 0.08 and b.h > h * 0.02]
 
     def inside(a: Box, b: Box) -> bool:
@@ -200,7 +251,13 @@ def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int) -
     # Sum over a 3-px band: a rule tilted by a pixel or two still adds up.
     hprof = cv2.blur(hsub.sum(axis=1).reshape(-1, 1), (1, 3)).ravel() * 3
     vprof = cv2.blur(vsub.sum(axis=0).reshape(1, -1), (3, 1)).ravel() * 3
-    ys = [box.y0 + p for p in _regular(_peaks(hprof, 0.55 * box.w, max(6, row_pitch // 2)))]
+    # In a deck table (many rows) peaks closer than a row are all kept; _regular picks by the
+    # row pitch. A small table (the header block) has no pitch to go by: the stronger line wins.
+    lines = _peaks(hprof, 0.55 * box.w, max(6, row_pitch // 5))
+    if len(lines) >= 8:
+        ys = _fill_missing([box.y0 + p for p in _regular(lines)])
+    else:
+        ys = [box.y0 + p for p in _regular(_peaks(hprof, 0.55 * box.w, max(6, row_pitch // 2)))]
     xs = [box.x0 + p for p, _ in _peaks(vprof, 0.4 * box.h, 8)]
     return ys, xs
 
@@ -261,9 +318,51 @@ def remove_rules(gray: np.ndarray, horiz: np.ndarray, vert: np.ndarray,
     return clean, rules
 
 
+DECK_KINDS = ("monster", "spell", "trap", "extra", "side")
+
+
 def page_to_grid(gray: np.ndarray) -> Grid:
-    """The whole grid stage on a flattened, deskewed page."""
-    _, horiz, vert = line_masks(gray)
+    """The whole grid stage on a flattened, deskewed page.
+
+    Rules are first taken as dark ink only; when that leaves deck tables without rows (faint or
+    hairline rules in a blurred, low-resolution photo), they are looked for again by their
+    contrast with the paper beside them, and the grid with more deck rows wins."""
+    grid = _grid(gray, faint_rules=False)
+    if _complete(grid) and _faults(grid) == 0:
+        return grid
+    retry = _grid(gray, faint_rules=True)
+    if _quality(retry) > _quality(grid):
+        retry.notes.append("grid: faint rules")
+        return retry
+    return grid
+
+
+def _complete(grid: Grid) -> bool:
+    return all(grid.by_kind(k) is not None and grid.by_kind(k).rows for k in DECK_KINDS[:3])
+
+
+def _faults(grid: Grid) -> int:
+    """Signs of lost or false rules: rows much taller or shorter than their table's usual row,
+    and main columns (printed with the same number of rows) that disagree."""
+    faults = 0
+    for t in grid.tables:
+        if t.kind in DECK_KINDS and len(t.rows) >= 3:
+            usual = float(np.median([r.box.h for r in t.rows]))
+            faults += sum(1 for r in t.rows if not 0.6 * usual <= r.box.h <= 1.4 * usual)
+    counts = [len(t.rows) for t in grid.tables if t.kind in DECK_KINDS[:3] and t.rows]
+    if counts:
+        faults += max(counts) - min(counts)
+    return faults
+
+
+def _quality(grid: Grid) -> tuple[int, int, int]:
+    """Deck tables with rows, then fewest faults, then rows."""
+    tables = [t for t in grid.tables if t.kind in DECK_KINDS and t.rows]
+    return len(tables), -_faults(grid), sum(len(t.rows) for t in tables)
+
+
+def _grid(gray: np.ndarray, faint_rules: bool) -> Grid:
+    _, horiz, vert = line_masks(gray, faint_rules)
     # The page edge (and a sliver of background after the warp) is not a table.
     m = int(gray.shape[1] * 0.015)
     for mask in (horiz, vert):
@@ -279,7 +378,7 @@ def page_to_grid(gray: np.ndarray) -> Grid:
         tables.append(Table(box=box, xs=xs, ys=ys))
     classify_tables(tables, gray.shape[0])
     for t in tables:
-        if t.kind in ("monster", "spell", "trap", "extra", "side"):
+        if t.kind in DECK_KINDS:
             build_rows(t)
     clean, rules = remove_rules(gray, horiz, vert, tables)
     notes = [f"{t.kind}: {len(t.rows)} rows, {len(t.xs)} cols" for t in tables if t.rows]

@@ -88,14 +88,21 @@ def _paper_masks(small: np.ndarray) -> list[np.ndarray]:
     dab = np.hypot(lab[:, :, 1] - a0, lab[:, :, 2] - b0)
     for max_dab in (5.0, 7.0, 9.0, 12.0):
         masks.append(((dab < max_dab) & (lab[:, :, 0] > 0.6 * l0)).astype(np.uint8) * 255)
-    return masks
+    # The paper usually holds the frame centre, but not in every landscape frame: the watershed
+    # also grows from the point deepest inside the bright region.
+    seeds = [(w // 2, h // 2)]
+    depth = cv2.distanceTransform(otsu, cv2.DIST_L2, 5)
+    _, reach, _, (dx, dy) = cv2.minMaxLoc(depth)
+    if reach > 0.08 * min(h, w) and np.hypot(dx - w / 2, dy - h / 2) > 0.1 * min(h, w):
+        seeds.append((dx, dy))
+    masks.extend(_watershed_mask(small, seed) for seed in seeds)
+    return masks + _edge_masks(gray)
 
 
-def _edge_masks(small: np.ndarray) -> list[np.ndarray]:
+def _edge_masks(gray: np.ndarray) -> list[np.ndarray]:
     """Candidate paper masks from edges: the page's outline is a brightness step even where
     paper and background have the same colour (a pale grey desk) or a shadow splits the paper's
     brightness. Each large closed outline, filled."""
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     edges = cv2.dilate(cv2.Canny(gray, 20, 60), np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     h, w = gray.shape
@@ -110,71 +117,190 @@ def _edge_masks(small: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _quad_from_mask(mask: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """Four corners of the mask's most page-like large region, and how page-like it is (0..1)."""
+def _watershed_mask(small: np.ndarray, seed: tuple[int, int]) -> np.ndarray:
+    """Paper grown from a seed point (the frame centre) against background grown from the frame border, over
+    the colour gradient: the two meet on the page edge however faint it is (a pale desk whose
+    brightness overlaps the paper's under uneven light defeats every threshold)."""
+    h, w = small.shape[:2]
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    grad = np.zeros((h, w), np.float32)
+    for c in range(3):
+        ch = lab[:, :, c].astype(np.float32)
+        grad = np.maximum(grad, cv2.magnitude(cv2.Sobel(ch, cv2.CV_32F, 1, 0, ksize=3),
+                                              cv2.Sobel(ch, cv2.CV_32F, 0, 1, ksize=3)))
+    g8 = np.clip(grad / max(float(np.percentile(grad, 99.5)), 1.0) * 255, 0, 255).astype(np.uint8)
+    markers = np.zeros((h, w), np.int32)
+    markers[:2], markers[-2:], markers[:, :2], markers[:, -2:] = 1, 1, 1, 1
+    r = int(0.1 * min(h, w))
+    x, y = seed
+    markers[max(3, y - r):min(h - 3, y + r), max(3, x - r):min(w - 3, x + r)] = 2
+    cv2.watershed(cv2.cvtColor(g8, cv2.COLOR_GRAY2BGR), markers)
+    return (markers == 2).astype(np.uint8) * 255
+
+
+def _line_cross(p1, p2, p3, p4) -> np.ndarray | None:
+    """Intersection of the lines p1p2 and p3p4 (None when nearly parallel)."""
+    d1, d2 = p2 - p1, p4 - p3
+    den = d1[0] * d2[1] - d1[1] * d2[0]
+    if abs(den) < 1e-6 * (np.linalg.norm(d1) * np.linalg.norm(d2) + 1e-9):
+        return None
+    t = ((p3[0] - p1[0]) * d2[1] - (p3[1] - p1[1]) * d2[0]) / den
+    return p1 + t * d1
+
+
+STRAIGHT_TURN = 20.0
+"""Degrees: a polygon vertex turning less than this lies on a straight side."""
+
+
+def _turn(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
+    """How many degrees the outline a→b→c turns at b."""
+    d1, d2 = b - a, c - b
+    cos = float(np.dot(d1, d2) / max(np.linalg.norm(d1) * np.linalg.norm(d2), 1e-9))
+    return float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
+
+
+def _on_frame(a: np.ndarray, b: np.ndarray, frame: tuple[int, int], tol: float = 3.0) -> bool:
+    h, w = frame
+    return any(abs(a[k] - v) <= tol and abs(b[k] - v) <= tol
+               for k, v in ((0, 0), (0, w - 1), (1, 0), (1, h - 1)))
+
+
+def _drop_frame_sides(pts: list[np.ndarray], frame: tuple[int, int]) -> list[np.ndarray]:
+    """A side running along the frame edge is where the frame cut the page, not a page edge:
+    the page sides on either side of it are extended to their crossing (when it is near)."""
+    h, w = frame
+    i = 0
+    while len(pts) > 4 and i < len(pts):
+        n = len(pts)
+        a, b = pts[i], pts[(i + 1) % n]
+        if not _on_frame(a, b, frame):
+            i += 1
+            continue
+        x = _line_cross(pts[(i - 1) % n], a, b, pts[(i + 2) % n])
+        if x is None or not (-0.25 * w < x[0] < 1.25 * w and -0.25 * h < x[1] < 1.25 * h):
+            i += 1  # a whole page side is out of the frame: the frame edge is the best guess
+            continue
+        pts[i] = x
+        del pts[(i + 1) % n]
+    return pts
+
+
+def _polygon_to_quad(poly: np.ndarray, frame: tuple[int, int]) -> np.ndarray | None:
+    """Reduce a convex polygon to four corners by dropping its shortest sides: the neighbours of
+    a dropped side are extended to their crossing. A page corner cut off by the frame edge (or
+    rounded by the mask) comes back where the page edges meet, even outside the frame."""
+    pts = [np.asarray(p, dtype=np.float64) for p in poly.reshape(-1, 2)]
+    h, w = frame
+    pts = _drop_frame_sides(pts, frame)
+    while len(pts) > 4:  # then the vertices where the outline barely turns
+        n = len(pts)
+        turns = [_turn(pts[i - 1], pts[i], pts[(i + 1) % n]) for i in range(n)]
+        i = int(np.argmin(turns))
+        if turns[i] >= STRAIGHT_TURN:
+            break
+        del pts[i]
+    while len(pts) > 4:
+        n = len(pts)
+        lengths = [np.linalg.norm(pts[(i + 1) % n] - pts[i]) for i in range(n)]
+        i = int(np.argmin(lengths))
+        a, b = pts[(i - 1) % n], pts[i]
+        c, d = pts[(i + 1) % n], pts[(i + 2) % n]
+        x = _line_cross(a, b, c, d)
+        j = (i + 1) % n
+        if x is None or not (-0.5 * w < x[0] < 1.5 * w and -0.5 * h < x[1] < 1.5 * h):
+            del pts[j]  # parallel neighbours: a tiny step, just drop a vertex
+            continue
+        pts[i] = x
+        del pts[j]
+    if len(pts) != 4:
+        return None
+    return order_corners(np.array(pts, dtype=np.float32))
+
+
+def _quads_from_mask(mask: np.ndarray) -> list[np.ndarray]:
+    """Four corners of each large region of the mask (the paper is one of them)."""
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((9, 9), np.uint8))
     h, w = mask.shape
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
-    best: tuple[np.ndarray, float] | None = None
-    # The paper is usually at the frame centre, but not always: every large region is tried.
+    quads = []
     for cid in range(1, n):
         if stats[cid, cv2.CC_STAT_AREA] < 0.15 * h * w:
             continue
-        found = _region_quad((labels == cid).astype(np.uint8) * 255)
-        if found is not None and (best is None or found[1] > best[1]):
-            best = found
-    return best
+        comp = (labels == cid).astype(np.uint8) * 255
+        contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+        poly = cv2.approxPolyDP(hull, 0.004 * cv2.arcLength(hull, True), True)
+        quad = _polygon_to_quad(poly, (h, w)) if len(poly) >= 4 else None
+        if quad is not None:
+            quads.append(quad)
+    return quads
 
 
-def _region_quad(comp: np.ndarray) -> tuple[np.ndarray, float] | None:
-    h, w = comp.shape
-    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    region = max(contours, key=cv2.contourArea)
-    area = cv2.contourArea(region)
-    if area < 0.15 * h * w:
-        return None
-    hull = cv2.convexHull(region)
-    peri = cv2.arcLength(hull, True)
-    quad = None
-    for eps in (0.01, 0.02, 0.03, 0.04, 0.06):
-        approx = cv2.approxPolyDP(hull, eps * peri, True)
-        if len(approx) == 4:
-            quad = approx
-            break
-    if quad is None:
-        quad = cv2.boxPoints(cv2.minAreaRect(hull))
-    quad = order_corners(np.asarray(quad, dtype=np.float32))
-    quad_area = cv2.contourArea(quad)
-    if quad_area <= 0:
-        return None
-    fill = min(area / quad_area, quad_area / area)
+EDGE_STEP = 3.0
+"""Paper is at least this much lighter (Lab L) than what lies just outside its edge."""
+
+
+def page_score(quad: np.ndarray, light: np.ndarray) -> float:
+    """How page-like a quad is (0..1): A4 proportions, a large share of the frame, and an edge
+    all round: samples just inside its sides lighter than just outside. Sides that leave the
+    frame cannot be seen and count neither way, but most of the outline must be visible."""
+    h, w = light.shape
     tl, tr, br, bl = quad
     sw = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
     sh = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
     aspect = max(sw, sh) / max(min(sw, sh), 1.0)
     aspect_fit = max(0.0, 1.0 - abs(aspect - A4_ASPECT) / 0.5)
-    edge = 3  # a region glued to the frame border is a background that won the threshold
-    border = np.mean([comp[:edge].mean(), comp[-edge:].mean(), comp[:, :edge].mean(),
-                      comp[:, -edge:].mean()]) / 255.0
-    return quad, fill * aspect_fit * (1.0 - border)
+    area = cv2.contourArea(quad)
+    if area < 0.15 * h * w or aspect_fit == 0.0:
+        return 0.0
+    centre = quad.mean(axis=0)
+    d = max(3.0, 0.006 * max(h, w))
+    seen = total = good = 0
+    for a, b in ((tl, tr), (tr, br), (br, bl), (bl, tl)):
+        side = b - a
+        normal = np.array([side[1], -side[0]]) / max(np.linalg.norm(side), 1e-6)
+        if np.dot(centre - (a + b) / 2, normal) > 0:
+            normal = -normal  # pointing out of the page
+        for t in np.linspace(0.05, 0.95, 24):
+            p = a + t * side
+            pin, pout = p - d * normal, p + d * normal
+            total += 1
+            if not all(1 <= q[0] < w - 2 and 1 <= q[1] < h - 2 for q in (pin, pout)):
+                continue
+            seen += 1
+            good += float(light[int(pin[1]), int(pin[0])]) - float(light[int(pout[1]), int(pout[0])]) >= EDGE_STEP
+    if seen < 0.5 * total:
+        return 0.0
+    return aspect_fit ** 0.5 * good / seen
+
+
+PAGE_MIN_SCORE = 0.5
+EDGE_BAND = 0.012
+"""Share of the page width replaced along the warped page's edges: a sliver of background left
+there would pass for a rule (and darken the contrast stretch); the sheet's margins are wider."""
 
 
 def find_page(img: np.ndarray) -> np.ndarray | None:
     """Corners (TL, TR, BR, BL) of the paper in a photo, or None when the paper fills the frame
-    (a scan) or no page-like quad is found."""
+    (a scan) or no page-like quad is found. Candidate quads come from several paper masks
+    (thresholds of brightness and colour, a watershed over the gradient); the one with the
+    most page-like outline wins."""
     h, w = img.shape[:2]
     scale = 800.0 / max(h, w)
     small = cv2.resize(img, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), 2)
-    best: tuple[np.ndarray, float] | None = None
-    for mask in _paper_masks(small) + _edge_masks(small):
-        found = _quad_from_mask(mask)
-        if found and (best is None or found[1] > best[1]):
-            best = found
-    if best is None or best[1] < 0.5:
+    light = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)[:, :, 0]
+    best: tuple[float, np.ndarray] | None = None
+    for mask in _paper_masks(small):
+        for quad in _quads_from_mask(mask):
+            score = page_score(quad, light)
+            log.debug("page candidate score %.2f", score)
+            if best is None or score > best[0]:
+                best = (score, quad)
+    if best is None or best[0] < PAGE_MIN_SCORE:
         return None
-    return refine_corners(img, best[0] / scale)
+    return refine_corners(img, (best[1] / scale).astype(np.float32))
 
 
 def refine_corners(img: np.ndarray, corners: np.ndarray) -> np.ndarray:
@@ -201,6 +327,12 @@ def warp_page(img: np.ndarray, corners: np.ndarray | None) -> np.ndarray:
     m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
     return cv2.warpPerspective(img, m, (PAGE_W, PAGE_H), flags=cv2.INTER_CUBIC,
                                borderMode=cv2.BORDER_REPLICATE)
+
+
+def blank_edges(page: np.ndarray) -> np.ndarray:
+    """The page with a thin band along its edges replaced by the paper just inside it."""
+    m = max(2, int(EDGE_BAND * page.shape[1]))
+    return cv2.copyMakeBorder(page[m:-m, m:-m], m, m, m, m, cv2.BORDER_REPLICATE)
 
 
 def flatten(gray: np.ndarray) -> np.ndarray:
@@ -263,6 +395,8 @@ def image_to_page(img: np.ndarray, *, is_scan: bool = False) -> PageImage:
     corners = None if is_scan else find_page(img)
     notes.append("page: whole image" if corners is None else "page: quad found")
     color = warp_page(img, corners)
+    if corners is not None:
+        color = blank_edges(color)
     gray = flatten(cv2.cvtColor(color, cv2.COLOR_BGR2GRAY))
     # Rotation of a scan, or what remains after the warp of a photo.
     total = estimate_skew(gray)

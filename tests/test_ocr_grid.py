@@ -1,0 +1,98 @@
+"""Table grid of the db-ko sheet (scanner/ocr_grid.py) under what photos do to rules: faint and
+hairline rules, low resolution, a lost rule, a pen strike beside a rule, and no grid at all.
+Pages come from the project's own sample photo; expected row counts from its truth file."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scanner.ocr_grid import page_to_grid
+from scanner.ocr_page import image_to_page, load_image
+
+PHOTOS = Path(__file__).resolve().parent.parent / "samples" / "photos"
+KINDS = ("monster", "spell", "trap", "extra", "side")
+
+
+@pytest.fixture(scope="module")
+def sample_page() -> tuple[np.ndarray, dict[str, int]]:
+    """A flattened page of samples/photos/photo-02.jpg and its printed rows per column."""
+    page = image_to_page(load_image(PHOTOS / "photo-02.jpg"))
+    rows = json.loads((PHOTOS / "photo-02.truth.json").read_text("utf-8"))["layout"]["rows"]
+    want = {"monster": rows["main_columns"], "spell": rows["main_columns"],
+            "trap": rows["main_columns"], "extra": rows["extra"], "side": rows["side"]}
+    return page.gray, want
+
+
+def rows_of(gray: np.ndarray) -> dict[str, int]:
+    grid = page_to_grid(gray)
+    return {k: len(grid.by_kind(k).rows) if grid.by_kind(k) else 0 for k in KINDS}
+
+
+def row_tops(gray: np.ndarray, kind: str) -> list[int]:
+    return [r.box.y0 for r in page_to_grid(gray).by_kind(kind).rows]
+
+
+def test_sample_page_grid(sample_page):
+    gray, want = sample_page
+    assert rows_of(gray) == want
+
+
+def test_faint_rules_found_by_their_contrast(sample_page):
+    """Rules printed light grey (or blurred thin in a photo) sit far above the ink level: they
+    are found by their contrast with the paper beside them, at the same places."""
+    gray, want = sample_page
+    faint = (255 - (255 - gray.astype(np.float32)) * 0.22).astype(np.uint8)  # rules ≈ 205
+    assert float(faint.min()) > 190
+    grid = page_to_grid(faint)
+    assert {k: len(grid.by_kind(k).rows) for k in KINDS} == want
+    assert "grid: faint rules" in grid.notes
+    sharp = row_tops(gray, "spell")
+    assert all(abs(a - b) <= 3 for a, b in zip(row_tops(faint, "spell"), sharp))
+
+
+def test_low_resolution_photo(sample_page):
+    """A page photographed at ~120 dpi (a landscape 2000 px frame), JPEG'd, then warped up."""
+    gray, want = sample_page
+    h, w = gray.shape
+    small = cv2.resize(gray, (int(w * 0.55), int(h * 0.55)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), 0.8)
+    ok, jpg = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 60])
+    back = cv2.resize(cv2.imdecode(jpg, cv2.IMREAD_GRAYSCALE), (w, h), interpolation=cv2.INTER_CUBIC)
+    lighter = (255 - (255 - back.astype(np.float32)) * 0.5).astype(np.uint8)
+    assert rows_of(lighter) == want
+
+
+def test_lost_rule_does_not_merge_two_rows(sample_page):
+    """A row rule lost in the photo: the row pitch puts it back, two names never share a row."""
+    gray, want = sample_page
+    grid = page_to_grid(gray)
+    table = grid.by_kind("monster")
+    y = table.ys[6]
+    erased = gray.copy()
+    erased[y - 5:y + 6, table.box.x0 + 4:table.box.x1 - 4] = 255
+    assert rows_of(erased) == want
+    heights = [r.box.h for r in page_to_grid(erased).by_kind("monster").rows]
+    assert max(heights) < 1.3 * float(np.median(heights))
+
+
+def test_pen_strike_beside_a_rule_is_not_a_rule(sample_page):
+    """A straight pen strike a third of a row below a rule is not taken for one (nor does it
+    push the real rule out)."""
+    gray, want = sample_page
+    table = page_to_grid(gray).by_kind("spell")
+    r = table.rows[3].box
+    struck = gray.copy()
+    y = r.y0 + r.h // 3
+    cv2.line(struck, (r.x0 + 10, y), (r.x1 - 10, y + 2), 30, 3)
+    assert rows_of(struck) == want
+    assert abs(row_tops(struck, "spell")[4] - table.rows[4].box.y0) <= 3
+
+
+def test_blank_page_has_no_grid():
+    gray = np.full((2546, 1800), 250, np.uint8)
+    cv2.putText(gray, "not a deck sheet", (200, 900), cv2.FONT_HERSHEY_SIMPLEX, 3, 0, 6)
+    assert all(n == 0 for n in rows_of(gray).values())
