@@ -178,6 +178,8 @@ ROW_NUMBER_HEIGHT = 0.45
 at 8–10 pt in a ~15 pt row, row numbers at ~6 pt)."""
 PLAUSIBLE = 0.25
 """OCR candidates this close to the best one are rendered too."""
+UNSURE_CANDIDATES = 10
+"""Candidates an unsure read brings to the rendering check."""
 NEIGHBOUR = 0.80
 """Names at least this similar to an exact read are rendered against it."""
 
@@ -278,19 +280,21 @@ def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
         return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
                         row_number_only=True)
     match = vocab.match(text, column) if text else NameMatch(None, "", 0.0, 0.0)
+    if match.card_id is not None and not ocr_sure(match):
+        match = vocab.match(text, column, limit=UNSURE_CANDIDATES)  # more for the rendering
     verdict = verify_match(match, cell_ink, column, vocab) if match.card_id is not None else None
     if verdict is None or not verdict.sure:
         # Latin letters, ☆, ・ are beyond `kor`: a kor+eng reading may match better.
         alt = tess.read(upscaled, lang="kor+eng", psm=7)
-        alt_match = vocab.match(alt.text, column) if alt.text else match
+        alt_match = vocab.match(alt.text, column, limit=UNSURE_CANDIDATES) if alt.text else match
         if alt_match.score > match.score:
             text, conf, match = alt.text, alt.confidence, alt_match
             verdict = verify_match(match, cell_ink, column, vocab)
     flags: list[str] = []
     detail = ""
     if verdict is not None and verdict.sure and verdict.card_id is not None:
-        if verdict.card_id != match.card_id:
-            match = _with_pick(match, verdict.card_id, vocab)
+        if verdict.card_id != match.card_id or match.score < NAME_ACCEPT:
+            match = _with_pick(match, verdict.card_id, vocab)  # the rendering vouches for it
         if match.score >= 1.0 and cell_ink is not None and not vocab.rivals([match.card_id], column)[match.card_id]:
             vocab.renderer.observe(cell_ink, match.name)
         detail = verdict.detail

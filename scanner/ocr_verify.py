@@ -328,6 +328,11 @@ R_VETO = 0.08
 R_FLOOR = 0.35
 """A read whose own rendering is this unlike the cell is doubted (the cell holds more or other
 ink than the name: a cut read, pen marks); true names score ≥ 0.45 even on soft photos."""
+R_STRONG = 0.85
+R_STRONG_MARGIN = 0.2
+OCR_FLOOR_STRONG = 0.35
+"""A rendering this alike, this far ahead of every other candidate, picks a card OCR could
+hardly read (names mostly in Latin letters, which `kor` turns into junk: `BOX서` → `680×서`)."""
 OCR_FLOOR = 0.6
 """A candidate the rendering picks must have at least this OCR similarity (or be the namesake
 of one that has)."""
@@ -398,7 +403,9 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
     ranked = sorted(pool, key=lambda c: -scores[c])
     pick = ranked[0]
     second = scores[ranked[1]] if len(ranked) > 1 else -1.0
-    if pick in backed and scores[pick] >= R_CONFIRM and scores[pick] - second >= R_PICK_MARGIN:
+    strong = (ocr_scores.get(pick, 0.0) >= OCR_FLOOR_STRONG and scores[pick] >= R_STRONG
+              and scores[pick] - second >= R_STRONG_MARGIN)
+    if strong or (pick in backed and scores[pick] >= R_CONFIRM and scores[pick] - second >= R_PICK_MARGIN):
         return Verdict(pick, True, detail=f"rendering picked {show(pick)} over "
                        f"{show(ranked[1]) if len(ranked) > 1 else 'nothing'}", scores=scores)
     return Verdict(best, False, "", "rendered: " + ", ".join(show(c) for c in ranked[:3]), scores)

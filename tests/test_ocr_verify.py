@@ -141,3 +141,17 @@ def test_a_pen_mark_far_right_of_the_name_is_not_part_of_it():
     marked[4:h - 4, -h:-h + 6] = 30  # a pen stroke well past the name
     assert cell_name_ink(marked).shape == ink_crop(cell).shape
     assert ink_crop(marked).shape[1] > ink_crop(cell).shape[1] + 2 * h
+
+
+def test_rendering_picks_a_mostly_latin_name_ocr_turned_to_junk_only_when_clear():
+    names = {20: "BOX서", 21: "C·슈터", 22: "설어"}
+    r = renderer_for("NanumGothic")
+    cell = ink_crop(printed_cell("BOX서"))
+    # kor read "680×서": every candidate scores low and alike.
+    v = decide(r, cell, best=21, ocr_sure=False, ocr_scores={20: 0.36, 21: 0.36, 22: 0.36}, rivals={},
+               names=names)
+    assert v.sure and v.card_id == 20
+    # With no OCR support at all the rendering alone does not pick.
+    v = decide(r, cell, best=21, ocr_sure=False, ocr_scores={20: 0.2, 21: 0.36, 22: 0.36}, rivals={},
+               names=names)
+    assert not v.sure
