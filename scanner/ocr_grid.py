@@ -255,7 +255,16 @@ def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int) -
     # row pitch. A small table (the header block) has no pitch to go by: the stronger line wins.
     lines = _peaks(hprof, 0.55 * box.w, max(6, row_pitch // 5))
     if len(lines) >= 8:
-        ys = _fill_missing([box.y0 + p for p in _regular(lines)])
+        ys = [box.y0 + p for p in _regular(lines)]
+        # A border too faint to pass as a rule (the top edge of a grey header fill) still
+        # bounds the column rules: the box edge is a rule when it lies one row pitch away
+        # (not when something glued below the table, the main total box, stretched the box).
+        pitch = float(np.median(np.diff(ys)))
+        if abs(ys[0] - box.y0 - pitch) < 0.15 * pitch:
+            ys.insert(0, box.y0)
+        if abs(box.y1 - 1 - ys[-1] - pitch) < 0.15 * pitch:
+            ys.append(box.y1 - 1)
+        ys = _fill_missing(ys)
     else:
         ys = [box.y0 + p for p in _regular(_peaks(hprof, 0.55 * box.w, max(6, row_pitch // 2)))]
     xs = [box.x0 + p for p, _ in _peaks(vprof, 0.4 * box.h, 8)]

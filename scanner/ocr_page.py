@@ -389,6 +389,15 @@ def rotate(img: np.ndarray, angle_deg: float, border: int | tuple = 255) -> np.n
     return cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def shear(img: np.ndarray, lean_deg: float) -> np.ndarray:
+    """Shift rows sideways so columns leaning by lean_deg (estimate_skew of the transposed page)
+    stand upright; rows stay level."""
+    h, w = img.shape[:2]
+    k = -float(np.tan(np.radians(lean_deg)))
+    m = np.float32([[1, k, -k * h / 2], [0, 1, 0]])
+    return cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def image_to_page(img: np.ndarray, *, is_scan: bool = False) -> PageImage:
     """The whole page stage: find, warp, flatten, deskew."""
     notes: list[str] = []
@@ -404,4 +413,10 @@ def image_to_page(img: np.ndarray, *, is_scan: bool = False) -> PageImage:
         gray = rotate(gray, total)
         color = rotate(color, total)
     notes.append(f"skew {total:.2f}°")
+    # The columns may still lean when the corners were off (a page edge outside the frame, a
+    # curled sheet): a leaning rule breaks up in the vertical-rule mask. Undo it as a shear.
+    lean = estimate_skew(np.ascontiguousarray(gray.T), max_deg=3.0)
+    if abs(lean) >= 0.1:
+        gray, color = shear(gray, lean), shear(color, lean)
+        notes.append(f"shear {lean:.2f}°")
     return PageImage(gray=gray, color=color, corners=corners, skew_deg=total, notes=notes)
