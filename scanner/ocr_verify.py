@@ -266,6 +266,12 @@ class NameRenderer:
     def usable(self) -> bool:
         return bool(self.families)
 
+    @property
+    def trusted(self) -> bool:
+        """The page's print fits one of the known fonts: renderings may pick a card, not only
+        doubt one (a sheet in another font gets no picks, so its unsure lines stay flagged)."""
+        return self.estimate is None or max(self.estimate.scores.values(), default=0.0) >= TRUSTED_FIT
+
     def rendered(self, name: str, family: str) -> np.ndarray | None:
         key = (name, family)
         if key not in self._cache:
@@ -316,6 +322,9 @@ class NameRenderer:
         return self.estimate
 
 
+TRUSTED_FIT = 0.6
+"""Mean likeness of the page's exact reads in its best font below which renderings only doubt
+(fixture pages fit their font at 0.74–0.95)."""
 R_CONFIRM = 0.75
 """A rendered name at least this alike confirms a candidate (true names: 5th percentile ≈ 0.8
 on the fixture scans and photos, namesakes rarely above 0.75)."""
@@ -382,7 +391,8 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
             # The read spells a namesake's Hangul exactly: the rendering may still tell
             # which of them is printed (`바렐로드 F 드래곤` read with the F dropped).
             group = sorted([best] + blind, key=lambda c: -scores[c])
-            if scores[group[0]] >= R_CONFIRM and scores[group[0]] - scores[group[1]] >= R_PICK_MARGIN:
+            if (renderer.trusted and scores[group[0]] >= R_CONFIRM
+                    and scores[group[0]] - scores[group[1]] >= R_PICK_MARGIN):
                 return Verdict(group[0], True, detail=f"rendering picked {show(group[0])} over "
                                f"{show(group[1])}", scores=scores)
             return Verdict(best, False, "ambiguous-name",
@@ -405,7 +415,8 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
     second = scores[ranked[1]] if len(ranked) > 1 else -1.0
     strong = (ocr_scores.get(pick, 0.0) >= OCR_FLOOR_STRONG and scores[pick] >= R_STRONG
               and scores[pick] - second >= R_STRONG_MARGIN)
-    if strong or (pick in backed and scores[pick] >= R_CONFIRM and scores[pick] - second >= R_PICK_MARGIN):
+    if renderer.trusted and (strong or (pick in backed and scores[pick] >= R_CONFIRM
+                                        and scores[pick] - second >= R_PICK_MARGIN)):
         return Verdict(pick, True, detail=f"rendering picked {show(pick)} over "
                        f"{show(ranked[1]) if len(ranked) > 1 else 'nothing'}", scores=scores)
     return Verdict(best, False, "", "rendered: " + ", ".join(show(c) for c in ranked[:3]), scores)

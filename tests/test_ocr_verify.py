@@ -155,3 +155,17 @@ def test_rendering_picks_a_mostly_latin_name_ocr_turned_to_junk_only_when_clear(
     v = decide(r, cell, best=21, ocr_sure=False, ocr_scores={20: 0.2, 21: 0.36, 22: 0.36}, rivals={},
                names=names)
     assert not v.sure
+
+
+def test_a_page_in_an_unknown_font_gets_no_picks():
+    r = NameRenderer()
+    r.families = {"NanumGothic": FAMILIES["NanumGothic"]}  # the page is printed in Myeongjo
+    for i, name in enumerate(("하루 우라라", "증식의 G", "금지된 일적")):
+        r.observe(ink_crop(printed_cell(name, family="NanumMyeongjo", blur=2.5, seed=i)), name)
+    assert r.estimate is not None
+    if r.trusted:
+        pytest.skip("Gothic happens to fit this Myeongjo rendering well")
+    cell = ink_crop(printed_cell(NAMES[2], family="NanumMyeongjo", blur=2.5))
+    v = decide(r, cell, best=1, ocr_sure=False, ocr_scores={1: 0.93, 2: 0.93, 3: 0.93},
+               rivals={1: [2, 3], 2: [1, 3], 3: [1, 2]}, names=NAMES)
+    assert not v.sure
