@@ -152,3 +152,19 @@ def test_a_name_starting_with_a_low_letter_is_not_cut():
     for name in ("샤크 서커", "소울 차지", "스택 리바이버", "시조의 수호자 티라스", "오드아이즈 랜서 드래곤"):
         cell = sheet_cell(name)
         assert (without_row_number(cell) == cell).all(), name
+
+
+def test_scan_with_lv_namesakes_reads_each_one(fixtures_dir, real_db):
+    """scan-04 lists 암드 드래곤 LV3 and LV5 in adjacent rows: kor reads neither digit reliably,
+    the rendering tells them apart; no line is silently wrong."""
+    import json
+    from scanner.read import ReadOptions, load_decklist
+    from scanner.scoring import score_scan
+    src = fixtures_dir / "sheets" / "scan-04.pdf"
+    truth = json.loads(src.with_name("scan-04.truth.json").read_text("utf-8"))
+    out = load_decklist(src, real_db, ReadOptions()).to_json()
+    main = {e["card_id"]: e for e in out["sections"]["main"]}
+    for cid in (980973, 46384672):  # LV3, LV5
+        assert cid in main and not main[cid]["needs_review"], main.get(cid)
+    sc = score_scan(out, truth)
+    assert sc["silent"] == 0 and sc.get("extra_silent", 0) == 0
