@@ -244,6 +244,29 @@ def find_tables(horiz: np.ndarray, vert: np.ndarray) -> list[Box]:
     return [b for b in boxes if not any(inside(o, b) for o in boxes)]
 
 
+RULE_SHARE = 0.45
+"""A row rule's profile peak at this share of the table's strongest ones is a rule for sure."""
+
+
+def _on_pitch(lines: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """Printed rules run the table's width; text rows (seen by contrast) give weaker peaks, but
+    so does a rule fading in a shadow. Strong peaks set the row pitch; a weaker peak stays only
+    where it continues that pitch (a text row sits half a pitch off it)."""
+    if not lines:
+        return lines
+    typical = float(np.percentile([v for _, v in lines], 90))
+    strong = [p for p, v in lines if v >= RULE_SHARE * typical]
+    if len(strong) < 4:
+        return lines
+    pitch = float(np.median(np.diff(strong)))
+    out = []
+    for p, v in lines:
+        d = min(abs(p - q) for q in strong)
+        if d == 0 or (d >= 0.7 * pitch and abs(d / pitch - round(d / pitch)) * pitch < 0.15 * pitch):
+            out.append((p, v))
+    return out
+
+
 def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int) -> tuple[list[int], list[int]]:
     """Horizontal and vertical rule positions inside one table box."""
     hsub = box.crop(horiz).astype(np.float32) / 255.0
@@ -254,6 +277,7 @@ def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int) -
     # In a deck table (many rows) peaks closer than a row are all kept; _regular picks by the
     # row pitch. A small table (the header block) has no pitch to go by: the stronger line wins.
     lines = _peaks(hprof, 0.55 * box.w, max(6, row_pitch // 5))
+    lines = _on_pitch(lines)
     if len(lines) >= 8:
         ys = [box.y0 + p for p in _regular(lines)]
         # A border too faint to pass as a rule (the top edge of a grey header fill) still
@@ -333,31 +357,90 @@ DECK_KINDS = ("monster", "spell", "trap", "extra", "side")
 def page_to_grid(gray: np.ndarray) -> Grid:
     """The whole grid stage on a flattened, deskewed page.
 
-    Rules are first taken as dark ink only; when that leaves deck tables without rows (faint or
-    hairline rules in a blurred, low-resolution photo), they are looked for again by their
-    contrast with the paper beside them, and the grid with more deck rows wins."""
-    grid = _grid(gray, faint_rules=False)
-    if _complete(grid) and _faults(grid) == 0:
-        return grid
-    retry = _grid(gray, faint_rules=True)
-    if _quality(retry) > _quality(grid):
-        retry.notes.append("grid: faint rules")
-        return retry
+    Rules are taken as dark ink only, and again by their contrast with the paper beside them
+    (faint or hairline rules in a blurred, low-resolution photo pass only the second test): the
+    grid with more deck tables, then fewer faults, then more rows wins (ink only on a tie)."""
+    ink = _grid(gray, faint_rules=False)
+    faint = _grid(gray, faint_rules=True)
+    grid, other = (faint, ink) if _quality(faint) > _quality(ink) else (ink, faint)
+    if grid is faint:
+        grid.notes.append("grid: faint rules")
+    # Each mode may miss a different table's end rule: a table with more rows, all regular,
+    # from the other mode replaces its namesake (never a table it would overlap).
+    swapped = False
+    for kind in DECK_KINDS:
+        mine, theirs = grid.by_kind(kind), other.by_kind(kind)
+        if theirs is None or not theirs.rows or _table_faults(theirs):
+            continue
+        if mine is not None and (len(theirs.rows) <= len(mine.rows) or not _overlap(mine.box, theirs.box)):
+            continue
+        rest = [t for t in grid.tables if t is not mine]
+        if any(_overlap(t.box, theirs.box) for t in rest):
+            continue
+        grid.tables = rest + [theirs]
+        grid.notes.append(f"{kind}: rules of the other mode ({len(theirs.rows)} rows)")
+        swapped = True
+    _, horiz, vert = line_masks(gray, faint_rules=True)
+    if _shared_ends(grid, horiz) or swapped:
+        grid.clean, grid.rule_mask = remove_rules(gray, horiz, vert, grid.tables)
     return grid
 
 
-def _complete(grid: Grid) -> bool:
-    return all(grid.by_kind(k) is not None and grid.by_kind(k).rows for k in DECK_KINDS[:3])
+SIDE_BY_SIDE = (DECK_KINDS[:3], DECK_KINDS[3:])
+"""Tables printed side by side with the same rows: the main columns; extra and side."""
+
+
+def _shared_ends(grid: Grid, horiz: np.ndarray) -> bool:
+    """A table whose first or last rule was lost while its neighbours in the same band have it:
+    the neighbours' rule is taken when this table shows some trace of it (a quarter of its width
+    in the faint-rule mask). Rows are then rebuilt. True when a table changed."""
+    changed = False
+    for group in SIDE_BY_SIDE:
+        tables = [t for t in (grid.by_kind(k) for k in group) if t is not None and len(t.ys) >= 8]
+        for t in tables:
+            others = [o for o in tables if o is not t]
+            if not others:
+                continue
+            pitch = float(np.median(np.diff(t.ys)))
+            added = False
+            for end in (0, -1):
+                ys = [o.ys[end] for o in others]
+                y = int(round(float(np.median(ys))))
+                beyond = (t.ys[0] - y) if end == 0 else (y - t.ys[-1])
+                if not (0.6 * pitch < beyond < 1.4 * pitch) or max(ys) - min(ys) > 0.2 * pitch:
+                    continue
+                band = horiz[max(0, y - 4):y + 5, t.box.x0:t.box.x1]
+                if band.size and (band.max(axis=0) > 0).mean() >= 0.25:
+                    t.ys = [y] + t.ys if end == 0 else t.ys + [y]
+                    t.box = Box(t.box.x0, min(t.box.y0, y), t.box.x1, max(t.box.y1, y + 1))
+                    added = True
+            if added:
+                t.rows, t.title, t.total = [], None, None
+                build_rows(t)
+                grid.notes.append(f"{t.kind}: end rule taken from the tables beside it")
+                changed = True
+    return changed
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    """The boxes share more than a quarter of the smaller one."""
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return w > 0 and h > 0 and w * h > 0.25 * min(a.w * a.h, b.w * b.h)
+
+
+def _table_faults(t: Table) -> int:
+    """Rows much taller or shorter than the table's usual row (a lost or a false rule)."""
+    if len(t.rows) < 3:
+        return 0
+    usual = float(np.median([r.box.h for r in t.rows]))
+    return sum(1 for r in t.rows if not 0.6 * usual <= r.box.h <= 1.4 * usual)
 
 
 def _faults(grid: Grid) -> int:
-    """Signs of lost or false rules: rows much taller or shorter than their table's usual row,
-    and main columns (printed with the same number of rows) that disagree."""
-    faults = 0
-    for t in grid.tables:
-        if t.kind in DECK_KINDS and len(t.rows) >= 3:
-            usual = float(np.median([r.box.h for r in t.rows]))
-            faults += sum(1 for r in t.rows if not 0.6 * usual <= r.box.h <= 1.4 * usual)
+    """Signs of lost or false rules: irregular rows, and main columns (printed with the same
+    number of rows) that disagree."""
+    faults = sum(_table_faults(t) for t in grid.tables if t.kind in DECK_KINDS)
     counts = [len(t.rows) for t in grid.tables if t.kind in DECK_KINDS[:3] and t.rows]
     if counts:
         faults += max(counts) - min(counts)

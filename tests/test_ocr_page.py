@@ -86,3 +86,34 @@ def test_warped_page_edges_carry_no_background():
     m = 10
     for band in (page.gray[:m], page.gray[-m:], page.gray[:, :m], page.gray[:, -m:]):
         assert float((band < 170).mean()) < 0.01
+
+
+def test_leaning_columns_are_sheared_upright():
+    """Rows level but columns leaning (corners a little off): the page stage stands them up,
+    so the grid finds every row again."""
+    from scanner.ocr_grid import page_to_grid
+    from scanner.ocr_page import shear
+    page = image_to_page(load_image(PHOTOS / "photo-02.jpg"))
+    leaning = shear(page.color, 1.5)
+    fixed = image_to_page(leaning, is_scan=True)
+    lean = [n for n in fixed.notes if n.startswith("shear")]
+    assert lean and abs(abs(float(lean[0].split()[1].rstrip("°"))) - 1.5) < 0.2, fixed.notes
+    grid = page_to_grid(fixed.gray)
+    assert [len(grid.by_kind(k).rows) for k in ("monster", "spell", "trap", "extra", "side")] == \
+        [20, 20, 20, 15, 15]
+
+
+def test_small_pale_page_in_a_landscape_frame():
+    """A portrait page in a 2000 px landscape frame (~110 dpi), pale print, soft focus: the page
+    is found and its grid read whole (each rule is a light grey smear here)."""
+    from scanner.ocr_grid import page_to_grid
+    corners = np.array([[700, 40], [1629, 59], [1619, 1340], [680, 1321]], dtype=np.float32)
+    img = page_on_background(corners, (2000, 1500), grey=170, seed=2).astype(np.float32)
+    img = cv2.GaussianBlur(255 - (255 - img) * 0.5, (0, 0), 1.0).clip(0, 255).astype(np.uint8)
+    ok, jpg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 65])
+    page = image_to_page(cv2.imdecode(jpg, cv2.IMREAD_COLOR))
+    assert page.corners is not None
+    assert corner_error(page.corners, corners, img.shape[:2]) < 0.01
+    grid = page_to_grid(page.gray)
+    assert [len(grid.by_kind(k).rows) for k in ("monster", "spell", "trap", "extra", "side")] == \
+        [20, 20, 20, 15, 15]
