@@ -295,15 +295,32 @@ def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int) -
     return ys, xs
 
 
+def column_rules(table: Table) -> tuple[int, int, int, int] | None:
+    """(left, row-number, count, right) rule positions of a deck table, by the db-ko geometry
+    rather than by counting rules: an outer border the rule masks missed is the table box's edge,
+    the row-number rule is the narrow first column (absent when the numbers are glued to the
+    names: then it is the left edge), the count rule the last rule in the right 30 %. None when
+    no count rule is there (the cells cannot be told apart; never guess them)."""
+    xs, box = table.xs, table.box
+    edge = max(8, box.w // 60)
+    left = xs[0] if xs and xs[0] - box.x0 <= edge else box.x0
+    right = xs[-1] if xs and box.x1 - 1 - xs[-1] <= edge else box.x1 - 1
+    width = right - left
+    inner = [x for x in xs if left + edge < x < right - edge]
+    no_x = inner[0] if inner and inner[0] - left < 0.15 * width else left
+    counts = [x for x in inner if right - x < 0.3 * width and x != no_x]
+    if width <= 0 or not counts:
+        return None
+    return left, no_x, counts[0], right
+
+
 def build_rows(table: Table) -> None:
     """Header row, data rows, 합계 row from the table's rules (db-ko layout)."""
-    ys, xs = table.ys, table.xs
-    if len(ys) < 4 or len(xs) < 3:
+    ys = table.ys
+    cols = column_rules(table) if len(ys) >= 4 else None
+    if cols is None:
         return
-    left, right = xs[0], xs[-1]
-    count_x = xs[-2]
-    # The row-number rule stops short of the header: the narrow first column.
-    no_x = xs[1] if len(xs) >= 4 and xs[1] - left < 0.15 * (right - left) else left
+    left, no_x, count_x, right = cols
     table.title = Box(left, ys[0], count_x, ys[1])
     table.total = Box(count_x, ys[-2], right, ys[-1])
     for i in range(1, len(ys) - 2):

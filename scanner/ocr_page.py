@@ -173,7 +173,8 @@ def _drop_frame_sides(pts: list[np.ndarray], frame: tuple[int, int]) -> list[np.
     while len(pts) > 4 and i < len(pts):
         n = len(pts)
         a, b = pts[i], pts[(i + 1) % n]
-        if not _on_frame(a, b, frame):
+        # A corner that merely touches the frame leaves a few pixels along it: not a cut.
+        if not _on_frame(a, b, frame) or np.linalg.norm(b - a) < 0.03 * max(h, w):
             i += 1
             continue
         x = _line_cross(pts[(i - 1) % n], a, b, pts[(i + 2) % n])

@@ -96,3 +96,19 @@ def test_blank_page_has_no_grid():
     gray = np.full((2546, 1800), 250, np.uint8)
     cv2.putText(gray, "not a deck sheet", (200, 900), cv2.FONT_HERSHEY_SIMPLEX, 3, 0, 6)
     assert all(n == 0 for n in rows_of(gray).values())
+
+
+def test_missing_border_rule_does_not_shift_the_cells(sample_page):
+    """A table whose outer border the photo lost: the cells are still row number | name | count
+    by the table's geometry (not the row-number column read as the name, the name as the count)."""
+    gray, want = sample_page
+    table = page_to_grid(gray).by_kind("spell")
+    right = table.xs[-1]
+    erased = gray.copy()
+    erased[table.box.y0 - 2:table.box.y1 + 2, right - 6:right + 7] = 255
+    spell = page_to_grid(erased).by_kind("spell")
+    assert len(spell.rows) == want["spell"]
+    width = spell.box.w
+    for r in spell.rows:
+        assert r.name.w > 0.6 * width and r.count.w < 0.25 * width, (r.name, r.count)
+        assert abs(r.name.x0 - table.rows[0].name.x0) <= 4 and abs(r.count.x0 - table.rows[0].count.x0) <= 4
