@@ -133,6 +133,10 @@ def read_image(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, i
     vocab = Vocabulary.build(db)
     sheet = SheetRead(reader="ocr")
     sheet.notes.extend(page.notes + grid.notes)
+    for column in COLUMNS:  # a printed table the grid missed: its lines are unread, not absent
+        if column not in found:
+            sheet.review.append(ReviewFlag(section=SECTION_OF[column], reason="unreadable-line",
+                                           detail=f"{column} table not found on the page: its lines were not read"))
     rows: list[RowRead] = []
     chroma = ink_chroma(page.color, grid.clean)
     for column in found:
