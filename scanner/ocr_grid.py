@@ -345,8 +345,12 @@ def classify_tables(tables: list[Table], page_h: int) -> None:
         t.kind = kind
     lower_top = lower[0].box.y0 if lower else 0
     lower = [t for t in lower if t.box.y0 < lower_top + 0.1 * page_h]
-    for t, kind in zip(lower, ("extra", "side")):
-        t.kind = kind
+    if len(lower) == 1:  # the other one was not found: extra is printed on the left, side right
+        mid = (min(t.box.x0 for t in main) + max(t.box.x1 for t in main)) / 2
+        lower[0].kind = "extra" if (lower[0].box.x0 + lower[0].box.x1) / 2 < mid else "side"
+    else:
+        for t, kind in zip(lower, ("extra", "side")):
+            t.kind = kind
     for t in tables:
         if t.kind == "unknown" and t.box.y1 <= top_y + 5:
             t.kind = "header"

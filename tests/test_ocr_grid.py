@@ -112,3 +112,31 @@ def test_missing_border_rule_does_not_shift_the_cells(sample_page):
     for r in spell.rows:
         assert r.name.w > 0.6 * width and r.count.w < 0.25 * width, (r.name, r.count)
         assert abs(r.name.x0 - table.rows[0].name.x0) <= 4 and abs(r.count.x0 - table.rows[0].count.x0) <= 4
+
+
+def test_one_lower_table_keeps_its_own_kind(sample_page):
+    """With the extra deck table lost, the side deck table is still the side deck (its lines
+    must not be read into the extra deck)."""
+    gray, want = sample_page
+    extra = page_to_grid(gray).by_kind("extra")
+    erased = gray.copy()
+    erased[extra.box.y0 - 5:extra.box.y1 + 5, extra.box.x0 - 5:extra.box.x1 + 5] = 255
+    grid = page_to_grid(erased)
+    assert grid.by_kind("extra") is None
+    assert len(grid.by_kind("side").rows) == want["side"]
+
+
+def test_table_not_found_is_a_review_item(demo_db):
+    """The reader says which printed table it could not find (its lines are unread, not absent)."""
+    pytest.importorskip("tesserocr")
+    from scanner.read import ReadOptions
+    from scanner.read_photo import read_image
+    page = image_to_page(load_image(PHOTOS / "photo-02.jpg"))
+    extra = page_to_grid(page.gray).by_kind("extra")
+    color = page.color.copy()
+    color[extra.box.y0 - 5:extra.box.y1 + 5, extra.box.x0 - 5:extra.box.x1 + 5] = 255
+    sheet = read_image(color, demo_db, ReadOptions(), is_scan=True, label="no-extra")
+    flags = [r for r in sheet.review if r.reason == "unreadable-line"]
+    assert [(f.section, "extra table not found" in f.detail) for f in flags] == [("extra", True)]
+    assert not [ln for ln in sheet.lines if ln.section == "extra"]
+    assert [ln for ln in sheet.lines if ln.section == "side"]
