@@ -295,10 +295,15 @@ def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int) -
     return ys, xs
 
 
+ROW_NO_WIDTH = 0.10
+"""The row-number column is narrower than this share of the table (≈ 4–6 % printed); a rule
+further in is glyph strokes stacked row on row, not the row-number rule."""
+
+
 def column_rules(table: Table) -> tuple[int, int, int, int] | None:
     """(left, row-number, count, right) rule positions of a deck table, by the db-ko geometry
     rather than by counting rules: an outer border the rule masks missed is the table box's edge,
-    the row-number rule is the narrow first column (absent when the numbers are glued to the
+    the row-number rule is the narrow first column (ROW_NO_WIDTH; absent when the numbers are glued to the
     names: then it is the left edge), the count rule the last rule in the right 30 %. None when
     no count rule is there (the cells cannot be told apart; never guess them)."""
     xs, box = table.xs, table.box
@@ -307,7 +312,7 @@ def column_rules(table: Table) -> tuple[int, int, int, int] | None:
     right = xs[-1] if xs and box.x1 - 1 - xs[-1] <= edge else box.x1 - 1
     width = right - left
     inner = [x for x in xs if left + edge < x < right - edge]
-    no_x = inner[0] if inner and inner[0] - left < 0.15 * width else left
+    no_x = inner[0] if inner and inner[0] - left < ROW_NO_WIDTH * width else left
     counts = [x for x in inner if right - x < 0.3 * width and x != no_x]
     if width <= 0 or not counts:
         return None
@@ -321,6 +326,8 @@ def build_rows(table: Table) -> None:
     if cols is None:
         return
     left, no_x, count_x, right = cols
+    # Other "rules" inside are glyph strokes stacked row on row: never paint them out.
+    table.xs = [x for x in table.xs if x in cols]
     table.title = Box(left, ys[0], count_x, ys[1])
     table.total = Box(count_x, ys[-2], right, ys[-1])
     for i in range(1, len(ys) - 2):
