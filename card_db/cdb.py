@@ -26,7 +26,7 @@ log = logging.getLogger("decksheet.card_db")
 ALIAS_WINDOW = 20
 """An alias within this many of the passcode is an alternate artwork (ygopro convention)."""
 ENV_CARD_DB = "DECKSHEET_CARD_DB"
-CACHE_VERSION = 10
+CACHE_VERSION = 11
 
 
 def data_dir() -> Path:

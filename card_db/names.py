@@ -12,6 +12,7 @@ on their Hangul part alone, because Tesseract's `kor` model has no Latin letters
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -83,6 +84,12 @@ def display_key(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).split())
 
 
+_LATIN_RUN = re.compile(r"[a-z]{2,}")
+UNEXPLAINED_LETTERS_CAP = 0.8
+"""Score cap for an all-Hangul name when the read holds a run of Latin letters (below any
+accept threshold, so a judge sees the line)."""
+
+
 def _ratio(a: str, b: str) -> float:
     return fuzz.ratio(a, b) / 100.0
 
@@ -100,8 +107,18 @@ def name_similarity(query_key: str, name_key_: str, query_wj: str | None = None,
     `query_wj`/`name_wj` are the `weighted_jamo` forms when the caller has them already."""
     full = _ratio(query_wj or weighted_jamo(query_key), name_wj or weighted_jamo(name_key_))
     if not has_letters_kor_cannot_read(name_key_):
+        if _LATIN_RUN.search(query_key):
+            # Letters the all-Hangul name cannot explain stand for syllables read wrong
+            # ('블랙 페더 ME 드래곤' is not '블랙 페더 드래곤'): never enough to accept alone.
+            return min(full, UNEXPLAINED_LETTERS_CAP)
         return full
     return max(full, _skeleton_score(query_key, name_key_))
+
+
+def _run_shape(key: str) -> str:
+    """Order of Hangul and non-Hangul runs of a key: 'c스네이크' → 'XH', '스네이크&' → 'HX'."""
+    shape = ["H" if is_syllable(ch) else "X" for ch in key]
+    return "".join(c for i, c in enumerate(shape) if i == 0 or c != shape[i - 1])
 
 
 def _skeleton_score(q: str, n: str) -> float:
@@ -118,6 +135,10 @@ def _skeleton_score(q: str, n: str) -> float:
         length_agree = min(len(fq), len(fn)) / max(len(fq), len(fn))
         lenient = 0.7 if any("a" <= ch <= "z" for ch in fq) else 0.85
         foreign = max(lenient + 0.15 * length_agree, _ratio(fq, fn))
+        if _run_shape(q) != _run_shape(n):
+            # The read's junk stands where the name has Hangul (e.g. '스네이크 &' for
+            # 'C·스네이크'): it is a misread syllable, not the name's Latin letters.
+            foreign = min(foreign, 0.6)
     else:
         foreign = 0.7  # the letters vanished altogether: weaker evidence
     strength = min(1.0, len(skel_n) / 3)  # a 2-syllable skeleton is a weaker match than 3+

@@ -122,3 +122,17 @@ def test_fuzzy_finds_real_names_with_one_wrong_jamo_fast(real_db):
     per_lookup_ms = (time.perf_counter() - t) * 1000 / len(cards)
     assert ok >= 0.95 * len(cards)
     assert per_lookup_ms < 5.0  # ~0.3 ms measured; loose for busy CI machines
+
+
+@pytest.mark.parametrize("read, wrong", [
+    ("스네이크 &", "C·스네이크"),          # junk where a syllable was, not the name's Latin letter
+    ("블랙 페더 ME 드래곤", "블랙 페더 드래곤"),  # letters an all-Hangul name cannot explain
+])
+def test_ocr_junk_never_accepts_a_near_namesake(real_db, read, wrong):
+    # Both reads were once accepted unflagged in bench_resolver (kor+eng); they must be flagged.
+    from scanner.model import ReadLine
+    from scanner.resolve import OCR_POLICY, resolve_line
+
+    e = resolve_line(ReadLine(section="main", text=read, count=1), real_db, OCR_POLICY, True)
+    assert e.needs_review, (read, e.name, e.candidates)
+    assert not (e.name == wrong and not e.needs_review)
