@@ -9,7 +9,6 @@ import os
 import sys
 import traceback
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable
 
 import click

@@ -1,7 +1,6 @@
 """`decksheet scan` and `decksheet convert`."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
