@@ -32,6 +32,8 @@ demo: setup
 	@mkdir -p $(OUT)
 	$(BIN)/decksheet db info
 	$(BIN)/decksheet scan samples/sheets/*.pdf --out $(OUT)
+	@echo "== a phone photo of a printed sheet corrected by pen (OCR; flagged lines, crops in $(OUT)/crops)"
+	$(BIN)/decksheet scan samples/photos/photo-corrected-02.jpg --crops $(OUT)/crops --out $(OUT)
 	@$(BIN)/decksheet check samples/decks/illegal.txt; echo "(exit status $$?: 1 = infractions found)"
 	@$(BIN)/decksheet compare samples/decks/registered.ydk samples/decks/observed.ydk; echo "(exit status $$?: 1 = mismatch)"
 	@echo "JSON of every sample sheet is in $(OUT)/"
