@@ -59,6 +59,8 @@ class Table:
     """The header cell that names the column (몬스터 카드 ...)."""
     total: Box | None = None
     """The count cell of the 합계 row."""
+    lean: float = 0.0
+    """Sideways shift per pixel down of the vertical rules (0: upright); xs are at mid-height."""
 
 
 @dataclass
@@ -267,13 +269,40 @@ def _on_pitch(lines: list[tuple[int, float]]) -> list[tuple[int, float]]:
     return out
 
 
-def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int) -> tuple[list[int], list[int]]:
-    """Horizontal and vertical rule positions inside one table box."""
+TABLE_LEAN_DEG = 2.0
+"""Rules of one table may still lean after the page's shear (perspective: columns converge)."""
+
+
+def _upright_profile(vsub: np.ndarray) -> tuple[np.ndarray, float]:
+    """Column sums of a table's vertical-rule mask at the lean that makes them sharpest, and
+    that lean (x shift per pixel down): a rule leaning a degree over a tall table spreads over
+    many columns and its sum falls under the rule threshold (the count rule is lost and a
+    doubled border taken for it). No lean wins near-ties."""
+    h, w = vsub.shape
+    best, best_k, best_score = vsub.sum(axis=0), 0.0, None
+    for deg in np.arange(-TABLE_LEAN_DEG, TABLE_LEAN_DEG + 1e-6, 0.25):
+        k = float(np.tan(np.radians(deg)))
+        if abs(deg) < 1e-6:
+            prof = vsub.sum(axis=0)
+        else:
+            m = np.float32([[1, -k, k * h / 2], [0, 1, 0]])
+            prof = cv2.warpAffine(vsub, m, (w, h), flags=cv2.INTER_NEAREST).sum(axis=0)
+        score = float(np.square(prof).sum()) * (1.0 if abs(deg) < 1e-6 else 0.98)
+        if best_score is None or score > best_score:
+            best, best_k, best_score = prof, k, score
+    return best, best_k
+
+
+def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int
+                ) -> tuple[list[int], list[int], float]:
+    """Horizontal and vertical rule positions inside one table box, and the vertical rules' lean
+    (x shift per pixel down; the xs are where the rules cross the box's mid-height)."""
     hsub = box.crop(horiz).astype(np.float32) / 255.0
     vsub = box.crop(vert).astype(np.float32) / 255.0
     # Sum over a 3-px band: a rule tilted by a pixel or two still adds up.
     hprof = cv2.blur(hsub.sum(axis=1).reshape(-1, 1), (1, 3)).ravel() * 3
-    vprof = cv2.blur(vsub.sum(axis=0).reshape(1, -1), (3, 1)).ravel() * 3
+    upright, lean = _upright_profile(vsub)
+    vprof = cv2.blur(upright.reshape(1, -1), (3, 1)).ravel() * 3
     # In a deck table (many rows) peaks closer than a row are all kept; _regular picks by the
     # row pitch. A small table (the header block) has no pitch to go by: the stronger line wins.
     lines = _peaks(hprof, 0.55 * box.w, max(6, row_pitch // 5))
@@ -292,7 +321,7 @@ def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int) -
     else:
         ys = [box.y0 + p for p in _regular(_peaks(hprof, 0.55 * box.w, max(6, row_pitch // 2)))]
     xs = [box.x0 + p for p, _ in _peaks(vprof, 0.4 * box.h, 8)]
-    return ys, xs
+    return ys, xs, lean
 
 
 ROW_NO_WIDTH = 0.10
@@ -307,7 +336,8 @@ def column_rules(table: Table) -> tuple[int, int, int, int] | None:
     names: then it is the left edge), the count rule the last rule in the right 30 %. None when
     no count rule is there (the cells cannot be told apart; never guess them)."""
     xs, box = table.xs, table.box
-    edge = max(8, box.w // 60)
+    # A leaning border reaches the box edge only at its ends.
+    edge = max(8, box.w // 60) + int(abs(table.lean) * box.h / 2)
     left = xs[0] if xs and xs[0] - box.x0 <= edge else box.x0
     right = xs[-1] if xs and box.x1 - 1 - xs[-1] <= edge else box.x1 - 1
     width = right - left
@@ -370,8 +400,14 @@ def remove_rules(gray: np.ndarray, horiz: np.ndarray, vert: np.ndarray,
     for t in tables:
         for y in t.ys:
             band[max(0, y - 5):y + 6, t.box.x0:t.box.x1] = 255
+        mid = (t.box.y0 + t.box.y1) / 2
         for x in t.xs:
-            band[t.box.y0:t.box.y1, max(0, x - 5):x + 6] = 255
+            if abs(t.lean) < 1e-6:
+                band[t.box.y0:t.box.y1, max(0, x - 5):x + 6] = 255
+                continue
+            for y in range(t.box.y0, t.box.y1):  # follow a leaning rule down the table
+                xc = int(round(x + t.lean * (y - mid)))
+                band[y, max(0, xc - 5):xc + 6] = 255
     rules = cv2.bitwise_and(cv2.bitwise_or(horiz, vert), band)
     rules = cv2.dilate(rules, np.ones((3, 3), np.uint8))
     clean = gray.copy()
@@ -494,8 +530,8 @@ def _grid(gray: np.ndarray, faint_rules: bool) -> Grid:
     row_pitch = max(20, int(gray.shape[1] * 0.0225))  # ~14 pt on an A4 page width
     tables = []
     for box in boxes:
-        ys, xs = table_rules(box, horiz, vert, row_pitch)
-        tables.append(Table(box=box, xs=xs, ys=ys))
+        ys, xs, lean = table_rules(box, horiz, vert, row_pitch)
+        tables.append(Table(box=box, xs=xs, ys=ys, lean=lean))
     classify_tables(tables, gray.shape[0])
     for t in tables:
         if t.kind in DECK_KINDS:

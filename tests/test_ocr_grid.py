@@ -140,3 +140,22 @@ def test_table_not_found_is_a_review_item(demo_db):
     assert [(f.section, "extra table not found" in f.detail) for f in flags] == [("extra", True)]
     assert not [ln for ln in sheet.lines if ln.section == "extra"]
     assert [ln for ln in sheet.lines if ln.section == "side"]
+
+
+def test_leaning_column_keeps_its_count_rule(sample_page):
+    """Perspective leaves one column's rules leaning after the page's shear: the count rule
+    spreads over many pixel columns, yet it must be found (not the border taken for it)."""
+    gray, want = sample_page
+    h, w = gray.shape
+    x0 = int(w * 0.64)  # the trap column and right of it
+    k = float(np.tan(np.radians(1.4)))
+    part = np.ascontiguousarray(gray[:, x0:])
+    m = np.float32([[1, k, -k * h / 2], [0, 1, 0]])
+    leaned = gray.copy()
+    leaned[:, x0:] = cv2.warpAffine(part, m, (w - x0, h), borderMode=cv2.BORDER_REPLICATE)
+    grid = page_to_grid(leaned)
+    spell, trap = grid.by_kind("spell"), grid.by_kind("trap")
+    assert trap is not None and len(trap.rows) == want["trap"]
+    assert abs(trap.lean) > 0.01
+    ratio = trap.rows[0].count.w / spell.rows[0].count.w
+    assert 0.7 < ratio < 1.3, (trap.rows[0].count, spell.rows[0].count)
