@@ -208,6 +208,10 @@ def read_row(grid: Grid, page: PageImage, table: Table, cells: RowCells, column:
                      cells.name.x1, cells.name.y1)
     beside_band = row_band(grid.clean, beside_box, cells.box)
     count, count_conf, detail, count_struck, count_h = read_count(count_band, beside_band, tess)
+    if (detail == "empty" and not text.strip() and name_ink < EMPTY_INK
+            and not (struck or handwritten or marks.struck or simple_strike)):
+        # A blank row whose count cell kept a sliver of a bent rule: both readers see nothing.
+        return None
     if count is None or count_conf < COUNT_ACCEPT:
         flags.append("count-unclear")
     if count_struck:

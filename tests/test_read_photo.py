@@ -228,3 +228,26 @@ def test_a_row_box_spanning_two_lines_is_flagged_and_never_dropped():
     mark_merged_rows(rows, table)
     assert not rows[2].struck_row and "merged-rows" in rows[2].flags
     assert [r.row for r in rows if r.flags] == [3]
+
+
+def test_blank_row_with_a_rule_sliver_is_not_a_line(demo_db):
+    """A bent rule leaves a thin sliver in an empty count cell after the rules are painted
+    out: the row holds nothing to read and must not become a phantom line (its default count
+    would break the column's total and flag every true line of it)."""
+    from scanner.ocr_grid import page_to_grid
+    from scanner.ocr_names import Vocabulary
+    from scanner.ocr_page import image_to_page, load_image
+    from scanner.read_photo import EMPTY_INK, _ink_share, ink_chroma, read_row
+    from scanner.tesseract import Tesseract
+    photos = Path(__file__).resolve().parent.parent / "samples" / "photos"
+    page = image_to_page(load_image(photos / "photo-02.jpg"))
+    grid = page_to_grid(page.gray)
+    table = grid.by_kind("side")
+    cells = table.rows[-1]
+    c = cells.count
+    assert _ink_share(c.crop(grid.clean, inset=3)) < EMPTY_INK  # the sample's last row is empty
+    grid.clean[c.y1 - 6:c.y1 - 4, c.x0 + 8:c.x1 - 8] = 90
+    assert _ink_share(c.crop(grid.clean, inset=3)) >= EMPTY_INK
+    got = read_row(grid, page, table, cells, "side", Tesseract(), Vocabulary.build(demo_db),
+                   ink_chroma(page.color, grid.clean))
+    assert got is None
