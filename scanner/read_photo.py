@@ -384,6 +384,11 @@ SURE_COUNT = 0.8
 """A printed count read at least this confidently stands without a total to confirm it."""
 
 
+UNSURE_EXPLAIN = 2
+"""At most this many unsure counts may explain a column total that does not add up (more
+unknowns would make any total explainable, and the total no check at all)."""
+
+
 def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
     """Check each column's counts against its printed total.
 
@@ -391,7 +396,8 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
     column as printed: the untouched rows plus the old counts of struck rows and struck counts
     (hand-written new rows left out). A match confirms the untouched counts. When an old count
     could not be read, a total that the unknown olds (1..3 each) can explain leaves only the
-    unsure counts flagged; a column nothing explains gets every count flagged (the printed
+    unsure counts flagged, and so does a total that one or two unsure untouched counts can
+    explain; a column nothing explains gets every count flagged (the printed
     total may be the wrong one, a judge decides). A total equal to the corrected sum (the
     writer updated the total too) also confirms.
     """
@@ -414,7 +420,14 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
             olds = [_old_count(r) for r in corrected]
             known = [o for o in olds if o is not None]
             unknown = len(olds) - len(known)
-            if any(r.count is None for r in untouched):
+            unsure = [r for r in untouched if r.count is None or r.count_conf < SURE_COUNT]
+            sure = sum(r.count or 0 for r in untouched if r.count is not None and r.count_conf >= SURE_COUNT)
+            if (not corrected and 0 < len(unsure) <= UNSURE_EXPLAIN
+                    and len(unsure) <= printed - sure <= 3 * len(unsure)):
+                # A misread unsure count explains the total: it alone is flagged (sure counts
+                # stand, as they do with no total at all).
+                verdict = "unchecked"
+            elif any(r.count is None for r in untouched):
                 verdict = "mismatch"
             elif unknown == 0 and corrected and base + sum(known) == printed:
                 verdict = "confirmed"

@@ -195,6 +195,16 @@ def test_totals_with_unread_old_counts_flag_only_unsure_counts():
     assert rows[0].flags == [] and rows[1].flags == ["count-unclear"]
 
 
+def test_totals_an_unsure_count_explains_flag_only_it():
+    from scanner.read_photo import cross_check_totals
+    rows = [_row("spell", 1, 3), _row("spell", 2, 2, conf=0.4), _row("spell", 3, 1)]
+    cross_check_totals(rows, _sheet(7))  # 4 sure + the unsure one as 3 makes 7
+    assert [r.flags for r in rows] == [[], ["count-unclear"], []]
+    rows = [_row("spell", 1, 3), _row("spell", 2, 2, conf=0.4), _row("spell", 3, 1)]
+    cross_check_totals(rows, _sheet(9))  # the unsure one cannot make 9: every line
+    assert all("column-total-mismatch" in r.flags for r in rows)
+
+
 def test_totals_nothing_explains_flag_every_line():
     from scanner.read_photo import cross_check_totals
     rows = [_row("spell", 1, 3), _row("spell", 2, 1), _row("spell", 3, 2, struck_row=True)]
