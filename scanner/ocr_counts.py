@@ -239,12 +239,24 @@ def find_struck_glyphs(ink: np.ndarray, min_h: float) -> tuple[list[Glyph], list
             if (lm[g.y0:g.y1, g.x0:g.x1] & near).any() and strikes_through(line, g.mask, (g.x0, g.y0, g.x1, g.y1)):
                 confirmed.append(line)
                 break
+    glyphs = _glyphs_without(ink, confirmed, thick, min_h)
+    # A "strike" through no glyph is a stroke of the digit itself (the long middle bar of a
+    # bold 3): cutting it out maims the digit, so the glyphs are cut again without it.
+    used = [line for line in confirmed if any(line in g.struck_by for g in glyphs)]
+    if len(used) < len(confirmed):
+        confirmed = used
+        glyphs = _glyphs_without(ink, confirmed, thick, min_h)
+    return glyphs, confirmed
+
+
+def _glyphs_without(ink: np.ndarray, strikes: list[StrikeLine], thick: int, min_h: float) -> list[Glyph]:
+    """The glyphs of the ink with the strikes cut out, each with the strikes through it."""
     rest = ink.copy()
-    for line in confirmed:
+    for line in strikes:
         rest &= ~_line_mask(ink.shape, line, thick)
     glyphs = [g for g in group_components(rest, min_h) if g.height >= min_h]
     for g in glyphs:
-        for line in confirmed:
+        for line in strikes:
             # through the glyph, not merely ending in it (a new digit written against the strike)
             if line.x0 > g.x0 + 0.25 * g.width or line.x1 < g.x1 - 0.25 * g.width:
                 continue
@@ -252,7 +264,7 @@ def find_struck_glyphs(ink: np.ndarray, min_h: float) -> tuple[list[Glyph], list
             y = line.y0 + slope * ((g.x0 + g.x1) / 2 - line.x0)
             if g.y0 - 2 <= y <= g.y1 + 2:
                 g.struck_by.append(line)
-    return glyphs, confirmed
+    return glyphs
 
 
 # ------------------------------------------------------------------ digit reader
