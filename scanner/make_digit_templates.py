@@ -335,7 +335,6 @@ def synth_row(rng: np.random.Generator, kind: str, printed_fonts: list[str] | No
 def template_glyphs(rng: np.random.Generator, fonts: list[str], hand: bool, per_font: int,
                     digits: range = range(10)) -> tuple[list[np.ndarray], list[int], list[str]]:
     """Degraded digit glyph images (ink dark on white, gray uint8) with labels and fonts."""
-    from scanner.ocr_counts import binarize_cell  # the reader's own clean-up, so templates match it
     glyphs, labels, srcs = [], [], []
     for font in fonts:
         for d in digits:
@@ -352,21 +351,28 @@ def template_glyphs(rng: np.random.Generator, fonts: list[str], hand: bool, per_
                 w4 = (layers.printed.shape[1] // SUPER) * SUPER
                 layers = Layers(layers.printed[:h4, :w4], layers.pen[:h4, :w4])
                 paste(layers.pen if hand else layers.printed, g, pad, pad)
-                gray, _ = photograph(layers, rng, "black")
-                ink = binarize_cell(gray)
-                ys, xs = np.nonzero(ink)
-                if ys.size < 5:
+                glyph = _photographed_ink(layers, rng)
+                if glyph is None:
                     continue
-                glyphs.append(ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1])
+                glyphs.append(glyph)
                 labels.append(d)
                 srcs.append(font)
     return glyphs, labels, srcs
 
 
+def _photographed_ink(layers: "Layers", rng: np.random.Generator) -> np.ndarray | None:
+    """Photograph the layers like a phone does, binarise, crop to the ink (None if too little)."""
+    from scanner.ocr_counts import binarize_cell
+    ink = binarize_cell(photograph(layers, rng, "black")[0])
+    ys, xs = np.nonzero(ink)
+    if ys.size < 5:
+        return None
+    return ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
 def struck_template_glyphs(rng: np.random.Generator, fonts: list[str], per_font: int
                            ) -> tuple[list[np.ndarray], list[str]]:
     """Printed digits struck through (slash, dash, double dash), binarised and cropped."""
-    from scanner.ocr_counts import binarize_cell
     glyphs, srcs = [], []
     for font in fonts:
         for _ in range(per_font):
@@ -381,12 +387,10 @@ def struck_template_glyphs(rng: np.random.Generator, fonts: list[str], per_font:
             kind = str(rng.choice(["slash", "dash", "double"]))
             strike_glyph(layers, (pad, pad, pad + g.shape[1], pad + g.shape[0]), kind,
                          rng.uniform(2.0, 4.0) * height / 19 * SUPER, rng)
-            gray, _ = photograph(layers, rng, "black")
-            ink = binarize_cell(gray)
-            ys, xs = np.nonzero(ink)
-            if ys.size < 5:
+            glyph = _photographed_ink(layers, rng)
+            if glyph is None:
                 continue
-            glyphs.append(ink[ys.min():ys.max() + 1, xs.min():xs.max() + 1])
+            glyphs.append(glyph)
             srcs.append(font)
     return glyphs, srcs
 
