@@ -410,9 +410,49 @@ def remove_rules(gray: np.ndarray, horiz: np.ndarray, vert: np.ndarray,
                 band[y, max(0, xc - 5):xc + 6] = 255
     rules = cv2.bitwise_and(cv2.bitwise_or(horiz, vert), band)
     rules = cv2.dilate(rules, np.ones((3, 3), np.uint8))
+    for t in tables:
+        if t.rows:
+            _trace_column_rules(gray, t, rules)
     clean = gray.copy()
     clean[rules > 0] = 255
     return clean, rules
+
+
+RULE_TRACE = 4
+"""How far (px) a column rule may stray from its fitted line within one row (a bent page)."""
+RULE_HALF = 3
+"""Half-width (px) of a blurred column rule's core."""
+
+
+def _trace_column_rules(gray: np.ndarray, t: Table, rules: np.ndarray) -> None:
+    """Add to `rules` a deck table's column rules row by row, where the rule masks lost them.
+
+    A rule that is faint in places (a blurred, dashed-looking print, a shadow) drops out of the
+    masks there, and its grey flanks stay in the cleaned page: in an empty row's count cell they
+    read as a hand-written 1. Within each row the rule is the darkest column near its fitted
+    line; its core is painted out where it is darker than the paper."""
+    if len(t.ys) < 2:
+        return
+    mid = (t.box.y0 + t.box.y1) / 2
+    w = gray.shape[1]
+    for x in t.xs:
+        for ya, yb in zip(t.ys[:-1], t.ys[1:]):
+            y0, y1 = ya + 3, yb - 2
+            if y1 - y0 < 4:
+                continue
+            xc = int(round(x + t.lean * ((y0 + y1) / 2 - mid)))
+            a, b = max(0, xc - RULE_TRACE), min(w, xc + RULE_TRACE + 1)
+            seg = gray[y0:y1, a:b]
+            if seg.size == 0:
+                continue
+            c = a + int(np.argmin(seg.mean(axis=0)))
+            ca, cb = max(0, c - RULE_HALF), min(w, c + RULE_HALF + 1)
+            core = gray[y0:y1, ca:cb] < RULE_PAPER
+            rules[y0:y1, ca:cb][core] = 255
+
+
+RULE_PAPER = 215
+"""Grey level under which a pixel of a rule's core is rule, not paper."""
 
 
 DECK_KINDS = ("monster", "spell", "trap", "extra", "side")

@@ -159,3 +159,21 @@ def test_leaning_column_keeps_its_count_rule(sample_page):
     assert abs(trap.lean) > 0.01
     ratio = trap.rows[0].count.w / spell.rows[0].count.w
     assert 0.7 < ratio < 1.3, (trap.rows[0].count, spell.rows[0].count)
+
+
+def test_a_column_rule_faint_in_places_is_painted_out_whole(sample_page):
+    """A rule the masks lose in places (blurred, dashed-looking print) must not leave grey
+    slivers in the cleaned page: in an empty count cell they read as a hand-written 1."""
+    gray, _ = sample_page
+    grid = page_to_grid(gray)
+    table = grid.by_kind("monster")
+    x = [c.count.x0 for c in table.rows][-1]
+    faded = gray.copy()
+    rows = table.rows[-4:]
+    for r in rows:  # the count rule fades to light grey over the last rows
+        faded[r.box.y0 + 6:r.box.y1 - 6, x - 2:x + 3] = np.maximum(faded[r.box.y0 + 6:r.box.y1 - 6, x - 2:x + 3], 175)
+    again = page_to_grid(faded)
+    t = again.by_kind("monster")
+    for r in t.rows[-4:]:
+        strip = again.clean[r.box.y0 + 6:r.box.y1 - 6, r.count.x0 - 4:r.count.x0 + 5]
+        assert strip.min() >= 200, (r.row, int(strip.min()))
