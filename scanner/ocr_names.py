@@ -264,10 +264,30 @@ def without_row_number(cell: np.ndarray) -> np.ndarray:
     return out
 
 
+ROW_NUMBER_LEFT = 0.12
+"""A row number printed in the name cell starts within this share of the cell's width."""
+
+
+def only_row_number(cell: np.ndarray) -> bool:
+    """The cell's only ink is a small mark at its left end: the printed row number of an empty
+    row, by its shape alone (blurred 6 pt digits often read as nothing or as `| |`)."""
+    ink = cell < 160
+    ink[:, ink.sum(axis=0) < 2] = False  # lone specks
+    ys, xs = np.nonzero(ink)
+    if xs.size < 8:
+        return False
+    h, w = cell.shape[:2]
+    return bool(ys.max() - ys.min() + 1 < ROW_NUMBER_HEIGHT * h
+                and xs.min() < ROW_NUMBER_LEFT * w and xs.max() - xs.min() + 1 < 1.6 * h)
+
+
 def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
               scale: float = 1.0) -> NameRead:
     """Read one name cell (`cell` as cropped from the clean page; `scale` brings its text to the
     height Tesseract reads best)."""
+    if only_row_number(cell):
+        return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
+                        row_number_only=True)
     cell = without_row_number(cell)
     upscaled = tesseract_image(cell, scale)
     if upscaled is None:

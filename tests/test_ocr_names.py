@@ -128,6 +128,21 @@ def test_a_cell_with_only_its_row_number_is_an_empty_row(tess):
     assert not read_name(name, "monster", tess, vocab_for_page(), scale=1.5).row_number_only
 
 
+def test_a_blurred_row_number_alone_is_an_empty_row_by_its_shape(tess):
+    """Blurred 6 pt digits read as nothing or `| |`: the shape alone (small, at the left end)
+    says the row is empty, so no phantom line is made of it."""
+    from scanner.ocr_names import only_row_number
+    digits = cv2.GaussianBlur(render_name("18", FAMILIES["NanumGothic"], px=16), (0, 0), 1.6)
+    cell = np.full((42, 440), 255, np.uint8)
+    cell[26 - digits.shape[0]:26, 6:6 + digits.shape[1]] = digits
+    assert only_row_number(cell)
+    assert read_name(cell, "monster", tess, vocab_for_page(), scale=1.0).row_number_only
+    assert not only_row_number(sheet_cell("불행"))  # a short name is taller than a row number
+    far = cell.copy()
+    far[10:30, 300:304] = 60  # other ink further right: not a number alone
+    assert not only_row_number(far)
+
+
 @pytest.mark.parametrize("name", ["샤크 서커", "마운틴 워리어", "Sin 패러렐 기어"])
 def test_a_row_number_touching_the_name_goes_and_the_first_letter_stays(name):
     from scanner.ocr_names import without_row_number
