@@ -118,8 +118,21 @@ def drop_rule_remnants(ink: np.ndarray) -> np.ndarray:
             continue  # a vertical rule
         if touches_tb and bh <= 4 and bw > 0.6 * w:
             continue  # a horizontal rule
+        if (y <= 3 or y + bh >= h - 3) and bh <= 3 and bw >= 3 * bh and not _ink_next_to(lab, i, stats[i]):
+            continue  # a dash of a dashed rule (the cut-off top of a pen digit has the digit by it)
         keep[i] = True
     return keep[lab]
+
+
+DASH_CLEAR = 10
+"""Clear pixels between a flat remnant at the cell's edge and any other ink above or below it."""
+
+
+def _ink_next_to(lab: np.ndarray, i: int, stat: np.ndarray) -> bool:
+    """Other ink within DASH_CLEAR px above or below component `i` (over its own columns)."""
+    x, y, bw, bh = (int(v) for v in stat[:4])
+    near = lab[max(0, y - DASH_CLEAR):y + bh + DASH_CLEAR, x:x + bw]
+    return bool(((near != 0) & (near != i)).any())
 
 
 def stroke_width(ink: np.ndarray) -> float:

@@ -147,3 +147,21 @@ def test_middle_bar_of_a_bold_3_is_not_cut_out_as_a_strike():
     cell[17:17 + glyph.shape[0], 40:40 + glyph.shape[1]][glyph] = 40
     got = read_count_cell(cell)
     assert got.value == 3 and not got.struck and got.confidence >= 0.5, got
+
+
+def test_dashes_of_a_dashed_rule_at_the_cell_edge_do_not_join_the_digit():
+    """A dashed rule leaves short flat dashes along the row's edge after the rules are painted
+    out; grouped with the digit below them (their x ranges overlap) they made a tall glyph that
+    read 2 as 3 or 5."""
+    from scanner.make_digit_templates import fonts_available, render_text
+    if "NanumGothic" not in fonts_available(["NanumGothic"]):
+        pytest.skip("Nanum fonts not installed")
+    glyph = render_text("2", "NanumGothic", 30, ink_height=True)
+    cell = np.full((64, 116), 255, np.uint8)
+    cell[18:18 + glyph.shape[0], 48:48 + glyph.shape[1]] = (255 - glyph * 230).astype(np.uint8)
+    clean = read_count_cell(cell)
+    for x in (31, 59, 88):  # three dashes on the top edge, one right above the digit
+        cell[0:1, x:x + 8] = 60
+    got = read_count_cell(cell)
+    assert got.value == clean.value == 2 and got.confidence >= 0.5, got
+    assert abs(got.height - clean.height) < 0.05
