@@ -73,6 +73,8 @@ class RowRead:
     """Ink height of the count glyph / row height (pen digits are taller than print)."""
     count_old: int | None = None
     """The struck old count, when the count was corrected."""
+    pen_like: bool = False
+    """The row's ink looks hand-written to `ocr_marks` (alone too weak a sign to flag it)."""
 
 
 def read_photo(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead:
@@ -223,7 +225,8 @@ def read_row(grid: Grid, page: PageImage, table: Table, cells: RowCells, column:
     return RowRead(column=column, row=cells.row, text=text, text_conf=conf, match=match, count=count,
                    count_conf=count_conf, count_detail=detail, struck_row=struck,
                    count_struck=count_struck, handwritten=handwritten, flags=flags,
-                   count_height=count_h, count_old=count_old_digit(detail))
+                   count_height=count_h, count_old=count_old_digit(detail),
+                   pen_like=marks.handwriting)
 
 
 def _sure(m: NameMatch) -> bool:
@@ -319,9 +322,14 @@ def mark_merged_rows(col_rows: list[RowRead], table: Table) -> None:
 
 def mark_handwritten_after_strike(col_rows: list[RowRead]) -> None:
     """A struck row is replaced by a hand-written line in the first empty row of the column:
-    with a strike in the column, the last line of the column is suspect too."""
-    if any(r.struck_row for r in col_rows) and col_rows:
-        last = col_rows[-1]
+    with a strike in the column, the last line of the column is suspect too; with a line only
+    one strike detector saw, the last line is when its ink looks hand-written."""
+    if not col_rows:
+        return
+    last = col_rows[-1]
+    struck = any(r.struck_row for r in col_rows)
+    maybe = any("possible-strike" in r.flags for r in col_rows if r is not last) and last.pen_like
+    if struck or maybe:
         if not last.struck_row and "handwritten" not in last.flags:
             last.flags.append("handwritten")
             last.handwritten = True

@@ -226,6 +226,23 @@ def test_tall_count_digit_is_flagged_as_pen():
     assert [r.row for r in rows if "handwritten" in r.flags] == [9]
 
 
+def test_a_possible_strike_makes_a_pen_like_last_row_suspect():
+    """A strike only one detector saw keeps its row (flagged); the column's last line is then
+    the likely hand-written replacement when its ink looks like pen, and is flagged too (left
+    unflagged it would count as printed and break the column total for every line)."""
+    from scanner.read_photo import mark_handwritten_after_strike
+    rows = [_row("monster", 1, 2), _row("monster", 2, 1, flags=["possible-strike"]),
+            _row("monster", 3, 3, pen_like=True)]
+    mark_handwritten_after_strike(rows)
+    assert rows[2].handwritten and "handwritten" in rows[2].flags
+    rows = [_row("monster", 1, 2), _row("monster", 2, 1, flags=["possible-strike"]), _row("monster", 3, 3)]
+    mark_handwritten_after_strike(rows)  # printed-looking last line: left alone
+    assert not rows[2].handwritten and rows[2].flags == []
+    rows = [_row("monster", 1, 2), _row("monster", 2, 1, struck_row=True), _row("monster", 3, 3)]
+    mark_handwritten_after_strike(rows)  # a confirmed strike: the last line is suspect anyway
+    assert rows[2].handwritten
+
+
 def test_a_row_box_spanning_two_lines_is_flagged_and_never_dropped():
     from scanner.ocr_grid import Box, RowCells, Table
     from scanner.read_photo import mark_merged_rows
