@@ -61,6 +61,9 @@ class Table:
     """The count cell of the 합계 row."""
     lean: float = 0.0
     """Sideways shift per pixel down of the vertical rules (0: upright); xs are at mid-height."""
+    number_column: bool = False
+    """The row numbers have a column of their own (a rule between them and the names), so a
+    name cell holds no number: ink at its left end is the name's first letter."""
 
 
 @dataclass
@@ -358,6 +361,7 @@ def build_rows(table: Table) -> None:
     left, no_x, count_x, right = cols
     # Other "rules" inside are glyph strokes stacked row on row: never paint them out.
     table.xs = [x for x in table.xs if x in cols]
+    table.number_column = no_x != left
     table.title = Box(left, ys[0], count_x, ys[1])
     table.total = Box(count_x, ys[-2], right, ys[-1])
     for i in range(1, len(ys) - 2):

@@ -282,18 +282,25 @@ def only_row_number(cell: np.ndarray) -> bool:
 
 
 def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
-              scale: float = 1.0) -> NameRead:
+              scale: float = 1.0, numbers_in_cell: bool = True) -> NameRead:
     """Read one name cell (`cell` as cropped from the clean page; `scale` brings its text to the
-    height Tesseract reads best)."""
-    if only_row_number(cell):
-        return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
-                        row_number_only=True)
-    cell = without_row_number(cell)
+    height Tesseract reads best; `numbers_in_cell`: the sheet may print the row number inside
+    the name cell — False when the grid found a row-number column, where cutting a "number"
+    would only maim a first letter clipped by the cell's edge)."""
+    if numbers_in_cell:
+        if only_row_number(cell):
+            return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
+                            row_number_only=True)
+        cell = without_row_number(cell)
     upscaled = tesseract_image(cell, scale)
     if upscaled is None:
         return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"])
     cell_ink = cell_name_ink(cell)
     got = tess.read(upscaled, lang="kor", psm=7)
+    if not got.text.strip():
+        # psm 7 sometimes returns nothing for a plain, legible line (seen with serif fonts on
+        # grey paper); the raw-line mode has no layout step to lose it in.
+        got = tess.read(upscaled, lang="kor", psm=13)
     text, conf = got.text, got.confidence
     if (re.fullmatch(r"[0-9]{1,2}", text.replace(" ", "")) and cell_ink is not None
             and cell_ink.shape[0] < ROW_NUMBER_HEIGHT * cell.shape[0]):

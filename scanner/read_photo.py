@@ -199,7 +199,8 @@ def read_row(grid: Grid, page: PageImage, table: Table, cells: RowCells, column:
         flags.append("possible-strike")
     handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), row_clean, chroma)
     # Name: OCR, closed-vocabulary match, checked by rendering the candidates (ocr_names).
-    name_read = read_name(name_img, column, tess, vocab, scale=UPSCALE_TO / max(cells.name.h, 1))
+    name_read = read_name(name_img, column, tess, vocab, scale=UPSCALE_TO / max(cells.name.h, 1),
+                          numbers_in_cell=not table.number_column)
     if name_read.row_number_only and count_ink < EMPTY_INK:
         return None  # an empty row that only carries its printed number
     text, conf, match = name_read.text, name_read.confidence, name_read.match

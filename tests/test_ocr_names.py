@@ -143,6 +143,43 @@ def test_a_blurred_row_number_alone_is_an_empty_row_by_its_shape(tess):
     assert not only_row_number(far)
 
 
+def test_a_first_letter_clipped_by_the_cell_edge_is_kept_when_numbers_have_their_own_column(tess):
+    """A name printed hard against the row-number rule loses the left of its first letter (ㅋ of
+    카) to the cell's edge: the stump looks like a row number and was cut, and the rendering then
+    rejected the right card. Where the grid found a row-number column, nothing is cut.
+    (tests/data/clipped-first-letter.png: a cell of one of our generated photos.)"""
+    from pathlib import Path
+    from scanner.ocr_names import without_row_number
+    cell = cv2.imread(str(Path(__file__).parent / "data" / "clipped-first-letter.png"), cv2.IMREAD_GRAYSCALE)
+    v = Vocabulary.from_names(CARDS + [(13076804, "카오스 데몬－혼돈의 마신－", "extra"),
+                                       (31385077, "카오스 가디스－혼돈의 여신－", "extra")])
+    assert (without_row_number(cell) != cell).any()  # the hazard: the stump is taken for a number
+    got = read_name(cell, "extra", tess, v, scale=48 / 46, numbers_in_cell=False)
+    assert got.match.card_id == 13076804 and not got.flags, (got.text, got.flags, got.detail)
+
+
+def test_a_plain_line_that_the_single_line_mode_returns_empty_is_still_read(tess):
+    """Tesseract's psm 7 returned nothing for this legible serif line on grey paper
+    (tests/data/plain-line-psm7-misses.png, a cell of samples/photos/photo-corrected-01.jpg);
+    the raw-line mode reads it."""
+    from pathlib import Path
+    cell = cv2.imread(str(Path(__file__).parent / "data" / "plain-line-psm7-misses.png"), cv2.IMREAD_GRAYSCALE)
+    v = Vocabulary.from_names(CARDS + [(45467446, "하얀 영룡", "monster"), (45467447, "하얀 용", "monster")])
+    got = read_name(cell, "monster", tess, v, scale=48 / 46)
+    assert got.match.card_id == 45467446, (got.text, got.flags)
+
+
+def test_a_table_with_a_row_number_column_is_marked():
+    from scanner.ocr_grid import Box, Table, build_rows
+    ys = [0, 40] + [40 + 30 * i for i in range(1, 22)]
+    numbered = Table(box=Box(0, 0, 500, ys[-1] + 1), xs=[0, 22, 420, 500], ys=ys)
+    glued = Table(box=Box(0, 0, 500, ys[-1] + 1), xs=[0, 420, 500], ys=ys)
+    build_rows(numbered)
+    build_rows(glued)
+    assert numbered.number_column and numbered.rows[0].name.x0 == 22
+    assert not glued.number_column and glued.rows[0].name.x0 == 0
+
+
 @pytest.mark.parametrize("name", ["샤크 서커", "마운틴 워리어", "Sin 패러렐 기어"])
 def test_a_row_number_touching_the_name_goes_and_the_first_letter_stays(name):
     from scanner.ocr_names import without_row_number
