@@ -123,8 +123,7 @@ def test_scan_and_photo_read_with_no_silent_error(name):
     assert out["printed_totals"]["main"] == truth["printed_totals"]["main"]
 
 
-KNOWN_FAILING = {  # pages found (pale desk), but under 90 % right: names flagged; see bench/README.md
-    "photo-01.jpg", "photo-corrected-01.jpg"}
+KNOWN_FAILING: set[str] = set()  # samples that read under 90 % right (none since session 2)
 
 
 @pytest.mark.slow
