@@ -184,17 +184,22 @@ NEIGHBOUR = 0.80
 """Names at least this similar to an exact read are rendered against it."""
 
 
-def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: Vocabulary) -> Verdict:
-    """Render the match and its plausible rivals; confirm, veto or pick (ocr_verify.decide)."""
+def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: Vocabulary,
+                 every_candidate: bool = False) -> Verdict:
+    """Render the match and its plausible rivals; confirm, veto or pick (ocr_verify.decide).
+    `every_candidate`: render all of them, even after an exact read (a read of a less
+    trusted model: one Latin letter misread is another card's exact name)."""
     sure = ocr_sure(m)
     plausible = [c for c, _, s in m.candidates if s >= m.score - PLAUSIBLE]
-    if sure and m.score >= 1.0:
+    if every_candidate:
+        plausible = [c for c, _, _ in m.candidates]
+    elif sure and m.score >= 1.0:
         # An exact read: rivals are the namesakes OCR cannot see, and names a jamo or two away
         # (미지/마지 개구리, 신의 경고/충고) or one word longer, which OCR noise can spell.
         plausible = [c for c, _, s in m.candidates if s >= NEIGHBOUR or c == m.card_id]
     ocr_scores = {c: s for c, _, s in m.candidates if c in plausible}
     rivals = vocab.rivals(plausible, column)
-    if sure and m.score >= 1.0 and len(plausible) == 1 and not rivals.get(m.card_id):
+    if sure and m.score >= 1.0 and len(plausible) == 1 and not rivals.get(m.card_id) and not every_candidate:
         return Verdict(m.card_id, True)  # no real name near the read: nothing to tell apart
     return decide(vocab.renderer, cell_ink, m.card_id, sure, ocr_scores, rivals, vocab.names)
 
@@ -264,6 +269,12 @@ def without_row_number(cell: np.ndarray) -> np.ndarray:
     return out
 
 
+def _hangul_share(text: str) -> float:
+    """Share of Hangul syllables among the non-space characters of an OCR read."""
+    chars = [c for c in text if not c.isspace()]
+    return sum(1 for c in chars if "가" <= c <= "힣") / len(chars) if chars else 0.0
+
+
 ROW_NUMBER_LEFT = 0.12
 """A row number printed in the name cell starts within this share of the cell's width."""
 
@@ -317,6 +328,14 @@ def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
         if alt_match.score > match.score:
             text, conf, match = alt.text, alt.confidence, alt_match
             verdict = verify_match(match, cell_ink, column, vocab)
+    if (verdict is None or not verdict.sure) and _hangul_share(got.text) < 0.5:
+        # A name of Latin letters only (F·G·D): at some scales kor+eng still answers with the
+        # Korean model's junk, while eng alone reads the letters.
+        eng = tess.read(upscaled, lang="eng", psm=7)
+        eng_match = vocab.match(eng.text, column, limit=UNSURE_CANDIDATES) if eng.text else match
+        if eng_match.score > match.score:
+            text, conf, match = eng.text, eng.confidence, eng_match
+            verdict = verify_match(match, cell_ink, column, vocab, every_candidate=True)
     flags: list[str] = []
     detail = ""
     if verdict is not None and verdict.sure and verdict.card_id is not None:

@@ -169,6 +169,17 @@ def test_a_plain_line_that_the_single_line_mode_returns_empty_is_still_read(tess
     assert got.match.card_id == 45467446, (got.text, got.flags)
 
 
+def test_a_latin_only_name_is_read_with_eng_when_kor_and_kor_eng_give_junk(tess):
+    """`F·G·D` (tests/data/latin-only-name.png, a cell of one of our generated photos): at this
+    scale kor and kor+eng both answer `『…60ㅁ`; eng alone reads the letters, and the rendering
+    keeps the card one letter away (L·G·D) out."""
+    from pathlib import Path
+    cell = cv2.imread(str(Path(__file__).parent / "data" / "latin-only-name.png"), cv2.IMREAD_GRAYSCALE)
+    v = Vocabulary.from_names(CARDS + [(99267150, "F·G·D", "side"), (10669138, "L·G·D", "side")])
+    got = read_name(cell, "side", tess, v, scale=48 / 44)
+    assert got.match.card_id == 99267150 and not got.flags, (got.text, got.flags)
+
+
 def test_a_table_with_a_row_number_column_is_marked():
     from scanner.ocr_grid import Box, Table, build_rows
     ys = [0, 40] + [40 + 30 * i for i in range(1, 22)]
