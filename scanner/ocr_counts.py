@@ -243,7 +243,8 @@ def find_struck_glyphs(ink: np.ndarray, min_h: float) -> tuple[list[Glyph], list
     for i, (line, lm) in enumerate(zip(lines, masks)):
         core = ink & ~lm
         for j, other in enumerate(lines):  # its twin of a double dash, and Hough's duplicates
-            if j != i and abs(other.angle_deg - line.angle_deg) < 12 and lengths[j] >= 0.7 * lengths[i]:
+            if (j != i and abs(other.angle_deg - line.angle_deg) < 12 and lengths[j] >= 0.7 * lengths[i]
+                    and _twins(line, other, ink.shape[0])):
                 core &= ~masks[j]
         for g in group_components(core, min_h):
             if g.height < min_h:
@@ -260,6 +261,23 @@ def find_struck_glyphs(ink: np.ndarray, min_h: float) -> tuple[list[Glyph], list
         confirmed = used
         glyphs = _glyphs_without(ink, confirmed, thick, min_h)
     return glyphs, confirmed
+
+
+TWIN_GAP = 0.25
+"""The two dashes of a double dash lie within this share of the cell height of each other; two
+parallel strokes further apart (the top arc and the foot of a 2) are the digit itself."""
+
+
+def _twins(a: StrikeLine, b: StrikeLine, h: int) -> bool:
+    """Two parallel lines side by side along their length, close enough to be one double dash."""
+    overlap = min(a.x1, b.x1) - max(a.x0, b.x0)
+    if overlap < 0.5 * min(a.x1 - a.x0, b.x1 - b.x0):
+        return False
+    x = (max(a.x0, b.x0) + min(a.x1, b.x1)) / 2
+
+    def y_at(s: StrikeLine) -> float:
+        return s.y0 + (s.y1 - s.y0) * (x - s.x0) / max(1, s.x1 - s.x0)
+    return abs(y_at(a) - y_at(b)) <= TWIN_GAP * h
 
 
 def _glyphs_without(ink: np.ndarray, strikes: list[StrikeLine], thick: int, min_h: float) -> list[Glyph]:
