@@ -225,6 +225,12 @@ def tesseract_image(cell: np.ndarray, scale: float, pad: int = 6) -> np.ndarray 
     return out
 
 
+ROW_NUMBER_TOP = 0.3
+"""A glued row number's top lies at least this share of the line's height below the name's top
+(6 pt digits beside 8–10 pt names: ≥ 0.4); Hangul starts higher (ㅁ of a serif 매: ≈ 0.23),
+so a letter whose top is only a little low is not taken into the number."""
+
+
 def without_row_number(cell: np.ndarray) -> np.ndarray:
     """The cell with a row number printed against the name's start (`₂마운틴 워리어`, as some
     exports print it) painted out: at the left end, a run of columns whose ink is small and sits
@@ -241,7 +247,7 @@ def without_row_number(cell: np.ndarray) -> np.ndarray:
     first_top = np.where(ink.any(axis=0), np.argmax(ink, axis=0), bottom + 1)  # blank: below all
     x0 = cols[0]
     x = x0
-    while x < ink.shape[1] and first_top[x] > top + 0.2 * h:
+    while x < ink.shape[1] and first_top[x] > top + ROW_NUMBER_TOP * h:
         x += 1  # the low start of the line, up to the first glyph that reaches the top
     if x >= ink.shape[1]:
         return cell
@@ -261,7 +267,7 @@ def without_row_number(cell: np.ndarray) -> np.ndarray:
         return cell
     lead_top, lead_bottom = lead_rows[0], lead_rows[-1] + 1
     width = cut - x0
-    if (width < 0.1 * h or width > 1.6 * h or lead_top < top + 0.2 * h
+    if (width < 0.1 * h or width > 1.6 * h or lead_top < top + ROW_NUMBER_TOP * h
             or lead_bottom < bottom - 0.25 * h or lead_bottom - lead_top < 0.35 * h):
         return cell
     out = cell.copy()
