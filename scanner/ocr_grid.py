@@ -426,6 +426,8 @@ RULE_TRACE = 4
 """How far (px) a column rule may stray from its fitted line within one row (a bent page)."""
 RULE_HALF = 3
 """Half-width (px) of a blurred column rule's core."""
+RULE_PAPER = 215
+"""Grey level under which a pixel of a rule's core is rule, not paper."""
 
 
 def _trace_column_rules(gray: np.ndarray, t: Table, rules: np.ndarray) -> None:
@@ -453,10 +455,6 @@ def _trace_column_rules(gray: np.ndarray, t: Table, rules: np.ndarray) -> None:
             ca, cb = max(0, c - RULE_HALF), min(w, c + RULE_HALF + 1)
             core = gray[y0:y1, ca:cb] < RULE_PAPER
             rules[y0:y1, ca:cb][core] = 255
-
-
-RULE_PAPER = 215
-"""Grey level under which a pixel of a rule's core is rule, not paper."""
 
 
 DECK_KINDS = ("monster", "spell", "trap", "extra", "side")
