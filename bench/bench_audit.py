@@ -23,8 +23,8 @@ SHARED = Path(os.environ.get("DECKSHEET_SHARED", REPO.parent / "shared"))
 
 
 def build_event(path: Path, pdfs: list[Path], n: int, distinct: bool, db, limits) -> None:
-    from scanner.event_store import EventStore
-    from scanner.events import register_input
+    from scanner.event.store import EventStore
+    from scanner.event.flows import register_input
 
     store = EventStore.create(path, "벤치마크", dt.date(2026, 7, 12))
     first: dict[Path, object] = {}
@@ -55,9 +55,9 @@ def main() -> int:
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
     from card_db.cdb import load_card_db
-    from scanner.audit import run_audit
-    from scanner.event_store import EventStore
-    from scanner.events import event_limits
+    from scanner.event.audit import run_audit
+    from scanner.event.store import EventStore
+    from scanner.event.flows import event_limits
 
     pdfs = sorted(p for pat in ("db-ko-*.pdf", "kde-form-*.pdf", "kde-flat-*.pdf")
                   for p in args.fixtures.glob(pat))

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from scanner.make_digit_templates import real_cases, synth_count_cell, synth_row
-from scanner.ocr_counts import load_templates, read_count_cell
-from scanner.ocr_marks import row_marks
+from tools.make_digit_templates import real_cases, synth_count_cell, synth_row
+from scanner.ocr.counts import load_templates, read_count_cell
+from scanner.ocr.marks import row_marks
 
 
 def bench_synth(n: int, seed: int) -> None:

@@ -20,10 +20,11 @@ from pathlib import Path
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # the shared scoring (tests/scoring.py)
 
 from card_db.cdb import load_card_db  # noqa: E402
 from scanner.errors import DecksheetError  # noqa: E402
-from scanner.scoring import score_scan  # noqa: E402
+from scoring import score_scan  # noqa: E402
 from scanner.model import SECTIONS  # noqa: E402
 from scanner.read import ReadOptions, load_decklist  # noqa: E402
 
@@ -57,7 +58,7 @@ def _where(e: dict, at: dict) -> str:
 
 
 def score_sheet(out: dict, truth: dict) -> dict:
-    """The shared scoring (scanner/scoring.py), with where each wrong line sits on the sheet."""
+    """The shared scoring (tests/scoring.py), with where each wrong line sits on the sheet."""
     at = printed_at(truth) if "layout" in truth else {}
     return score_scan(out, truth, describe=lambda e: _where(e, at))
 

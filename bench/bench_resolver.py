@@ -3,7 +3,7 @@
 Real card names (a seeded random sample plus every name of the fixture decks) are rendered as
 sheet cells (NanumGothic / NanumBarunGothic, ~9 pt at 200–300 dpi, a little blur), read with
 tesserocr (`kor`, and `kor+eng`), then looked up with `CardDatabase.search` and judged with the
-review policy of `scanner.resolve` (OCR_POLICY). Reports top-1 accuracy, wrong answers that were
+review policy of `scanner.inputs.resolve` (OCR_POLICY). Reports top-1 accuracy, wrong answers that were
 NOT flagged (goal 0), and ms per lookup (goal < 1 ms).
 
 OCR output is cached in bench/results/ocr-cache.json, so a re-run only redoes the lookups.
@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 
 from card_db.cdb import CardDatabase, load_card_db  # noqa: E402
 from scanner.model import ReadLine  # noqa: E402
-from scanner.resolve import OCR_POLICY, resolve_line  # noqa: E402
+from scanner.inputs.resolve import OCR_POLICY, resolve_line  # noqa: E402
 
 SHARED = Path(os.environ.get("DECKSHEET_SHARED", REPO.parent / "shared"))
 RESULTS = REPO / "bench" / "results"

@@ -26,12 +26,13 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # the shared scoring (tests/scoring.py)
 
 from card_db.cdb import CardDatabase, load_card_db  # noqa: E402
 from scanner.errors import DecksheetError  # noqa: E402
 from scanner.model import SECTIONS, Decklist  # noqa: E402
 from scanner.read import ReadOptions, load_decklist  # noqa: E402
-from scanner.scoring import score_scan  # noqa: E402
+from scoring import score_scan  # noqa: E402
 
 SHARED = Path(os.environ.get("DECKSHEET_SHARED", REPO.parent / "shared"))
 RESULTS = REPO / "bench" / "results"

@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from card_db.cdb import CardDatabase, load_card_db  # noqa: E402
-from scanner.layout_kde import GROUPS, KDE_SIZE, form_boxes  # noqa: E402
+from scanner.pdf.layout_kde import GROUPS, KDE_SIZE, form_boxes  # noqa: E402
 
 FONT_DIR = Path("/usr/share/fonts/truetype/nanum")
 FALLBACK_FONTS = (("DejaVuSans", Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")),

@@ -8,9 +8,9 @@ from pathlib import Path
 from card_db.cdb import CardDatabase
 from scanner.errors import UnreadableInput
 from scanner.model import Decklist, SheetRead
-from scanner.read_text import parse_json, parse_text_list, parse_ydk, parse_ydke
-from scanner.resolve import resolve_sheet
-from scanner.sniff import InputKind, sniff_bytes, sniff_path
+from scanner.inputs.formats import parse_json, parse_text_list, parse_ydk, parse_ydke
+from scanner.inputs.resolve import resolve_sheet
+from scanner.inputs.sniff import InputKind, sniff_bytes, sniff_path
 
 
 @dataclass
@@ -60,10 +60,10 @@ def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None
     data = path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     if kind is InputKind.PDF:
-        from scanner.read_pdf import read_pdf  # late: pulls in pdfplumber
+        from scanner.pdf.reader import read_pdf  # late: pulls in pdfplumber
         return read_pdf(path, db, options), digest
     if kind is InputKind.IMAGE:
-        from scanner.read_photo import read_photo  # late: pulls in OpenCV and tesseract
+        from scanner.ocr.pipeline import read_photo  # late: pulls in OpenCV and tesseract
         return read_photo(path, db, options), digest
     return read_text_source(_decode(data), db, kind), digest
 

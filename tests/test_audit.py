@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from scanner.audit import run_audit
+from scanner.event.audit import run_audit
 from scanner.cli import main
-from scanner.event_store import EventStore, ReviewDecision
-from scanner.events import decklist_from_json, event_limits, register_input
+from scanner.event.store import EventStore, ReviewDecision
+from scanner.event.flows import decklist_from_json, event_limits, register_input
 from scanner.model import SECTIONS, Decklist, Entry
-from scanner.report_html import mask_id
+from scanner.event.audit_report import mask_id
 
-PHOTO_READER = importlib.util.find_spec("scanner.read_photo") is not None
+PHOTO_READER = importlib.util.find_spec("scanner.ocr.pipeline") is not None
 
 
 YDK_HEADERS = {"#main": "main", "#extra": "extra", "!side": "side"}
@@ -69,7 +69,7 @@ def truth_decklist(counts: dict[str, dict[int, int]], db) -> Decklist:
 
 def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_lflist_path,
                                       tmp_path, monkeypatch):
-    from scanner.check import check_decklist
+    from scanner.rules.check import check_decklist
 
     sheets, legality, compare = (fixtures_dir / "sheets", fixtures_dir / "legality",
                                  fixtures_dir / "compare")
@@ -93,7 +93,7 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
     if PHOTO_READER:
         inputs["3000000001"] = sheets / "photo-01.jpg"
     else:
-        warnings.warn("photo part skipped: scanner/read_photo.py (the OCR reader) is not there")
+        warnings.warn("photo part skipped: scanner/ocr/pipeline.py (the OCR reader) is not there")
     assert len(inputs) >= 20
 
     # Planted flagged lines: a typed list with a garbled name, twice; one gets a decision.
@@ -214,7 +214,7 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not PHOTO_READER, reason="scanner/read_photo.py (the OCR reader) is not there yet")
+@pytest.mark.skipif(not PHOTO_READER, reason="scanner/ocr/pipeline.py (the OCR reader) is not there yet")
 def test_photo_registration_is_kept_and_reaudited(fixtures_dir, real_db, real_lflist_path, tmp_path):
     store = EventStore.create(tmp_path / "e.db", "사진", dt.date(2026, 7, 12))
     limits = event_limits(store.event(), real_db, real_lflist_path)

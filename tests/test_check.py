@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from card_db.cdb import load_card_db
 from card_db.lflist import EXTRA_BANS, choose_list, load_lflist, parse_lflist
-from scanner.check import check_decklist
+from scanner.rules.check import check_decklist
 from scanner.cli import main
 from scanner.model import Decklist, Entry
 from scanner.read import load_decklist

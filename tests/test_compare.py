@@ -12,7 +12,7 @@ from card_db.lflist import choose_list, load_lflist
 from scanner.cli import main
 from scanner.model import Decklist, Entry
 from scanner.read import load_decklist
-from scanner.reconcile import compare_decklists
+from scanner.rules.compare import compare_decklists
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "decks"
 

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from scanner.event_store import EventStore, verify_file
+from scanner.event.store import EventStore, verify_file
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_DECKS = REPO / "samples" / "decks"
 
 _WRITER = r"""
 import json, os, sys
-from scanner.event_store import EventStore
+from scanner.event.store import EventStore
 path, tag = sys.argv[1], sys.argv[2]
 store = EventStore.open(path)
 n = 0

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from scanner.cli import main
 from scanner.errors import EventError
-from scanner.event_store import EventStore, ReviewDecision, normalise_konami_id
-from scanner.events import apply_decisions, decklist_from_json, flagged_items
-from scanner.migrations import MIGRATIONS
+from scanner.event.store import EventStore, ReviewDecision, normalise_konami_id
+from scanner.event.flows import apply_decisions, decklist_from_json, flagged_items
+from scanner.event.migrations import MIGRATIONS
 from scanner.model import Decklist, Entry, ReviewFlag
 
 REPO = Path(__file__).resolve().parent.parent

@@ -10,10 +10,10 @@ from click.testing import CliRunner
 from scanner.cli import main
 from scanner.errors import UnreadableInput
 from scanner.read import load_decklist, read_text_source
-from scanner.read_text import (format_json, format_text, format_ydk, format_ydke, parse_text_list,
+from scanner.inputs.formats import (format_json, format_text, format_ydk, format_ydke, parse_text_list,
                                parse_ydke)
-from scanner.resolve import resolve_sheet
-from scanner.sniff import InputKind, sniff_bytes
+from scanner.inputs.resolve import resolve_sheet
+from scanner.inputs.sniff import InputKind, sniff_bytes
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_DECKS = sorted(glob.glob(str(REPO / "samples" / "decks*" / "*.ydk")))

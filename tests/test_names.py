@@ -131,7 +131,7 @@ def test_fuzzy_finds_real_names_with_one_wrong_jamo_fast(real_db):
 def test_ocr_junk_never_accepts_a_near_namesake(real_db, read, wrong):
     # Both reads were once accepted unflagged in bench_resolver (kor+eng); they must be flagged.
     from scanner.model import ReadLine
-    from scanner.resolve import OCR_POLICY, resolve_line
+    from scanner.inputs.resolve import OCR_POLICY, resolve_line
 
     e = resolve_line(ReadLine(section="main", text=read, count=1), real_db, OCR_POLICY, True)
     assert e.needs_review, (read, e.name, e.candidates)

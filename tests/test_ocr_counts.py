@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scanner.make_digit_templates import real_cases, synth_count_cell
-from scanner.ocr_counts import CountRead, load_templates, read_count_cell, read_handwritten_count
+from tools.make_digit_templates import real_cases, synth_count_cell
+from scanner.ocr.counts import CountRead, load_templates, read_count_cell, read_handwritten_count
 
 
 def _cells(kind: str, n: int, seed: int):
@@ -76,8 +76,8 @@ def test_fixture_photo_counts(fixtures_dir):
 
 
 def test_isolate_row_keeps_a_pen_digit_poking_out_and_drops_the_neighbours():
-    from scanner.make_digit_templates import fonts_available, render_text
-    from scanner.ocr_counts import isolate_row
+    from tools.make_digit_templates import fonts_available, render_text
+    from scanner.ocr.counts import isolate_row
     if not fonts_available(["NanumPen", "NanumGothic"]) == ["NanumPen", "NanumGothic"]:
         pytest.skip("Nanum fonts not installed")
     row_h, w = 44, 90
@@ -153,7 +153,7 @@ def test_dashes_of_a_dashed_rule_at_the_cell_edge_do_not_join_the_digit():
     """A dashed rule leaves short flat dashes along the row's edge after the rules are painted
     out; grouped with the digit below them (their x ranges overlap) they made a tall glyph that
     read 2 as 3 or 5."""
-    from scanner.make_digit_templates import fonts_available, render_text
+    from tools.make_digit_templates import fonts_available, render_text
     if "NanumGothic" not in fonts_available(["NanumGothic"]):
         pytest.skip("Nanum fonts not installed")
     glyph = render_text("2", "NanumGothic", 30, ink_height=True)

@@ -1,4 +1,4 @@
-"""Table grid of the db-ko sheet (scanner/ocr_grid.py) under what photos do to rules: faint and
+"""Table grid of the db-ko sheet (scanner/ocr/grid.py) under what photos do to rules: faint and
 hairline rules, low resolution, a lost rule, a pen strike beside a rule, and no grid at all.
 Pages come from the project's own sample photo; expected row counts from its truth file."""
 from __future__ import annotations
@@ -10,8 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
-from scanner.ocr_grid import page_to_grid
-from scanner.ocr_page import image_to_page, load_image
+from scanner.ocr.grid import page_to_grid
+from scanner.ocr.page import image_to_page, load_image
 
 PHOTOS = Path(__file__).resolve().parent.parent / "samples" / "photos"
 KINDS = ("monster", "spell", "trap", "extra", "side")
@@ -130,7 +130,7 @@ def test_table_not_found_is_a_review_item(demo_db):
     """The reader says which printed table it could not find (its lines are unread, not absent)."""
     pytest.importorskip("tesserocr")
     from scanner.read import ReadOptions
-    from scanner.read_photo import read_image
+    from scanner.ocr.pipeline import read_image
     page = image_to_page(load_image(PHOTOS / "photo-02.jpg"))
     extra = page_to_grid(page.gray).by_kind("extra")
     color = page.color.copy()

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scanner.make_digit_templates import real_cases, synth_row
-from scanner.ocr_marks import RowMarks, row_marks
+from tools.make_digit_templates import real_cases, synth_row
+from scanner.ocr.marks import RowMarks, row_marks
 
 
 def _rows(kind: str, n: int, seed: int):

@@ -1,4 +1,4 @@
-"""Name cells → cards (scanner/ocr_names.py): Tesseract read, closed-vocabulary match, rendering
+"""Name cells → cards (scanner/ocr/names.py): Tesseract read, closed-vocabulary match, rendering
 check. Cells are drawn in the sheets' fonts, blurred and noised; a namesake OCR cannot tell
 apart is decided by rendering or flagged, never silently swapped."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
-from scanner.ocr_names import Vocabulary, ocr_sure, read_name
-from scanner.ocr_verify import available_families, render_name
+from scanner.ocr.names import Vocabulary, ocr_sure, read_name
+from scanner.ocr.verify import available_families, render_name
 
 pytest.importorskip("tesserocr")
 FAMILIES = available_families()
@@ -24,7 +24,7 @@ CARDS = [(980973, "암드 드래곤 LV3", "monster"), (46384672, "암드 드래�
 
 @pytest.fixture(scope="module")
 def tess():
-    from scanner.tesseract import Tesseract
+    from scanner.ocr.engine import Tesseract
     t = Tesseract()
     yield t
     t.close()
@@ -102,7 +102,7 @@ def test_real_db_shadow_cards_are_namesakes(real_db):
 
 
 def test_a_row_number_glued_to_the_name_is_not_read_as_part_of_it(tess):
-    from scanner.ocr_names import without_row_number
+    from scanner.ocr.names import without_row_number
     name = sheet_cell("가스타 팔코", px=26)
     digit = render_name("4", FAMILIES["NanumGothic"], px=16)
     h = name.shape[0]
@@ -131,7 +131,7 @@ def test_a_cell_with_only_its_row_number_is_an_empty_row(tess):
 def test_a_blurred_row_number_alone_is_an_empty_row_by_its_shape(tess):
     """Blurred 6 pt digits read as nothing or `| |`: the shape alone (small, at the left end)
     says the row is empty, so no phantom line is made of it."""
-    from scanner.ocr_names import only_row_number
+    from scanner.ocr.names import only_row_number
     digits = cv2.GaussianBlur(render_name("18", FAMILIES["NanumGothic"], px=16), (0, 0), 1.6)
     cell = np.full((42, 440), 255, np.uint8)
     cell[26 - digits.shape[0]:26, 6:6 + digits.shape[1]] = digits
@@ -179,7 +179,7 @@ def test_a_latin_only_name_is_read_with_eng_when_kor_and_kor_eng_give_junk(tess)
 
 
 def test_a_table_with_a_row_number_column_is_marked():
-    from scanner.ocr_grid import Box, Table, build_rows
+    from scanner.ocr.grid import Box, Table, build_rows
     ys = [0, 40] + [40 + 30 * i for i in range(1, 22)]
     numbered = Table(box=Box(0, 0, 500, ys[-1] + 1), xs=[0, 22, 420, 500], ys=ys)
     glued = Table(box=Box(0, 0, 500, ys[-1] + 1), xs=[0, 420, 500], ys=ys)
@@ -191,7 +191,7 @@ def test_a_table_with_a_row_number_column_is_marked():
 
 @pytest.mark.parametrize("name", ["샤크 서커", "마운틴 워리어", "Sin 패러렐 기어"])
 def test_a_row_number_touching_the_name_goes_and_the_first_letter_stays(name):
-    from scanner.ocr_names import without_row_number
+    from scanner.ocr.names import without_row_number
     text = render_name(name, FAMILIES["NanumGothic"], px=26)
     digit = render_name("2", FAMILIES["NanumGothic"], px=16)
     h = text.shape[0]
@@ -211,7 +211,7 @@ def test_a_row_number_touching_the_name_goes_and_the_first_letter_stays(name):
 def test_a_glued_number_before_a_serif_letter_that_starts_a_little_low(name):
     """In NanumMyeongjo the ㅁ of 매/마 starts a quarter of the line below its top: it was cut
     with the number (`1드머더`)."""
-    from scanner.ocr_names import without_row_number
+    from scanner.ocr.names import without_row_number
     text = render_name(name, FAMILIES["NanumMyeongjo"], px=26)
     digit = render_name("2", FAMILIES["NanumMyeongjo"], px=16)
     h = text.shape[0]
@@ -227,7 +227,7 @@ def test_a_glued_number_before_a_serif_letter_that_starts_a_little_low(name):
 
 
 def test_a_name_starting_with_a_low_letter_is_not_cut():
-    from scanner.ocr_names import without_row_number
+    from scanner.ocr.names import without_row_number
     # (A lowercase Latin start would be cut: one card of 14k, `sophia의 네크로즈`; it is then
     # flagged, not misread.)
     for name in ("샤크 서커", "소울 차지", "스택 리바이버", "시조의 수호자 티라스", "오드아이즈 랜서 드래곤"):
@@ -240,7 +240,7 @@ def test_scan_with_lv_namesakes_reads_each_one(fixtures_dir, real_db):
     the rendering tells them apart; no line is silently wrong."""
     import json
     from scanner.read import ReadOptions, load_decklist
-    from scanner.scoring import score_scan
+    from scoring import score_scan
     src = fixtures_dir / "sheets" / "scan-04.pdf"
     truth = json.loads(src.with_name("scan-04.truth.json").read_text("utf-8"))
     out = load_decklist(src, real_db, ReadOptions()).to_json()

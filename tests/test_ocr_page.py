@@ -1,4 +1,4 @@
-"""Page finding in photos (scanner/ocr_page.py): pale desks, pages off the frame centre or cut
+"""Page finding in photos (scanner/ocr/page.py): pale desks, pages off the frame centre or cut
 by the frame edge, and no page at all. Checked against the corners the generator recorded."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from scanner.ocr_page import find_page, image_to_page, load_image, order_corners
+from scanner.ocr.page import find_page, image_to_page, load_image, order_corners
 
 PHOTOS = Path(__file__).resolve().parent.parent / "samples" / "photos"
 
@@ -91,8 +91,8 @@ def test_warped_page_edges_carry_no_background():
 def test_leaning_columns_are_sheared_upright():
     """Rows level but columns leaning (corners a little off): the page stage stands them up,
     so the grid finds every row again."""
-    from scanner.ocr_grid import page_to_grid
-    from scanner.ocr_page import shear
+    from scanner.ocr.grid import page_to_grid
+    from scanner.ocr.page import shear
     page = image_to_page(load_image(PHOTOS / "photo-02.jpg"))
     leaning = shear(page.color, 1.5)
     fixed = image_to_page(leaning, is_scan=True)
@@ -106,7 +106,7 @@ def test_leaning_columns_are_sheared_upright():
 def test_small_pale_page_in_a_landscape_frame():
     """A portrait page in a 2000 px landscape frame (~110 dpi), pale print, soft focus: the page
     is found and its grid read whole (each rule is a light grey smear here)."""
-    from scanner.ocr_grid import page_to_grid
+    from scanner.ocr.grid import page_to_grid
     corners = np.array([[700, 40], [1629, 59], [1619, 1340], [680, 1321]], dtype=np.float32)
     img = page_on_background(corners, (2000, 1500), grey=170, seed=2).astype(np.float32)
     img = cv2.GaussianBlur(255 - (255 - img) * 0.5, (0, 0), 1.0).clip(0, 255).astype(np.uint8)

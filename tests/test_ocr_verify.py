@@ -1,4 +1,4 @@
-"""Rendering check of OCR name matches (scanner/ocr_verify.py): namesakes OCR cannot tell apart
+"""Rendering check of OCR name matches (scanner/ocr/verify.py): namesakes OCR cannot tell apart
 are decided by comparing candidate renderings with the cell, or flagged."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from scanner.ocr_verify import (NameRenderer, Verdict, available_families, compare, decide,
+from scanner.ocr.verify import (NameRenderer, Verdict, available_families, compare, decide,
                                 ink_crop, render_name)
 
 FAMILIES = available_families()
@@ -133,7 +133,7 @@ def test_exact_read_stands_beside_a_one_jamo_neighbour_but_not_over_extra_ink():
 
 
 def test_a_pen_mark_far_right_of_the_name_is_not_part_of_it():
-    from scanner.ocr_verify import cell_name_ink
+    from scanner.ocr.verify import cell_name_ink
     cell = printed_cell("무모한 욕심쟁이")
     h = cell.shape[0]
     marked = np.full((h, cell.shape[1] + 4 * h), 255, np.uint8)

@@ -16,7 +16,7 @@ import pytest
 
 from scanner.model import SheetRead
 from scanner.read import ReadOptions, read_input
-from scanner.resolve import resolve_sheet
+from scanner.inputs.resolve import resolve_sheet
 from tests.test_read_pdf import _load_make_samples
 
 SEEDS = int(os.environ.get("DECKSHEET_FUZZ_SEEDS", "24"))
@@ -148,7 +148,7 @@ def test_long_names_wrapped_on_two_lines_read_as_one(ms, pools, real_db, tmp_pat
     style = ms.DbStyle(size=10.0, wrap_long_names=True)
     ms.draw_db_sheet(path, deck, style)
     import pypdfium2 as pdfium
-    from scanner.read_pdf_words import page_text
+    from scanner.pdf.words import page_text
     doc = pdfium.PdfDocument(str(path))
     small = [t for t in page_text(doc[0]).tokens if t.size < 0.7 * style.size and not t.is_number]
     doc.close()
@@ -200,7 +200,7 @@ def cn_template(shared_dir):
 def test_cn_field_boxes_are_the_forms_own(cn_template):
     """The reader's field map and boxes agree with every widget of the blank form."""
     import pypdf
-    from scanner.layout_cn import CELLS, cn_boxes, is_cn_fields
+    from scanner.pdf.layout_cn import CELLS, cn_boxes, is_cn_fields
     page = pypdf.PdfReader(cn_template).pages[0]
     H = float(page.mediabox.top)
     widgets = {}

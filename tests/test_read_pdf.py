@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from scanner.errors import UnreadableInput
 from scanner.model import SheetRead
 from scanner.read import ReadOptions, load_decklist, read_input
-from scanner.read_pdf import read_pdf
+from scanner.pdf.reader import read_pdf
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"
@@ -286,9 +286,9 @@ def test_image_only_pdf_is_handed_to_ocr(tmp_path, monkeypatch, demo_db):
     def fake_read_pdf_pages(p, db, options):
         calls.append(p)
         return SheetRead(reader="ocr")
-    fake = types.ModuleType("scanner.read_photo")
+    fake = types.ModuleType("scanner.ocr.pipeline")
     fake.read_pdf_pages = fake_read_pdf_pages
-    monkeypatch.setitem(sys.modules, "scanner.read_photo", fake)
+    monkeypatch.setitem(sys.modules, "scanner.ocr.pipeline", fake)
     assert read_pdf(path, demo_db, ReadOptions()).reader == "ocr"
     assert calls == [path]
 
@@ -305,15 +305,15 @@ def test_fonts_without_unicode_map_go_to_ocr(tmp_path, monkeypatch, demo_db):
     path = tmp_path / "nomap.pdf"
     with open(path, "wb") as f:
         writer.write(f)
-    fake = types.ModuleType("scanner.read_photo")
+    fake = types.ModuleType("scanner.ocr.pipeline")
     fake.read_pdf_pages = lambda p, db, options: SheetRead(reader="ocr", notes=["ocr"])
-    monkeypatch.setitem(sys.modules, "scanner.read_photo", fake)
+    monkeypatch.setitem(sys.modules, "scanner.ocr.pipeline", fake)
     assert read_pdf(path, demo_db, ReadOptions()).reader == "ocr"
 
 
 def test_image_only_pdf_without_ocr_reader_is_refused(tmp_path, monkeypatch, demo_db):
     path = _image_only_pdf(tmp_path)
-    monkeypatch.setitem(sys.modules, "scanner.read_photo", None)  # import fails
+    monkeypatch.setitem(sys.modules, "scanner.ocr.pipeline", None)  # import fails
     with pytest.raises(UnreadableInput, match="no usable text layer"):
         read_pdf(path, demo_db, ReadOptions())
 
@@ -331,7 +331,7 @@ def _assert_ocr_read(sheet: SheetRead, deck, db) -> None:
     assert sheet.reader == "ocr"
     got = sorted((ln.column, ln.text.replace(" ", ""), ln.count) for ln in sheet.lines)
     assert got == [(c, t.replace(" ", ""), n) for c, t, n in _expected_lines(deck)]
-    from scanner.resolve import resolve_sheet
+    from scanner.inputs.resolve import resolve_sheet
     decklist = resolve_sheet(sheet, db)
     assert decklist.totals() == {"main": deck.total("monster", "spell", "trap"),
                                  "extra": deck.total("extra"), "side": deck.total("side")}
@@ -373,7 +373,7 @@ def test_image_only_pdf_is_read_by_ocr(ms, demo_db, tmp_path):
 
 def _token_of(path: Path, text: str):
     import pypdfium2 as pdfium
-    from scanner.read_pdf_words import page_text
+    from scanner.pdf.words import page_text
     doc = pdfium.PdfDocument(str(path))
     try:
         tokens = page_text(doc[0]).tokens
@@ -429,7 +429,7 @@ def test_typed_correction_flags_the_line_it_sits_on(ms, demo_db, tmp_path):
 
 
 def test_pen_marks_on_a_filled_form_flag_their_line(ms, demo_db, tmp_path):
-    from scanner.layout_kde import line_box
+    from scanner.pdf.layout_kde import line_box
     deck = _deck(ms, demo_db, "sky-striker")
     src = SAMPLES / "sheets" / "kde-form-sky-striker.pdf"
     x0, top, x1, bottom = line_box("extra", 2)

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from scanner.rules import EXTRA_BAN_QUOTE, PENALTY_KO, RULES, make_infraction
+from scanner.rules.codes import EXTRA_BAN_QUOTE, PENALTY_KO, RULES, make_infraction
 
 CHECK_CODES = {"MAIN_TOO_SMALL", "MAIN_TOO_LARGE", "EXTRA_TOO_LARGE", "SIDE_TOO_LARGE",
                "TOO_MANY_COPIES", "FORBIDDEN_CARD", "OVER_LIMIT", "NOT_EXTRA_DECK_CARD",

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from scanner.model import SECTIONS
-from scanner.scoring import score_scan
+from scoring import score_scan
 
 REPO = Path(__file__).resolve().parent.parent
 PHOTOS = REPO / "samples" / "photos"

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import click
 
-from scanner.check import check_decklist
+from scanner.rules.check import check_decklist
 from scanner.cli.common import Settings, common_options, echo_json, main
 from scanner.errors import ExitCode
 from scanner.read import load_decklist
-from scanner.report_check import format_check
+from scanner.report.verdict_text import format_check
 
 
 @main.command()

@@ -6,8 +6,8 @@ import click
 from scanner.cli.common import Settings, common_options, echo_json, main
 from scanner.errors import ExitCode, RegulationError
 from scanner.read import load_decklist
-from scanner.reconcile import compare_decklists
-from scanner.report_check import format_compare
+from scanner.rules.compare import compare_decklists
+from scanner.report.verdict_text import format_compare
 
 
 @main.command()

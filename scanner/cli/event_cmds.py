@@ -23,7 +23,7 @@ def judge_option(func: Callable) -> Callable:
 
 
 def _open(event_path: str | None):
-    from scanner.event_store import EventStore
+    from scanner.event.store import EventStore
     return EventStore.open(event_path)
 
 
@@ -39,7 +39,7 @@ def _out_folder(path: Path, what: str) -> Path:
 
 
 def _limits(store, settings: Settings):
-    from scanner.events import event_limits
+    from scanner.event.flows import event_limits
     return event_limits(store.event(), settings.db(), settings.lflist, settings.list_name,
                         settings.extra_bans)
 
@@ -56,7 +56,7 @@ def event() -> None:
 def event_init(path: str, name: str, settings: Settings) -> int:
     """Create a new event file. --date (required) is the event day; --list fixes the regulation
     (default: the OCG list in force on the event day)."""
-    from scanner.event_store import EventStore
+    from scanner.event.store import EventStore
 
     if settings.date is None:
         raise EventError("give the event day: --date YYYY-MM-DD")
@@ -108,7 +108,7 @@ def register(input_: str, player: str, name: str | None, as_json: bool, event_pa
              judge: str | None, settings: Settings) -> int:
     """Register a player's deck sheet: keep the original, the list and its review state as a
     new version (never overwriting an older one)."""
-    from scanner.events import register_input
+    from scanner.event.flows import register_input
 
     with _open(event_path) as store:
         result = register_input(store, input_, player, settings.db(), _limits(store, settings),
@@ -118,7 +118,7 @@ def register(input_: str, player: str, name: str | None, as_json: bool, event_pa
     if as_json:
         echo_json(result.to_json())
     else:
-        from scanner.report_check import format_registration
+        from scanner.report.verdict_text import format_registration
         click.echo(format_registration(result.to_json()))
     return ExitCode.OK if result.clean else ExitCode.FINDINGS
 
@@ -136,7 +136,7 @@ def register(input_: str, player: str, name: str | None, as_json: bool, event_pa
 def deckcheck(observed: str, player: str, round_no: int, between_games: bool, as_json: bool,
               event_path: str | None, judge: str | None, settings: Settings) -> int:
     """Compare the deck seen at a deck check with the player's registered list and record it."""
-    from scanner.events import deck_check
+    from scanner.event.flows import deck_check
 
     with _open(event_path) as store:
         result = deck_check(store, observed, player, round_no, settings.db(),
@@ -147,7 +147,7 @@ def deckcheck(observed: str, player: str, round_no: int, between_games: bool, as
     if as_json:
         echo_json(data)
     else:
-        from scanner.report_check import format_deck_check
+        from scanner.report.verdict_text import format_deck_check
         click.echo(format_deck_check(data))
     return ExitCode.OK if data["match"] and not data["infractions"] else ExitCode.FINDINGS
 
@@ -164,8 +164,8 @@ def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | N
           settings: Settings) -> int:
     """Re-read and re-check every registration under the event's regulation; write
     report.html (Konami IDs masked) and report.csv."""
-    from scanner.audit import audit_jobs, run_audit
-    from scanner.report_html import write_report
+    from scanner.event.audit import audit_jobs, run_audit
+    from scanner.event.audit_report import write_report
 
     with _open(event_path) as store:
         _out_folder(out_dir, "report")
@@ -206,7 +206,7 @@ def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | N
 def review(player: str, version: int | None, event_path: str | None, judge: str | None,
            settings: Settings) -> int:
     """Walk through every flagged line of a registration and record the judge's decisions."""
-    from scanner.event_store import normalise_konami_id
+    from scanner.event.store import normalise_konami_id
     from scanner.cli.review_walk import walk
 
     kid = normalise_konami_id(player)
@@ -230,7 +230,7 @@ def export(out_dir: Path, formats: tuple[str, ...], event_path: str | None,
            settings: Settings) -> int:
     """Write every player's current list (review decisions applied) as ydk/text/JSON files and
     one CSV of all lines."""
-    from scanner.event_export import export_event
+    from scanner.event.export import export_event
 
     with _open(event_path) as store:
         _out_folder(out_dir, "lists")

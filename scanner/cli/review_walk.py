@@ -5,10 +5,10 @@ from __future__ import annotations
 import click
 
 from card_db.cdb import CardDatabase
-from scanner.event_store import EventStore, Registration, ReviewDecision
-from scanner.events import CHOOSE, KEEP, SKIP, effective_decklist, flagged_items
+from scanner.event.store import EventStore, Registration, ReviewDecision
+from scanner.event.flows import CHOOSE, KEEP, SKIP, effective_decklist, flagged_items
 from scanner.model import Entry
-from scanner.review_reasons import reason_ko
+from scanner.report.review_reasons import reason_ko
 
 SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
 HELP = ("번호 = 후보 선택 · 카드 이름/패스코드 입력 · k = 읽은 그대로 확정 · "

@@ -11,13 +11,13 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scanner import layout_cn, layout_kde
+from scanner.pdf import layout_cn, layout_kde
 from scanner.errors import UnreadableInput
-from scanner.layout_dbko import Box, read_db_sheet
-from scanner.layout_kde import (fields_from_flat_text, is_kde_fields, looks_like_kde,
+from scanner.pdf.layout_dbko import Box, read_db_sheet
+from scanner.pdf.layout_kde import (fields_from_flat_text, is_kde_fields, looks_like_kde,
                                 sheet_from_kde_fields)
 from scanner.model import ReviewFlag, SheetRead
-from scanner.read_pdf_words import PageText, page_text
+from scanner.pdf.words import PageText, page_text
 
 if TYPE_CHECKING:
     from card_db.cdb import CardDatabase
@@ -292,7 +292,7 @@ def _nearest_line(rect: Box, boxes: list[Box]) -> int | None:
 
 def _ocr(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead:
     try:
-        from scanner.read_photo import read_pdf_pages
+        from scanner.ocr.pipeline import read_pdf_pages
     except ImportError:
         raise UnreadableInput(f"{path.name}: the PDF has no usable text layer (image-only or fonts "
                               f"without a Unicode map) and the OCR reader is not available") from None

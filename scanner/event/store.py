@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from scanner.errors import EventError
-from scanner.migrations import MIGRATIONS, applied, migrate
+from scanner.event.migrations import MIGRATIONS, applied, migrate
 
 ENV_EVENT = "DECKSHEET_EVENT"
 BUSY_TIMEOUT_MS = 60_000

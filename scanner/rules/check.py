@@ -11,7 +11,7 @@ from card_db.cdb import CardDatabase
 from card_db.models import Card, LimitList
 from card_db.names import name_key
 from scanner.model import SECTIONS, Decklist, Entry, Infraction
-from scanner.rules import EXTRA_BAN_QUOTE, EXTRA_BAN_SECTION, make_infraction
+from scanner.rules.codes import EXTRA_BAN_QUOTE, EXTRA_BAN_SECTION, make_infraction
 
 SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
 MAX_COPIES = 3

@@ -6,10 +6,10 @@ from pathlib import Path
 import pandas as pd
 
 from card_db.cdb import CardDatabase
-from scanner.event_store import EventStore
-from scanner.events import effective_decklist
+from scanner.event.store import EventStore
+from scanner.event.flows import effective_decklist
 from scanner.model import SECTIONS
-from scanner.read_text import format_json, format_text, format_ydk
+from scanner.inputs.formats import format_json, format_text, format_ydk
 
 WRITERS = {"ydk": (".ydk", format_ydk), "text": (".txt", format_text), "json": (".json", format_json)}
 

@@ -1,7 +1,7 @@
 """Event flows on top of the store: register a sheet, run a deck check, apply review decisions.
 
 Each flow reads and checks first and writes last (one transaction), so a refused or failed
-request stores nothing. See `scanner.event_store` for the storage and its safety rules.
+request stores nothing. See `scanner.event.store` for the storage and its safety rules.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from card_db.cdb import CardDatabase
 from card_db.lflist import choose_list, load_lflist, resolve_lflist_path
 from card_db.models import LimitList
 from scanner.errors import EventError, RegulationError, UnreadableInput
-from scanner.event_store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
+from scanner.event.store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
                                  NewInfraction, Registration, ReviewDecision,
                                  normalise_konami_id)
 from scanner.model import SECTIONS, Decklist, Entry, ReviewFlag
@@ -173,7 +173,7 @@ def register_input(store: EventStore, source: str, konami_id: str, db: CardDatab
                    options: ReadOptions | None = None) -> RegisterResult:
     """Read, resolve and check a sheet, then keep it (file + list + review state) as the
     player's next version. Nothing is stored when the input cannot be read."""
-    from scanner.check import check_decklist  # late: keeps `event` commands' import light
+    from scanner.rules.check import check_decklist  # late: keeps `event` commands' import light
 
     kid = normalise_konami_id(konami_id)
     data, file_name = _input_bytes(source)
@@ -227,7 +227,7 @@ def deck_check(store: EventStore, observed_source: str, konami_id: str, round_no
                judge: str | None = None, options: ReadOptions | None = None) -> DeckCheckResult:
     """Compare the deck seen at the table with the player's newest registered list and record
     the check and every infraction it finds (penalty, remedy, round, judge, time)."""
-    from scanner.reconcile import compare_decklists  # late: another stage's module
+    from scanner.rules.compare import compare_decklists  # late: another stage's module
 
     kid = normalise_konami_id(konami_id)
     if round_no < 0:

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import cv2
 
-from scanner.ocr_grid import Grid
-from scanner.ocr_page import PageImage
+from scanner.ocr.grid import Grid
+from scanner.ocr.page import PageImage
 
 COLOURS = {"monster": (0, 140, 255), "spell": (0, 170, 0), "trap": (200, 0, 200),
            "extra": (255, 120, 0), "side": (0, 0, 220), "header": (120, 120, 120)}

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from scanner.model import SECTIONS, Decklist
-from scanner.review_reasons import reason_ko
+from scanner.report.review_reasons import reason_ko
 
 TITLES = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from scanner.audit import AuditResult, RegistrationAudit, generated_at
+from scanner.event.audit import AuditResult, RegistrationAudit, generated_at
 from scanner.model import SECTIONS
 
 SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드", None: "시트"}

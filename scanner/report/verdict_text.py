@@ -7,13 +7,13 @@ from __future__ import annotations
 import unicodedata
 from typing import TYPE_CHECKING
 
-from scanner.review_reasons import reason_ko
+from scanner.report.review_reasons import reason_ko
 from scanner.model import SECTIONS, Decklist, Infraction
-from scanner.rules import PENALTY_KO
+from scanner.rules.codes import PENALTY_KO
 
 if TYPE_CHECKING:  # only for annotations: no import cycle at run time
-    from scanner.check import CheckResult
-    from scanner.reconcile import CompareResult
+    from scanner.rules.check import CheckResult
+    from scanner.rules.compare import CompareResult
 
 SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱", None: "-"}
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from scanner.layout_kde import anchor_shift, assign_to_boxes, sheet_from_kde_fields
+from scanner.pdf.layout_kde import anchor_shift, assign_to_boxes, sheet_from_kde_fields
 from scanner.model import SheetRead
-from scanner.read_pdf_words import Token
+from scanner.pdf.words import Token
 
 CN_SIZE = (595.276, 841.89)
 GROUPS: tuple[tuple[str, str, str, int], ...] = (

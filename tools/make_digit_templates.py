@@ -1,7 +1,7 @@
 """Render digits, count cells and sheet rows like a phone photo of a pen-corrected sheet.
 
-One job: synthetic ink on paper. It builds the digit templates that `scanner.ocr_counts` ships
-(`python -m scanner.make_digit_templates` writes scanner/data/digit_templates.npz) and gives the
+One job: synthetic ink on paper. It builds the digit templates that `scanner.ocr.counts` ships
+(`python -m tools.make_digit_templates` writes scanner/ocr/data/digit_templates.npz) and gives the
 tests and bench/bench_marks.py realistic cells and rows with known truth. Nothing here is used
 at scan time.
 """
@@ -25,7 +25,7 @@ PRINTED_EXTRA = ["NanumGothicBold", "NanumSquareB", "NanumBarunGothicBold", "Nan
 PEN_FONTS = ["NanumPen", "NanumBrush"]
 """Nanum Pen Script and Nanum Brush Script: the hand-writing on corrected sheets."""
 PEN_EXTRA = ["NanumBarunpenR", "NanumBarunpenB"]
-TEMPLATES_PATH = Path(__file__).resolve().parent / "data" / "digit_templates.npz"
+TEMPLATES_PATH = Path(__file__).resolve().parent.parent / "scanner" / "ocr" / "data" / "digit_templates.npz"
 
 SUPER = 4
 """Supersampling factor: ink is drawn at SUPER× and shrunk, so edges are anti-aliased."""
@@ -362,7 +362,7 @@ def template_glyphs(rng: np.random.Generator, fonts: list[str], hand: bool, per_
 
 def _photographed_ink(layers: "Layers", rng: np.random.Generator) -> np.ndarray | None:
     """Photograph the layers like a phone does, binarise, crop to the ink (None if too little)."""
-    from scanner.ocr_counts import binarize_cell
+    from scanner.ocr.counts import binarize_cell
     ink = binarize_cell(photograph(layers, rng, "black")[0])
     ys, xs = np.nonzero(ink)
     if ys.size < 5:
@@ -397,7 +397,7 @@ def struck_template_glyphs(rng: np.random.Generator, fonts: list[str], per_font:
 
 def build_templates(seed: int = 7, per_font: int = 12) -> dict[str, np.ndarray]:
     """Feature vectors for every template glyph, labelled by digit, font and printed/hand."""
-    from scanner.ocr_counts import glyph_features
+    from scanner.ocr.counts import glyph_features
     rng = np.random.default_rng(seed)
     feats, labels, fonts, hand = [], [], [], []
     for is_hand, names in ((False, fonts_available(PRINTED_FONTS + PRINTED_EXTRA)),
@@ -407,7 +407,7 @@ def build_templates(seed: int = 7, per_font: int = 12) -> dict[str, np.ndarray]:
         labels += lb
         fonts += src
         hand += [is_hand] * len(lb)
-    from scanner.ocr_counts import STRUCK_LABEL
+    from scanner.ocr.counts import STRUCK_LABEL
     gl, src = struck_template_glyphs(rng, fonts_available(PRINTED_FONTS + PRINTED_EXTRA), per_font * 4)
     feats += [glyph_features(g) for g in gl]
     labels += [STRUCK_LABEL] * len(gl)
@@ -497,7 +497,7 @@ def real_cases(sheets_dir):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description="Build scanner/data/digit_templates.npz")
+    ap = argparse.ArgumentParser(description="Build scanner/ocr/data/digit_templates.npz")
     ap.add_argument("--out", type=Path, default=TEMPLATES_PATH)
     ap.add_argument("--per-font", type=int, default=12)
     ap.add_argument("--seed", type=int, default=7)

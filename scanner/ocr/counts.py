@@ -334,9 +334,9 @@ class DigitTemplates:
 
 @lru_cache(maxsize=4)
 def load_templates(path: Path = TEMPLATES_PATH) -> DigitTemplates:
-    """The shipped templates (built by `python -m scanner.make_digit_templates`)."""
+    """The shipped templates (built by `python -m tools.make_digit_templates`)."""
     if not path.is_file():
-        raise FileNotFoundError(f"digit templates missing: {path} (run python -m scanner.make_digit_templates)")
+        raise FileNotFoundError(f"digit templates missing: {path} (run python -m tools.make_digit_templates)")
     with np.load(path) as z:
         return DigitTemplates(z["features"].astype(np.float32), z["labels"].astype(int), z["fonts"], z["hand"])
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from scanner.ocr_counts import binarize_cell
+from scanner.ocr.counts import binarize_cell
 
 ROW_H_NORM = 48
 """Rows are scaled to this height before measuring."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from scanner.layout_dbko import parse_date
+from scanner.pdf.layout_dbko import parse_date
 from scanner.model import ReadLine, ReviewFlag, SheetRead
-from scanner.read_pdf_words import Token, join_words, label_key, parse_count
+from scanner.pdf.words import Token, join_words, label_key, parse_count
 
 # Field groups: (field name prefix, sheet column, section, rows).
 GROUPS: tuple[tuple[str, str, str, int], ...] = (

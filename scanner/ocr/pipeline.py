@@ -25,12 +25,12 @@ import numpy as np
 
 from scanner.errors import MissingToolError, UnreadableInput
 from scanner.model import ReadLine, ReviewFlag, SheetRead
-from scanner.ocr_grid import Box, Grid, RowCells, Table, page_to_grid
-from scanner.ocr_counts import isolate_row, read_count_cell
-from scanner.ocr_marks import row_marks
-from scanner.ocr_names import NameMatch, Vocabulary, ocr_sure, read_name
-from scanner.ocr_page import PageImage, decode_image, image_to_page, load_image
-from scanner.tesseract import Tesseract
+from scanner.ocr.grid import Box, Grid, RowCells, Table, page_to_grid
+from scanner.ocr.counts import isolate_row, read_count_cell
+from scanner.ocr.marks import row_marks
+from scanner.ocr.names import NameMatch, Vocabulary, ocr_sure, read_name
+from scanner.ocr.page import PageImage, decode_image, image_to_page, load_image
+from scanner.ocr.engine import Tesseract
 
 if TYPE_CHECKING:
     from card_db.cdb import CardDatabase
@@ -158,7 +158,7 @@ def read_image(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, i
         else:
             sheet.lines.append(to_read_line(r, grid, page, options, label))
     if options.debug_dir:
-        from scanner.debug import write_debug
+        from scanner.ocr.debug import write_debug
         write_debug(Path(options.debug_dir), label, page, grid)
     return sheet
 

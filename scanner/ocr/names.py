@@ -22,9 +22,9 @@ from rapidfuzz import fuzz, process
 
 from card_db.cdb import CardDatabase
 from card_db.names import hangul_skeleton, jamo, name_key
-from scanner.ocr_verify import (NameRenderer, Verdict, cell_name_ink, decide, ink_level,
+from scanner.ocr.verify import (NameRenderer, Verdict, cell_name_ink, decide, ink_level,
                                 strip_rule_remnants)
-from scanner.tesseract import Tesseract
+from scanner.ocr.engine import Tesseract
 
 COLUMN_KINDS = ("monster", "spell", "trap", "extra", "side")
 NAME_ACCEPT = 0.80

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from card_db.cdb import CardDatabase
 from card_db.models import LimitList
 from card_db.names import name_key
-from scanner.check import SECTION_KO, check_decklist, review_infractions
+from scanner.rules.check import SECTION_KO, check_decklist, review_infractions
 from scanner.model import SECTIONS, Decklist, Infraction
-from scanner.rules import make_infraction
+from scanner.rules.codes import make_infraction
 
 START_OF_MATCH = "start-of-match"
 BETWEEN_GAMES = "between-games"

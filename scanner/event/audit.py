@@ -19,9 +19,9 @@ from typing import Callable
 from card_db.cdb import CardDatabase, load_card_db
 from card_db.models import LimitList
 from scanner.errors import DecksheetError
-from scanner.event_store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
+from scanner.event.store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
                                  ReviewDecision, verify_file)
-from scanner.events import apply_decisions, decklist_from_json
+from scanner.event.flows import apply_decisions, decklist_from_json
 from scanner.model import SECTIONS, Decklist
 from scanner.read import load_decklist
 
@@ -158,7 +158,7 @@ def _audit_file_in_worker(jobs: list[AuditJob]) -> list[RegistrationAudit]:
 
 def audit_file(jobs: list[AuditJob], db: CardDatabase, limits: LimitList) -> list[RegistrationAudit]:
     """Re-read one original file once and re-check every registration that handed it in."""
-    from scanner.check import check_decklist
+    from scanner.rules.check import check_decklist
 
     first = jobs[0]
     path = Path(first.file_path)

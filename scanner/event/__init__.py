@@ -1,0 +1,1 @@
+"""The event record: SQLite store, registration and deck-check flows, audit and exports."""

@@ -1,0 +1,1 @@
+"""Photos and scans: page, grid, rows, names, counts, marks; the only Tesseract caller."""

@@ -1,0 +1,1 @@
+"""PDF sheets: the text layer and form fields, one module per layout."""

@@ -1,0 +1,1 @@
+"""Human views of scan, check and compare results."""
