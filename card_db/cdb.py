@@ -15,11 +15,12 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from platformdirs import user_cache_dir, user_data_dir
+from platformdirs import user_cache_dir
 
 from card_db.models import Candidate, Card
 from card_db.names import NameIndex
-from scanner.errors import CardDatabaseError
+from card_db.paths import data_dir, demo_db_path, package_data
+from card_db.errors import CardDatabaseError
 
 log = logging.getLogger("decksheet.card_db")
 
@@ -29,13 +30,6 @@ ENV_CARD_DB = "DECKSHEET_CARD_DB"
 CACHE_VERSION = 11
 
 
-def data_dir() -> Path:
-    """Where `decksheet db fetch` stores the downloaded database and lists."""
-    return Path(os.environ.get("DECKSHEET_DATA_DIR") or user_data_dir("decksheet"))
-
-
-def demo_db_path() -> Path:
-    return Path(__file__).parent / "data" / "demo.cdb"
 
 
 @dataclass
@@ -182,7 +176,7 @@ def known_reprints() -> dict[int, int]:
     """Reprint passcode → original passcode for cards some databases list twice without an
     alias link (card_db/data/reprint_passcodes.csv)."""
     out: dict[int, int] = {}
-    with open(Path(__file__).parent / "data" / "reprint_passcodes.csv", encoding="utf-8") as f:
+    with open(package_data("reprint_passcodes.csv"), encoding="utf-8") as f:
         for row in csv.DictReader(f):
             out[int(row["passcode"])] = int(row["original"])
     return out

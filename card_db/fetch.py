@@ -11,17 +11,13 @@ from pathlib import Path
 from typing import Callable
 
 from card_db.lflist import parse_lflist
-from scanner.errors import CardDatabaseError, DecksheetError
+from card_db.errors import CardDatabaseError, FetchError
 
 # The canonical public sources (see the card data README): mycard's Korean locale database and
 # the ygopro repository's list file.
 DEFAULT_CDB_URL = ("https://raw.githubusercontent.com/mycard/ygopro-database/master/"
                    "locales/ko-KR/cards.cdb")
 DEFAULT_LFLIST_URL = "https://raw.githubusercontent.com/Fluorohydride/ygopro/master/lflist.conf"
-
-
-class FetchError(DecksheetError):
-    """A download failed or the file failed its integrity check."""
 
 
 @dataclass

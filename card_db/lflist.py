@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Callable
 
 from card_db.models import LimitList
-from scanner.errors import RegulationError
+from card_db.errors import RegulationError
+from card_db.paths import data_dir, package_data
 
 ENV_LFLIST = "DECKSHEET_LFLIST"
 ENV_LIST = "DECKSHEET_LIST"
@@ -144,7 +145,6 @@ def choose_list(
 
 def resolve_lflist_path(path: str | os.PathLike | None) -> Path | None:
     """--lflist, then $DECKSHEET_LFLIST, then a fetched file, then the demo list."""
-    from card_db.cdb import data_dir  # late: cdb imports names, not lflist
 
     if path:
         return Path(path)
@@ -154,5 +154,5 @@ def resolve_lflist_path(path: str | os.PathLike | None) -> Path | None:
     fetched = data_dir() / "lflist.conf"
     if fetched.is_file():
         return fetched
-    demo = Path(__file__).parent / "data" / "demo-lflist.conf"
+    demo = package_data("demo-lflist.conf")
     return demo if demo.is_file() else None

@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import enum
 
+from card_db.errors import CardDatabaseError, DecksheetError, FetchError, RegulationError
+
+__all__ = ["ExitCode", "DecksheetError", "CardDatabaseError", "RegulationError", "FetchError",
+           "UnreadableInput", "EventError", "MissingToolError"]
+
 
 class ExitCode(enum.IntEnum):
     OK = 0
@@ -16,22 +21,8 @@ class ExitCode(enum.IntEnum):
     """The input cannot be read at all, or the request was refused."""
 
 
-class DecksheetError(Exception):
-    """Base error: `str(exc)` is the one line shown to the user."""
-
-    exit_code: ExitCode = ExitCode.REFUSED
-
-
 class UnreadableInput(DecksheetError):
     """The input is not something decksheet can read (corrupt, empty, encrypted, not a sheet)."""
-
-
-class CardDatabaseError(DecksheetError):
-    """The card database is missing, corrupt or of the wrong schema."""
-
-
-class RegulationError(DecksheetError):
-    """The limit list file is missing, malformed, or has no list of that name/date."""
 
 
 class EventError(DecksheetError):
@@ -39,4 +30,4 @@ class EventError(DecksheetError):
 
 
 class MissingToolError(DecksheetError):
-    """An external program (tesseract, pdftoppm) is not installed."""
+    """An external program (Tesseract and its language models) is not installed."""

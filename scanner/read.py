@@ -1,26 +1,19 @@
-"""One entry point for every input: pick the reader by content, then resolve to a `Decklist`."""
+"""One entry point for every input: pick the reader by content, then resolve to a `Decklist`.
+
+This module sits above the PDF and OCR readers: it owns the "no text layer → OCR" fallback.
+"""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 
 from card_db.cdb import CardDatabase
 from scanner.errors import UnreadableInput
 from scanner.model import Decklist, SheetRead
+from scanner.inputs.options import ReadOptions
 from scanner.inputs.formats import parse_json, parse_text_list, parse_ydk, parse_ydke
 from scanner.inputs.resolve import resolve_sheet
 from scanner.inputs.sniff import InputKind, sniff_bytes, sniff_path
-
-
-@dataclass
-class ReadOptions:
-    """Settings shared by all readers (CLI and API build the same object)."""
-
-    crops_dir: Path | None = None
-    """Save images of flagged cells here (photo/scan readers)."""
-    debug_dir: Path | None = None
-    """Save pictures of the detected page, grid and cells here."""
 
 
 def _decode(data: bytes) -> str:
@@ -60,8 +53,12 @@ def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None
     data = path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     if kind is InputKind.PDF:
-        from scanner.pdf.reader import read_pdf  # late: pulls in pdfplumber
-        return read_pdf(path, db, options), digest
+        from scanner.pdf.reader import read_pdf  # late: pulls in the PDF libraries
+        sheet = read_pdf(path, db, options)
+        if sheet is None:  # no usable text layer: a scan saved as PDF
+            from scanner.ocr.pipeline import read_pdf_pages  # late: OpenCV and Tesseract
+            sheet = read_pdf_pages(path, db, options)
+        return sheet, digest
     if kind is InputKind.IMAGE:
         from scanner.ocr.pipeline import read_photo  # late: pulls in OpenCV and tesseract
         return read_photo(path, db, options), digest

@@ -289,7 +289,8 @@ def test_image_only_pdf_is_handed_to_ocr(tmp_path, monkeypatch, demo_db):
     fake = types.ModuleType("scanner.ocr.pipeline")
     fake.read_pdf_pages = fake_read_pdf_pages
     monkeypatch.setitem(sys.modules, "scanner.ocr.pipeline", fake)
-    assert read_pdf(path, demo_db, ReadOptions()).reader == "ocr"
+    assert read_pdf(path, demo_db, ReadOptions()) is None  # the PDF reader hands it back
+    assert read_input(path, demo_db, ReadOptions())[0].reader == "ocr"
     assert calls == [path]
 
 
@@ -308,14 +309,8 @@ def test_fonts_without_unicode_map_go_to_ocr(tmp_path, monkeypatch, demo_db):
     fake = types.ModuleType("scanner.ocr.pipeline")
     fake.read_pdf_pages = lambda p, db, options: SheetRead(reader="ocr", notes=["ocr"])
     monkeypatch.setitem(sys.modules, "scanner.ocr.pipeline", fake)
-    assert read_pdf(path, demo_db, ReadOptions()).reader == "ocr"
-
-
-def test_image_only_pdf_without_ocr_reader_is_refused(tmp_path, monkeypatch, demo_db):
-    path = _image_only_pdf(tmp_path)
-    monkeypatch.setitem(sys.modules, "scanner.ocr.pipeline", None)  # import fails
-    with pytest.raises(UnreadableInput, match="no usable text layer"):
-        read_pdf(path, demo_db, ReadOptions())
+    assert read_pdf(path, demo_db, ReadOptions()) is None
+    assert read_input(path, demo_db, ReadOptions())[0].reader == "ocr"
 
 
 # --- real OCR hand-off, end to end ----------------------------------------------------------
@@ -354,7 +349,7 @@ def test_font_without_unicode_map_is_read_by_ocr(ms, demo_db, tmp_path):
     path = tmp_path / "nomap.pdf"
     with open(path, "wb") as f:
         writer.write(f)
-    _assert_ocr_read(read_pdf(path, demo_db, ReadOptions()), deck, demo_db)
+    _assert_ocr_read(read_input(path, demo_db, ReadOptions())[0], deck, demo_db)
 
 
 def test_image_only_pdf_is_read_by_ocr(ms, demo_db, tmp_path):
@@ -366,7 +361,7 @@ def test_image_only_pdf_is_read_by_ocr(ms, demo_db, tmp_path):
     doc.close()
     path = tmp_path / "scan.pdf"
     image.save(path, "PDF", resolution=200)
-    _assert_ocr_read(read_pdf(path, demo_db, ReadOptions()), deck, demo_db)
+    _assert_ocr_read(read_input(path, demo_db, ReadOptions())[0], deck, demo_db)
 
 
 # --- digital corrections (annotations) -------------------------------------------------------

@@ -19,7 +19,8 @@ from scanner.event.store import (DeckCheck, EventInfo, EventStore, IssuedInfract
                                  NewInfraction, Registration, ReviewDecision,
                                  normalise_konami_id)
 from scanner.model import SECTIONS, Decklist, Entry, ReviewFlag
-from scanner.read import ReadOptions, load_decklist
+from scanner.inputs.options import ReadOptions
+from scanner.read import load_decklist
 
 KEEP, CHOOSE, SKIP = "keep", "choose", "skip"
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import logging
 import re
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,7 +21,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from scanner.errors import MissingToolError, UnreadableInput
+from scanner.errors import UnreadableInput
 from scanner.model import ReadLine, ReviewFlag, SheetRead
 from scanner.ocr.grid import Box, Grid, RowCells, Table, page_to_grid
 from scanner.ocr.counts import isolate_row, read_count_cell
@@ -34,7 +32,7 @@ from scanner.ocr.engine import Tesseract
 
 if TYPE_CHECKING:
     from card_db.cdb import CardDatabase
-    from scanner.read import ReadOptions
+    from scanner.inputs.options import ReadOptions
 
 log = logging.getLogger("decksheet.ocr")
 
@@ -77,6 +75,10 @@ class RowRead:
     """The row's ink looks hand-written to `ocr_marks` (alone too weak a sign to flag it)."""
 
 
+RENDER_DPI = 200
+"""A scan saved as PDF whose page is not one embedded image is rendered at this resolution."""
+
+
 def read_photo(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead:
     """A photo or an image scan of a sheet."""
     img = load_image(Path(path))
@@ -102,18 +104,20 @@ def _pdf_page_image(path: Path) -> np.ndarray:
         pass
     except Exception as exc:  # noqa: BLE001 - fall back to rendering the page
         log.debug("embedded image not usable: %s", exc)
-    with tempfile.TemporaryDirectory() as tmp:
+    import pypdfium2 as pdfium  # late: native library
+
+    try:
+        doc = pdfium.PdfDocument(str(path))
         try:
-            subprocess.run(["pdftoppm", "-r", "200", "-gray", "-png", "-f", "1", "-l", "1",
-                            str(path), f"{tmp}/p"], check=True, capture_output=True, timeout=120)
-        except FileNotFoundError:
-            raise MissingToolError("pdftoppm not found; install it with: apt-get install poppler-utils") from None
-        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
-            raise UnreadableInput(f"{path.name}: the PDF page cannot be rendered ({exc})") from None
-        pngs = sorted(Path(tmp).glob("p*.png"))
-        if not pngs:
-            raise UnreadableInput(f"{path.name}: the PDF has no page to read")
-        return load_image(pngs[0])
+            if len(doc) == 0:
+                raise UnreadableInput(f"{path.name}: the PDF has no page to read")
+            bitmap = doc[0].render(scale=RENDER_DPI / 72, grayscale=True)
+            gray = np.array(bitmap.to_pil().convert("L"))
+            return cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)  # the pipeline takes BGR, as decoded
+        finally:
+            doc.close()
+    except pdfium.PdfiumError as exc:
+        raise UnreadableInput(f"{path.name}: the PDF page cannot be rendered ({exc})") from None
 
 
 def read_image(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, is_scan: bool,

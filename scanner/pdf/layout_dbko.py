@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from scanner.model import ReadLine, ReviewFlag, SheetRead
-from scanner.pdf.words import (Phrase, Token, group_lines, join_words, label_key, median,
+from scanner.pdf.words import (Phrase, Token, group_lines, join_words, median,
                                     parse_count, phrases, split_token)
 
 COLUMN_LABELS: dict[str, tuple[str, ...]] = {

@@ -21,7 +21,7 @@ from scanner.pdf.words import PageText, page_text
 
 if TYPE_CHECKING:
     from card_db.cdb import CardDatabase
-    from scanner.read import ReadOptions
+    from scanner.inputs.options import ReadOptions
 
 log = logging.getLogger("decksheet.read_pdf")
 
@@ -31,8 +31,10 @@ MAX_CID_SHARE = 0.2
 """More '(cid:N)' glyphs (a font without a Unicode map) than this share means unusable text."""
 
 
-def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead:
-    """Read one PDF deck sheet into a `SheetRead` (reader 'pdf-form', 'pdf-text' or OCR's)."""
+def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead | None:
+    """Read one PDF deck sheet into a `SheetRead` (reader 'pdf-form' or 'pdf-text'); None when
+    the pages have no usable text layer (image-only, or fonts without a Unicode map), so the
+    caller reads the page images by OCR."""
     reader = _open_pypdf(path)
     form = _read_form(path, reader)
     if form is not None:
@@ -91,7 +93,7 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
     finally:
         doc.close()
     if needs_ocr:
-        return _ocr(path, db, options)
+        return None
     raise UnreadableInput(f"{path.name}: not a deck sheet (no 몬스터/마법/함정 column headers "
                           f"and no form fields found)")
 
@@ -290,10 +292,3 @@ def _nearest_line(rect: Box, boxes: list[Box]) -> int | None:
     return best
 
 
-def _ocr(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead:
-    try:
-        from scanner.ocr.pipeline import read_pdf_pages
-    except ImportError:
-        raise UnreadableInput(f"{path.name}: the PDF has no usable text layer (image-only or fonts "
-                              f"without a Unicode map) and the OCR reader is not available") from None
-    return read_pdf_pages(path, db, options)

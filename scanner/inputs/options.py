@@ -1,0 +1,15 @@
+"""Settings shared by all readers: the CLI, the event flows and the station build the same object."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class ReadOptions:
+    """Settings shared by all readers."""
+
+    crops_dir: Path | None = None
+    """Save images of flagged cells here (photo/scan readers)."""
+    debug_dir: Path | None = None
+    """Save pictures of the detected page, grid and cells here."""
