@@ -4,7 +4,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 APT_PACKAGES := tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng fonts-nanum fonts-nanum-extra \
-                poppler-utils python3-venv python3-pip
+                poppler-utils python3-venv python3-pip \
+                chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 OUT  ?= out/demo
 
