@@ -1,12 +1,9 @@
-"""A small event end to end on the shared fixtures: registrations from PDFs (and a photo when
-the OCR reader exists), ydk/JSON lists, a deck check with a mismatch, a resubmission, review
+"""A small event end to end on the shared fixtures: registrations from PDFs, a photo, ydk/JSON lists, a deck check with a mismatch, a resubmission, review
 decisions, and an audit whose report names exactly the planted problems."""
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import json
-import warnings
 from collections import defaultdict
 from pathlib import Path
 
@@ -19,8 +16,6 @@ from scanner.event.store import EventStore, ReviewDecision
 from scanner.event.flows import decklist_from_json, event_limits, register_input
 from scanner.model import SECTIONS, Decklist, Entry
 from scanner.event.audit_report import mask_id
-
-PHOTO_READER = importlib.util.find_spec("scanner.ocr.pipeline") is not None
 
 
 YDK_HEADERS = {"#main": "main", "#extra": "extra", "!side": "side"}
@@ -90,10 +85,7 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
     inputs["4000000001"] = legality / "L001-unchanged.ydk"  # planted duplicate of a player
     inputs["5000000001"] = compare / "C002-missing_main-start" / "registered.ydk"
     inputs["5000000002"] = compare / "C005-side_swap_legal-between" / "registered.ydk"
-    if PHOTO_READER:
-        inputs["3000000001"] = sheets / "photo-01.jpg"
-    else:
-        warnings.warn("photo part skipped: scanner/ocr/pipeline.py (the OCR reader) is not there")
+    inputs["3000000001"] = sheets / "photo-01.jpg"
     assert len(inputs) >= 20
 
     # Planted flagged lines: a typed list with a garbled name, twice; one gets a decision.
@@ -214,7 +206,6 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not PHOTO_READER, reason="scanner/ocr/pipeline.py (the OCR reader) is not there yet")
 def test_photo_registration_is_kept_and_reaudited(fixtures_dir, real_db, real_lflist_path, tmp_path):
     store = EventStore.create(tmp_path / "e.db", "사진", dt.date(2026, 7, 12))
     limits = event_limits(store.event(), real_db, real_lflist_path)

@@ -128,7 +128,6 @@ def test_one_lower_table_keeps_its_own_kind(sample_page):
 
 def test_table_not_found_is_a_review_item(demo_db):
     """The reader says which printed table it could not find (its lines are unread, not absent)."""
-    pytest.importorskip("tesserocr")
     from scanner.read import ReadOptions
     from scanner.ocr.pipeline import read_image
     page = image_to_page(load_image(PHOTOS / "photo-02.jpg"))

@@ -11,7 +11,6 @@ from click.testing import CliRunner
 
 from scoring import score_scan
 
-pytest.importorskip("tesserocr")
 
 
 score = score_scan  # the fixtures README scoring, shared with the benchmarks

@@ -5,6 +5,8 @@ import re
 
 import pytest
 
+from conftest import require
+
 from scanner.rules.codes import EXTRA_BAN_QUOTE, PENALTY_KO, RULES, make_infraction
 
 CHECK_CODES = {"MAIN_TOO_SMALL", "MAIN_TOO_LARGE", "EXTRA_TOO_LARGE", "SIDE_TOO_LARGE",
@@ -16,8 +18,7 @@ COMPARE_CODES = {"DECKLIST_MISMATCH", "SIDE_SIZE_CHANGED"}
 @pytest.fixture(scope="module")
 def rules_text(shared_dir) -> str:
     path = shared_dir / "rules" / "tournament-rules-ko.txt"
-    if not path.is_file():
-        pytest.skip(f"needs {path}")
+    require(path.is_file(), f"needs {path}")
     return path.read_text(encoding="utf-8")
 
 
