@@ -9,7 +9,7 @@ APT_PACKAGES := tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng fonts-nanum fo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 OUT  ?= out/demo
 
-.PHONY: setup system demo test bench clean
+.PHONY: setup system demo test test-fast bench clean
 
 # System packages (Tesseract with the Korean model, Nanum fonts, poppler); skipped when present.
 system:
@@ -46,8 +46,13 @@ demo: setup
 	@$(BIN)/decksheet deckcheck samples/decks/observed.ydk --player 1000000002 --round 3 --event $(OUT)/event.sqlite; echo "(exit status $$?: 1 = mismatch recorded)"
 	@$(BIN)/decksheet audit --out $(OUT)/audit --event $(OUT)/event.sqlite; echo "(exit status $$?)"
 
+# Every test, the slow OCR ones and the browser ones included; -rs prints why any test skipped.
 test: setup
-	OMP_THREAD_LIMIT=1 $(BIN)/python -m pytest -q
+	OMP_THREAD_LIMIT=1 $(BIN)/python -m pytest -q -rs --runslow
+
+# The quick loop while developing: everything but the tests marked slow.
+test-fast: setup
+	OMP_THREAD_LIMIT=1 $(BIN)/python -m pytest -q -rs
 
 bench: setup
 	OMP_THREAD_LIMIT=1 $(BIN)/python bench/bench_sheets.py
