@@ -175,3 +175,11 @@ def test_every_runtime_import_is_a_declared_dependency_and_every_dependency_is_u
     assert not undeclared, "imported but not in [project].dependencies: " + "; ".join(undeclared)
     unused = sorted(set(declared) - used - {_norm(n) for n in IMPORTED_INDIRECTLY})
     assert not unused, f"declared but never imported: {unused}"
+
+
+def test_the_architecture_page_is_one_screen_and_names_every_stage():
+    page = (REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    assert len(page.splitlines()) <= 45
+    stages = sorted(p.parent.name for p in (REPO / "scanner").glob("*/__init__.py"))
+    missing = [s for s in stages if f"  {s}/" not in page]
+    assert not missing, f"docs/ARCHITECTURE.md does not name {missing}"
