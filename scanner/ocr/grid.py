@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-INK_LEVEL = 170
-"""Flattened gray below this is ink (paper ≈ 255, light header fill ≈ 225)."""
+from scanner.ocr.thresholds import INK_RULE
+
 
 
 @dataclass
@@ -99,7 +99,7 @@ def line_masks(gray: np.ndarray, faint_rules: bool = False) -> tuple[np.ndarray,
     With `faint_rules`, a rule is also ink by its contrast with the paper right beside it, not by an absolute level: in a
     blurred low-resolution photo a 0.4 pt rule is only a light grey line (gray ≈ 200), far above
     any ink threshold, while the light header fill (flat, no contrast inside) must not count."""
-    ink = (gray < INK_LEVEL).astype(np.uint8) * 255
+    ink = (gray < INK_RULE).astype(np.uint8) * 255
     ink_v = ink_h = ink
     if faint_rules:
         ink_v = cv2.bitwise_or(ink, _ridge(gray, (1, 2 * RULE_SPAN + 1)))
