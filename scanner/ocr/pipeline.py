@@ -82,7 +82,9 @@ def _tables_found(grid: Grid) -> list[str]:
 
 
 def find_tables(ctx: PageContext) -> None:
-    """Page and grid stages; a page with no main-deck tables is not a deck sheet."""
+    """Page and grid stages. A page with at least one deck table is a deck sheet and is read;
+    a table the grid did not find becomes a review item (its lines are unread, not absent).
+    Only a page with no deck table at all is refused."""
     ctx.page = image_to_page(ctx.image, is_scan=ctx.is_scan)
     ctx.grid = page_to_grid(ctx.page.gray)
     ctx.found = _tables_found(ctx.grid)
@@ -93,9 +95,8 @@ def find_tables(ctx: PageContext) -> None:
         found2 = _tables_found(grid2)
         if len(found2) > len(ctx.found):
             ctx.page, ctx.grid, ctx.found = page2, grid2, found2
-    if not all(c in ctx.found for c in MAIN):
-        raise UnreadableInput(f"{ctx.label}: not a deck sheet (no deck table grid found; "
-                              f"found {', '.join(ctx.found) or 'nothing'})")
+    if not ctx.found:
+        raise UnreadableInput(f"{ctx.label}: not a deck sheet (no deck table grid found)")
     ctx.sheet.notes.extend(ctx.page.notes + ctx.grid.notes)
     for column in COLUMNS:  # a printed table the grid missed: its lines are unread, not absent
         if column not in ctx.found:
