@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import urllib.error
 import urllib.request
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from card_db.lflist import parse_lflist
+from card_db.paths import replace_durably
 from card_db.errors import CardDatabaseError, FetchError
 
 # The canonical public sources (see the card data README): mycard's Korean locale database and
@@ -91,7 +91,7 @@ def verify_lflist(path: Path) -> int:
 
 
 def install(fetched: Fetched, dest: Path) -> None:
-    os.replace(fetched.path, dest)
+    replace_durably(fetched.path, dest)
 
 
 @dataclass
