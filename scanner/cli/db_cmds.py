@@ -1,6 +1,7 @@
 """`decksheet db info|search|fetch`."""
 from __future__ import annotations
 
+import dataclasses
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -9,11 +10,12 @@ import click
 
 from card_db.fetch import FetchError
 
-from scanner.cli.common import Settings, common_options, echo_json, main
+from scanner.cli.common import Settings, common_options, echo_json, group_options, main
 from scanner.errors import ExitCode
 
 
 @main.group()
+@group_options
 def db() -> None:
     """The card database and limit lists."""
 
@@ -28,23 +30,31 @@ def info(as_json: bool, settings: Settings) -> int:
     cards = settings.db()
     path = resolve_lflist_path(settings.lflist)
     lists: list[str] = []
+    all_lists: list[str] = []
+    skipped: list[str] = []
     chosen = None
     if path is not None:  # a list file named but missing is an error, not "0 lists"
         lf = load_lflist(path)
-        lists = [n for _, n in lf.ocg_lists()]
+        lists, all_lists, skipped = [n for _, n in lf.ocg_lists()], lf.names(), lf.warnings
         chosen = settings.limit_list().name
     data = {"card_db": str(cards.path), "demo": cards.is_demo, "cards": len(cards.cards),
-            "rows": cards.rows, "alternate_artworks": len(cards.aliases), "sha256": cards.sha256,
-            "lflist": str(path) if path else None, "ocg_lists": len(lists),
-            "newest_ocg_list": lists[-1] if lists else None, "selected_list": chosen,
+            "rows": cards.rows, "alternate_artworks": len(cards.aliases),
+            "alias_rows_loaded": cards.alias_rows_loaded,
+            "sources": [dataclasses.asdict(s) for s in cards.sources], "sha256": cards.sha256,
+            "lflist": str(path) if path else None, "lists": len(all_lists),
+            "ocg_lists": len(lists), "newest_ocg_list": lists[-1] if lists else None,
+            "selected_list": chosen, "lflist_lines_skipped": len(skipped),
             "extra_bans": settings.extra_bans}
     if as_json:
         echo_json(data)
     else:
         click.echo(cards.label)
-        click.echo(f"limit lists: {path or 'none'} ({len(lists)} OCG lists, newest "
+        click.echo(f"alternate artworks: {len(cards.aliases)} "
+                   f"({cards.alias_rows_loaded} alias rows loaded from further sources)")
+        click.echo(f"limit lists: {path or 'none'} ({len(all_lists)} lists, {len(lists)} OCG, newest "
                    f"{data['newest_ocg_list']}); selected: {chosen}; "
-                   f"추가 금지 카드 {'on' if settings.extra_bans else 'off'}")
+                   f"추가 금지 카드 {'on' if settings.extra_bans else 'off'}"
+                   + (f"; {len(skipped)} unreadable line(s) skipped" if skipped else ""))
     return ExitCode.OK
 
 
