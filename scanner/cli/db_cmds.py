@@ -80,21 +80,32 @@ def search(text: str, limit: int, as_json: bool, settings: Settings) -> int:
 
 
 @db.command()
-@click.option("--cdb-url", default=None, help="Source of cards.cdb (default: mycard ko-KR).")
+@click.option("--locale", "locales", multiple=True, metavar="LOCALE",
+              help="Locale databases to fetch, repeatable; the first gives the names shown "
+                   "(default: ko-KR, then en-US for English names and alternate-art rows).")
+@click.option("--cdb-url", default=None, help="Source of the first locale's cards.cdb "
+                                              "(default: mycard ko-KR).")
+@click.option("--cdb-url-template", default=None, metavar="URL",
+              help="Source of each locale's cards.cdb, with {locale} (default: mycard).")
 @click.option("--lflist-url", default=None, help="Source of lflist.conf (default: ygopro).")
 @click.option("--cdb-sha256", default=None, help="Expected sha256 of cards.cdb, if known.")
 @click.option("--lflist-sha256", default=None, help="Expected sha256 of lflist.conf, if known.")
 @click.option("--dest", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder to store into (default: the user data directory).")
 @common_options
-def fetch(cdb_url: str | None, lflist_url: str | None, cdb_sha256: str | None,
-          lflist_sha256: str | None, dest: Path | None, settings: Settings) -> int:
-    """Download the current Korean cards.cdb and lflist.conf, verified, into the data directory.
+def fetch(locales: tuple[str, ...], cdb_url: str | None, cdb_url_template: str | None,
+          lflist_url: str | None, cdb_sha256: str | None, lflist_sha256: str | None,
+          dest: Path | None, settings: Settings) -> int:
+    """Download the current Korean cards.cdb (and other locales' databases) and lflist.conf,
+    verified, into the data directory.
 
-    Both files are checked before either is installed; a failed or corrupt download leaves the
+    Every file is checked before any is installed; a failed or corrupt download leaves the
     installed files as they were."""
     from card_db.cdb import data_dir
-    from card_db.fetch import default_sources, fetch_all
+    from card_db.fetch import CDB_URL_TEMPLATE, DEFAULT_LOCALES, default_sources, fetch_all
+
+    sources = default_sources(cdb_url, lflist_url, cdb_sha256, lflist_sha256,
+                              locales or DEFAULT_LOCALES, cdb_url_template or CDB_URL_TEMPLATE)
 
     target = dest or data_dir()
     try:
@@ -112,10 +123,9 @@ def fetch(cdb_url: str | None, lflist_url: str | None, cdb_sha256: str | None,
                 bar.update(done - bar.pos)
             return progress
 
-        done = fetch_all(default_sources(cdb_url, lflist_url, cdb_sha256, lflist_sha256), target,
-                         progress_for)
+        done = fetch_all(sources, target, progress_for)
     for src, fetched, n in done:
-        what = "cards" if src.name == "cards.cdb" else "lists"
+        what = "lists" if src.name == "lflist.conf" else "cards"
         click.echo(f"{src.name}: {fetched.size} bytes, sha256 {fetched.sha256[:16]}…, {n} {what} → "
                    f"{fetched.path}")
     return ExitCode.OK
