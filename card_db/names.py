@@ -79,11 +79,6 @@ def has_letters_kor_cannot_read(key: str) -> bool:
     return any(ch.isalpha() and not is_syllable(ch) for ch in key)
 
 
-def display_key(text: str) -> str:
-    """Lighter normal form for showing what was compared: NFKC and single spaces."""
-    return " ".join(unicodedata.normalize("NFKC", text).split())
-
-
 _LATIN_RUN = re.compile(r"[a-z]{2,}")
 UNEXPLAINED_LETTERS_CAP = 0.8
 """Score cap for an all-Hangul name when the read holds a run of Latin letters (below any
@@ -260,3 +255,62 @@ class NameIndex:
                 best[cid] = s
         ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
         return [(cid, round(s, 4)) for cid, s in ranked[:limit] if s >= 0.2]
+
+    # The index is cached as JSON (never pickle: a cache file must not be able to run code).
+    def to_json(self) -> dict:
+        return {"ids": self.ids, "keys": self.keys, "wjamo_keys": self.wjamo_keys,
+                "exact_map": self.exact_map, "fine_map": self.fine_map,
+                "postings": {ch: v.tolist() for ch, v in self.postings.items()},
+                "skeletons": self.skeletons,
+                "shadows": [[cid, ids] for cid, ids in self.shadows.items()]}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "NameIndex":
+        """Rebuild from `to_json`, checking every type: a malformed cache raises ValueError."""
+        ids, keys, wj = _ints(d["ids"]), _strs(d["keys"]), _strs(d["wjamo_keys"])
+        if not (len(ids) == len(keys) == len(wj)):
+            raise ValueError("index lists of different lengths")
+        n = len(keys)
+        postings = {_str(ch): np.asarray(_ints(v, n), dtype=np.int32)
+                    for ch, v in _dict(d["postings"]).items()}
+        shadows: dict[int, list[int]] = {}
+        for item in _list(d["shadows"]):
+            cid, sh = _list(item)
+            shadows[_int(cid)] = _ints(sh)
+        return cls(ids=ids, keys=keys, wjamo_keys=wj, shadows=shadows,
+                   exact_map={_str(k): _ints(v) for k, v in _dict(d["exact_map"]).items()},
+                   fine_map={_str(k): _ints(v) for k, v in _dict(d["fine_map"]).items()},
+                   postings=postings, key_lens=np.asarray([len(k) for k in keys], dtype=np.int32),
+                   skeletons={_str(k): _ints(v, n) for k, v in _dict(d["skeletons"]).items()})
+
+
+def _list(x: object) -> list:
+    if not isinstance(x, list):
+        raise ValueError("expected a list")
+    return x
+
+
+def _dict(x: object) -> dict:
+    if not isinstance(x, dict):
+        raise ValueError("expected an object")
+    return x
+
+
+def _str(x: object) -> str:
+    if not isinstance(x, str):
+        raise ValueError("expected a string")
+    return x
+
+
+def _int(x: object, below: int | None = None) -> int:
+    if type(x) is not int or x < 0 or (below is not None and x >= below):
+        raise ValueError("expected a non-negative integer in range")
+    return x
+
+
+def _ints(x: object, below: int | None = None) -> list[int]:
+    return [_int(v, below) for v in _list(x)]
+
+
+def _strs(x: object) -> list[str]:
+    return [_str(v) for v in _list(x)]

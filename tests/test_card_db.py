@@ -73,8 +73,8 @@ def test_index_cache_is_written_beside_and_rebuilt_when_the_db_changes(tmp_path,
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     path = make_cdb(tmp_path / "cards.cdb")
     load_card_db(path)
-    beside = tmp_path / "cards.cdb.decksheet-index"
-    assert beside.is_file()
+    beside = tmp_path / "cards.cdb.decksheet-index.json"
+    assert beside.is_file() and json.loads(beside.read_bytes())["format"] == "decksheet-card-index"
     con = sqlite3.connect(path)
     con.execute("INSERT INTO datas VALUES (55144522,1,0,0,2,0,0,0,0,0,0)")
     con.execute("INSERT INTO texts VALUES (55144522,'강欲의 항아리','')")
@@ -91,11 +91,75 @@ def test_read_only_folder_caches_in_the_user_cache_dir(tmp_path, monkeypatch):
     folder.chmod(0o555)
     try:
         load_card_db(path)
-        assert not (folder / "cards.cdb.decksheet-index").exists()
-        assert list((tmp_path / "cache" / "decksheet").glob("index-*.pickle"))
+        assert not list(folder.glob("*decksheet-index*"))
+        assert list((tmp_path / "cache" / "decksheet").glob("index-*.json"))
         assert load_card_db(path).get(14558127) is not None  # served from the user cache
     finally:
         folder.chmod(0o755)
+
+
+class _Payload:
+    """Runs a shell command when unpickled: what a planted pickle cache would do."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_planted_pickle_cache_never_runs(tmp_path, monkeypatch):
+    # Issue 15 #10: the index cache was a pickle loaded before validation. Plant a malicious
+    # pickle everywhere a cache was or is looked for: loading must not execute it.
+    import pickle
+
+    from card_db.cache import cache_paths, fingerprint
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = make_cdb(tmp_path / "cards.cdb")
+    marker = tmp_path / "pwned"
+    evil = pickle.dumps(_Payload(marker))
+    places = [tmp_path / "cards.cdb.decksheet-index", *cache_paths(fingerprint([("card-db", path)]))]
+    for p in places:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(evil)
+    db = load_card_db(path)
+    assert not marker.exists() and db.get(14558128).card_id == 14558127
+    # the planted files were not trusted: the cache beside is a fresh JSON one
+    assert json.loads((tmp_path / "cards.cdb.decksheet-index.json").read_bytes())["version"]
+
+
+def test_a_cache_is_used_only_for_the_files_it_was_built_from(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = make_cdb(tmp_path / "cards.cdb")
+    load_card_db(path)
+    cache = tmp_path / "cards.cdb.decksheet-index.json"
+    blob = json.loads(cache.read_bytes())
+    assert blob["sources"][0]["sha256"] and blob["sources"][0]["size"] == path.stat().st_size
+    # a well-formed cache with wrong types inside is rebuilt, not trusted
+    blob["payload"]["cards"][0][1] = ["not", "a", "name"]
+    cache.write_text(json.dumps(blob))
+    assert load_card_db(path).get(14558127).name == "하루 우라라"
+    # a cache claiming another version is ignored
+    blob = json.loads(cache.read_bytes())
+    blob["version"] = 1
+    blob["payload"]["cards"] = []
+    cache.write_text(json.dumps(blob))
+    assert len(load_card_db(path).cards) == 8
+    # the payload served from a valid cache equals a fresh load
+    cached, fresh = load_card_db(path), load_card_db(path, use_cache=False)
+    assert cached.cards == fresh.cards and cached.aliases == fresh.aliases
+    assert cached.names.search("하루 우라러") == fresh.names.search("하루 우라러")
+
+
+def test_atomic_write_replaces_whole_files(tmp_path):
+    from card_db.paths import atomic_write
+    target = tmp_path / "f.bin"
+    target.write_bytes(b"old")
+    atomic_write(target, b"new" * 1000)
+    assert target.read_bytes() == b"new" * 1000 and [p.name for p in tmp_path.iterdir()] == ["f.bin"]
+    with pytest.raises(OSError):
+        atomic_write(tmp_path / "no-such-folder" / "f", b"x")
 
 
 @pytest.mark.parametrize("content,what", [

@@ -6,7 +6,8 @@ from pathlib import Path
 import click
 
 from scanner.cli.common import Settings, common_options, echo_json, main
-from scanner.errors import DecksheetError, ExitCode
+from card_db.paths import atomic_write
+from scanner.errors import DecksheetError, ExitCode, UnreadableInput
 from scanner.inputs.options import ReadOptions
 from scanner.read import load_decklist
 from scanner.inputs.formats import format_json, format_text, format_ydk, format_ydke
@@ -52,25 +53,71 @@ def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir
     return ExitCode.REFUSED if failed else ExitCode.OK
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _output_target(path: Path, force: bool) -> Path:
+    """Where `convert -o` may write: never over a folder or an SQLite file (an event, a card
+    database), and over another existing file only with --force."""
+    if path.is_dir():
+        raise UnreadableInput(f"cannot write to {path}: it is a folder")
+    if path.exists():
+        try:
+            with open(path, "rb") as f:
+                head = f.read(len(SQLITE_MAGIC))
+        except OSError as exc:
+            raise UnreadableInput(f"cannot write to {path}: {exc.strerror}") from None
+        if head == SQLITE_MAGIC:
+            raise UnreadableInput(f"refusing to overwrite {path}: it is an SQLite database "
+                                  "(an event or card database)")
+        if not force:
+            raise UnreadableInput(f"{path} exists; give --force to overwrite it")
+    return path
+
+
+def _not_carried(deck, db) -> list[str]:
+    """What the output does not carry faithfully: lines the reader skipped, lines without a
+    card, passcodes the database does not know."""
+    out = [f"{f.detail or f.reason}" for f in deck.review
+           if f.line is None and f.reason == "unreadable-line"]
+    for section, entries in deck.sections.items():
+        for i, e in enumerate(entries, 1):
+            if e.card_id is None:
+                out.append(f"{section} line {i}: {e.read or e.name!r} has no card")
+            elif db.get(e.card_id) is None:
+                out.append(f"{section} line {i}: passcode {e.card_id} is not in the card database")
+    return out
+
+
 @main.command()
 @click.argument("input_")
 @click.option("--to", "to", type=click.Choice(["ydk", "ydke", "text", "json"]), required=True,
               help="Output format.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write here instead of stdout.")
+              help="Write here instead of stdout (an existing file only with --force).")
+@click.option("--force", is_flag=True, help="Overwrite the -o file if it exists (never an SQLite "
+                                            "file such as an event).")
 @common_options
-def convert(input_: str, to: str, output: Path | None, settings: Settings) -> int:
-    """Convert a decklist (any input) to ydk, ydke, text or JSON."""
-    deck = load_decklist(input_, settings.db())
-    text = {"ydk": format_ydk, "ydke": format_ydke, "json": format_json,
-            "text": lambda d: format_text(d, settings.db())}[to](deck)  # db: lossless names
+def convert(input_: str, to: str, output: Path | None, force: bool, settings: Settings) -> int:
+    """Convert a decklist (any input) to ydk, ydke, text or JSON. Exit 1 (with a warning on
+    stderr) when a line could not be read, resolved or found in the card database."""
     if output:
-        output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        _output_target(output, force)
+    db = settings.db()
+    deck = load_decklist(input_, db)
+    text = {"ydk": format_ydk, "ydke": format_ydke, "json": format_json,
+            "text": lambda d: format_text(d, db)}[to](deck)  # db: lossless names
+    if output:
+        try:
+            atomic_write(output, (text if text.endswith("\n") else text + "\n").encode("utf-8"))
+        except OSError as exc:
+            raise UnreadableInput(f"cannot write to {output}: {exc.strerror or exc}") from None
     else:
         click.echo(text.rstrip("\n"))
-    unresolved = [e for s in deck.sections.values() for e in s if e.card_id is None]
-    if unresolved and to in ("ydk", "ydke"):
-        click.echo(f"decksheet: warning: {len(unresolved)} unresolved line(s) could not be written "
-                   f"as passcodes", err=True)
+    problems = _not_carried(deck, db)
+    if problems:
+        shown = "; ".join(problems[:5]) + (f"; … {len(problems) - 5} more" if len(problems) > 5 else "")
+        click.echo(f"decksheet: warning: {len(problems)} line(s) not converted faithfully: {shown}",
+                   err=True)
         return ExitCode.FINDINGS
     return ExitCode.OK

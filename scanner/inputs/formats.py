@@ -21,15 +21,34 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- ydk
 
 
+MAX_PASSCODE = 2**32 - 1
+"""ydk/ydke passcodes are unsigned 32-bit integers; a larger number is no card."""
+_PASSCODE = re.compile(r"[0-9]+")  # ASCII digits only: int() would also take '²'-like digits
+
+
+def _append_run(read: SheetRead, last: dict[str, ReadLine], section: str, cid: int) -> None:
+    """One more copy of `cid` in `section`: a line per run of adjacent copies, so the file's
+    order survives (ygopro and the npm encoder keep it; a round trip is byte-identical)."""
+    prev = last.get(section)
+    if prev is not None and prev.card_id == cid:
+        prev.count = (prev.count or 0) + 1
+        prev.count_text = str(prev.count)
+        return
+    line = ReadLine(section=section, text="", count=1, card_id=cid, count_text="1")
+    read.lines.append(line)
+    last[section] = line
+
+
 def parse_ydk(text: str, is_extra_deck: Callable[[int], bool | None] | None = None) -> SheetRead:
-    """`#main` / `#extra` / `!side`, one passcode per line.
+    """`#main` / `#extra` / `!side`, one passcode per line, in the file's order.
 
     Like ygopro, main and extra are routed by card type (an extra-deck monster listed under
-    #main goes to the extra deck and vice versa); the side deck stays as written.
+    #main goes to the extra deck and vice versa); the side deck stays as written. A line that
+    is not a passcode (or one beyond 32 bits) is skipped with an `unreadable-line` flag.
     """
     section = "main"
-    counts: dict[str, dict[int, int]] = {s: {} for s in SECTIONS}
-    review: list[ReviewFlag] = []
+    read = SheetRead(reader="ydk")
+    last: dict[str, ReadLine] = {}
     seen_header = False
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip().lstrip("\ufeff")
@@ -48,9 +67,10 @@ def parse_ydk(text: str, is_extra_deck: Callable[[int], bool | None] | None = No
         if line.startswith("#") or line.startswith("!"):
             continue
         token = line.split()[0]
-        if not token.isdigit():
-            review.append(ReviewFlag(section=section, reason="unreadable-line",
-                                     detail=f"ydk line {lineno}: {line[:60]!r} is not a passcode"))
+        if not _PASSCODE.fullmatch(token) or int(token) > MAX_PASSCODE:
+            why = "is beyond 32 bits" if _PASSCODE.fullmatch(token) else "is not a passcode"
+            read.review.append(ReviewFlag(section=section, reason="unreadable-line",
+                                          detail=f"ydk line {lineno}: {line[:60]!r} {why}"))
             continue
         cid = int(token)
         target = section
@@ -58,14 +78,9 @@ def parse_ydk(text: str, is_extra_deck: Callable[[int], bool | None] | None = No
             kind = is_extra_deck(cid)
             if kind is not None:
                 target = "extra" if kind else "main"
-        counts[target][cid] = counts[target].get(cid, 0) + 1
-    if not seen_header and not any(counts.values()):
+        _append_run(read, last, target, cid)
+    if not seen_header and not read.lines:
         raise UnreadableInput("not a .ydk deck: no #main/#extra/!side section and no passcodes")
-    read = SheetRead(reader="ydk", review=review)
-    for s in SECTIONS:
-        for cid, n in counts[s].items():
-            read.lines.append(ReadLine(section=s, text="", count=n, card_id=cid,
-                                       count_text=str(n)))
     return read
 
 
@@ -88,6 +103,7 @@ YDKE_PREFIX = "ydke://"
 
 
 def parse_ydke(text: str) -> SheetRead:
+    """`ydke://MAIN!EXTRA!SIDE!`: base64 of little-endian uint32 passcodes, in order."""
     s = text.strip()
     if not s.lower().startswith(YDKE_PREFIX):
         raise UnreadableInput("not a ydke:// URL")
@@ -95,6 +111,7 @@ def parse_ydke(text: str) -> SheetRead:
     if len(parts) < 3 or len(parts) > 4 or (len(parts) == 4 and parts[3].strip()):
         raise UnreadableInput("malformed ydke:// URL: expected ydke://MAIN!EXTRA!SIDE!")
     read = SheetRead(reader="ydke")
+    last: dict[str, ReadLine] = {}
     for section, part in zip(SECTIONS, parts[:3]):
         try:
             raw = base64.b64decode(part.strip(), validate=True)
@@ -102,21 +119,18 @@ def parse_ydke(text: str) -> SheetRead:
             raise UnreadableInput(f"malformed ydke:// URL: the {section} part is not base64") from None
         if len(raw) % 4:
             raise UnreadableInput(f"malformed ydke:// URL: the {section} part is not whole passcodes")
-        counts: dict[int, int] = {}
         for (cid,) in struct.iter_unpack("<I", raw):
-            counts[cid] = counts.get(cid, 0) + 1
-        for cid, n in counts.items():
-            read.lines.append(ReadLine(section=section, text="", count=n, card_id=cid,
-                                       count_text=str(n)))
+            _append_run(read, last, section, cid)
     return read
 
 
 def format_ydke(deck: Decklist) -> str:
+    """Every passcode in the decklist's order (unresolved lines have none to write)."""
     parts = []
     for s in SECTIONS:
         ids: list[int] = []
         for e in deck.sections[s]:
-            if e.card_id is not None:
+            if e.card_id is not None and 0 <= e.card_id <= MAX_PASSCODE:
                 ids.extend([e.card_id] * max(e.count, 0))
         parts.append(base64.b64encode(b"".join(struct.pack("<I", i) for i in ids)).decode())
     return YDKE_PREFIX + "!".join(parts) + "!"
