@@ -1,6 +1,7 @@
 """`decksheet scan` and `decksheet convert`."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -11,6 +12,43 @@ from scanner.inputs.options import ReadOptions
 from scanner.read import load_decklist
 from scanner.inputs.formats import format_json, format_text, format_ydk, format_ydke
 from scanner.report.scan_text import format_scan
+
+
+class OutputError(DecksheetError):
+    """An output folder or file cannot be written (exit 2, one line)."""
+
+
+def writable_folder(folder: Path, option: str) -> None:
+    """Create `folder` if missing; refuse, in one line, one that cannot be created or written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OutputError(f"{option} {folder}: not a folder") from None
+    except OSError as exc:
+        raise OutputError(f"{option} {folder}: cannot create the folder "
+                          f"({exc.strerror or exc})") from None
+    if not folder.is_dir():
+        raise OutputError(f"{option} {folder}: not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"{option} {folder}: the folder is not writable")
+
+
+class OutputNames:
+    """`NAME.json` per input, unique within one run: `a/x.pdf b/x.pdf` → `x.json`, `x-2.json`
+    (the second must not overwrite the first)."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def name_for(self, src: str) -> str:
+        stem = "stdin" if src in ("-", "/dev/stdin") else (Path(src).stem or "input")
+        stem = stem[:100]
+        name, n = f"{stem}.json", 1
+        while name.casefold() in self.used:
+            n += 1
+            name = f"{stem}-{n}.json"
+        self.used.add(name.casefold())
+        return name
 
 
 @main.command()
@@ -26,10 +64,14 @@ from scanner.report.scan_text import format_scan
 def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir: Path | None,
          debug_dir: Path | None, settings: Settings) -> int:
     """Read deck sheets (PDF, photo, scan) or decklists and resolve every line to a card."""
+    for option, folder in (("--out", out_dir), ("--crops", crops_dir), ("--debug", debug_dir)):
+        if folder is not None:
+            writable_folder(folder, option)  # before any reading: refuse at once, in one line
     db = settings.db()
     options = ReadOptions(crops_dir=crops_dir, debug_dir=debug_dir)
     results: list[dict] = []
     failed = 0
+    out_names = OutputNames()
     for src in inputs:
         try:
             deck = load_decklist(src, db, options)
@@ -43,8 +85,11 @@ def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir
         data = deck.to_json()
         results.append(data)
         if out_dir:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            (out_dir / (Path(src).stem + ".json")).write_text(format_json(deck), encoding="utf-8")
+            target = out_dir / out_names.name_for(src)
+            try:
+                target.write_text(format_json(deck), encoding="utf-8")
+            except OSError as exc:
+                raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
         if not as_json:
             click.echo(format_scan(deck))
     if as_json:
@@ -65,7 +110,10 @@ def convert(input_: str, to: str, output: Path | None, settings: Settings) -> in
     text = {"ydk": format_ydk, "ydke": format_ydke, "json": format_json,
             "text": lambda d: format_text(d, settings.db())}[to](deck)  # db: lossless names
     if output:
-        output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        try:
+            output.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
     else:
         click.echo(text.rstrip("\n"))
     unresolved = [e for s in deck.sections.values() for e in s if e.card_id is None]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from scanner.pdf import layout_cn, layout_kde
 from scanner.errors import UnreadableInput
 from scanner.inputs.limits import check_pages
+from scanner.pdf.hidden import flag_hidden_text
 from scanner.pdf.layout_dbko import Box, read_db_sheet
 from scanner.pdf.layout_kde import (fields_from_flat_text, is_kde_fields, looks_like_kde,
                                 sheet_from_kde_fields)
@@ -91,6 +92,7 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                         detail=f"page {other} also holds deck lines; only page {number + 1} was "
                                f"read (a continuation or a second sheet)"))
             add_annotations(sheet, reader, number, boxes)
+            flag_hidden_text(sheet, path, number, boxes)
             return sheet
     finally:
         doc.close()
