@@ -54,11 +54,11 @@ class OutputNames:
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the contract JSON.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", "out_dir", type=click.Path(path_type=Path),
               help="Also write NAME.json for each input into this folder.")
-@click.option("--crops", "crops_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--crops", "crops_dir", type=click.Path(path_type=Path),
               help="Save images of flagged cells (photos and scans) into this folder.")
-@click.option("--debug", "debug_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--debug", "debug_dir", type=click.Path(path_type=Path),
               help="Save pictures of the detected page, grid and cells into this folder.")
 @common_options
 def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir: Path | None,
