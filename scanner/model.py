@@ -50,6 +50,9 @@ class ReadLine:
     """Set by the input itself (JSON input carries a review state)."""
     confidence: float | None = None
     """A confidence given by the input itself (JSON input)."""
+    unsplit: str = ""
+    """The whole line, when a bare number was split off it as the count (`해피 레이디3`,
+    `7 카드`): the resolver lets an exact card name of the whole line win over the split."""
 
     @property
     def raw(self) -> str:

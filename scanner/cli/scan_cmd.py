@@ -1,36 +1,78 @@
 """`decksheet scan` and `decksheet convert`."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from scanner.cli.common import Settings, common_options, echo_json, main
 from card_db.paths import atomic_write
-from scanner.errors import DecksheetError, ExitCode, UnreadableInput
+from scanner.errors import DecksheetError, ExitCode
 from scanner.inputs.options import ReadOptions
 from scanner.read import load_decklist
 from scanner.inputs.formats import format_json, format_text, format_ydk, format_ydke
 from scanner.report.scan_text import format_scan
 
 
+class OutputError(DecksheetError):
+    """An output folder or file cannot be written (exit 2, one line)."""
+
+
+def writable_folder(folder: Path, option: str) -> None:
+    """Create `folder` if missing; refuse, in one line, one that cannot be created or written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OutputError(f"{option} {folder}: not a folder") from None
+    except OSError as exc:
+        raise OutputError(f"{option} {folder}: cannot create the folder "
+                          f"({exc.strerror or exc})") from None
+    if not folder.is_dir():
+        raise OutputError(f"{option} {folder}: not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"{option} {folder}: the folder is not writable")
+
+
+class OutputNames:
+    """`NAME.json` per input, unique within one run: `a/x.pdf b/x.pdf` → `x.json`, `x-2.json`
+    (the second must not overwrite the first)."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def name_for(self, src: str) -> str:
+        stem = "stdin" if src in ("-", "/dev/stdin") else (Path(src).stem or "input")
+        stem = stem[:100]
+        name, n = f"{stem}.json", 1
+        while name.casefold() in self.used:
+            n += 1
+            name = f"{stem}-{n}.json"
+        self.used.add(name.casefold())
+        return name
+
+
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the contract JSON.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", "out_dir", type=click.Path(path_type=Path),
               help="Also write NAME.json for each input into this folder.")
-@click.option("--crops", "crops_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--crops", "crops_dir", type=click.Path(path_type=Path),
               help="Save images of flagged cells (photos and scans) into this folder.")
-@click.option("--debug", "debug_dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--debug", "debug_dir", type=click.Path(path_type=Path),
               help="Save pictures of the detected page, grid and cells into this folder.")
 @common_options
 def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir: Path | None,
          debug_dir: Path | None, settings: Settings) -> int:
     """Read deck sheets (PDF, photo, scan) or decklists and resolve every line to a card."""
+    for option, folder in (("--out", out_dir), ("--crops", crops_dir), ("--debug", debug_dir)):
+        if folder is not None:
+            writable_folder(folder, option)  # before any reading: refuse at once, in one line
     db = settings.db()
     options = ReadOptions(crops_dir=crops_dir, debug_dir=debug_dir)
     results: list[dict] = []
     failed = 0
+    out_names = OutputNames()
     for src in inputs:
         try:
             deck = load_decklist(src, db, options)
@@ -44,8 +86,11 @@ def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir
         data = deck.to_json()
         results.append(data)
         if out_dir:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            (out_dir / (Path(src).stem + ".json")).write_text(format_json(deck), encoding="utf-8")
+            target = out_dir / out_names.name_for(src)
+            try:
+                atomic_write(target, format_json(deck).encode("utf-8"))
+            except OSError as exc:
+                raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
         if not as_json:
             click.echo(format_scan(deck))
     if as_json:
@@ -60,18 +105,18 @@ def _output_target(path: Path, force: bool) -> Path:
     """Where `convert -o` may write: never over a folder or an SQLite file (an event, a card
     database), and over another existing file only with --force."""
     if path.is_dir():
-        raise UnreadableInput(f"cannot write to {path}: it is a folder")
+        raise OutputError(f"cannot write to {path}: it is a folder")
     if path.exists():
         try:
             with open(path, "rb") as f:
                 head = f.read(len(SQLITE_MAGIC))
         except OSError as exc:
-            raise UnreadableInput(f"cannot write to {path}: {exc.strerror}") from None
+            raise OutputError(f"cannot write to {path}: {exc.strerror}") from None
         if head == SQLITE_MAGIC:
-            raise UnreadableInput(f"refusing to overwrite {path}: it is an SQLite database "
+            raise OutputError(f"refusing to overwrite {path}: it is an SQLite database "
                                   "(an event or card database)")
         if not force:
-            raise UnreadableInput(f"{path} exists; give --force to overwrite it")
+            raise OutputError(f"{path} exists; give --force to overwrite it")
     return path
 
 
@@ -111,7 +156,7 @@ def convert(input_: str, to: str, output: Path | None, force: bool, settings: Se
         try:
             atomic_write(output, (text if text.endswith("\n") else text + "\n").encode("utf-8"))
         except OSError as exc:
-            raise UnreadableInput(f"cannot write to {output}: {exc.strerror or exc}") from None
+            raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
     else:
         click.echo(text.rstrip("\n"))
     problems = _not_carried(deck, db)

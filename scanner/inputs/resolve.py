@@ -5,7 +5,8 @@ A wrong line that is not flagged is the worst failure, so every doubt becomes a 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from card_db.cdb import CardDatabase
 from scanner.model import SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead
@@ -38,6 +39,9 @@ def policy_for(reader: str) -> NamePolicy:
 
 def resolve_line(line: ReadLine, db: CardDatabase, policy: NamePolicy, sheet: bool) -> Entry:
     reasons: list[str] = list(line.flags)
+    if line.unsplit and line.card_id is None:
+        line, why = _name_or_count(line, db)
+        reasons.extend(why)
     candidates: list[tuple[int, str, float]] = []
     card_id: int | None = None
     name = line.text
@@ -97,6 +101,26 @@ def resolve_line(line: ReadLine, db: CardDatabase, policy: NamePolicy, sheet: bo
                  needs_review=needs_review, read=line.raw, reasons=_unique(reasons),
                  candidates=candidates if needs_review else [], column=line.column, row=line.row,
                  crop=line.crop)
+
+
+_SPACED_COUNT = re.compile(r"^[-+]?\d{1,3} |\s[-+]?\d{1,3}$")
+
+
+def _name_or_count(line: ReadLine, db: CardDatabase) -> tuple[ReadLine, list[str]]:
+    """A bare number was split off the line as its count. An exact card name of the whole line
+    wins (`해피 레이디3`, `7 카드`, `마그넷 서클 LV2` are cards); a number glued to the name
+    (`HSR 글라이더3`) may be part of it, and a line that reads both ways (`해피 레이디 3`)
+    is a judge's call."""
+    whole = db.names.exact_all(line.unsplit)
+    part = db.names.exact_all(line.text)
+    if len(whole) == 1:
+        as_name = replace(line, text=line.unsplit, count=1, count_text="", unsplit="")
+        if len(part) == 1 and part != whole:
+            return as_name, ["name-or-count"]
+        return as_name, []
+    if not _SPACED_COUNT.search(line.unsplit):
+        return line, ["count-in-name"]
+    return line, []
 
 
 def _unique(items: list[str]) -> list[str]:
