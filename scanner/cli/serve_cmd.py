@@ -1,0 +1,45 @@
+"""`decksheet serve`: the check-in station for a judge team (one library call)."""
+from __future__ import annotations
+
+import os
+
+import click
+
+from scanner.cli.common import Settings, common_options, main
+from scanner.cli.event_cmds import event_option
+
+
+@main.command()
+@event_option
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; 0.0.0.0 opens the station to the venue network.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port (0 = any free port).")
+@click.option("--key", envvar="DECKSHEET_KEY", default=None,
+              help="Event key for the sign-in URL and the API (env DECKSHEET_KEY; default random).")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="Reading processes (default: all cores).")
+@common_options
+def serve(event_path: str | None, host: str, port: int, key: str | None, workers: int | None,
+          settings: Settings) -> int:
+    """Start the check-in station for an event: judges open the printed URL on their phones."""
+    from scanner.errors import EventError
+    from scanner.web import StationConfig, serve as run
+
+    if not event_path:
+        event_path = os.environ.get("DECKSHEET_EVENT")
+    if not event_path:
+        raise EventError("no event: give --event PATH or set DECKSHEET_EVENT")
+    options = dict(event_path=event_path, host=host, port=port, card_db=settings.card_db,
+                   lflist=settings.lflist, list_name=settings.list_name,
+                   extra_bans=settings.extra_bans)
+    if key:
+        options["key"] = key
+    if workers:
+        options["workers"] = workers
+    try:
+        config = StationConfig(**options)
+    except ValueError as exc:
+        raise EventError(str(exc)) from None
+    run(config)
+    return 0

@@ -1,0 +1,13 @@
+"""The check-in station (`decksheet serve`): a web app for a judge team on phones and tablets.
+
+`serve(StationConfig(...))` runs it; `build_app` gives the ASGI app (tests). Only this package's
+`service` module calls the event layer.
+"""
+from scanner.web.config import StationConfig
+
+__all__ = ["StationConfig", "serve"]
+
+
+def serve(config: StationConfig) -> None:
+    from scanner.web.server import serve as _serve  # late: uvicorn only when serving
+    _serve(config)

@@ -1,0 +1,229 @@
+"""The JSON API (`/api/...`): the contract's station part plus the project's own endpoints.
+
+Handlers parse and validate the request, call one `StationService` method, and answer JSON.
+Every refusal is a 4xx with `{"error": "one line"}`.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from scanner.web.auth import BodyTooLarge, csrf_ok, judge_name
+from scanner.web.service import StationError, StationService
+from scanner.web.uploads import UploadRefused, check_upload
+
+
+def error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _service(request: Request) -> StationService:
+    return request.app.state.service
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    try:
+        body = await request.body()
+    except BodyTooLarge:
+        raise StationError(f"요청이 너무 큽니다 (최대 {limit // 1024 // 1024} MB)", 413) from None
+    except ClientDisconnect:
+        raise StationError("업로드가 끊겼습니다", 400) from None
+    return body
+
+
+async def read_form(request: Request, limit: int):
+    try:
+        return await request.form(max_files=2, max_fields=200)
+    except BodyTooLarge:
+        raise StationError(f"파일이 너무 큽니다 (최대 {limit // 1024 // 1024} MB)", 413) from None
+    except ClientDisconnect:
+        raise StationError("업로드가 끊겼습니다", 400) from None
+    except Exception:  # noqa: BLE001 - a malformed multipart body is the client's fault
+        raise StationError("폼 데이터를 읽을 수 없습니다 (multipart/form-data로 보내세요)", 400) from None
+
+
+async def read_json(request: Request) -> dict:
+    body = await read_body(request, _service(request).config.max_upload_bytes)
+    try:
+        data = json.loads(body or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise StationError("JSON 본문을 읽을 수 없습니다") from None
+    if not isinstance(data, dict):
+        raise StationError("JSON 객체를 보내세요")
+    return data
+
+
+def _csrf(request: Request, token: str | None = None) -> None:
+    if not csrf_ok(request, token, _service(request).config.key):
+        raise StationError("CSRF 토큰이 없거나 틀립니다 (페이지를 새로 고치세요)", 403)
+
+
+async def upload_registration(request: Request, form: Any) -> dict:
+    """Shared by the API and the check-in page: store the original, queue the job."""
+    service = _service(request)
+    file = form.get("file")
+    if not isinstance(file, UploadFile):
+        raise StationError("file 필드에 시트 파일을 보내세요")
+    data = await file.read(service.config.max_upload_bytes + 1)
+    try:
+        upload = check_upload(data, file.filename, service.config.max_upload_bytes)
+    except UploadRefused as exc:
+        raise StationError(str(exc), exc.status) from None
+    job = await run_in_threadpool(service.submit, upload, _text(form, "player"),
+                                  _text(form, "name"), judge_name(request))
+    request.app.state.runner.notify()
+    return {"job": job.id}
+
+
+def _text(form: Any, name: str) -> str | None:
+    value = form.get(name)
+    return value if isinstance(value, str) else None
+
+
+# ---------------------------------------------------------------------- endpoints
+
+
+async def post_roster(request: Request) -> Response:
+    _csrf(request)
+    body = await read_body(request, _service(request).config.max_upload_bytes)
+    try:
+        text = body.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        try:
+            text = body.decode("cp949")
+        except UnicodeDecodeError:
+            return error("CSV가 UTF-8도 CP949도 아닙니다", 415)
+    imported, updated = await run_in_threadpool(_service(request).import_roster, text)
+    return JSONResponse({"imported": imported, "updated": updated})
+
+
+async def post_registration(request: Request) -> Response:
+    form = await read_form(request, _service(request).config.max_upload_bytes)
+    _csrf(request, _text(form, "csrf"))
+    return JSONResponse(await upload_registration(request, form), status_code=202)
+
+
+async def get_job(request: Request) -> Response:
+    job = await run_in_threadpool(_service(request).job, request.path_params["job_id"])
+    if job is None:
+        return error("그런 작업이 없습니다", 404)
+    return JSONResponse(job.to_json())
+
+
+async def get_players(request: Request) -> Response:
+    service = _service(request)
+    q = request.query_params.get("q")
+    rows = await run_in_threadpool(service.search_players if q else service.players,
+                                   *([q] if q else []))
+    return JSONResponse([r.to_api() for r in rows])
+
+
+async def get_player(request: Request) -> Response:
+    service = _service(request)
+    view = await run_in_threadpool(service.registration, request.path_params["kid"])
+    return JSONResponse({
+        "player": view.konami_id, "name": view.name, "version": view.version,
+        "versions": view.versions, "status": view.verdict.status, "verdict": view.verdict.text,
+        "needs_review": view.verdict.needs_review, "infractions": view.infractions,
+        "flagged": [{"section": lv.section, "line": lv.line, "place": lv.place, "read": lv.read,
+                     "card_id": lv.card_id, "name": lv.name, "count": lv.count,
+                     "needs_review": lv.needs_review, "crop": lv.crop_url,
+                     "candidates": [{"card_id": c, "name": n, "score": round(s, 3)}
+                                    for c, n, s in lv.candidates]} for lv in view.flagged],
+        "sheet_flags": [{"flag": f.index, "reason": f.reason, "detail": f.detail,
+                         "crop": f.crop_url} for f in view.sheet_flags]})
+
+
+async def post_review(request: Request) -> Response:
+    _csrf(request)
+    data = await read_json(request)
+    decisions = data.get("decisions")
+    if not isinstance(decisions, list) or not all(isinstance(d, dict) for d in decisions):
+        return error("decisions 목록을 보내세요")
+    try:
+        version = int(data.get("version"))
+    except (TypeError, ValueError):
+        return error("version을 보내세요")
+    service = _service(request)
+    stored = await run_in_threadpool(service.record_review, request.path_params["kid"], version,
+                                     decisions, judge_name(request))
+    view = await run_in_threadpool(service.registration, request.path_params["kid"], version)
+    return JSONResponse({"stored": stored, "status": view.verdict.status,
+                         "needs_review": view.verdict.needs_review})
+
+
+async def get_cards(request: Request) -> Response:
+    found = _service(request).card_search(request.query_params.get("q", ""))
+    return JSONResponse(found)
+
+
+async def post_deckcheck(request: Request) -> Response:
+    _csrf(request)
+    data = await read_json(request)
+    try:
+        counts = {(str(c["section"]), int(c["line"])): int(c["count"])
+                  for c in data.get("counts") or []}
+        extra = [(str(c["section"]), int(c["card_id"]), int(c["count"]))
+                 for c in data.get("extra") or []]
+        round_no = int(data.get("round"))
+    except (KeyError, TypeError, ValueError):
+        return error("player, round, counts[{section,line,count}] 형식을 확인하세요")
+    preview = await run_in_threadpool(
+        _service(request).deck_check, str(data.get("player") or ""), round_no,
+        bool(data.get("between_games")), counts, extra, bool(data.get("confirm")),
+        judge_name(request))
+    return JSONResponse({"player": preview.konami_id, "round": preview.round,
+                         "mode": "between-games" if preview.between_games else "start-of-match",
+                         "match": preview.match, "differences": preview.differences,
+                         "infractions": preview.infractions, "recorded": preview.recorded,
+                         "deck_check_id": preview.deck_check_id,
+                         "registered_version": preview.registered_version})
+
+
+async def get_infractions(request: Request) -> Response:
+    rows = await run_in_threadpool(_service(request).infractions)
+    return JSONResponse([{"id": i.id, "player": i.konami_id, "code": i.code,
+                          "penalty": i.penalty, "penalty_now": i.penalty_now,
+                          "voided": i.voided, "round": i.round, "judge": i.judge, "time": i.at,
+                          "voids": i.voids} for i in rows])
+
+
+async def post_void(request: Request) -> Response:
+    _csrf(request)
+    data = await read_json(request)
+    try:
+        inf_id = int(request.path_params["inf_id"])
+    except ValueError:
+        return error("위반 번호가 올바르지 않습니다", 404)
+    view = await run_in_threadpool(_service(request).void_infraction, inf_id,
+                                   str(data.get("reason") or ""), judge_name(request),
+                                   data.get("new_penalty"))
+    return JSONResponse({"id": view.id, "voided": view.voided, "penalty_now": view.penalty_now})
+
+
+async def get_decisions(request: Request) -> Response:
+    rows = await run_in_threadpool(_service(request).decision_log)
+    return JSONResponse([{"player": d.konami_id, "version": d.version, "place": d.place,
+                          "before": d.before, "after": d.after, "judge": d.judge, "time": d.at}
+                         for d in rows])
+
+
+ROUTES = [
+    Route("/api/roster", post_roster, methods=["POST"]),
+    Route("/api/registrations", post_registration, methods=["POST"]),
+    Route("/api/jobs/{job_id}", get_job),
+    Route("/api/players", get_players),
+    Route("/api/players/{kid}", get_player),
+    Route("/api/players/{kid}/review", post_review, methods=["POST"]),
+    Route("/api/cards", get_cards),
+    Route("/api/deckchecks", post_deckcheck, methods=["POST"]),
+    Route("/api/infractions", get_infractions),
+    Route("/api/infractions/{inf_id}/void", post_void, methods=["POST"]),
+    Route("/api/decisions", get_decisions),
+]

@@ -1,0 +1,90 @@
+"""Assemble the station: routes, templates, error pages, the job runner's start and stop."""
+from __future__ import annotations
+
+import contextlib
+import logging
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from scanner.errors import DecksheetError
+from scanner.web import api, pages
+from scanner.web.auth import BodyLimit, KeyAuth
+from scanner.web.config import StationConfig
+from scanner.web.jobs import JobRunner
+from scanner.web.present import filters
+from scanner.web.service import StationError, StationService
+
+log = logging.getLogger("decksheet.web")
+HERE = Path(__file__).parent
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def _error(request: Request, message: str, status: int) -> Response:
+    if _wants_json(request):
+        return JSONResponse({"error": message}, status_code=status)
+    try:
+        return pages.render(request, "error.html", status_code=status, message=message)
+    except Exception:  # noqa: BLE001 - the error page must not fail in turn
+        return Response(message, status_code=status, media_type="text/plain; charset=utf-8")
+
+
+async def _station_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StationError)
+    return _error(request, str(exc), exc.status)
+
+
+async def _decksheet_error(request: Request, exc: Exception) -> Response:
+    return _error(request, str(exc), 422)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    message = {404: "페이지가 없습니다", 405: "허용되지 않는 요청입니다"}.get(exc.status_code,
+                                                                  str(exc.detail))
+    return _error(request, message, exc.status_code)
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    log.exception("internal error on %s", request.url.path)
+    return _error(request, "서버 내부 오류: 다시 시도하고, 계속되면 헤드 저지에게 알리세요", 500)
+
+
+def build_app(config: StationConfig, service: StationService | None = None,
+              start_runner: bool = True) -> BodyLimit:
+    """The ASGI app of one station. The runner starts with the app and stops with it."""
+    service = service or StationService(config)
+    runner = JobRunner(service, config.workers)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        if start_runner:
+            runner.start()
+        try:
+            yield
+        finally:
+            runner.stop(config.shutdown_grace_s)
+
+    env = Environment(loader=FileSystemLoader(HERE / "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    env.filters.update(filters(config.timezone))
+    app = Starlette(
+        routes=api.ROUTES + pages.ROUTES + [Mount("/static", StaticFiles(directory=HERE / "static"),
+                                                  name="static")],
+        exception_handlers={StationError: _station_error, DecksheetError: _decksheet_error,
+                            HTTPException: _http_error, Exception: _internal_error},
+        lifespan=lifespan)
+    app.state.service = service
+    app.state.runner = runner
+    app.state.templates = Jinja2Templates(env=env)
+    return BodyLimit(KeyAuth(app, config.key), config.max_upload_bytes + 64 * 1024)

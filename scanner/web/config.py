@@ -1,0 +1,52 @@
+"""Settings of one station (the `decksheet serve` options), validated in one place."""
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scanner.web.uploads import MAX_UPLOAD_BYTES
+
+ENV_KEY = "DECKSHEET_KEY"
+DEFAULT_PORT = 8765
+DEFAULT_TZ = "Asia/Seoul"
+
+
+@dataclass
+class StationConfig:
+    event_path: Path
+    """The event's SQLite file (made with `decksheet event init`)."""
+    host: str = "127.0.0.1"
+    """Bind address: loopback unless the judge asks for the venue network (`--host 0.0.0.0`)."""
+    port: int = DEFAULT_PORT
+    key: str = field(default_factory=lambda: os.environ.get(ENV_KEY) or secrets.token_urlsafe(16))
+    """The event key: in the sign-in URL, and as `Authorization: Bearer KEY` for the API."""
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    """Reading processes (OCR is CPU-bound: one per core)."""
+    card_db: str | None = None
+    lflist: str | None = None
+    list_name: str | None = None
+    extra_bans: bool = True
+    max_upload_bytes: int = MAX_UPLOAD_BYTES
+    timezone: str = DEFAULT_TZ
+    """Times on pages are shown in the event's time zone."""
+    job_timeout_s: float = 180.0
+    """A read taking longer fails its job (and its worker is replaced): no hung worker."""
+    shutdown_grace_s: float = 20.0
+    """On SIGTERM, running reads get this long to finish; the rest go back to the queue."""
+
+    def __post_init__(self) -> None:
+        self.event_path = Path(self.event_path)
+        if not self.key or len(self.key) < 8:
+            raise ValueError("the event key must have at least 8 characters")
+        if not 1 <= self.workers <= 64:
+            raise ValueError("workers must be 1..64")
+
+    @property
+    def station_dir(self) -> Path:
+        """Beside the event file: crops and exports the station makes."""
+        return Path(str(self.event_path) + ".station")
+
+    def sign_in_url(self) -> str:
+        return f"http://{self.host}:{self.port}/?key={self.key}"

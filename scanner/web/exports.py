@@ -1,0 +1,105 @@
+"""Files a head judge downloads from the dashboard: the audit (HTML with masked IDs, CSV), every
+list's lines (CSV), and the player status list (CSV, XLSX; a masked CSV to post at the venue).
+
+Every CSV/XLSX cell that a spreadsheet would run as a formula (=, +, -, @, tab, CR at its start)
+is prefixed with an apostrophe: a player named `=HYPERLINK(...)` stays text.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from scanner.event.audit_report import mask_id
+from scanner.web.present import local_time
+from scanner.web.service import STATUS_KO, StationService
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+EXPORTS = {
+    "audit.html": "감사 보고서 (HTML, ID 가림)",
+    "audit.csv": "감사 표 (CSV)",
+    "decklists.csv": "모든 덱 리스트 줄 (CSV)",
+    "players.csv": "선수 상태 (CSV)",
+    "players.xlsx": "선수·위반·결정 (엑셀)",
+    "players-shared.csv": "게시용 선수 상태 (CSV, ID 가림)",
+}
+
+
+def safe_cell(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _csv(rows: list[list[Any]]) -> bytes:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    for row in rows:
+        w.writerow([safe_cell(c) for c in row])
+    return buf.getvalue().encode("utf-8-sig")  # utf-8-sig: Excel shows Korean
+
+
+def _resanitise(path: Path) -> bytes:
+    """A CSV written by the event layer, with formula cells made safe."""
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        return _csv(list(csv.reader(f)))
+
+
+def _player_rows(service: StationService, masked: bool) -> list[list[Any]]:
+    rows: list[list[Any]] = [["konami_id", "name", "table", "version", "status", "상태",
+                              "needs_review", "infractions", "deck_checks"]]
+    for p in service.players():
+        rows.append([mask_id(p.konami_id) if masked else p.konami_id, p.name, p.table_no,
+                     p.version, p.status, STATUS_KO[p.status], p.verdict.needs_review,
+                     p.verdict.breaches, p.deck_checks])
+    return rows
+
+
+def _xlsx(service: StationService) -> bytes:
+    from openpyxl import Workbook
+
+    tz = service.config.timezone
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "선수"
+    for row in _player_rows(service, masked=False):
+        ws.append([safe_cell(c) for c in row])
+    ws2 = wb.create_sheet("위반")
+    ws2.append(["id", "konami_id", "name", "round", "code", "penalty", "penalty_now", "voided",
+                "judge", "time"])
+    for i in service.infractions():
+        ws2.append([safe_cell(c) for c in (i.id, i.konami_id, i.name, i.round, i.code, i.penalty,
+                                           i.penalty_now, i.voided, i.judge, local_time(i.at, tz))])
+    ws3 = wb.create_sheet("확인 결정")
+    ws3.append(["konami_id", "name", "version", "place", "before", "after", "judge", "time"])
+    for d in service.decision_log():
+        ws3.append([safe_cell(c) for c in (d.konami_id, d.name, d.version, d.place, d.before,
+                                           d.after, d.judge, local_time(d.at, tz))])
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def make(service: StationService, what: str) -> tuple[bytes, str, str]:
+    """(bytes, media type, file name) of one export."""
+    if what in ("audit.html", "audit.csv"):
+        with tempfile.TemporaryDirectory() as tmp:
+            service.run_audit(Path(tmp))
+            if what == "audit.html":
+                return ((Path(tmp) / "report.html").read_bytes(), "text/html; charset=utf-8",
+                        "report.html")
+            return _resanitise(Path(tmp) / "report.csv"), "text/csv; charset=utf-8", "report.csv"
+    if what == "decklists.csv":
+        with tempfile.TemporaryDirectory() as tmp:
+            service.export_lists(Path(tmp))
+            return (_resanitise(Path(tmp) / "decklists.csv"), "text/csv; charset=utf-8",
+                    "decklists.csv")
+    if what == "players.xlsx":
+        return (_xlsx(service),
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                "players.xlsx")
+    masked = what == "players-shared.csv"
+    return _csv(_player_rows(service, masked)), "text/csv; charset=utf-8", what

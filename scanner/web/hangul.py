@@ -1,0 +1,43 @@
+"""Roster search the way Korean judges type on a phone: `ㄱㅎㄴ` finds 김하늘."""
+from __future__ import annotations
+
+import re
+
+_CHOSEONG = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"
+_SYLLABLE_FIRST, _SYLLABLE_LAST = 0xAC00, 0xD7A3
+
+
+def initials(text: str) -> str:
+    """Each Hangul syllable's initial consonant; other characters kept (lower-cased)."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if _SYLLABLE_FIRST <= code <= _SYLLABLE_LAST:
+            out.append(_CHOSEONG[(code - _SYLLABLE_FIRST) // 588])
+        else:
+            out.append(ch.lower())
+    return "".join(out)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[\s\-]", "", text).lower()
+
+
+def matches(query: str, name: str, konami_id: str, table_no: str | None) -> bool:
+    """True when `query` finds this player: part of the name, its initial consonants (a query of
+    jamo initials, or syllables and initials mixed, 김ㅎㄴ), the ID (digits, dashes ignored) or
+    the table number (exact)."""
+    q = _squash(query)
+    if not q:
+        return True
+    if q.isdigit():
+        return q in konami_id or (table_no is not None and q == _squash(table_no))
+    n = _squash(name)
+    if q in n:
+        return True
+    # Mixed query: each query character matches the syllable or its initial at that position.
+    ni = initials(n)
+    for start in range(len(n) - len(q) + 1):
+        if all(qc == n[start + i] or qc == ni[start + i] for i, qc in enumerate(q)):
+            return True
+    return False

@@ -1,0 +1,250 @@
+"""The station's pages (server-rendered Korean HTML). Forms post back here; the check-in page
+and the card autocomplete use the JSON API from a little plain JavaScript."""
+from __future__ import annotations
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import FileResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from scanner.web import exports
+from scanner.web.api import _csrf, _text, read_form
+from scanner.web.auth import csrf_token, judge_name, set_judge_cookie
+from scanner.web.service import STATUS_KO, StationError, StationService
+
+
+def _service(request: Request) -> StationService:
+    return request.app.state.service
+
+
+def render(request: Request, template: str, status_code: int = 200, **context) -> Response:
+    service = _service(request)
+    context.update(request=request, event=service.event_label(), judge=judge_name(request),
+                   csrf=csrf_token(service.config.key), status_ko=STATUS_KO)
+    return request.app.state.templates.TemplateResponse(request, template, context,
+                                                        status_code=status_code)
+
+
+def _need_judge(request: Request) -> Response | None:
+    if judge_name(request) is None:
+        return RedirectResponse(f"/judge?next={request.url.path}", status_code=303)
+    return None
+
+
+def _redirect(url: str) -> Response:
+    return RedirectResponse(url, status_code=303)
+
+
+async def dashboard(request: Request) -> Response:
+    if (r := _need_judge(request)):
+        return r
+    service = _service(request)
+    players = await run_in_threadpool(service.players)
+    status = request.query_params.get("status", "")
+    q = request.query_params.get("q", "").strip()
+    counts = {s: sum(1 for p in players if p.status == s) for s in STATUS_KO}
+    shown = [p for p in players if not status or p.status == status]
+    if q:
+        from scanner.web.hangul import matches
+        shown = [p for p in shown if matches(q, p.name or "", p.konami_id, p.table_no)]
+    infractions = await run_in_threadpool(service.infractions)
+    decisions = await run_in_threadpool(service.decision_log)
+    return render(request, "dashboard.html", players=shown, total=len(players), counts=counts,
+                  status=status, q=q, infractions=list(reversed(infractions)),
+                  decisions=decisions[:50], tz=service.config.timezone)
+
+
+async def judge_page(request: Request) -> Response:
+    nxt = request.query_params.get("next", "/")
+    if request.method == "POST":
+        form = await read_form(request, 65536)
+        _csrf(request, _text(form, "csrf"))
+        name = (_text(form, "name") or "").strip()
+        nxt = _text(form, "next") or "/"
+        if not name:
+            return render(request, "judge.html", 400, next=nxt, message="이름을 입력하세요")
+        response = _redirect(nxt if nxt.startswith("/") and not nxt.startswith("//") else "/")
+        set_judge_cookie(response, name)
+        return response
+    return render(request, "judge.html", next=nxt, message=None)
+
+
+async def roster_page(request: Request) -> Response:
+    if (r := _need_judge(request)):
+        return r
+    service = _service(request)
+    message = None
+    if request.method == "POST":
+        form = await read_form(request, service.config.max_upload_bytes)
+        _csrf(request, _text(form, "csrf"))
+        if _text(form, "action") == "add":
+            e = await run_in_threadpool(service.add_player, _text(form, "player") or "",
+                                        _text(form, "name") or "", _text(form, "table"))
+            message = f"추가됨: {e.name}"
+        else:
+            f = form.get("file")
+            raw = await f.read() if isinstance(f, UploadFile) else (_text(form, "csv") or "").encode()
+            try:
+                text = raw.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                text = raw.decode("cp949", errors="replace")
+            imported, updated = await run_in_threadpool(service.import_roster, text)
+            message = f"명단: 새로 {imported}명, 고침 {updated}명"
+    q = request.query_params.get("q", "")
+    players = await run_in_threadpool(service.search_players, q, 200)
+    return render(request, "roster.html", players=players, q=q, message=message)
+
+
+async def checkin_page(request: Request) -> Response:
+    if (r := _need_judge(request)):
+        return r
+    service = _service(request)
+    picked = None
+    if request.query_params.get("player"):
+        picked = await run_in_threadpool(service.player, request.query_params["player"])
+    return render(request, "checkin.html", picked=picked)
+
+
+async def player_page(request: Request) -> Response:
+    if (r := _need_judge(request)):
+        return r
+    service = _service(request)
+    kid = request.path_params["kid"]
+    version = request.path_params.get("version")
+    row = await run_in_threadpool(service.player, kid)
+    if row is None:
+        raise StationError("그런 선수가 없습니다", 404)
+    if row.version is None:
+        return render(request, "player_none.html", row=row)
+    view = await run_in_threadpool(service.registration, kid, int(version) if version else None)
+    return render(request, "registration.html", v=view, row=row, tz=service.config.timezone,
+                  message=request.query_params.get("m"))
+
+
+async def review_post(request: Request) -> Response:
+    service = _service(request)
+    kid, version = request.path_params["kid"], int(request.path_params["version"])
+    form = await read_form(request, 1 << 20)
+    _csrf(request, _text(form, "csrf"))
+    judge = judge_name(request)
+    if _text(form, "confirm_checkin"):
+        await run_in_threadpool(service.confirm_checkin, kid, version, judge)
+        return _redirect(f"/players/{kid}/v/{version}?m=confirmed")
+    answers = []
+    for key in form.keys():
+        if not key.startswith("act-"):
+            continue
+        value = _text(form, key) or ""
+        _, section, line = key.split("-", 2)
+        if section == "flag":
+            answers.append({"flag": line, "action": value})
+        elif value.startswith("card:") or value == "other":
+            card = value[5:] if value.startswith("card:") else _text(form, f"card-{section}-{line}")
+            if not card:
+                raise StationError("다른 카드를 목록에서 고르세요")
+            answers.append({"section": section, "line": line, "action": "choose",
+                            "card_id": card, "count": _text(form, f"count-{section}-{line}")})
+        else:
+            answers.append({"section": section, "line": line, "action": value})
+    if not answers:
+        return _redirect(f"/players/{kid}/v/{version}?m=nothing")
+    stored = await run_in_threadpool(service.record_review, kid, version, answers, judge)
+    return _redirect(f"/players/{kid}/v/{version}?m=stored{stored}")
+
+
+async def deckcheck_pick(request: Request) -> Response:
+    if (r := _need_judge(request)):
+        return r
+    q = request.query_params.get("q", "")
+    players = await run_in_threadpool(_service(request).search_players, q, 50) if q else []
+    return render(request, "deckcheck_pick.html", q=q,
+                  players=[p for p in players if p.version is not None])
+
+
+async def deckcheck_page(request: Request) -> Response:
+    if (r := _need_judge(request)):
+        return r
+    service = _service(request)
+    kid = request.path_params["kid"]
+    view, rows = await run_in_threadpool(service.checklist, kid)
+    preview = None
+    form_values: dict = {}
+    if request.method == "POST":
+        form = await read_form(request, 1 << 20)
+        _csrf(request, _text(form, "csrf"))
+        counts = {}
+        for row in rows:
+            raw = _text(form, f"n-{row.section}-{row.index}")
+            if raw not in (None, ""):
+                try:
+                    counts[(row.section, row.index)] = int(raw)
+                except ValueError:
+                    raise StationError("매수는 숫자로 입력하세요") from None
+        extra = []
+        if (_text(form, "extra_card") or "").strip():
+            try:
+                extra = [(_text(form, "extra_section") or "main", int(_text(form, "extra_card")),
+                          int(_text(form, "extra_count") or 1))]
+            except ValueError:
+                raise StationError("추가 카드를 목록에서 고르세요") from None
+        try:
+            round_no = int(_text(form, "round") or "")
+        except ValueError:
+            raise StationError("라운드 번호를 입력하세요") from None
+        between = _text(form, "mode") == "between-games"
+        confirm = _text(form, "do") == "confirm"
+        preview = await run_in_threadpool(service.deck_check, kid, round_no, between, counts,
+                                          extra, confirm, judge_name(request))
+        form_values = {"round": round_no, "mode": "between-games" if between else "start-of-match",
+                       "counts": {f"{s}-{i}": n for (s, i), n in counts.items()},
+                       "extra": extra}
+    return render(request, "deckcheck.html", v=view, rows=rows, preview=preview, f=form_values)
+
+
+async def void_post(request: Request) -> Response:
+    service = _service(request)
+    form = await read_form(request, 65536)
+    _csrf(request, _text(form, "csrf"))
+    try:
+        inf_id = int(request.path_params["inf_id"])
+    except ValueError:
+        raise StationError("위반 번호가 올바르지 않습니다", 404) from None
+    await run_in_threadpool(service.void_infraction, inf_id, _text(form, "reason") or "",
+                            judge_name(request), _text(form, "new_penalty") or None)
+    return _redirect("/#infractions")
+
+
+async def crop(request: Request) -> Response:
+    path = _service(request).crop_file(request.path_params["sha"], request.path_params["name"])
+    if path is None:
+        raise StationError("그림이 없습니다", 404)
+    return FileResponse(path, media_type="image/png", headers={"Cache-Control": "private, max-age=86400"})
+
+
+async def export(request: Request) -> Response:
+    service = _service(request)
+    what = request.path_params["what"]
+    if what not in exports.EXPORTS:
+        raise StationError("그런 내보내기가 없습니다", 404)
+    data, media, filename = await run_in_threadpool(exports.make, service, what)
+    disposition = "inline" if media.startswith("text/html") else "attachment"
+    return Response(data, media_type=media,
+                    headers={"Content-Disposition": f'{disposition}; filename="{filename}"',
+                             "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
+
+
+ROUTES = [
+    Route("/", dashboard),
+    Route("/judge", judge_page, methods=["GET", "POST"]),
+    Route("/roster", roster_page, methods=["GET", "POST"]),
+    Route("/checkin", checkin_page),
+    Route("/players/{kid}", player_page),
+    Route("/players/{kid}/v/{version:int}", player_page),
+    Route("/players/{kid}/v/{version:int}/review", review_post, methods=["POST"]),
+    Route("/deckcheck", deckcheck_pick),
+    Route("/deckcheck/{kid}", deckcheck_page, methods=["GET", "POST"]),
+    Route("/infractions/{inf_id}/void", void_post, methods=["POST"]),
+    Route("/crops/{sha}/{name}", crop),
+    Route("/exports/{what}", export),
+]

@@ -1,0 +1,38 @@
+"""Run a station with uvicorn: print the sign-in URL once ready; SIGTERM/Ctrl-C stop it cleanly
+(uvicorn stops accepting, the app's lifespan finishes or requeues the reads)."""
+from __future__ import annotations
+
+import sys
+
+import uvicorn
+
+from scanner.web.app import build_app
+from scanner.web.config import StationConfig
+
+
+class _Server(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config, station: StationConfig) -> None:
+        super().__init__(config)
+        self.station = station
+
+    async def startup(self, sockets=None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            port = self.servers[0].sockets[0].getsockname()[1] if self.servers else self.station.port
+            self.station.port = port
+            # The one line on stdout (contract): other tools wait for it.
+            print(f"decksheet serve: {self.station.sign_in_url()}", flush=True)
+
+
+def serve(config: StationConfig) -> None:
+    """Block until the server is stopped."""
+    app = build_app(config)
+    uv = uvicorn.Config(app, host=config.host, port=config.port, log_level="warning",
+                        lifespan="on", timeout_graceful_shutdown=int(config.shutdown_grace_s),
+                        server_header=False)
+    server = _Server(uv, config)
+    server.run()
+    if not server.started:
+        print(f"decksheet: error: could not listen on {config.host}:{config.port}",
+              file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,94 @@
+// The station's little JavaScript: check-in upload with progress, card-name autocomplete.
+"use strict";
+const CSRF = document.querySelector('meta[name="csrf"]')?.content || "";
+
+function autocomplete(input, url, label, onPick) {
+  const box = document.createElement("ul");
+  box.className = "hide";
+  input.parentNode.appendChild(box);
+  let timer = null;
+  input.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const q = input.value.trim();
+      if (!q) { box.className = "hide"; return; }
+      const res = await fetch(url + encodeURIComponent(q), {credentials: "same-origin"});
+      if (!res.ok) return;
+      const items = await res.json();
+      box.replaceChildren(...items.slice(0, 8).map(item => {
+        const li = document.createElement("li");
+        li.textContent = label(item);  // textContent: names are never HTML
+        li.addEventListener("click", () => { box.className = "hide"; onPick(item); });
+        return li;
+      }));
+      box.className = items.length ? "" : "hide";
+    }, 180);
+  });
+}
+const cardLabel = c => `${c.name} [${c.card_id}]`;
+const playerLabel = p => `${p.name || ""} · ${p.player}${p.table ? " · 테이블 " + p.table : ""}`;
+
+// Card autocomplete fields: <input data-card-for="hidden-id-field" data-radio="radio-id">
+document.querySelectorAll("input[data-card-for]").forEach(input => {
+  const hidden = document.getElementById(input.dataset.cardFor);
+  autocomplete(input, "/api/cards?q=", cardLabel, card => {
+    input.value = card.name; hidden.value = card.card_id;
+    const radio = document.getElementById(input.dataset.radio);
+    if (radio) radio.checked = true;
+  });
+});
+
+// Player pickers that jump to a page: <input data-player-go="/deckcheck/">
+document.querySelectorAll("input[data-player-go]").forEach(input => {
+  autocomplete(input, "/api/players?q=", playerLabel, p => {
+    location.href = input.dataset.playerGo + p.player;
+  });
+});
+
+// Check-in: pick a player (optional), upload, poll the job, open the result.
+const form = document.getElementById("checkin-form");
+if (form) {
+  const who = document.getElementById("player-search");
+  const pid = document.getElementById("player-id");
+  const picked = document.getElementById("picked");
+  if (who) autocomplete(who, "/api/players?q=", playerLabel, p => {
+    pid.value = p.player; who.value = "";
+    picked.textContent = `${p.name || ""} · ${p.player}`;
+    picked.parentNode.classList.remove("hide");
+  });
+  const status = document.getElementById("status");
+  const bar = document.getElementById("bar");
+  const say = (text, cls) => { status.textContent = text; status.className = cls || "msg"; };
+  const send = async file => {
+    if (!file) return;
+    const data = new FormData();
+    data.append("file", file, file.name || "photo.jpg");
+    data.append("player", pid.value);
+    bar.classList.remove("hide");
+    say("올리는 중…");
+    let res;
+    try {
+      res = await fetch("/api/registrations", {method: "POST", body: data,
+        headers: {"X-CSRF-Token": CSRF}, credentials: "same-origin"});
+    } catch (e) { bar.classList.add("hide"); say("연결이 끊겼습니다: 다시 시도하세요", "err"); return; }
+    const body = await res.json().catch(() => ({error: "응답을 읽을 수 없습니다"}));
+    if (res.status !== 202) { bar.classList.add("hide"); say(body.error || "올리지 못했습니다", "err"); return; }
+    say("읽는 중… (사진은 몇 초 걸립니다)");
+    const started = Date.now();
+    for (;;) {
+      await new Promise(r => setTimeout(r, 700));
+      const j = await (await fetch("/api/jobs/" + body.job, {credentials: "same-origin"})).json();
+      if (j.state === "done") {
+        say(`완료 (${((Date.now() - started) / 1000).toFixed(1)}초)`);
+        location.href = `/players/${j.result.player}/v/${j.result.version}`;
+        return;
+      }
+      if (j.state === "failed") { bar.classList.add("hide"); say(j.error || "읽지 못했습니다", "err"); return; }
+      say((j.state === "queued" ? "순서를 기다리는 중…" : "읽는 중…") +
+          ` ${Math.round((Date.now() - started) / 1000)}초`);
+    }
+  };
+  form.querySelectorAll("input[type=file]").forEach(inp =>
+    inp.addEventListener("change", () => send(inp.files[0])));
+  form.addEventListener("submit", e => e.preventDefault());
+}

@@ -1,0 +1,110 @@
+"""Check an upload before it is stored or read: kind by content, size, pixels, pages.
+
+Everything cheap happens here, in the request (a 4xx with a one-line Korean reason); the
+expensive reading happens in a worker, which has its own limits (`scanner.web.reader`).
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from scanner.errors import UnreadableInput
+from scanner.inputs.sniff import InputKind, sniff_bytes
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+"""A phone photo is 2–8 MB; a sheet PDF well under 1 MB."""
+MAX_PIXELS = 40_000_000
+"""A 48 MP phone camera is 8000×6000; more than this is not a photo of one sheet."""
+MAX_PDF_PAGES = 4
+"""A registration sheet is one page (two with a cover); a 500-page PDF is not a sheet."""
+
+
+class UploadRefused(Exception):
+    """An upload refused before reading; `status` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class CheckedUpload:
+    data: bytes
+    file_name: str | None
+    kind: InputKind
+
+
+def check_upload(data: bytes, file_name: str | None,
+                 max_bytes: int = MAX_UPLOAD_BYTES) -> CheckedUpload:
+    """The upload as a sheet the workers may read, or `UploadRefused` saying why not."""
+    if len(data) > max_bytes:
+        raise UploadRefused(f"파일이 너무 큽니다 ({len(data) // 1024 // 1024} MB; "
+                            f"최대 {max_bytes // 1024 // 1024} MB)", 413)
+    try:
+        kind = sniff_bytes(data[:4096])
+    except UnreadableInput as exc:
+        raise UploadRefused(f"덱 시트나 덱 리스트가 아닙니다: {_ko(str(exc))}", 415) from None
+    if kind is InputKind.IMAGE:
+        _check_image(data)
+    elif kind is InputKind.PDF:
+        _check_pdf(data)
+    else:
+        try:
+            data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            try:
+                data.decode("cp949")
+            except UnicodeDecodeError:
+                raise UploadRefused("텍스트 파일이 UTF-8도 CP949도 아닙니다", 415) from None
+    return CheckedUpload(data=data, file_name=_safe_name(file_name), kind=kind)
+
+
+def _check_image(data: bytes) -> None:
+    """Header only (no decoding), so a decompression bomb costs nothing here."""
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            width, height = im.size
+    except Image.DecompressionBombError:
+        raise UploadRefused("이미지의 해상도가 너무 큽니다 (압축 폭탄?)", 413) from None
+    except Exception:  # noqa: BLE001 - any decoder failure means "not an image we can read"
+        raise UploadRefused("이미지 파일이 손상되었거나 읽을 수 없는 형식입니다", 415) from None
+    if width * height > MAX_PIXELS:
+        raise UploadRefused(f"이미지의 해상도가 너무 큽니다 ({width}×{height})", 413)
+    if min(width, height) < 300:
+        raise UploadRefused(f"이미지가 너무 작아 시트로 읽을 수 없습니다 ({width}×{height})", 422)
+
+
+def _check_pdf(data: bytes) -> None:
+    import pypdfium2 as pdfium
+
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except Exception:  # noqa: BLE001 - pdfium raises its own error types for every bad file
+        raise UploadRefused("PDF가 손상되었거나 암호가 걸려 있습니다", 422) from None
+    try:
+        pages = len(pdf)
+    finally:
+        pdf.close()
+    if pages == 0:
+        raise UploadRefused("PDF에 페이지가 없습니다", 422)
+    if pages > MAX_PDF_PAGES:
+        raise UploadRefused(f"PDF가 {pages}쪽입니다: 덱 시트는 1~{MAX_PDF_PAGES}쪽이어야 합니다", 413)
+
+
+def _safe_name(name: str | None) -> str | None:
+    """The base name only, printable, at most 120 characters (it is shown and logged)."""
+    if not name:
+        return None
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    base = "".join(ch for ch in base if ch.isprintable())[:120]
+    return base or None
+
+
+_KO = {"the file is empty": "빈 파일입니다",
+       "not a deck sheet or decklist: binary data of an unknown kind": "알 수 없는 바이너리 파일"}
+
+
+def _ko(message: str) -> str:
+    return _KO.get(message, message)
