@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from needs import require
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("DECKSHEET_SHARED", REPO.parent / "shared"))
 SAMPLES = REPO / "samples"
@@ -23,20 +25,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
-
-
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-"""CI has ../shared beside the checkout: there a test that needs it must run, never skip."""
-
-
-def require(ok: bool, reason: str) -> None:
-    """Skip a test whose data or tool is missing, saying why; under CI (where everything is
-    installed) fail instead, so a missing install step cannot hide behind a skip."""
-    if ok:
-        return
-    if IN_CI:
-        pytest.fail(f"CI=true but the test {reason}", pytrace=False)
-    pytest.skip(reason)
 
 
 def _need(path: Path) -> Path:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from conftest import require
+from needs import require
 
 from tools.make_digit_templates import real_cases, synth_count_cell
 from scanner.ocr.counts import CountRead, load_templates, read_count_cell, read_handwritten_count

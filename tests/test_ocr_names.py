@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from conftest import require
+from needs import require
 
 from scanner.ocr.names import Vocabulary, ocr_sure, read_name
 from scanner.ocr.verify import available_families, render_name

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from conftest import require
+from needs import require
 
 from scanner.ocr.verify import (NameRenderer, Verdict, available_families, compare, decide,
                                 ink_crop, render_name)

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from conftest import require
+from needs import require
 
 from scanner.model import SheetRead
 from scanner.read import ReadOptions, read_input

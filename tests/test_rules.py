@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conftest import require
+from needs import require
 
 from scanner.rules.codes import EXTRA_BAN_QUOTE, PENALTY_KO, RULES, make_infraction
 
