@@ -191,6 +191,7 @@ def _build(spec: CardDbSpec, sha256: str) -> CardDatabase:
     primary = spec.paths[0]
     cards, aliases, rows = _read_cdb(primary)
     merge = _Merge(cards, aliases, [(c.card_id, c.name) for c in cards.values()])
+    n_primary = len(merge.names)
     sources = [SourceInfo(str(primary), "card-db", rows, names=len(cards))]
     for p in spec.paths[1:]:
         sources.append(merge.add_locale(p, _read_rows(p)))
@@ -202,8 +203,15 @@ def _build(spec: CardDbSpec, sha256: str) -> CardDatabase:
         info.skipped += len(pairs.skipped)
         sources.append(info)
     return CardDatabase(path=primary, cards=merge.finish_cards(), aliases=merge.aliases,
-                        names=NameIndex.build(dict.fromkeys(merge.names)), sha256=sha256,
+                        names=_index(merge.names, n_primary), sha256=sha256,
                         is_demo=spec.is_demo, rows=rows, sources=sources, spec=spec)
+
+
+def _index(names: list[tuple[int, str]], n_primary: int) -> NameIndex:
+    """One index over every name; a further locale's name equal to an earlier one is left out."""
+    unique = list(dict.fromkeys(names))
+    first = len(dict.fromkeys(names[:n_primary]))
+    return NameIndex.build(unique, secondary_from=first if len(unique) > first else None)
 
 
 @dataclass
