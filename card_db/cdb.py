@@ -13,16 +13,17 @@ import dataclasses
 import logging
 import os
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from card_db.aliases import ALIAS_WINDOW, read_alias_pairs
 from card_db.cache import file_sha256, fingerprint, read_cache, write_cache
+from card_db.errors import CardDatabaseError
 from card_db.models import Candidate, Card
 from card_db.names import NameIndex
 from card_db.paths import data_dir, demo_db_path, package_data
-from card_db.errors import CardDatabaseError
 
 log = logging.getLogger("decksheet.card_db")
 
@@ -30,8 +31,8 @@ ENV_CARD_DB = "DECKSHEET_CARD_DB"
 ENV_ALIASES = "DECKSHEET_ALIASES"
 """Both hold one path, or several separated by the platform's path separator (`:` / `;`)."""
 
-__all__ = ["ALIAS_WINDOW", "CardDatabase", "CardDbSpec", "SourceInfo", "load_card_db",
-           "resolve_db_spec", "resolve_db_path", "file_sha256", "data_dir", "demo_db_path"]
+__all__ = ["ALIAS_WINDOW", "CardDatabase", "CardDbSpec", "SourceInfo", "data_dir", "demo_db_path",
+           "file_sha256", "load_card_db", "resolve_db_path", "resolve_db_spec"]
 
 PathLike = str | os.PathLike
 

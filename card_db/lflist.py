@@ -72,8 +72,8 @@ class LimitFile:
     def warning_lines(self, limit: int = 5) -> list[str]:
         """The skipped lines to show a user: the first few by line, then how many more."""
         more = len(self.warnings) - limit
-        return self.warnings[:limit] + ([f"{self.path or 'lflist'}: {more} more unreadable "
-                                         "line(s) skipped"] if more > 0 else [])
+        tail = f"{self.path or 'lflist'}: {more} more unreadable line(s) skipped"
+        return self.warnings[:limit] + ([tail] if more > 0 else [])
 
     def names(self) -> list[str]:
         return list(self.lists)

@@ -170,7 +170,7 @@ class NameIndex:
 
     @classmethod
     def build(cls, items: Iterable[tuple[int, str]], secondary_from: int | None = None
-              ) -> "NameIndex":
+              ) -> NameIndex:
         """Index (card_id, name) pairs; items from position `secondary_from` on are names of
         further locales."""
         ids: list[int] = []
@@ -278,8 +278,9 @@ class NameIndex:
                 "first_secondary": self.first_secondary}
 
     @classmethod
-    def from_json(cls, d: dict) -> "NameIndex":
-        """Rebuild from `to_json`, checking every type: a malformed cache raises ValueError."""
+    def from_json(cls, d: dict) -> NameIndex:
+        """Rebuild from `to_json`, checking every type: a malformed cache raises TypeError or
+        ValueError."""
         ids, keys, wj = _ints(d["ids"]), _strs(d["keys"]), _strs(d["wjamo_keys"])
         if not (len(ids) == len(keys) == len(wj)):
             raise ValueError("index lists of different lengths")
@@ -311,19 +312,19 @@ def _top(bound: np.ndarray, offset: int) -> np.ndarray:
 
 def _list(x: object) -> list:
     if not isinstance(x, list):
-        raise ValueError("expected a list")
+        raise TypeError("expected a list")
     return x
 
 
 def _dict(x: object) -> dict:
     if not isinstance(x, dict):
-        raise ValueError("expected an object")
+        raise TypeError("expected an object")
     return x
 
 
 def _str(x: object) -> str:
     if not isinstance(x, str):
-        raise ValueError("expected a string")
+        raise TypeError("expected a string")
     return x
 
 
