@@ -18,7 +18,7 @@ from platformdirs import user_cache_dir
 from card_db.paths import atomic_write
 
 CACHE_FORMAT = "decksheet-card-index"
-CACHE_VERSION = 12
+CACHE_VERSION = 13
 MAX_CACHE_BYTES = 256 << 20
 """A cache file larger than this is not read (a planted giant file must not eat the memory)."""
 BESIDE_SUFFIX = ".decksheet-index.json"

@@ -30,8 +30,6 @@ _LINE = re.compile(r"^\s*([0-9]+)\s+(-?[0-9]+)(?:\s|$)")
 # `2026.7`, `2026.07 OCG`, `2013.3.1`, YGOMobile's `2020.04.OCG` / `2020.04.KCG`, `2026.5 TCG`.
 _LIST_NAME = re.compile(r"^([0-9]{4})\.([0-9]{1,2})(?:\.([0-9]{1,2}))?(?:[ ._-]*([A-Za-z][\w ]*))?$")
 MAX_PASSCODE = 2**32 - 1
-MAX_WARNINGS = 5
-"""Unreadable lines named one by one; the rest are summed up in one more warning."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +68,12 @@ class LimitFile:
     lists: dict[str, dict[int, int]]
     warnings: list[str] = field(default_factory=list)
     """Lines skipped as unreadable (ygopro skips them too), one message each."""
+
+    def warning_lines(self, limit: int = 5) -> list[str]:
+        """The skipped lines to show a user: the first few by line, then how many more."""
+        more = len(self.warnings) - limit
+        tail = f"{self.path or 'lflist'}: {more} more unreadable line(s) skipped"
+        return self.warnings[:limit] + ([tail] if more > 0 else [])
 
     def names(self) -> list[str]:
         return list(self.lists)
@@ -150,10 +154,8 @@ def parse_lflist(text: str, path: Path | None = None) -> LimitFile:
         current[int(m[1])] = max(0, min(3, int(m[2])))
     if not lists:
         raise RegulationError(f"no list (!NAME) found in {where}")
-    for msg in warnings[:MAX_WARNINGS]:
-        log.warning(msg)
-    if len(warnings) > MAX_WARNINGS:
-        log.warning("%s: %d more unreadable lines skipped", where, len(warnings) - MAX_WARNINGS)
+    for msg in warnings:  # the caller shows `warnings` to the user; the log keeps them all
+        log.info(msg)
     return LimitFile(path=path, lists=lists, warnings=warnings)
 
 

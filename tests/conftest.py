@@ -69,8 +69,8 @@ def demo_db():
 @pytest.fixture
 def clean_env(monkeypatch, tmp_path):
     """No DECKSHEET_* from the caller's shell, no fetched data: the demo database applies."""
-    for var in ("DECKSHEET_CARD_DB", "DECKSHEET_LFLIST", "DECKSHEET_LIST", "DECKSHEET_EVENT",
-                "DECKSHEET_JUDGE"):
+    for var in ("DECKSHEET_CARD_DB", "DECKSHEET_ALIASES", "DECKSHEET_LFLIST", "DECKSHEET_LIST",
+                "DECKSHEET_EVENT", "DECKSHEET_JUDGE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("DECKSHEET_DATA_DIR", str(tmp_path / "no-fetched-data"))
     return monkeypatch

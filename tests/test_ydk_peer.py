@@ -65,8 +65,8 @@ def test_real_alternate_art_decks_are_legal_with_the_alias_list(name, regulation
     res = CliRunner(env={"DECKSHEET_ALIASES": str(aliases)}).invoke(main, args)
     assert res.exit_code == 0 and json.loads(res.stdout)["legal"] is True
     # without the alias list, 14558128 is an unknown passcode: a review item, kept as read
-    scan = CliRunner().invoke(main, ["scan", str(DATA / name), "--json", "--card-db",
-                                     str(real_db_path)])
+    scan = CliRunner(env={"DECKSHEET_ALIASES": None}).invoke(
+        main, ["scan", str(DATA / name), "--json", "--card-db", str(real_db_path)])
     data = json.loads(scan.stdout)
     unknown = {r["card_id"] for r in data["review"] if r["reason"] == "unknown-passcode"}
     assert 14558128 in unknown

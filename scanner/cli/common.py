@@ -61,6 +61,8 @@ class Settings:
             raise RegulationError("no limit list file: give --lflist PATH, set DECKSHEET_LFLIST "
                                   "or run 'decksheet db fetch'")
         lf = load_lflist(path)
+        for msg in lf.warning_lines():
+            click.echo(f"decksheet: warning: {msg}", err=True)
         db = self.db()
         return choose_list(lf, self.list_name, self.date, extra_bans=self.extra_bans,
                            original_id=db.original_id)

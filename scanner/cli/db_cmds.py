@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 from card_db.fetch import FetchError
-
 from scanner.cli.common import Settings, common_options, echo_json, group_options, main
 from scanner.errors import ExitCode
 
@@ -102,7 +101,12 @@ def fetch(locales: tuple[str, ...], cdb_url: str | None, cdb_url_template: str |
     Every file is checked before any is installed; a failed or corrupt download leaves the
     installed files as they were."""
     from card_db.cdb import data_dir
-    from card_db.fetch import CDB_URL_TEMPLATE, DEFAULT_LOCALES, default_sources, fetch_all
+    from card_db.fetch import (
+        CDB_URL_TEMPLATE,
+        DEFAULT_LOCALES,
+        default_sources,
+        fetch_all,
+    )
 
     sources = default_sources(cdb_url, lflist_url, cdb_sha256, lflist_sha256,
                               locales or DEFAULT_LOCALES, cdb_url_template or CDB_URL_TEMPLATE)

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import click
 
-from scanner.cli.common import Settings, common_options, echo_json, main
 from card_db.paths import atomic_write
+from scanner.cli.common import Settings, common_options, echo_json, main
 from scanner.errors import DecksheetError, ExitCode
+from scanner.inputs.formats import format_json, format_text, format_ydk, format_ydke
 from scanner.inputs.options import ReadOptions
 from scanner.read import load_decklist
-from scanner.inputs.formats import format_json, format_text, format_ydk, format_ydke
 from scanner.report.scan_text import format_scan
 
 
