@@ -20,14 +20,16 @@ from scanner.model import ReviewFlag, SheetRead
 from scanner.ocr.corrections import (ink_chroma, mark_handwritten_after_strike, mark_merged_rows,
                                      mark_pen_counts)
 from scanner.ocr.engine import Tesseract
+from scanner.ocr.form_fit import Fit, fit_form
 from scanner.ocr.grid import Grid, page_to_grid
+from scanner.ocr.layouts import DB_KO, KDE, Layout
 from scanner.ocr.header import read_header
 from scanner.ocr.lines import SECTION_OF, struck_review, to_read_line
 from scanner.ocr.names import Vocabulary
 from scanner.ocr.page import PageImage, image_to_page, load_image
 from scanner.ocr.rasterize import pdf_page_image
 from scanner.ocr.rows import RowRead, TableContext, read_row
-from scanner.ocr.totals import cross_check_totals, read_totals
+from scanner.ocr.totals import cross_check_totals, read_form_main_total, read_totals
 
 if TYPE_CHECKING:
     from card_db.cdb import CardDatabase
@@ -48,6 +50,9 @@ class PageContext:
     label: str
     page: PageImage | None = None
     grid: Grid | None = None
+    layout: Layout = DB_KO
+    fit: Fit | None = None
+    """Where a fixed-layout form sits on the page (None for db-ko, whose tables are found by rules)."""
     found: list[str] = field(default_factory=list)
     """The deck tables the grid found with rows, in `COLUMNS` order."""
     tess: Tesseract | None = None
@@ -95,6 +100,13 @@ def find_tables(ctx: PageContext) -> None:
         found2 = _tables_found(grid2)
         if len(found2) > len(ctx.found):
             ctx.page, ctx.grid, ctx.found = page2, grid2, found2
+    if not all(c in ctx.found for c in MAIN):
+        # Not the db-ko sheet's three columns: maybe Konami's form (one frame, count left).
+        fitted = fit_form(ctx.page.gray, KDE)
+        if fitted is not None:
+            ctx.grid, ctx.fit = fitted
+            ctx.layout = KDE
+            ctx.found = _tables_found(ctx.grid)
     if not ctx.found:
         raise UnreadableInput(f"{ctx.label}: not a deck sheet (no deck table grid found)")
     ctx.sheet.notes.extend(ctx.page.notes + ctx.grid.notes)
@@ -114,7 +126,7 @@ def read_rows(ctx: PageContext) -> None:
     for column in ctx.found:
         table = ctx.grid.by_kind(column)
         tctx = TableContext(grid=ctx.grid, page=ctx.page, table=table, column=column, tess=tess,
-                            vocab=vocab, chroma=chroma)
+                            vocab=vocab, chroma=chroma, hand_filled=ctx.layout is KDE)
         col_rows = [r for r in (read_row(tctx, cells) for cells in table.rows) if r is not None]
         mark_merged_rows(col_rows, table)
         mark_handwritten_after_strike(col_rows)
@@ -124,9 +136,12 @@ def read_rows(ctx: PageContext) -> None:
 def check_rows(ctx: PageContext) -> None:
     """Page-level checks: pen counts, the printed totals, the header."""
     mark_pen_counts(ctx.rows, ctx.sheet)
-    read_totals(ctx.grid, ctx.tess, ctx.sheet)
+    read_totals(ctx.grid, ctx.tess, ctx.sheet, main_box=ctx.layout is DB_KO)
+    if ctx.fit is not None:
+        read_form_main_total(ctx.grid, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
     cross_check_totals(ctx.rows, ctx.sheet)
-    read_header(ctx.grid, ctx.tess, ctx.sheet)
+    if ctx.layout is DB_KO:
+        read_header(ctx.grid, ctx.tess, ctx.sheet)
 
 
 def report(ctx: PageContext) -> None:
