@@ -26,8 +26,9 @@ from scanner.ocr.layouts import DB_KO, KDE, Layout
 from scanner.ocr.header import read_header
 from scanner.ocr.lines import SECTION_OF, struck_review, to_read_line
 from scanner.ocr.names import Vocabulary
+from scanner.ocr.orient import TURN_NAMES, TURNS, downscale, turned
 from scanner.ocr.page import PageImage, image_to_page, load_image
-from scanner.ocr.rasterize import pdf_page_image
+from scanner.ocr.rasterize import MAX_PAGES, pdf_page_count, pdf_page_image
 from scanner.ocr.rows import RowRead, TableContext, read_row
 from scanner.ocr.totals import cross_check_totals, read_form_main_total, read_totals
 
@@ -67,9 +68,23 @@ def read_photo(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetR
 
 
 def read_pdf_pages(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead:
-    """An image-only PDF (a scan): the embedded page image, or a 200 dpi rendering."""
+    """An image-only PDF (a scan): the first page that is a deck sheet (a blank or cover page
+    may come first), from its embedded image or a 200 dpi rendering."""
     path = Path(path)
-    return read_image(pdf_page_image(path), db, options, is_scan=True, label=path.stem)
+    pages = min(pdf_page_count(path), MAX_PAGES)
+    refusals = []
+    for index in range(pages):
+        try:
+            sheet = read_image(pdf_page_image(path, index), db, options, is_scan=True, label=path.stem)
+        except UnreadableInput as exc:
+            if index == pages - 1 and not refusals:
+                raise
+            refusals.append(f"page {index + 1}: {exc}")
+            continue
+        if index:
+            sheet.notes.insert(0, f"page {index + 1} read; " + "; ".join(refusals))
+        return sheet
+    raise UnreadableInput(f"{path.name}: not a deck sheet on any of its first {pages} pages")
 
 
 def read_image(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, is_scan: bool,
@@ -86,29 +101,73 @@ def _tables_found(grid: Grid) -> list[str]:
     return [c for c in COLUMNS if grid.by_kind(c) and grid.by_kind(c).rows]
 
 
-def find_tables(ctx: PageContext) -> None:
-    """Page and grid stages. A page with at least one deck table is a deck sheet and is read;
-    a table the grid did not find becomes a review item (its lines are unread, not absent).
-    Only a page with no deck table at all is refused."""
-    ctx.page = image_to_page(ctx.image, is_scan=ctx.is_scan)
-    ctx.grid = page_to_grid(ctx.page.gray)
-    ctx.found = _tables_found(ctx.grid)
-    if not all(c in ctx.found for c in MAIN) and not ctx.is_scan:
+@dataclass
+class Located:
+    """One way of seeing the page: its image, the grid, and which layout fits."""
+
+    page: PageImage
+    grid: Grid
+    found: list[str]
+    layout: Layout = DB_KO
+    fit: Fit | None = None
+
+    @property
+    def upright(self) -> bool:
+        """A whole layout found the right way up: the db-ko sheet's three main columns taller
+        than the extra | side tables under them (upside down, the short tables come first), or
+        the form fitted with its grey title rows above row 1."""
+        if self.fit is not None:
+            return True
+        if not all(c in self.found for c in MAIN):
+            return False
+        lower = [len(self.grid.by_kind(c).rows) for c in ("extra", "side") if c in self.found]
+        return not lower or min(len(self.grid.by_kind(c).rows) for c in MAIN) >= max(lower)
+
+
+def locate(img: np.ndarray, is_scan: bool) -> Located:
+    """Page and grid stages on one image: the db-ko grid, else Konami's form."""
+    page = image_to_page(img, is_scan=is_scan)
+    grid = page_to_grid(page.gray)
+    got = Located(page, grid, _tables_found(grid))
+    if not all(c in got.found for c in MAIN) and not is_scan:
         # maybe the "photo" is a flat scan with a white border
-        page2 = image_to_page(ctx.image, is_scan=True)
+        page2 = image_to_page(img, is_scan=True)
         grid2 = page_to_grid(page2.gray)
         found2 = _tables_found(grid2)
-        if len(found2) > len(ctx.found):
-            ctx.page, ctx.grid, ctx.found = page2, grid2, found2
-    if not all(c in ctx.found for c in MAIN):
+        if len(found2) > len(got.found):
+            got = Located(page2, grid2, found2)
+    if not all(c in got.found for c in MAIN):
         # Not the db-ko sheet's three columns: maybe Konami's form (one frame, count left).
-        fitted = fit_form(ctx.page.gray, KDE)
+        fitted = fit_form(got.page.gray, KDE)
         if fitted is not None:
-            ctx.grid, ctx.fit = fitted
-            ctx.layout = KDE
-            ctx.found = _tables_found(ctx.grid)
+            got = Located(got.page, fitted[0], _tables_found(fitted[0]), KDE, fitted[1])
+    return got
+
+
+def find_tables(ctx: PageContext) -> None:
+    """Page and grid stages, the page turned until a layout stands upright. A page with at
+    least one deck table is a deck sheet and is read; a table the grid did not find becomes a
+    review item (its lines are unread, not absent). Only a page with no deck table at all, in
+    any turn, is refused."""
+    image, note = downscale(ctx.image)
+    best: Located | None = None
+    best_turn = None
+    for turn in TURNS:
+        got = locate(turned(image, turn), ctx.is_scan)
+        if best is None or (got.upright, len(got.found)) > (best.upright, len(best.found)):
+            best, best_turn = got, turn
+        if got.upright:
+            break
+    assert best is not None
+    ctx.page, ctx.grid, ctx.found, ctx.layout, ctx.fit = best.page, best.grid, best.found, best.layout, best.fit
     if not ctx.found:
         raise UnreadableInput(f"{ctx.label}: not a deck sheet (no deck table grid found)")
+    if note:
+        ctx.sheet.notes.append(note)
+    if best_turn is not None:
+        ctx.sheet.notes.append(f"page turned {TURN_NAMES[best_turn]}")
+    if ctx.layout is not DB_KO:
+        ctx.sheet.notes.append(f"layout: {ctx.layout.name}")
     ctx.sheet.notes.extend(ctx.page.notes + ctx.grid.notes)
     for column in COLUMNS:  # a printed table the grid missed: its lines are unread, not absent
         if column not in ctx.found:
