@@ -2,7 +2,7 @@
 
 EXIF orientation is applied when the file is decoded (OpenCV's imdecode honours the tag); a
 page photographed or scanned on its side or upside down carries no tag, so the pipeline tries
-the quarter turns in `TURNS` until a layout is found upright.
+the turns in `TURNS` until a layout is found upright.
 """
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ is warped to 1800 × 2546 px anyway, and every step before the warp costs by the
 DOWNSCALE_TO = 3200
 """Long side after downscaling: a page filling 80 % of the frame keeps ≥ the warp's resolution."""
 
-TURNS: tuple[int | None, ...] = (None, cv2.ROTATE_180, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_90_COUNTERCLOCKWISE)
-"""As the image comes first; upside down (a sheet fed the wrong way) before a side turn."""
+TURNS: tuple[int | None, ...] = (None, cv2.ROTATE_180)
+"""As the image comes, then upside down. A page on its side needs no turn of its own: the page
+stage stands a landscape page upright (one way), and the other way is then upside down."""
 TURN_NAMES = {None: "", cv2.ROTATE_180: "180°", cv2.ROTATE_90_CLOCKWISE: "90° clockwise",
               cv2.ROTATE_90_COUNTERCLOCKWISE: "90° anticlockwise"}
 

@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 
 COLUMNS = ("monster", "spell", "trap", "extra", "side")
 MAIN = ("monster", "spell", "trap")
+MIN_DECK_ROWS = 12
+"""A lone table is taken for a deck table only with at least this many rows (db-ko prints 20
+per main column and 15 for extra and side; noise or a form's small block gives fewer)."""
 
 
 @dataclass
@@ -160,7 +163,8 @@ def find_tables(ctx: PageContext) -> None:
             break
     assert best is not None
     ctx.page, ctx.grid, ctx.found, ctx.layout, ctx.fit = best.page, best.grid, best.found, best.layout, best.fit
-    if not ctx.found:
+    if not best.upright and not any(len(ctx.grid.by_kind(c).rows) >= MIN_DECK_ROWS for c in ctx.found):
+        # Noise and other documents can show a small ruled block; a deck table is long.
         raise UnreadableInput(f"{ctx.label}: not a deck sheet (no deck table grid found)")
     if note:
         ctx.sheet.notes.append(note)
