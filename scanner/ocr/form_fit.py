@@ -23,6 +23,8 @@ MIN_Y_MATCH = 0.8
 SCALE_RANGE = (0.55, 1.15)
 """Layout units → page pixels, relative to the page width / the layout width (printed at 100 %
 on A4, the KDE form is a little wider than the paper's printable width)."""
+CELL_MARGIN = 3
+"""Pixels each cell keeps clear of its column rules (beyond the readers' own inset)."""
 SNAP = 0.3
 """A rule snaps to a page rule within this share of the row pitch."""
 
@@ -186,6 +188,9 @@ def _table(spec: TableSpec, fit: Fit, vpk: np.ndarray, horiz: np.ndarray) -> Tab
     t.total = Box(count_l, ys[-2], count_r, ys[-1])
     for i in range(1, spec.rows + 1):
         y0, y1 = ys[i], ys[i + 1]
-        t.rows.append(RowCells(row=i, box=Box(left, y0, right, y1), name=Box(name_l, y0, name_r, y1),
-                               count=Box(count_l, y0, count_r, y1)))
+        # The form's rules are thicker than db-ko's: their grey halo stays beside a painted
+        # rule, and in a narrow count cell it reads as a second glyph. Cells keep clear of it.
+        m = CELL_MARGIN
+        t.rows.append(RowCells(row=i, box=Box(left, y0, right, y1), name=Box(name_l + m, y0, name_r - m, y1),
+                               count=Box(count_l + m, y0, count_r - m, y1)))
     return t
