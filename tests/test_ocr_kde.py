@@ -36,9 +36,13 @@ def test_kde_form_on_paper_is_read(fixtures_dir, real_db, name):
     from scanner.read import ReadOptions, load_decklist
     src = fixtures_dir / "sheets" / name
     out = load_decklist(src, real_db, ReadOptions()).to_json()
-    s = score_scan(out, _truth(src))
+    truth = _truth(src)
+    s = score_scan(out, truth)
     assert s["silent"] == 0, s["errors"]
     assert s["correct"] >= 0.85 * s["lines"], s
+    # the header: a name or ID is reported only when read whole (never a wrong one)
+    for key in ("name", "konami_id"):
+        assert out["player"][key] in (None, truth["player"][key]), (key, out["player"])
 
 
 @pytest.mark.parametrize("name", ["kde-scan-01.pdf", "kde-photo-03.jpg"])

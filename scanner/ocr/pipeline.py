@@ -23,7 +23,7 @@ from scanner.ocr.engine import Tesseract
 from scanner.ocr.form_fit import Fit, fit_form
 from scanner.ocr.grid import Grid, page_to_grid
 from scanner.ocr.layouts import DB_KO, KDE, Layout
-from scanner.ocr.header import read_header
+from scanner.ocr.header import read_form_header, read_header
 from scanner.ocr.lines import SECTION_OF, struck_review, to_read_line
 from scanner.ocr.names import Vocabulary
 from scanner.ocr.orient import TURN_NAMES, TURNS, downscale, turned
@@ -205,6 +205,8 @@ def check_rows(ctx: PageContext) -> None:
     cross_check_totals(ctx.rows, ctx.sheet)
     if ctx.layout is DB_KO:
         read_header(ctx.grid, ctx.tess, ctx.sheet)
+    elif ctx.fit is not None:
+        read_form_header(ctx.page.gray, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
 
 
 def report(ctx: PageContext) -> None:
