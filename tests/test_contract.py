@@ -454,8 +454,9 @@ def _check_fixture_sheet(path: Path, real_db, db_args: list[str]) -> None:
 
 
 def test_fixture_text_sheets_in_one_call(real_db, real_db_path, real_lflist_path, fixtures_dir):
-    paths = sorted((fixtures_dir / "sheets").glob("db-ko-*.pdf")) + sorted(
-        (fixtures_dir / "sheets").glob("kde-*.pdf"))
+    # the text kinds; the KDE forms scanned to images (kde-scan) are in test_ocr_kde.py
+    paths = [p for kind in ("db-ko", "kde-flat", "kde-form")
+             for p in sorted((fixtures_dir / "sheets").glob(f"{kind}-*.pdf"))]
     arr = run_json("scan", *paths, "--json", "--card-db", real_db_path, code=0)
     assert len(arr) == len(paths)
     for path, obj in zip(paths, arr):

@@ -107,3 +107,4 @@ def mark_pen_counts(rows: list["RowRead"], sheet: SheetRead) -> None:
             if "handwritten" not in r.flags:
                 r.flags.append("handwritten")
             r.count_detail += f"; count glyph {r.count_height / ref:.1f}× the printed height"
+

@@ -364,9 +364,13 @@ def build_rows(table: Table) -> None:
     table.number_column = no_x != left
     table.title = Box(left, ys[0], count_x, ys[1])
     table.total = Box(count_x, ys[-2], right, ys[-1])
+    # Rows are numbered as printed, by their distance from row 1 in row pitches: a row box
+    # that swallowed two lines (a lost rule) must not renumber every row under it.
+    pitch = float(np.median(np.diff(ys[1:-1]))) if len(ys) > 3 else 0.0
     for i in range(1, len(ys) - 2):
         y0, y1 = ys[i], ys[i + 1]
-        table.rows.append(RowCells(row=i, box=Box(left, y0, right, y1),
+        number = 1 + int(round((y0 - ys[1]) / pitch)) if pitch > 0 else i
+        table.rows.append(RowCells(row=number, box=Box(left, y0, right, y1),
                                    name=Box(no_x, y0, count_x, y1), count=Box(count_x, y0, right, y1)))
 
 

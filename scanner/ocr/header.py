@@ -9,7 +9,9 @@ import numpy as np
 
 from scanner.model import SheetRead
 from scanner.ocr.engine import Tesseract
+from scanner.ocr.form_fit import Fit
 from scanner.ocr.grid import Box, Grid, Table
+from scanner.ocr.layouts import Layout
 from scanner.ocr.ink import trim_to_ink
 from scanner.ocr.thresholds import INK_RULE
 
@@ -92,3 +94,59 @@ def label_divider(t: Table) -> int:
     """x of the rule between the labels (이름 / 코나미 카드 게임 ID) and the values."""
     inner = [x for x in t.xs if t.box.x0 + 20 < x < t.box.x1 - 20]
     return inner[0] if inner else t.box.x0 + t.box.w // 3
+
+
+HANGUL_PART = re.compile(r"^[가-힣]{1,4}$")
+
+
+def _box(fit: Fit, rect: tuple[float, float, float, float]) -> Box:
+    x0, y0, x1, y1 = rect
+    return Box(int(fit.x(x0)), int(fit.y(y0)), int(fit.x(x1)), int(fit.y(y1)))
+
+
+def without_lines(cell: np.ndarray) -> np.ndarray:
+    """The cell with its frame and box rules painted white (long thin runs of ink)."""
+    out = cell.copy()
+    ink = (out < INK_RULE).astype(np.uint8)
+    lines = (cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(8, int(out.shape[1] * 0.5))), np.uint8))
+             | cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(8, int(out.shape[0] * 0.7)), 1), np.uint8)))
+    out[cv2.dilate(lines, np.ones((3, 3), np.uint8)) > 0] = 255
+    return out
+
+
+def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract, sheet: SheetRead) -> None:
+    """A fixed-layout form's player name (surname + given name, two boxes) and Konami ID
+    (10 digits in boxes): each kept only when read whole and confidently."""
+    boxes = layout.boxes
+    if "konami_id" in boxes:
+        # Ten evenly spaced boxes: one digit each, read alone (a whole-strip read stumbles on
+        # the box rules' remnants); every digit must be sure.
+        x0, y0, x1, y1 = boxes["konami_id"]
+        step = (x1 - x0) / 10
+        digits = []
+        for i in range(10):
+            cell = _box(fit, (x0 + i * step, y0, x0 + (i + 1) * step, y1)).crop(gray, inset=2).copy()
+            d = read_id_digit(cell, tess) if cell.size else None
+            if d is None:
+                break
+            digits.append(d)
+        if len(digits) == 10:
+            sheet.konami_id = "".join(digits)
+    parts = []
+    for key in ("surname", "given_name"):
+        if key not in boxes:
+            return
+        img = trim_to_ink(without_lines(_box(fit, boxes[key]).crop(gray, inset=2)))
+        if img is None:
+            return
+        # Two scales must agree: one Hangul syllable misread at high confidence (성예 → 성메)
+        # is a wrong player name, worse than none.
+        reads = [tess.read(cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC), lang="kor", psm=7)
+                 for f in (1.5, 2.0)]
+        texts = {r.text.replace(" ", "") for r in reads}
+        part = texts.pop() if len(texts) == 1 else ""
+        if not HANGUL_PART.match(part) or min(r.confidence for r in reads) <= NAME_CONFIDENCE:
+            return
+        parts.append(part)
+    if HANGUL_NAME.match("".join(parts)):
+        sheet.player_name = "".join(parts)

@@ -20,14 +20,17 @@ from scanner.model import ReviewFlag, SheetRead
 from scanner.ocr.corrections import (ink_chroma, mark_handwritten_after_strike, mark_merged_rows,
                                      mark_pen_counts)
 from scanner.ocr.engine import Tesseract
+from scanner.ocr.form_fit import Fit, fit_form
 from scanner.ocr.grid import Grid, page_to_grid
-from scanner.ocr.header import read_header
+from scanner.ocr.layouts import DB_KO, KDE, Layout
+from scanner.ocr.header import read_form_header, read_header
 from scanner.ocr.lines import SECTION_OF, struck_review, to_read_line
 from scanner.ocr.names import Vocabulary
+from scanner.ocr.orient import TURN_NAMES, TURNS, downscale, turned
 from scanner.ocr.page import PageImage, image_to_page, load_image
-from scanner.ocr.rasterize import pdf_page_image
+from scanner.ocr.rasterize import MAX_PAGES, pdf_page_count, pdf_page_image
 from scanner.ocr.rows import RowRead, TableContext, read_row
-from scanner.ocr.totals import cross_check_totals, read_totals
+from scanner.ocr.totals import cross_check_totals, read_form_main_total, read_totals
 
 if TYPE_CHECKING:
     from card_db.cdb import CardDatabase
@@ -35,6 +38,9 @@ if TYPE_CHECKING:
 
 COLUMNS = ("monster", "spell", "trap", "extra", "side")
 MAIN = ("monster", "spell", "trap")
+MIN_DECK_ROWS = 12
+"""A lone table is taken for a deck table only with at least this many rows (db-ko prints 20
+per main column and 15 for extra and side; noise or a form's small block gives fewer)."""
 
 
 @dataclass
@@ -48,6 +54,9 @@ class PageContext:
     label: str
     page: PageImage | None = None
     grid: Grid | None = None
+    layout: Layout = DB_KO
+    fit: Fit | None = None
+    """Where a fixed-layout form sits on the page (None for db-ko, whose tables are found by rules)."""
     found: list[str] = field(default_factory=list)
     """The deck tables the grid found with rows, in `COLUMNS` order."""
     tess: Tesseract | None = None
@@ -62,9 +71,23 @@ def read_photo(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetR
 
 
 def read_pdf_pages(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead:
-    """An image-only PDF (a scan): the embedded page image, or a 200 dpi rendering."""
+    """An image-only PDF (a scan): the first page that is a deck sheet (a blank or cover page
+    may come first), from its embedded image or a 200 dpi rendering."""
     path = Path(path)
-    return read_image(pdf_page_image(path), db, options, is_scan=True, label=path.stem)
+    pages = min(pdf_page_count(path), MAX_PAGES)
+    refusals = []
+    for index in range(pages):
+        try:
+            sheet = read_image(pdf_page_image(path, index), db, options, is_scan=True, label=path.stem)
+        except UnreadableInput as exc:
+            if index == pages - 1 and not refusals:
+                raise
+            refusals.append(f"page {index + 1}: {exc}")
+            continue
+        if index:
+            sheet.notes.insert(0, f"page {index + 1} read; " + "; ".join(refusals))
+        return sheet
+    raise UnreadableInput(f"{path.name}: not a deck sheet on any of its first {pages} pages")
 
 
 def read_image(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, is_scan: bool,
@@ -81,22 +104,74 @@ def _tables_found(grid: Grid) -> list[str]:
     return [c for c in COLUMNS if grid.by_kind(c) and grid.by_kind(c).rows]
 
 
-def find_tables(ctx: PageContext) -> None:
-    """Page and grid stages. A page with at least one deck table is a deck sheet and is read;
-    a table the grid did not find becomes a review item (its lines are unread, not absent).
-    Only a page with no deck table at all is refused."""
-    ctx.page = image_to_page(ctx.image, is_scan=ctx.is_scan)
-    ctx.grid = page_to_grid(ctx.page.gray)
-    ctx.found = _tables_found(ctx.grid)
-    if not all(c in ctx.found for c in MAIN) and not ctx.is_scan:
+@dataclass
+class Located:
+    """One way of seeing the page: its image, the grid, and which layout fits."""
+
+    page: PageImage
+    grid: Grid
+    found: list[str]
+    layout: Layout = DB_KO
+    fit: Fit | None = None
+
+    @property
+    def upright(self) -> bool:
+        """A whole layout found the right way up: the db-ko sheet's three main columns taller
+        than the extra | side tables under them (upside down, the short tables come first), or
+        the form fitted with its grey title rows above row 1."""
+        if self.fit is not None:
+            return True
+        if not all(c in self.found for c in MAIN):
+            return False
+        lower = [len(self.grid.by_kind(c).rows) for c in ("extra", "side") if c in self.found]
+        return not lower or min(len(self.grid.by_kind(c).rows) for c in MAIN) >= max(lower)
+
+
+def locate(img: np.ndarray, is_scan: bool) -> Located:
+    """Page and grid stages on one image: the db-ko grid, else Konami's form."""
+    page = image_to_page(img, is_scan=is_scan)
+    grid = page_to_grid(page.gray)
+    got = Located(page, grid, _tables_found(grid))
+    if not all(c in got.found for c in MAIN) and not is_scan:
         # maybe the "photo" is a flat scan with a white border
-        page2 = image_to_page(ctx.image, is_scan=True)
+        page2 = image_to_page(img, is_scan=True)
         grid2 = page_to_grid(page2.gray)
         found2 = _tables_found(grid2)
-        if len(found2) > len(ctx.found):
-            ctx.page, ctx.grid, ctx.found = page2, grid2, found2
-    if not ctx.found:
+        if len(found2) > len(got.found):
+            got = Located(page2, grid2, found2)
+    if not all(c in got.found for c in MAIN):
+        # Not the db-ko sheet's three columns: maybe Konami's form (one frame, count left).
+        fitted = fit_form(got.page.gray, KDE)
+        if fitted is not None:
+            got = Located(got.page, fitted[0], _tables_found(fitted[0]), KDE, fitted[1])
+    return got
+
+
+def find_tables(ctx: PageContext) -> None:
+    """Page and grid stages, the page turned until a layout stands upright. A page with at
+    least one deck table is a deck sheet and is read; a table the grid did not find becomes a
+    review item (its lines are unread, not absent). Only a page with no deck table at all, in
+    any turn, is refused."""
+    image, note = downscale(ctx.image)
+    best: Located | None = None
+    best_turn = None
+    for turn in TURNS:
+        got = locate(turned(image, turn), ctx.is_scan)
+        if best is None or (got.upright, len(got.found)) > (best.upright, len(best.found)):
+            best, best_turn = got, turn
+        if got.upright:
+            break
+    assert best is not None
+    ctx.page, ctx.grid, ctx.found, ctx.layout, ctx.fit = best.page, best.grid, best.found, best.layout, best.fit
+    if not best.upright and not any(len(ctx.grid.by_kind(c).rows) >= MIN_DECK_ROWS for c in ctx.found):
+        # Noise and other documents can show a small ruled block; a deck table is long.
         raise UnreadableInput(f"{ctx.label}: not a deck sheet (no deck table grid found)")
+    if note:
+        ctx.sheet.notes.append(note)
+    if best_turn is not None:
+        ctx.sheet.notes.append(f"page turned {TURN_NAMES[best_turn]}")
+    if ctx.layout is not DB_KO:
+        ctx.sheet.notes.append(f"layout: {ctx.layout.name}")
     ctx.sheet.notes.extend(ctx.page.notes + ctx.grid.notes)
     for column in COLUMNS:  # a printed table the grid missed: its lines are unread, not absent
         if column not in ctx.found:
@@ -114,7 +189,7 @@ def read_rows(ctx: PageContext) -> None:
     for column in ctx.found:
         table = ctx.grid.by_kind(column)
         tctx = TableContext(grid=ctx.grid, page=ctx.page, table=table, column=column, tess=tess,
-                            vocab=vocab, chroma=chroma)
+                            vocab=vocab, chroma=chroma, hand_filled=ctx.layout is KDE)
         col_rows = [r for r in (read_row(tctx, cells) for cells in table.rows) if r is not None]
         mark_merged_rows(col_rows, table)
         mark_handwritten_after_strike(col_rows)
@@ -124,9 +199,14 @@ def read_rows(ctx: PageContext) -> None:
 def check_rows(ctx: PageContext) -> None:
     """Page-level checks: pen counts, the printed totals, the header."""
     mark_pen_counts(ctx.rows, ctx.sheet)
-    read_totals(ctx.grid, ctx.tess, ctx.sheet)
+    read_totals(ctx.grid, ctx.tess, ctx.sheet, main_box=ctx.layout is DB_KO)
+    if ctx.fit is not None:
+        read_form_main_total(ctx.grid, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
     cross_check_totals(ctx.rows, ctx.sheet)
-    read_header(ctx.grid, ctx.tess, ctx.sheet)
+    if ctx.layout is DB_KO:
+        read_header(ctx.grid, ctx.tess, ctx.sheet)
+    elif ctx.fit is not None:
+        read_form_header(ctx.page.gray, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
 
 
 def report(ctx: PageContext) -> None:

@@ -16,12 +16,26 @@ RENDER_DPI = 200
 """A scan saved as PDF whose page is not one embedded image is rendered at this resolution."""
 
 
-def pdf_page_image(path: Path) -> np.ndarray:
-    """The first page as BGR: its one embedded image as scanned, else a rendering."""
+MAX_PAGES = 4
+"""Pages of a scanned PDF looked at for the sheet (a blank or cover page may come first)."""
+
+
+def pdf_page_count(path: Path) -> int:
+    """Pages in the PDF (1 when the count cannot be read: the first page is still tried)."""
+    try:
+        from pypdf import PdfReader
+        return max(1, len(PdfReader(str(path)).pages))
+    except Exception as exc:  # noqa: BLE001 - rendering the first page gives the real error
+        log.debug("page count unreadable: %s", exc)
+        return 1
+
+
+def pdf_page_image(path: Path, index: int = 0) -> np.ndarray:
+    """Page `index` as BGR: its one embedded image as scanned, else a rendering."""
     try:
         from pypdf import PdfReader
         reader = PdfReader(str(path))
-        page = reader.pages[0]
+        page = reader.pages[index]
         images = list(page.images)
         if len(images) == 1:
             return decode_image(images[0].data, path.name)
@@ -29,7 +43,7 @@ def pdf_page_image(path: Path) -> np.ndarray:
         pass
     except Exception as exc:  # noqa: BLE001 - fall back to rendering the page
         log.debug("embedded image not usable: %s", exc)
-    return render_page(path, 0)
+    return render_page(path, index)
 
 
 def render_page(path: Path, index: int, dpi: int = RENDER_DPI) -> np.ndarray:

@@ -18,9 +18,13 @@ from scanner.ocr.marks import row_marks
 from scanner.ocr.names import NameMatch, Vocabulary, read_name
 from scanner.ocr.page import PageImage
 from scanner.ocr.thresholds import COUNT_ACCEPT, EMPTY_INK
+from scanner.ocr.verify import cell_name_ink
 
 UPSCALE_TO = 48
 """Name cells are scaled so the row is about this many pixels high for Tesseract."""
+TYPED_LIKENESS = 0.6
+"""Likeness of a name's rendering and its cell above which the name is typed, not written
+(the fixture pages fit their font at 0.74–0.95, as `verify.TRUSTED_FIT`)."""
 ROW_BAND_PAD = 0.5
 """Count cells are read from a band this many row heights taller above and below."""
 
@@ -61,6 +65,9 @@ class TableContext:
     vocab: Vocabulary
     chroma: tuple[float, float]
     """Lab (a, b) of the page's printed ink (`corrections.ink_chroma`)."""
+    hand_filled: bool = False
+    """The layout is a form players may fill by hand: a name stands only when its rendering
+    in a known font fits the cell (typed), else it is flagged 'handwritten'."""
 
 
 def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
@@ -88,6 +95,10 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
         return None  # an empty row that only carries its printed number
     text, conf, match = name_read.text, name_read.confidence, name_read.match
     flags.extend(name_read.flags)
+    if ctx.hand_filled and not name_read.flags and not looks_typed(name_img, match, ctx.vocab):
+        handwritten_name = True
+    else:
+        handwritten_name = False
     # Count: read from a band taller than the row, so a pen digit poking out stays whole.
     count_band = row_band(grid.clean, cells.count, cells.box)
     beside_box = Box(max(cells.name.x0, cells.name.x1 - max(8, cells.name.w // 5)), cells.name.y0,
@@ -104,8 +115,9 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
         flags.append("count-corrected")
     if struck:
         flags.append("struck-through")
-    if handwritten:
+    if handwritten or handwritten_name:
         flags.append("handwritten")
+        handwritten = True
     return RowRead(column=ctx.column, row=cells.row, text=text, text_conf=conf, match=match, count=count,
                    count_conf=count_conf, count_detail=detail, struck_row=struck,
                    count_struck=count_struck, handwritten=handwritten, flags=flags,
@@ -127,6 +139,19 @@ def row_band(clean: np.ndarray, cell: Box, row: Box, inset: int = 3) -> RowBand:
     y0, y1 = max(0, row.y0 - pad), min(clean.shape[0], row.y1 + pad)
     band = clean[y0:y1, cell.x0 + inset:cell.x1 - inset]
     return RowBand(isolate_row(band, row.y0 + inset - y0, row.y1 - inset - y0), row.h - 2 * inset)
+
+
+def looks_typed(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> bool:
+    """The matched name, drawn in the page's font (or the best known font), fits the cell's ink:
+    typed text. Handwriting never fits a font this well, and neither does a font decksheet does
+    not have (that line is flagged too, never decided by a mismatching font)."""
+    if match.card_id is None or not vocab.renderer.usable:
+        return False
+    ink = cell_name_ink(name_img)
+    if ink is None:
+        return False
+    lk = vocab.renderer.likeness(ink, match.name)
+    return lk is not None and lk.score >= TYPED_LIKENESS
 
 
 def read_count(count: RowBand, beside: RowBand) -> tuple[int | None, float, str, bool, float]:

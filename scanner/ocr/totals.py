@@ -9,7 +9,9 @@ import numpy as np
 
 from scanner.model import SheetRead
 from scanner.ocr.engine import Tesseract
+from scanner.ocr.form_fit import Fit
 from scanner.ocr.grid import Box, Grid
+from scanner.ocr.layouts import Layout
 from scanner.ocr.ink import trim_to_ink
 from scanner.ocr.rows import RowRead
 from scanner.ocr.thresholds import INK_RULE, SURE_COUNT
@@ -36,8 +38,9 @@ def read_digits(tess: Tesseract, img: np.ndarray) -> int | None:
     return int(t) if re.fullmatch(r"[0-9]{1,3}", t) and got.confidence > DIGITS_CONFIDENCE else None
 
 
-def read_totals(grid: Grid, tess: Tesseract, sheet: SheetRead) -> None:
-    """Printed 합계 cells: per column, extra, side, and the 메인 덱 합계 box."""
+def read_totals(grid: Grid, tess: Tesseract, sheet: SheetRead, main_box: bool = True) -> None:
+    """Printed 합계 cells: per column, extra, side, and (`main_box`) the db-ko sheet's
+    메인 덱 합계 box under the trap column."""
     for column in DECK_COLUMNS:
         t = grid.by_kind(column)
         if t is None or t.total is None:
@@ -48,13 +51,22 @@ def read_totals(grid: Grid, tess: Tesseract, sheet: SheetRead) -> None:
         else:
             sheet.printed_totals[column] = value
     trap, lower = grid.by_kind("trap"), [grid.by_kind("extra"), grid.by_kind("side")]
-    if trap is None:
+    if trap is None or not main_box:
         return
     lower_top = min((t.box.y0 for t in lower if t is not None), default=grid.clean.shape[0])
     box = main_total_box(grid.clean, Box(trap.box.x0 + trap.box.w // 3, trap.box.y1 + 4,
                                          trap.box.x1 + 10, lower_top - 4))
     if box is not None:
         sheet.printed_totals["main"] = read_digits(tess, box.crop(grid.clean, inset=5))
+
+
+def read_form_main_total(grid: Grid, fit: Fit, layout: Layout, tess: Tesseract, sheet: SheetRead) -> None:
+    """The main deck total of a fixed-layout form, from its box in the layout."""
+    if "main_total" not in layout.boxes:
+        return
+    x0, y0, x1, y1 = layout.boxes["main_total"]  # under the box's printed label
+    box = Box(int(fit.x(x0)), int(fit.y(y0)), int(fit.x(x1)), int(fit.y(y1)))
+    sheet.printed_totals["main"] = read_digits(tess, box.crop(grid.clean, inset=4))
 
 
 def main_total_box(page: np.ndarray, region: Box) -> Box | None:
