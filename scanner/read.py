@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterator
 
 from card_db.cdb import CardDatabase
-from scanner.errors import UnreadableInput
+from scanner.errors import DecksheetError, UnreadableInput
 from scanner.model import Decklist, ReviewFlag, SheetRead
 from scanner.inputs import limits
 from scanner.inputs.options import ReadOptions
@@ -146,3 +146,45 @@ def load_decklist(source: str | Path, db: CardDatabase, options: ReadOptions | N
     deck.source_path = str(source)
     deck.sha256 = digest
     return deck
+
+
+# --- many inputs at once: every core ------------------------------------------------------
+
+_worker_db: CardDatabase | None = None
+
+
+def _init_batch_worker(spec) -> None:
+    global _worker_db  # one database per worker process, loaded once (not per input)
+    from card_db.cdb import load_card_db
+
+    _worker_db = load_card_db(spec)
+
+
+def _load_in_worker(source: str, options: ReadOptions) -> Decklist | DecksheetError:
+    try:
+        return load_decklist(source, _worker_db, options)
+    except DecksheetError as exc:  # the caller reports it beside the input, in order
+        return exc
+
+
+def load_decklists(sources: list[str], db: CardDatabase, options: ReadOptions | None = None,
+                   workers: int = 1) -> Iterator[tuple[str, Decklist | DecksheetError]]:
+    """`load_decklist` for many inputs, in their order, on `workers` processes (OCR takes a
+    second or two a page, so a batch of photos wants every core). An input that cannot be
+    read yields its error instead of stopping the others. Standard input is read here, in
+    this process, since only it holds the pipe."""
+    options = options or ReadOptions()
+    if workers <= 1 or len(sources) <= 1 or any(limits.is_stdin(s) for s in sources):
+        for src in sources:
+            try:
+                yield src, load_decklist(src, db, options)
+            except DecksheetError as exc:
+                yield src, exc
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=min(workers, len(sources)),
+                             initializer=_init_batch_worker, initargs=(db.spec,)) as pool:
+        futures = [pool.submit(_load_in_worker, src, options) for src in sources]
+        for src, fut in zip(sources, futures):
+            yield src, fut.result()

@@ -1,7 +1,9 @@
 """`decksheet scan` and `decksheet convert`."""
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from pathlib import Path
 
 import click
@@ -11,7 +13,7 @@ from scanner.cli.common import Settings, common_options, echo_json, main
 from scanner.errors import DecksheetError, ExitCode
 from scanner.inputs.formats import format_json, format_text, format_ydk, format_ydke
 from scanner.inputs.options import ReadOptions
-from scanner.read import load_decklist
+from scanner.read import load_decklist, load_decklists
 from scanner.report.scan_text import format_scan
 
 
@@ -52,6 +54,19 @@ class OutputNames:
         return name
 
 
+def _progress(total: int):
+    """A progress bar on stderr for a batch at a terminal; silent otherwise (stdout carries only
+    the results, and a log or a pipe wants no bar)."""
+    if total > 1 and sys.stderr.isatty():
+        return click.progressbar(length=total, label="읽는 중", file=sys.stderr)
+    return contextlib.nullcontext(_NoBar())
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the contract JSON.")
@@ -61,9 +76,11 @@ class OutputNames:
               help="Save images of flagged cells (photos and scans) into this folder.")
 @click.option("--debug", "debug_dir", type=click.Path(path_type=Path),
               help="Save pictures of the detected page, grid and cells into this folder.")
+@click.option("-j", "--jobs", type=click.IntRange(1, 64), default=os.cpu_count() or 1,
+              show_default="all cores", help="Read this many inputs at once.")
 @common_options
 def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir: Path | None,
-         debug_dir: Path | None, settings: Settings) -> int:
+         debug_dir: Path | None, jobs: int, settings: Settings) -> int:
     """Read deck sheets (PDF, photo, scan) or decklists and resolve every line to a card."""
     for option, folder in (("--out", out_dir), ("--crops", crops_dir), ("--debug", debug_dir)):
         if folder is not None:
@@ -73,26 +90,26 @@ def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir
     results: list[dict] = []
     failed = 0
     out_names = OutputNames()
-    for src in inputs:
-        try:
-            deck = load_decklist(src, db, options)
-        except DecksheetError as exc:
-            if len(inputs) == 1:
-                raise
-            # Several inputs: one bad file must not lose the others' results.
-            click.echo(f"decksheet: error: {src}: {exc}", err=True)
-            failed += 1
-            continue
-        data = deck.to_json()
-        results.append(data)
-        if out_dir:
-            target = out_dir / out_names.name_for(src)
-            try:
-                atomic_write(target, format_json(deck).encode("utf-8"))
-            except OSError as exc:
-                raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
-        if not as_json:
-            click.echo(format_scan(deck))
+    with _progress(len(inputs)) as bar:
+        for src, deck in load_decklists(list(inputs), db, options, workers=jobs):
+            bar.update(1)
+            if isinstance(deck, DecksheetError):
+                if len(inputs) == 1:
+                    raise deck
+                # Several inputs: one bad file must not lose the others' results.
+                click.echo(f"decksheet: error: {src}: {deck}", err=True)
+                failed += 1
+                continue
+            data = deck.to_json()
+            results.append(data)
+            if out_dir:
+                target = out_dir / out_names.name_for(src)
+                try:
+                    atomic_write(target, format_json(deck).encode("utf-8"))
+                except OSError as exc:
+                    raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
+            if not as_json:
+                click.echo(format_scan(deck))
     if as_json:
         echo_json(results[0] if len(inputs) == 1 else results)
     return ExitCode.REFUSED if failed else ExitCode.OK
