@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from card_db.cdb import CardDatabase
-from scanner.model import SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead
+from scanner.model import (SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead,
+                           position_label)
 
 
 @dataclass(frozen=True)
@@ -113,10 +114,12 @@ def resolve_sheet(sheet: SheetRead, db: CardDatabase) -> Decklist:
         entry = resolve_line(line, db, policy, is_sheet)
         deck.sections[section].append(entry)
         if entry.needs_review:
+            index = len(deck.sections[section])
             deck.review.append(ReviewFlag(
-                section=section, line=len(deck.sections[section]), card_id=entry.card_id,
+                section=section, line=index, card_id=entry.card_id,
                 reason=entry.reasons[0] if entry.reasons else "needs-review",
-                detail=_detail(entry, line)))
+                detail=_detail(entry, line),
+                position=position_label(section, index, entry.column, entry.row)))
     totals = deck.totals()
     for s in SECTIONS:
         printed = deck.printed_totals.get(s)
