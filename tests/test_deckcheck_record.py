@@ -446,3 +446,29 @@ def test_spreadsheet_cells_cannot_run(env, tmp_path):
     r = run("audit", "--out", tmp_path / "a", "--workers", "1")
     wb = load_workbook(tmp_path / "a" / "report.xlsx")
     assert not any("0000000005" in str(c.value) for ws in wb for row in ws.iter_rows() for c in row)
+
+
+def test_an_older_event_file_is_read_as_it_is_and_migrated_on_write(tmp_path):
+    from scanner.event.migrations import _split
+    path = tmp_path / "old.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
+                "applied_at TEXT NOT NULL)")
+    for st in _split(MIGRATIONS[0].sql):
+        con.execute(st)
+    con.execute("INSERT INTO migrations (name, applied_at) VALUES ('0001-initial', 'x')")
+    con.execute("INSERT INTO event (id, name, date, created_at) VALUES (1, '옛 대회', '2026-07-12', 'x')")
+    con.execute("INSERT INTO players (konami_id, name, created_at) VALUES ('12345', '옛 선수', 'x')")
+    con.execute("INSERT INTO infractions (konami_id, code, penalty, remedy, created_at) "
+                "VALUES ('12345', 'DECKLIST_MISMATCH', 'GAME_LOSS', 'r', 'x')")
+    con.commit()
+    con.close()
+    with EventStore.open(path, readonly=True) as s:  # nothing written, old columns tolerated
+        assert s.infractions()[0].status == "active" and s.amendments() == []
+    assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM migrations").fetchone()[0] == 1
+    with EventStore.open(path) as s:  # a write opening brings it up to date
+        assert [m.name for m in MIGRATIONS] == [r[0] for r in s.con.execute(
+            "SELECT name FROM migrations ORDER BY id")]
+        void_infraction(s, 1, reason="옛 기록 정정", judge="헤드저지")
+        assert s.infractions()[0].status == "voided"
+        assert player_status(s, None, "12345").konami_id == "12345"  # legacy IDs still found

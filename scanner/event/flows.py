@@ -422,6 +422,7 @@ def _deck_check(store: EventStore, observed: Decklist, kid: str, reg: Registrati
     warnings: list[str] = []
     not_recorded = None
     to_confirm = _to_confirm(registered, "registered") + _to_confirm(observed, "observed")
+    confirmed = False
     if registered.needs_review:
         not_recorded = (f"the registered list (version {reg.version}) still has "
                         f"{registered.needs_review} line(s) needing review: run 'decksheet review "
@@ -431,7 +432,7 @@ def _deck_check(store: EventStore, observed: Decklist, kid: str, reg: Registrati
             raise EventError("--confirm records in the judge's name: give --judge NAME "
                              "(or set DECKSHEET_JUDGE)")
         observed = confirmed_copy(observed)
-        to_confirm = []
+        to_confirm, confirmed = [], True
     elif observed.needs_review:
         not_recorded = (f"{observed.needs_review} line(s) of the observed deck need a judge: fix "
                         f"or confirm them, then run again with --confirm; nothing recorded")
@@ -452,7 +453,7 @@ def _deck_check(store: EventStore, observed: Decklist, kid: str, reg: Registrati
     issued_new = [_act_infraction(result, result.penalty)] if result.penalty else []
     check, issued = store.add_deck_check(
         kid, round_no, reg.id, result.mode, bool(result.match), sha, observed.to_json(),
-        compare_json, issued_new, judge, confirmed=confirm)
+        compare_json, issued_new, judge, confirmed=confirmed)
     out.recorded, out.check, out.issued = True, check, issued
     return out
 

@@ -90,6 +90,8 @@ def resolve_observed_line(line: ReadLine, vocab: Vocabulary, db: CardDatabase, r
         return resolve_line(line, db, policy, sheet)  # a passcode is certain as it is
     if not text:
         return resolve_line(line, db, policy, sheet)
+    if line.card_id is not None and (db.original_id(line.card_id) or line.card_id) in vocab.names:
+        return resolve_line(line, db, policy, sheet)  # the reader found a registered card
     fits, how = vocab.fit(text)
     db_exact = [db.original_id(c) or c for c in db.names.exact_all(text)]
     if len(fits) == 1:
