@@ -505,8 +505,8 @@ def struck_review(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions
         name = repr(r.text) if r.text else "?"
     count = r.count_old if r.count_struck else r.count
     where = position_label(None, None, r.column, r.row)
-    detail = (f"{where}: 줄이 그어져 덱에서 뺌 (printed line struck through, left out of the "
-              f"deck): {name} ×{count if count in (1, 2, 3) else '?'}")
+    detail = (f"{where} 줄이 그어져 덱에서 뺌 — {r.column} row {r.row}: printed line struck "
+              f"through, left out of the deck: {name} ×{count if count in (1, 2, 3) else '?'}")
     if options.crops_dir:
         crop = save_crop(Path(options.crops_dir), label, r, grid, page)
         if crop:
