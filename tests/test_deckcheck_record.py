@@ -472,3 +472,32 @@ def test_an_older_event_file_is_read_as_it_is_and_migrated_on_write(tmp_path):
         void_infraction(s, 1, reason="옛 기록 정정", judge="헤드저지")
         assert s.infractions()[0].status == "voided"
         assert player_status(s, None, "12345").konami_id == "12345"  # legacy IDs still found
+
+
+def test_read_only_commands_on_a_read_only_mount(env, tmp_path):
+    """The same on a real read-only file system (a read-only bind mount; skipped where this
+    user cannot mount)."""
+    import subprocess
+    run("register", DECKS / "registered.ydk", "--player", "0000000003")
+    src, mnt = tmp_path / "src", tmp_path / "mnt"
+    src.mkdir()
+    mnt.mkdir()
+    shutil.copy(env, src / "event.db")
+    shutil.copytree(str(env) + ".files", src / "event.db.files")
+    if os.geteuid() != 0 or subprocess.run(["mount", "--bind", src, mnt],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("cannot bind-mount here")
+    try:
+        if subprocess.run(["mount", "-o", "remount,bind,ro", mnt],
+                          capture_output=True).returncode != 0:
+            pytest.skip("cannot remount read-only here")
+        ev = mnt / "event.db"
+        for args in (["event", "info", "--event", ev], ["event", "status", "0000000003", "--event", ev],
+                     ["export", "--out", tmp_path / "x", "--event", ev],
+                     ["audit", "--out", tmp_path / "a", "--event", ev, "--workers", "1"]):
+            r = run(*args)
+            assert r.exit_code in (0, 1) and "error" not in r.stderr, (args, r.output)
+        r = run("register", DECKS / "legal.ydk", "--player", "0000000004", "--event", ev)
+        assert r.exit_code == 2 and "cannot be written" in r.stderr
+    finally:
+        subprocess.run(["umount", mnt], capture_output=True)

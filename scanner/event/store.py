@@ -39,12 +39,22 @@ BUSY_TIMEOUT_MS = 60_000
 _KNOWN_STEPS = {m.name for m in MIGRATIONS}
 
 
-def _ro_uri(p: Path) -> str:
-    """A read-only URI that writes nothing: `immutable` when no writer is live (no -wal file:
-    works on a write-protected medium, creates no -shm), else `mode=ro` beside the live WAL."""
+def _ro_connect(p: Path) -> sqlite3.Connection:
+    """A read-only connection that writes nothing: `immutable` when no writer is live (no -wal
+    file: works on a write-protected medium, creates no -shm), else `mode=ro` beside the live
+    WAL (falling back to `immutable` where the -shm cannot be opened)."""
     base = "file:" + quote(str(p.resolve()))
-    live_wal = Path(str(p) + "-wal").exists()
-    return base + ("?mode=ro" if live_wal else "?immutable=1")
+    uris = ([base + "?mode=ro"] if Path(str(p) + "-wal").exists() else []) + [base + "?immutable=1"]
+    last: sqlite3.Error | None = None
+    for uri in uris:
+        try:
+            con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+            con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return con
+        except sqlite3.Error as exc:
+            last = exc
+    assert last is not None
+    raise last
 
 
 def _probe(p: Path) -> list[str]:
@@ -57,7 +67,7 @@ def _probe(p: Path) -> list[str]:
     except OSError as exc:
         raise EventError(f"cannot read event file {p}: {exc.strerror or exc}") from None
     try:
-        con = sqlite3.connect(_ro_uri(p), uri=True)
+        con = _ro_connect(p)
     except sqlite3.Error as exc:
         raise EventError(f"{p} is not a usable event file: {exc}") from None
     try:
@@ -145,12 +155,15 @@ class EventStore:
         newer = [s for s in steps if s not in _KNOWN_STEPS]
         if readonly:
             try:
-                con = sqlite3.connect(_ro_uri(p), uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+                con = _ro_connect(p)
                 con.row_factory = sqlite3.Row
                 con.execute("PRAGMA query_only = ON")
             except sqlite3.Error as exc:
                 raise EventError(f"{p} is not a usable event file: {exc}") from None
             return cls(path=p, con=con, readonly=True, steps=steps)
+        if not (os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)):
+            raise EventError(f"{p} cannot be written (a write-protected medium or folder): "
+                             f"'event info', 'event status', 'export' and 'audit' still work")
         if newer:
             raise EventError(f"{p} was written by a newer decksheet (schema steps "
                              f"{', '.join(newer)}); this version will not write to it — update "

@@ -36,8 +36,9 @@ def _infraction_lines(infractions: list[Infraction] | list[dict], penalty_lines:
         i = inf if isinstance(inf, dict) else inf.to_json()
         cards = ", ".join(map(str, i.get("card_ids") or [])) or "-"
         section = SECTION_KO.get(i.get("section"), i.get("section"))
-        where = f" · {i['position']}" if i.get("position") else ""
-        out.append(f" {n:>2}. [{i['code']}] {section}{where} · 카드 {cards}")
+        pos = i.get("position") or ""
+        where = pos if pos.startswith(str(section)) else (f"{section} · {pos}" if pos else section)
+        out.append(f" {n:>2}. [{i['code']}] {where} · 카드 {cards}")
         if i.get("message"):
             out.append(f"     {i['message']}")
         review_item = i["code"] in REVIEW_CODES or i["penalty"] == "NONE"
@@ -111,8 +112,9 @@ def format_registration(data: dict) -> str:
     At check-in nothing is a penalty: each penalty line says it applies if found during the
     event."""
     verdict = data.get("verdict") or ("적합" if data["legal"] else "부적합")
-    if data["infractions"] and not data["legal"]:
-        verdict += f": {len(data['infractions'])}건"
+    breaches = [i for i in data["infractions"] if i["code"] not in REVIEW_CODES]
+    if breaches:
+        verdict += f": 고칠 점 {len(breaches)}건"
     totals = data.get("totals") or {}
     out = [f"== 등록: {data['player']} {data.get('name') or ''} v{data['version']} "
            f"[{data.get('reader') or '-'}] 리미트 레귤레이션 {data.get('list') or '-'}",
@@ -128,7 +130,7 @@ def format_registration(data: dict) -> str:
                 where += f" {r['line']}번째 줄"
             out.append(f"   ! {where}: {reason_ko(r['reason'])}"
                        + (f" — {r['detail']}" if r.get("detail") else ""))
-    if data["infractions"]:
+    if breaches:
         out.append(f"-- {CHECK_IN_NOTE}")
     out += _infraction_lines(data["infractions"], check_in=True)
     return "\n".join(out)
