@@ -12,7 +12,6 @@ request stores nothing. See `scanner.event.store` for the storage and its safety
 from __future__ import annotations
 
 import copy
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 from card_db.cdb import CardDatabase
 from card_db.lflist import choose_list, load_lflist, resolve_lflist_path
 from card_db.models import LimitList
-from scanner.errors import DecksheetError, EventError, RegulationError, UnreadableInput
+from scanner.errors import EventError, RegulationError, UnreadableInput
 from scanner.event.files import sha256_bytes
 from scanner.event.store import (Amendment, DeckCheck, EventInfo, EventStore, IssuedInfraction,
                                  NewInfraction, Registration, ReviewDecision, clean_name,

@@ -11,7 +11,6 @@ import csv
 import io
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")

@@ -107,6 +107,13 @@ def resolve_observed_line(line: ReadLine, vocab: Vocabulary, db: CardDatabase, r
             _flag(entry, "ambiguous-name", [(cid, vocab.names[cid], 1.0)] + [
                 (c, db.get(c).name if db.get(c) else str(c), 1.0) for c in other_exact])
         elif how == "close":
+            # A slip of the pen on a registered name — unless another card is as close.
+            found = [(db.original_id(c.card.card_id) or c.card.card_id, c.card.name, c.score)
+                     for c in db.search(text, 5)]
+            mine = max((sc for c, _, sc in found if c == cid), default=0.0)
+            rivals = [f for f in found if f[0] != cid and f[2] >= mine - FUZZY_MARGIN]
+            if rivals:
+                _flag(entry, "ambiguous-name", [(cid, vocab.names[cid], mine)] + rivals[:4])
             entry.confidence = min(entry.confidence, 0.9)
         return entry
     if len(fits) > 1:
