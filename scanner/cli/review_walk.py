@@ -83,7 +83,7 @@ def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | No
     try:
         for k, (section, line, read, flag) in enumerate(items, 1):
             if flag is not None:
-                where = SECTION_KO.get(section or "", "시트")
+                where = flag.position or SECTION_KO.get(section or "", "시트")
                 click.echo(f"[{k}/{len(items)}] {where}: {reason_ko(flag.reason)} — {flag.detail}")
                 answer = click.prompt("  k = 확인함 · s = 건너뛰기 · q = 저장 후 종료",
                                       type=click.Choice(["k", "s", "q"]), default="s")

@@ -5,6 +5,7 @@ A wrong line that is not flagged is the worst failure, so every doubt becomes a 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from card_db.cdb import CardDatabase
@@ -104,11 +105,27 @@ def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+_READER_LOCATOR = re.compile(r"^(monster|spell|trap|extra|side) row (\d+):")
+
+
+def sheet_review(flags: list[ReviewFlag]) -> list[ReviewFlag]:
+    """A reader's sheet-level review items, each naming its line as the paper prints it
+    (`몬스터 13`) where the reader located it as `monster row 13: …` (struck-through rows)."""
+    out = []
+    for f in flags:
+        m = _READER_LOCATOR.match(f.detail or "")
+        if f.position is None and m:
+            f = ReviewFlag(section=f.section, reason=f.reason, detail=f.detail, line=f.line,
+                           card_id=f.card_id, position=position_label(None, None, m[1], int(m[2])))
+        out.append(f)
+    return out
+
+
 def resolve_sheet(sheet: SheetRead, db: CardDatabase) -> Decklist:
     policy = policy_for(sheet.reader)
     is_sheet = sheet.reader in SHEET_READERS
     deck = Decklist(reader=sheet.reader, player_name=sheet.player_name, konami_id=sheet.konami_id,
-                    printed_totals=dict(sheet.printed_totals), review=list(sheet.review))
+                    printed_totals=dict(sheet.printed_totals), review=sheet_review(sheet.review))
     for line in sheet.lines:
         section = line.section if line.section in SECTIONS else "main"
         entry = resolve_line(line, db, policy, is_sheet)

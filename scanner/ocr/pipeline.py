@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from scanner.errors import UnreadableInput
-from scanner.model import ReadLine, ReviewFlag, SheetRead, position_label
+from scanner.model import ReadLine, ReviewFlag, SheetRead
 from scanner.ocr.grid import Box, Grid, RowCells, Table, page_to_grid
 from scanner.ocr.counts import isolate_row, read_count_cell
 from scanner.ocr.marks import row_marks
@@ -504,15 +504,13 @@ def struck_review(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions
     else:
         name = repr(r.text) if r.text else "?"
     count = r.count_old if r.count_struck else r.count
-    where = position_label(None, None, r.column, r.row)
-    detail = (f"{where} 줄이 그어져 덱에서 뺌 — {r.column} row {r.row}: printed line struck "
-              f"through, left out of the deck: {name} ×{count if count in (1, 2, 3) else '?'}")
+    detail = (f"{r.column} row {r.row}: printed line struck through, left out of the deck: "
+              f"{name} ×{count if count in (1, 2, 3) else '?'}")
     if options.crops_dir:
         crop = save_crop(Path(options.crops_dir), label, r, grid, page)
         if crop:
             detail += f"; crop {crop}"
-    return ReviewFlag(section=SECTION_OF[r.column], reason="struck-through", detail=detail,
-                      position=where)
+    return ReviewFlag(section=SECTION_OF[r.column], reason="struck-through", detail=detail)
 
 
 HANGUL_NAME = re.compile(r"^[가-힣]{2,5}$")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from card_db.cdb import CardDatabase
 from card_db.names import name_key, name_similarity
-from scanner.inputs.resolve import policy_for, resolve_line, SHEET_READERS
+from scanner.inputs.resolve import SHEET_READERS, policy_for, resolve_line, sheet_review
 from scanner.model import (SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead,
                            position_label)
 
@@ -136,7 +136,7 @@ def resolve_observed(sheet: SheetRead, registered: Decklist, db: CardDatabase) -
     vocab = Vocabulary.of(registered, db)
     deck = Decklist(reader=sheet.reader, player_name=sheet.player_name,
                     konami_id=sheet.konami_id, printed_totals=dict(sheet.printed_totals),
-                    review=list(sheet.review))
+                    review=sheet_review(sheet.review))
     for line in sheet.lines:
         section = line.section if line.section in SECTIONS else "main"
         entry = resolve_observed_line(line, vocab, db, sheet.reader)
