@@ -6,7 +6,7 @@ A wrong line that is not flagged is the worst failure, so every doubt becomes a 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from card_db.cdb import CardDatabase
 from scanner.model import (SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead,
@@ -115,8 +115,7 @@ def sheet_review(flags: list[ReviewFlag]) -> list[ReviewFlag]:
     for f in flags:
         m = _READER_LOCATOR.match(f.detail or "")
         if f.position is None and m:
-            f = ReviewFlag(section=f.section, reason=f.reason, detail=f.detail, line=f.line,
-                           card_id=f.card_id, position=position_label(None, None, m[1], int(m[2])))
+            f = replace(f, position=position_label(None, None, m[1], int(m[2])))
         out.append(f)
     return out
 
