@@ -107,7 +107,10 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
 
     registered = {}
     for kid, f in inputs.items():
-        registered[kid] = register_input(store, str(f), kid, real_db, limits)
+        # 4000000001 hands in 2000000001's very file, the two typed lists are one text:
+        # refused unless meant (issue 13, 7).
+        registered[kid] = register_input(store, str(f), kid, real_db, limits,
+                                         allow_duplicate=kid in ("4000000001", "7000000002"))
     for kid in garbled_ids:
         assert registered[kid].registration.needs_review >= 1
 
@@ -128,8 +131,10 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
 
     # Resubmission: an illegal list replaced by a legal one becomes version 2.
     resub = "6000000001"
-    v1 = register_input(store, str(legality / "L008-forbidden.ydk"), resub, real_db, limits)
-    v2 = register_input(store, str(legality / "L002-unchanged.ydk"), resub, real_db, limits)
+    v1 = register_input(store, str(legality / "L008-forbidden.ydk"), resub, real_db, limits,
+                        allow_duplicate=True)
+    v2 = register_input(store, str(legality / "L002-unchanged.ydk"), resub, real_db, limits,
+                        allow_duplicate=True)
     assert (v1.registration.version, v1.legal) == (1, False)
     assert (v2.registration.version, v2.legal) == (2, True)
     inputs[resub] = legality / "L002-unchanged.ydk"
@@ -164,7 +169,9 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
     # Expected from the fixtures' truth, never from decksheet's own reads.
     assert audit["registrations"] == len(inputs)
     assert audit["versions"] == len(inputs) + 1
-    assert (audit["deck_checks"], audit["infractions"]) == (3, len(mismatch["infractions"]))
+    # One act, one penalty: the mismatch check recorded one infraction with its findings.
+    assert (audit["deck_checks"], audit["infractions"]) == (3, 1)
+    assert mismatch["recorded"] is True and len(mismatch["recorded_infractions"]) == 1
     flagged = set(audit["needs_review"])
     assert "7000000002" in flagged and "7000000001" not in flagged
     # The re-read flags exactly what registration flagged, less what the judge settled.

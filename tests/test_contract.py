@@ -25,14 +25,14 @@ SECTIONS = ("main", "extra", "side")
 READERS = {"pdf-text", "pdf-form", "ocr", "ydk", "ydke", "text", "json"}
 CHECK_CODES = {"MAIN_TOO_SMALL", "MAIN_TOO_LARGE", "EXTRA_TOO_LARGE", "SIDE_TOO_LARGE",
                "TOO_MANY_COPIES", "FORBIDDEN_CARD", "OVER_LIMIT", "NOT_EXTRA_DECK_CARD",
-               "EXTRA_DECK_CARD_IN_MAIN", "UNUSABLE_CARD", "UNRESOLVED_LINE"}
-COMPARE_CODES = {"DECKLIST_MISMATCH", "SIDE_SIZE_CHANGED"}
+               "EXTRA_DECK_CARD_IN_MAIN", "UNUSABLE_CARD", "UNKNOWN_CARD", "UNRESOLVED_LINE"}
+COMPARE_CODES = {"DECKLIST_MISMATCH", "SIDE_SIZE_CHANGED", "SIDE_SWAP_BEFORE_FIRST_DUEL"}
 SIZE_CODES = {"MAIN_TOO_SMALL", "MAIN_TOO_LARGE", "EXTRA_TOO_LARGE", "SIDE_TOO_LARGE"}
 PENALTIES = {"CAUTION", "WARNING", "GAME_LOSS", "MATCH_LOSS", "DISQUALIFICATION",
              "DISQUALIFICATION_NO_PRIZE"}
 # UNRESOLVED_LINE is the tool's own stop sign, not a breach of the rules: it carries "NONE"
 # (not one of the contract's six penalties; reported to the lead as an open contract question).
-STOP_SIGN_PENALTY = {"UNRESOLVED_LINE": "NONE"}
+STOP_SIGN_PENALTY = {"UNRESOLVED_LINE": "NONE", "UNKNOWN_CARD": "NONE"}
 MODES = {"start-of-match", "between-games"}
 
 

@@ -9,7 +9,8 @@ import re
 from dataclasses import dataclass, replace
 
 from card_db.cdb import CardDatabase
-from scanner.model import SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead
+from scanner.model import (SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead,
+                           position_label)
 
 
 @dataclass(frozen=True)
@@ -127,20 +128,37 @@ def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+_READER_LOCATOR = re.compile(r"^(monster|spell|trap|extra|side) row (\d+):")
+
+
+def sheet_review(flags: list[ReviewFlag]) -> list[ReviewFlag]:
+    """A reader's sheet-level review items, each naming its line as the paper prints it
+    (`몬스터 13`) where the reader located it as `monster row 13: …` (struck-through rows)."""
+    out = []
+    for f in flags:
+        m = _READER_LOCATOR.match(f.detail or "")
+        if f.position is None and m:
+            f = replace(f, position=position_label(None, None, m[1], int(m[2])))
+        out.append(f)
+    return out
+
+
 def resolve_sheet(sheet: SheetRead, db: CardDatabase) -> Decklist:
     policy = policy_for(sheet.reader)
     is_sheet = sheet.reader in SHEET_READERS
     deck = Decklist(reader=sheet.reader, player_name=sheet.player_name, konami_id=sheet.konami_id,
-                    printed_totals=dict(sheet.printed_totals), review=list(sheet.review))
+                    printed_totals=dict(sheet.printed_totals), review=sheet_review(sheet.review))
     for line in sheet.lines:
         section = line.section if line.section in SECTIONS else "main"
         entry = resolve_line(line, db, policy, is_sheet)
         deck.sections[section].append(entry)
         if entry.needs_review:
+            index = len(deck.sections[section])
             deck.review.append(ReviewFlag(
-                section=section, line=len(deck.sections[section]), card_id=entry.card_id,
+                section=section, line=index, card_id=entry.card_id,
                 reason=entry.reasons[0] if entry.reasons else "needs-review",
-                detail=_detail(entry, line)))
+                detail=_detail(entry, line),
+                position=position_label(section, index, entry.column, entry.row)))
     totals = deck.totals()
     for s in SECTIONS:
         printed = deck.printed_totals.get(s)
