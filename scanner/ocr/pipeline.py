@@ -1,10 +1,11 @@
 """Photos and scans of deck sheets → `SheetRead` (reader "ocr").
 
 Stages, each in its own module, run in order on one `PageContext`:
-page (find, warp, flatten, deskew) → grid (tables, rows, cells, rules removed) → rows (per row:
-strike and pen signs, name OCR → closed-vocabulary match checked by rendering, count cell) →
-corrections (merged rows, hand-written rows and counts) → totals (the printed totals
-cross-checked) → header (name, ID) → lines (flags, crops, review items).
+orient (downscale, turns) → page (find, warp, flatten, deskew) → grid (db-ko tables by their
+rules) or form_fit (a layout of `layouts` placed by its rules) → rows (per row: strike and pen
+signs, name OCR → closed-vocabulary match checked by rendering, count cell) → corrections
+(merged rows, hand-written rows and counts) → totals (the printed totals cross-checked) →
+header (name, ID) → lines (flags, crops, review items).
 Every doubt becomes a flag on the line: a wrong unflagged line is the worst outcome.
 """
 from __future__ import annotations
