@@ -1,10 +1,11 @@
 """Photos and scans of deck sheets → `SheetRead` (reader "ocr").
 
 Stages, each in its own module, run in order on one `PageContext`:
-page (find, warp, flatten, deskew) → grid (tables, rows, cells, rules removed) → rows (per row:
-strike and pen signs, name OCR → closed-vocabulary match checked by rendering, count cell) →
-corrections (merged rows, hand-written rows and counts) → totals (the printed totals
-cross-checked) → header (name, ID) → lines (flags, crops, review items).
+orient (downscale, turns) → page (find, warp, flatten, deskew) → grid (db-ko tables by their
+rules) or form_fit (a layout of `layouts` placed by its rules) → rows (per row: strike and pen
+signs, name OCR → closed-vocabulary match checked by rendering, count cell) → corrections
+(merged rows, hand-written rows and counts) → totals (the printed totals cross-checked) →
+header (name, ID) → lines (flags, crops, review items).
 Every doubt becomes a flag on the line: a wrong unflagged line is the worst outcome.
 """
 from __future__ import annotations
@@ -132,19 +133,29 @@ def locate(img: np.ndarray, is_scan: bool) -> Located:
     page = image_to_page(img, is_scan=is_scan)
     grid = page_to_grid(page.gray)
     got = Located(page, grid, _tables_found(grid))
-    if not all(c in got.found for c in MAIN) and not is_scan:
+    if all(c in got.found for c in MAIN):
+        return got
+    # Not the db-ko sheet's three columns: maybe Konami's form (one frame, count left).
+    form = _as_form(page)
+    if form is not None:
+        return form
+    if not is_scan:
         # maybe the "photo" is a flat scan with a white border
         page2 = image_to_page(img, is_scan=True)
         grid2 = page_to_grid(page2.gray)
         found2 = _tables_found(grid2)
         if len(found2) > len(got.found):
             got = Located(page2, grid2, found2)
-    if not all(c in got.found for c in MAIN):
-        # Not the db-ko sheet's three columns: maybe Konami's form (one frame, count left).
-        fitted = fit_form(got.page.gray, KDE)
-        if fitted is not None:
-            got = Located(got.page, fitted[0], _tables_found(fitted[0]), KDE, fitted[1])
+        if not all(c in got.found for c in MAIN):
+            got = _as_form(page2) or got
     return got
+
+
+def _as_form(page: PageImage) -> Located | None:
+    fitted = fit_form(page.gray, KDE)
+    if fitted is None:
+        return None
+    return Located(page, fitted[0], _tables_found(fitted[0]), KDE, fitted[1])
 
 
 def find_tables(ctx: PageContext) -> None:
