@@ -506,11 +506,9 @@ class StationService:
                 columns.setdefault(key, []).append(lv)
                 if e_read.needs_review:
                     flagged.append(lv)
-        sheet_flags = []
-        for n, r in enumerate(deck.review):
-            if r.line is not None or r.card_id is not None:
-                continue
-            sheet_flags.append(self._flag_view(n, r.section, r.reason, r.detail))
+        # Indexed among sheet-level items only, as `_decision` reads them back.
+        sheet_flags = [self._flag_view(n, r.section, r.reason, r.detail) for n, r in
+                       enumerate(r for r in deck.review if r.line is None and r.card_id is None)]
         data = reg.decklist_json
         return RegistrationView(
             konami_id=reg.konami_id, name=(entry.name if entry else None) or reg.player_name,
