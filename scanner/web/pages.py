@@ -84,7 +84,9 @@ async def roster_page(request: Request) -> Response:
             message = f"추가됨: {e.name}"
         else:
             f = form.get("file")
-            raw = await f.read() if isinstance(f, UploadFile) else (_text(form, "csv") or "").encode()
+            raw = await f.read() if isinstance(f, UploadFile) else b""
+            if not raw.strip():  # no file chosen: the pasted text
+                raw = (_text(form, "csv") or "").encode()
             try:
                 text = raw.decode("utf-8-sig")
             except UnicodeDecodeError:
