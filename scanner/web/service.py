@@ -230,8 +230,7 @@ class StationService:
             self.event = store.event()
             self.limits: LimitList = event_limits(self.event, self.db, config.lflist,
                                                   config.list_name, config.extra_bans)
-        with self.station():
-            pass  # creates the station tables before any request
+        StationStore(config.event_path, create=True).close()  # the station's tables
         self.crops_root.mkdir(parents=True, exist_ok=True)
         self._status_cache: dict[tuple[int, int], Verdict] = {}
         self._lock = threading.Lock()

@@ -111,12 +111,14 @@ def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, ser
 
     # Dashboard: the infraction with the judge's name; void it with a reason.
     page.goto(server.url + "/")
-    row = page.locator("tr[data-infraction]").first
+    row = page.locator("li[data-infraction]", has_text="덱 리스트와 덱이 다름")
     assert "박저지" in row.inner_text()
     row.locator("summary").click()
     row.locator("input[name=reason]").fill("카드가 덱 케이스에 남아 있었음")
     row.locator("button").click()
-    assert "무효" in page.locator("tr[data-infraction]").first.inner_text()
+    voided = page.locator("li[data-infraction]", has_text="덱 리스트와 덱이 다름")
+    assert "무효: 카드가 덱 케이스에 남아 있었음 (박저지" in voided.inner_text()
+    assert voided.locator("s").count() == 1 and voided.locator("summary").count() == 0
 
     # Names are text, never markup; the phone layout does not scroll sideways.
     assert "<script>alert(1)</script>" in page.inner_text("#players")
