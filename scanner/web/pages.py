@@ -37,8 +37,8 @@ def _redirect(url: str) -> Response:
 
 
 async def dashboard(request: Request) -> Response:
-    if (r := _need_judge(request)):
-        return r
+    # No judge-name redirect here: the dashboard only reads (and the contract's GET / must
+    # name every player right after sign-in); a banner asks for the name instead.
     service = _service(request)
     players = await run_in_threadpool(service.players)
     status = request.query_params.get("status", "")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from web.station import SAMPLES
+from web.station import SAMPLES, wait_job
 
 CHROMIUM = os.environ.get("DECKSHEET_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -56,6 +56,7 @@ def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, ser
     # Without the key: 401. Sign in with the printed URL, then name the judge.
     assert page.goto(server.url + "/").status == 401
     page.goto(server.sign_in)
+    page.click("#need-judge a")
     assert "/judge" in page.url
     shot(page, "phone-01-judge")
     page.fill("#name", "박저지")
@@ -129,17 +130,17 @@ def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, ser
 
 
 def test_dashboard_at_phone_and_desktop_width(browser, server):
-    import httpx
-
     with server.client() as c:
         c.post("/api/roster", content=ROSTER)
         r = c.post("/api/registrations", files={"file": ("registered.ydk",
                    (SAMPLES / "decks" / "registered.ydk").read_bytes())}, data={"player": "1000000002"})
         assert r.status_code == 202
+        assert wait_job(c, r.json()["job"])["state"] == "done"
     for name, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
         ctx = browser.new_context(viewport=viewport, locale="ko-KR")
         page = ctx.new_page()
         page.goto(server.sign_in)
+        page.goto(server.url + "/judge")
         page.fill("#name", "최헤드")
         page.click("button[type=submit]")
         page.wait_for_url(server.url + "/")
@@ -156,4 +157,3 @@ def test_dashboard_at_phone_and_desktop_width(browser, server):
         assert page.locator("a[href='/exports/audit.html']").is_visible()
         shot(page, f"{name}-dashboard")
         ctx.close()
-    _ = httpx
