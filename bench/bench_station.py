@@ -84,7 +84,7 @@ class LoadResult:
                if self.wall_seconds else None,
                "registered": self.registered, "registered_once": self.registered_once,
                "failed": self.failed}
-        for kind in ("all", "photo", "pdf", "ydk"):
+        for kind in ("all", "photo", "scan", "pdf", "ydk"):
             xs = [s.seconds for s in self.samples if kind == "all" or s.kind == kind]
             rs = [s.read_seconds for s in self.samples if kind == "all" or s.kind == kind]
             if xs:
@@ -109,7 +109,8 @@ def run_load(work: Path, uploaders: int = 8, sheets_each: int = 25, workers: int
             for i in range(sheets_each):
                 f = files[(n * sheets_each + i) % len(files)]
                 kid = str(5000000000 + n * 1000 + i)
-                kind = "photo" if f.suffix == ".jpg" else "ydk" if f.suffix == ".ydk" else "pdf"
+                kind = ("photo" if f.suffix == ".jpg" else "ydk" if f.suffix == ".ydk"
+                        else "scan" if f.parent.name == "photos" else "pdf")
                 t0 = time.perf_counter()
                 r = c.post("/api/registrations", files={"file": (f.name, f.read_bytes())},
                            data={"player": kid})
@@ -150,6 +151,7 @@ def main() -> None:
     ap.add_argument("--sheets", type=int, default=25)
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--kinds", default="pdf,scan,photo")
+    ap.add_argument("--out", default="bench_station.json", help="file name in bench/results/")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         result = run_load(Path(tmp), args.uploaders, args.sheets, args.workers,
@@ -158,7 +160,7 @@ def main() -> None:
     print(json.dumps(figures, ensure_ascii=False, indent=1))
     out = REPO / "bench" / "results"
     out.mkdir(exist_ok=True)
-    (out / "bench_station.json").write_text(json.dumps(
+    (out / args.out).write_text(json.dumps(
         {"figures": figures, "samples": [asdict(s) for s in result.samples]},
         ensure_ascii=False, indent=1), encoding="utf-8")
 

@@ -156,4 +156,9 @@ def test_dashboard_at_phone_and_desktop_width(browser, server):
         # Exports are one tap away.
         assert page.locator("a[href='/exports/audit.html']").is_visible()
         shot(page, f"{name}-dashboard")
+        for path, label in (("/players/1000000002", "registration"), ("/deckcheck/1000000002", "deckcheck"),
+                            ("/roster", "roster"), ("/checkin", "checkin")):
+            page.goto(server.url + path)
+            assert no_sideways_scroll(page), path
+            shot(page, f"{name}-{label}")
         ctx.close()
