@@ -14,7 +14,11 @@ def event_path(tmp_path, clean_env):
 @pytest.fixture
 def app_client(event_path):
     """The app in-process (Starlette TestClient), its reading pool running (1 worker)."""
-    from starlette.testclient import TestClient
+    import warnings
+
+    with warnings.catch_warnings():  # starlette 1.x nudges towards httpx2; httpx works
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from starlette.testclient import TestClient
 
     from scanner.web.app import build_app
     from scanner.web.config import StationConfig
