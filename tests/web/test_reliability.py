@@ -94,3 +94,23 @@ def test_registration_of_a_rerun_job_is_found_not_repeated(event_path):
     service.complete(service.job(job.id), outcome)
     assert [p.version for p in service.players()] == [1]
     assert service.job(job.id).result["version"] == 1
+
+
+def test_a_read_over_the_time_limit_fails_its_job_and_the_pool_recovers(event_path):
+    """No hung worker: a read past `job_timeout_s` fails with a message; the next job runs."""
+    from starlette.testclient import TestClient
+
+    from scanner.web.app import build_app
+    from scanner.web.config import StationConfig
+    from web.station import KEY
+
+    config = StationConfig(event_path=event_path, key=KEY, workers=1, job_timeout_s=0.3)
+    with TestClient(build_app(config), headers={"Authorization": f"Bearer {KEY}"}) as c:
+        slow = c.post("/api/registrations", data={"player": "1"}, files={
+            "file": ("p.jpg", (SAMPLES / "photos" / "photo-01.jpg").read_bytes())}).json()["job"]
+        job = wait_job(c, slow)
+        assert job["state"] == "failed" and "오래" in job["error"]
+        config.job_timeout_s = 120
+        quick = c.post("/api/registrations", data={"player": "2"}, files={
+            "file": ("d.ydk", (SAMPLES / "decks" / "registered.ydk").read_bytes())}).json()["job"]
+        assert wait_job(c, quick)["state"] == "done"
