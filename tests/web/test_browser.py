@@ -91,9 +91,15 @@ def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, ser
     card.locator("input[value='card:14558127']").check()
     assert card.locator("input[type=number]").input_value() == "3"  # struck 2, new 3 on paper
     page.locator("[data-line='main-19'] input[value='card:1845204']").check()
+    # Sheet-level items (the struck row, the printed total left at 40): as the sheet says.
+    flags = page.locator("[data-flag]")
+    assert flags.count() >= 1 and flags.first.locator("img.crop").count() == 1
+    for i in range(flags.count()):
+        flags.nth(i).locator("input[value='keep']").check()
     page.click("#confirm-review")
     assert "저장했습니다" in page.inner_text("#message")
     assert "결정: 하루 우라라 ×3" in page.inner_text("[data-line='main-3']")
+    assert "확인 필요" not in page.inner_text("#verdict")  # every item answered
     shot(page, "phone-04-reviewed")
 
     # A deck check at round 2: one copy missing → mismatch, penalty shown, then recorded.

@@ -106,11 +106,11 @@ def test_a_read_over_the_time_limit_fails_its_job_and_the_pool_recovers(event_pa
 
     config = StationConfig(event_path=event_path, key=KEY, workers=1, job_timeout_s=0.3)
     with TestClient(build_app(config), headers={"Authorization": f"Bearer {KEY}"}) as c:
-        slow = c.post("/api/registrations", data={"player": "1"}, files={
+        slow = c.post("/api/registrations", data={"player": "0000000001"}, files={
             "file": ("p.jpg", (SAMPLES / "photos" / "photo-01.jpg").read_bytes())}).json()["job"]
         job = wait_job(c, slow)
         assert job["state"] == "failed" and "오래" in job["error"]
         config.job_timeout_s = 120
-        quick = c.post("/api/registrations", data={"player": "2"}, files={
+        quick = c.post("/api/registrations", data={"player": "0000000002"}, files={
             "file": ("d.ydk", (SAMPLES / "decks" / "registered.ydk").read_bytes())}).json()["job"]
         assert wait_job(c, quick)["state"] == "done"
