@@ -45,6 +45,10 @@ demo: setup
 	$(BIN)/decksheet register samples/decks/registered.ydk --player 1000000002 --name 이영희 --event $(OUT)/event.sqlite
 	@$(BIN)/decksheet deckcheck samples/decks/observed.ydk --player 1000000002 --round 3 --event $(OUT)/event.sqlite; echo "(exit status $$?: 1 = mismatch recorded)"
 	@$(BIN)/decksheet audit --out $(OUT)/audit --event $(OUT)/event.sqlite; echo "(exit status $$?)"
+	@echo "== the check-in station on the demo event (runs 12 s here, then stops by SIGTERM)"
+	@timeout -s TERM 12 $(BIN)/decksheet serve --event $(OUT)/event.sqlite --port 0 --workers 1 || true
+	@echo "start it yourself: $(BIN)/decksheet serve --event $(OUT)/event.sqlite  and open the printed URL"
+	@echo "(add --host 0.0.0.0 so judges' phones on the venue network can open it)"
 
 # Every test, the slow OCR ones and the browser ones included; -rs prints why any test skipped.
 test: setup

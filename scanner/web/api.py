@@ -182,6 +182,7 @@ async def post_deckcheck(request: Request) -> Response:
                          "mode": "between-games" if preview.between_games else "start-of-match",
                          "match": preview.match, "differences": preview.differences,
                          "infractions": preview.infractions, "recorded": preview.recorded,
+                         "not_recorded": preview.not_recorded,
                          "deck_check_id": preview.deck_check_id,
                          "registered_version": preview.registered_version})
 

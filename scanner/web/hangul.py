@@ -25,13 +25,15 @@ def _squash(text: str) -> str:
 
 def matches(query: str, name: str, konami_id: str, table_no: str | None) -> bool:
     """True when `query` finds this player: part of the name, its initial consonants (a query of
-    jamo initials, or syllables and initials mixed, 김ㅎㄴ), the ID (digits, dashes ignored) or
-    the table number (exact)."""
+    jamo initials, or syllables and initials mixed, 김ㅎㄴ), the table
+    number (exact; 1-3 digits are only a table) or 4+ digits of the ID (dashes ignored)."""
     q = _squash(query)
     if not q:
         return True
     if q.isdigit():
-        return q in konami_id or (table_no is not None and q == _squash(table_no))
+        # 1-3 digits is a table number; 4 or more, part of a Konami ID (or a big table number).
+        at_table = table_no is not None and q == _squash(table_no)
+        return at_table or (len(q) >= 4 and q in konami_id)
     n = _squash(name)
     if q in n:
         return True

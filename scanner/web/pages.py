@@ -37,8 +37,8 @@ def _redirect(url: str) -> Response:
 
 
 async def dashboard(request: Request) -> Response:
-    if (r := _need_judge(request)):
-        return r
+    # No judge-name redirect here: the dashboard only reads (and the contract's GET / must
+    # name every player right after sign-in); a banner asks for the name instead.
     service = _service(request)
     players = await run_in_threadpool(service.players)
     status = request.query_params.get("status", "")
@@ -84,7 +84,9 @@ async def roster_page(request: Request) -> Response:
             message = f"추가됨: {e.name}"
         else:
             f = form.get("file")
-            raw = await f.read() if isinstance(f, UploadFile) else (_text(form, "csv") or "").encode()
+            raw = await f.read() if isinstance(f, UploadFile) else b""
+            if not raw.strip():  # no file chosen: the pasted text
+                raw = (_text(form, "csv") or "").encode()
             try:
                 text = raw.decode("utf-8-sig")
             except UnicodeDecodeError:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from zoneinfo import ZoneInfo
 
 from scanner.event.audit_report import mask_id
@@ -40,8 +41,17 @@ def penalty_ko(code: str | None) -> str:
     return PENALTY_KO.get(code, code)
 
 
+_CROP = re.compile(r";?\s*crop \S+")
+_PATH = re.compile(r"(?<![\w/])/(?:[\w.\-]+/)+([\w.\-]+)")
+
+
+def clean(text: str | None) -> str:
+    """A reader's message without server paths (crop files, stored originals)."""
+    return _PATH.sub(r"\1", _CROP.sub("", text or ""))
+
+
 def filters(tz: str) -> dict:
     """Jinja filters of the station's templates."""
     return {"ktime": lambda iso: local_time(iso, tz), "mask": mask_id, "penalty": penalty_ko,
             "status_ko": lambda s: STATUS_KO.get(s, s), "section_ko": lambda s: SECTION_KO.get(s, s or "시트"),
-            "mode_ko": lambda m: MODE_KO.get(m, m), "code_ko": lambda c: CODE_KO.get(c, c)}
+            "mode_ko": lambda m: MODE_KO.get(m, m), "clean": clean, "code_ko": lambda c: CODE_KO.get(c, c)}

@@ -2,9 +2,11 @@
 (uvicorn stops accepting, the app's lifespan finishes or requeues the reads)."""
 from __future__ import annotations
 
-import sys
+import logging
 
 import uvicorn
+
+from scanner.errors import EventError
 
 from scanner.web.app import build_app
 from scanner.web.config import StationConfig
@@ -17,6 +19,7 @@ class _Server(uvicorn.Server):
 
     async def startup(self, sockets=None) -> None:
         await super().startup(sockets)
+        logging.getLogger("uvicorn.error").setLevel(logging.WARNING)  # quiet only at startup
         if self.started:
             port = self.servers[0].sockets[0].getsockname()[1] if self.servers else self.station.port
             self.station.port = port
@@ -31,8 +34,12 @@ def serve(config: StationConfig) -> None:
                         lifespan="on", timeout_graceful_shutdown=int(config.shutdown_grace_s),
                         server_header=False)
     server = _Server(uv, config)
-    server.run()
+    logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)  # a bind error: our one line
+    try:
+        server.run()
+    except SystemExit:
+        if server.started:
+            raise
     if not server.started:
-        print(f"decksheet: error: could not listen on {config.host}:{config.port}",
-              file=sys.stderr)
-        sys.exit(2)
+        raise EventError(f"could not listen on {config.host}:{config.port} "
+                         f"(port in use? give another --port)")

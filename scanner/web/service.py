@@ -20,8 +20,9 @@ from typing import Iterator
 from card_db.cdb import CardDatabase, load_card_db
 from card_db.models import LimitList
 from scanner.errors import DecksheetError, EventError
+from scanner.event import flows
 from scanner.event.flows import (CHOOSE, KEEP, SKIP, apply_decisions, decklist_from_json,
-                                 deck_check, event_limits)
+                                 event_limits)
 from scanner.event.store import EventStore, Registration, ReviewDecision, normalise_konami_id
 from scanner.model import SECTIONS, Decklist, Entry
 from scanner.rules.check import check_decklist
@@ -211,6 +212,8 @@ class DeckCheckPreview:
     observed: dict[tuple[str, int], int]
     recorded: bool = False
     deck_check_id: int | None = None
+    not_recorded: str | None = None
+    """Why the event layer did not record a confirmed check (e.g. the list still needs review)."""
 
 
 _SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드"}
@@ -230,8 +233,7 @@ class StationService:
             self.event = store.event()
             self.limits: LimitList = event_limits(self.event, self.db, config.lflist,
                                                   config.list_name, config.extra_bans)
-        with self.station():
-            pass  # creates the station tables before any request
+        StationStore(config.event_path, create=True).close()  # the station's tables
         self.crops_root.mkdir(parents=True, exist_ok=True)
         self._status_cache: dict[tuple[int, int], Verdict] = {}
         self._lock = threading.Lock()
@@ -506,11 +508,9 @@ class StationService:
                 columns.setdefault(key, []).append(lv)
                 if e_read.needs_review:
                     flagged.append(lv)
-        sheet_flags = []
-        for n, r in enumerate(deck.review):
-            if r.line is not None or r.card_id is not None:
-                continue
-            sheet_flags.append(self._flag_view(n, r.section, r.reason, r.detail))
+        # Indexed among sheet-level items only, as `_decision` reads them back.
+        sheet_flags = [self._flag_view(n, r.section, r.reason, r.detail) for n, r in
+                       enumerate(r for r in deck.review if r.line is None and r.card_id is None)]
         data = reg.decklist_json
         return RegistrationView(
             konami_id=reg.konami_id, name=(entry.name if entry else None) or reg.player_name,
@@ -663,8 +663,6 @@ class StationService:
                    confirm: bool, judge: str | None) -> DeckCheckPreview:
         """Compare the deck seen (the registered list with counted copies, plus cards found that
         are not on it) with the list; record it only when `confirm`."""
-        from scanner.rules.compare import compare_decklists
-
         if not 0 <= round_no <= 99:
             raise StationError("라운드는 0~99입니다")
         with self.store() as store:
@@ -686,30 +684,51 @@ class StationService:
                 raise StationError("추가 카드가 올바르지 않습니다")
             seen.sections[s].append(Entry(card.card_id, card.name, n, 1.0, False,
                                           f"{card.name} {n}"))
-        result = compare_decklists(registered, seen, between_games=between_games, db=self.db,
-                                   limits=self.limits).to_json()
-        preview = DeckCheckPreview(
+        compare_json, recorded, check_id, not_recorded = self._run_deck_check(
+            reg, registered, seen, round_no, between_games, judge, confirm)
+        return DeckCheckPreview(
             konami_id=reg.konami_id, name=reg.player_name, round=round_no,
-            between_games=between_games, match=bool(result.get("match")),
-            differences=result.get("differences") or [],
-            infractions=result.get("infractions") or [], registered_version=reg.version,
-            observed=observed)
+            between_games=between_games, match=bool(compare_json.get("match")),
+            differences=compare_json.get("differences") or [],
+            infractions=compare_json.get("infractions") or [], registered_version=reg.version,
+            observed=observed, recorded=recorded, deck_check_id=check_id,
+            not_recorded=_not_recorded_ko(not_recorded) if confirm else None)
+
+    def _run_deck_check(self, reg: Registration, registered: Decklist, seen: Decklist,
+                        round_no: int, between_games: bool, judge: str | None, confirm: bool
+                        ) -> tuple[dict, bool, int | None, str | None]:
+        """(compare JSON, recorded, deck check id, why not recorded). Uses the event layer's
+        `deck_check_decklist` (preview / confirm) where it exists, else the older flows."""
+        if hasattr(flows, "deck_check_decklist"):
+            with self.store() as store:
+                res = flows.deck_check_decklist(
+                    store, seen, reg.konami_id, round_no, self.db, self.limits, between_games,
+                    judge, confirm=confirm, preview=not confirm)
+            return (res.compare_json, res.recorded, res.check.id if res.check else None,
+                    res.not_recorded)
+        from scanner.rules.compare import compare_decklists
+
         if not confirm:
-            return preview
-        # TODO(event layer): flows.deck_check_decklist(store, seen, …, confirm=True) on main.
+            result = compare_decklists(registered, seen, between_games=between_games,
+                                       db=self.db, limits=self.limits)
+            return result.to_json(), False, None, None
+        # Older flows read the observed deck from a file: hand it the list as JSON.
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "observed.json"
             path.write_text(json.dumps(seen.to_json(), ensure_ascii=False), encoding="utf-8")
             with self.store() as store:
-                done = deck_check(store, str(path), reg.konami_id, round_no, self.db,
-                                  self.limits, between_games=between_games, judge=judge)
-        preview.recorded, preview.deck_check_id = True, done.check.id
-        preview.match = bool(done.compare_json.get("match"))
-        preview.infractions = done.compare_json.get("infractions") or []
-        return preview
+                done = flows.deck_check(store, str(path), reg.konami_id, round_no, self.db,
+                                        self.limits, between_games=between_games, judge=judge)
+        return done.compare_json, True, done.check.id, None
 
     def _voids(self, store: EventStore) -> dict[int, list[dict]]:
+        """Voids/amendments per infraction: the event layer's own records where it keeps
+        them, plus the station's interim ones (audit log) from before it did."""
         out: dict[int, list[dict]] = {}
+        for a in (store.amendments() if hasattr(store, "amendments") else []):
+            out.setdefault(a.infraction_id, []).append(
+                {"reason": a.reason, "new_penalty": a.new_penalty if a.action != "void" else None,
+                 "judge": a.judge, "at": a.created_at})
         for at, actor, action, detail in store.audit_log():
             if action == VOID_ACTION:
                 out.setdefault(int(detail["infraction"]), []).append(
@@ -740,8 +759,15 @@ class StationService:
         with self.store() as store:
             if not any(i.id == infraction_id for i in store.infractions()):
                 raise StationError("그런 위반 기록이 없습니다", 404)
-            store.log(VOID_ACTION, {"infraction": infraction_id, "reason": reason[:300],
-                                    "new_penalty": new_penalty or None}, judge)
+            if hasattr(flows, "void_infraction"):
+                try:
+                    flows.void_infraction(store, infraction_id, reason=reason[:300],
+                                          judge=judge or "?", new_penalty=new_penalty or None)
+                except EventError as exc:
+                    raise StationError(str(exc)) from None
+            else:  # interim: an append-only audit-log record
+                store.log(VOID_ACTION, {"infraction": infraction_id, "reason": reason[:300],
+                                        "new_penalty": new_penalty or None}, judge)
         return next(i for i in self.infractions() if i.id == infraction_id)
 
     # ------------------------------------------------------------------ logs and exports
@@ -780,6 +806,15 @@ class StationService:
 
     def event_label(self) -> str:
         return f"{self.event.name} ({self.event.date.isoformat()})"
+
+
+def _not_recorded_ko(why: str | None) -> str | None:
+    if not why:
+        return None
+    if "registered list" in why:
+        return ("등록된 리스트에 아직 확인 필요한 줄이 있어 기록하지 않았습니다: "
+                "선수 페이지에서 확인을 마친 뒤 다시 기록하세요")
+    return why
 
 
 def _is_voided(voids: list[dict]) -> bool:

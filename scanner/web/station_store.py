@@ -79,15 +79,16 @@ class Job:
 class StationStore:
     """Roster and job queue of one event file. One connection per instance (per thread)."""
 
-    def __init__(self, event_path: Path) -> None:
+    def __init__(self, event_path: Path, create: bool = False) -> None:
         self.con = sqlite3.connect(str(event_path), timeout=BUSY_TIMEOUT_MS / 1000,
                                    isolation_level=None)
         self.con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         self.con.execute("PRAGMA synchronous = FULL")
-        with self.transaction() as con:
-            for stmt in _SCHEMA.split(";"):
-                if stmt.strip():
-                    con.execute(stmt)
+        if create:  # once per server start: a write lock, so not on every request
+            with self.transaction() as con:
+                for stmt in _SCHEMA.split(";"):
+                    if stmt.strip():
+                        con.execute(stmt)
 
     def close(self) -> None:
         self.con.close()

@@ -1,0 +1,170 @@
+"""The station in a real browser (Debian's Chromium driven by Playwright) against a real
+uvicorn server on 127.0.0.1: what a judge with a phone does, start to finish."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from web.station import SAMPLES, wait_job
+
+CHROMIUM = os.environ.get("DECKSHEET_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = Path(os.environ.get("DECKSHEET_SCREENSHOTS", "")) if os.environ.get("DECKSHEET_SCREENSHOTS") else None
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+ROSTER = ("player,name,table\n1098765432,이서준,3\n0412345678,김하늘,1\n"
+          "1000000002,<script>alert(1)</script>,2\n")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).is_file() and not shutil.which("chromium"):
+        if os.environ.get("CI") == "true":
+            pytest.fail("chromium is not installed (apt-get install chromium)")
+        pytest.skip("needs Debian's chromium (apt-get install chromium chromium-driver)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def shot(page, name: str) -> None:
+    if SHOTS:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def no_sideways_scroll(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, server):
+    ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
+                              has_touch=True, locale="ko-KR")
+    page = ctx.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    # Without the key: 401. Sign in with the printed URL, then name the judge.
+    assert page.goto(server.url + "/").status == 401
+    page.goto(server.sign_in)
+    page.click("#need-judge a")
+    assert "/judge" in page.url
+    shot(page, "phone-01-judge")
+    page.fill("#name", "박저지")
+    page.click("button[type=submit]")
+    page.wait_for_url(server.url + "/")
+
+    # Roster import (pasted CSV), then search by initial consonants.
+    page.click("nav.tabs >> text=명단")
+    if not page.is_visible("#rcsv"):  # open by default while the roster is empty
+        page.click("summary >> text=명단 가져오기")
+    page.fill("#rcsv", ROSTER)
+    page.click("#import")
+    assert "새로 3명" in page.inner_text("#message")
+    page.fill("input[name=q]", "ㄱㅎㄴ")
+    page.press("input[name=q]", "Enter")
+    assert page.locator("#players li").count() == 1 and "김하늘" in page.inner_text("#players")
+
+    # Photo check-in: no player picked, the sheet's ID finds 이서준; the job is polled.
+    page.goto(server.url + "/checkin")
+    shot(page, "phone-02-checkin")
+    assert page.get_attribute("#photo", "capture") == "environment"
+    page.set_input_files("#photo", str(SAMPLES / "photos" / "photo-corrected-02.jpg"))
+    page.wait_for_url("**/players/1098765432/v/1", timeout=120_000)
+    verdict = page.inner_text("#verdict")
+    assert "확인 필요" in verdict
+    shot(page, "phone-03-result")
+
+    # The flagged count line: its crop is shown beside it; the judge taps the candidate.
+    card = page.locator("[data-line='main-3']")
+    img = card.locator("img.crop")
+    assert img.evaluate("i => i.complete && i.naturalWidth > 50")
+    card.locator("input[value='card:14558127']").check()
+    assert card.locator("input[type=number]").input_value() == "3"  # struck 2, new 3 on paper
+    page.locator("[data-line='main-19'] input[value='card:1845204']").check()
+    # Sheet-level items (the struck row, the printed total left at 40): as the sheet says.
+    flags = page.locator("[data-flag]")
+    assert flags.count() >= 1 and flags.first.locator("img.crop").count() == 1
+    for i in range(flags.count()):
+        flags.nth(i).locator("input[value='keep']").check()
+    page.click("#confirm-review")
+    assert "저장했습니다" in page.inner_text("#message")
+    assert "결정: 하루 우라라 ×3" in page.inner_text("[data-line='main-3']")
+    assert "확인 필요" not in page.inner_text("#verdict")  # every item answered
+    shot(page, "phone-04-reviewed")
+
+    # A deck check at round 2: one copy missing → mismatch, penalty shown, then recorded.
+    page.goto(server.url + "/deckcheck")
+    page.fill("input[name=q]", "이서준")
+    page.press("input[name=q]", "Enter")
+    page.click("#players a")
+    page.fill("#round", "2")
+    page.locator("tr[data-row='main-1'] input[type=number]").fill("1")
+    page.click("#preview")
+    assert "불일치" in page.inner_text("#deckcheck-result")
+    assert "듀얼의 패배" in page.inner_text("#deckcheck-result")
+    shot(page, "phone-05-deckcheck")
+    page.click("#confirm")
+    assert "기록했습니다" in page.inner_text("#recorded")
+
+    # Dashboard: the infraction with the judge's name; void it with a reason.
+    page.goto(server.url + "/")
+    row = page.locator("li[data-infraction]", has_text="덱 리스트와 덱이 다름")
+    assert "박저지" in row.inner_text()
+    row.locator("summary").click()
+    row.locator("input[name=reason]").fill("카드가 덱 케이스에 남아 있었음")
+    row.locator("button").click()
+    voided = page.locator("li[data-infraction]", has_text="덱 리스트와 덱이 다름")
+    assert "무효: 카드가 덱 케이스에 남아 있었음 (박저지" in voided.inner_text()
+    assert voided.locator("s").count() == 1 and voided.locator("summary").count() == 0
+
+    # Names are text, never markup; the phone layout does not scroll sideways.
+    assert "<script>alert(1)</script>" in page.inner_text("#players")
+    assert dialogs == [] and errors == []
+    assert no_sideways_scroll(page)
+    shot(page, "phone-06-dashboard")
+    ctx.close()
+
+
+def test_dashboard_at_phone_and_desktop_width(browser, server):
+    with server.client() as c:
+        c.post("/api/roster", content=ROSTER)
+        r = c.post("/api/registrations", files={"file": ("registered.ydk",
+                   (SAMPLES / "decks" / "registered.ydk").read_bytes())}, data={"player": "1000000002"})
+        assert r.status_code == 202
+        assert wait_job(c, r.json()["job"])["state"] == "done"
+    for name, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
+        ctx = browser.new_context(viewport=viewport, locale="ko-KR")
+        page = ctx.new_page()
+        page.goto(server.sign_in)
+        page.goto(server.url + "/judge")
+        page.fill("#name", "최헤드")
+        page.click("button[type=submit]")
+        page.wait_for_url(server.url + "/")
+        tiles = page.locator(".tile[data-status]")
+        assert tiles.count() == 4
+        for i in range(4):
+            box = tiles.nth(i).bounding_box()
+            assert box["height"] >= 48 and box["width"] >= 120   # thumb-sized targets
+        assert page.locator("#players li").count() == 3
+        page.click(".tile[data-status='not-registered']")
+        assert page.locator("#players li").count() == 2
+        assert no_sideways_scroll(page)
+        # Exports are one tap away.
+        assert page.locator("a[href='/exports/audit.html']").is_visible()
+        shot(page, f"{name}-dashboard")
+        for path, label in (("/players/1000000002", "registration"), ("/deckcheck/1000000002", "deckcheck"),
+                            ("/roster", "roster"), ("/checkin", "checkin")):
+            page.goto(server.url + path)
+            assert no_sideways_scroll(page), path
+            shot(page, f"{name}-{label}")
+        ctx.close()
