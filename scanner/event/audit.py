@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from card_db.cdb import CardDatabase, load_card_db
+from card_db.cdb import CardDatabase, CardDbSpec, load_card_db
 from card_db.models import LimitList
 from scanner.errors import DecksheetError
 from scanner.event.files import verify_file
@@ -164,10 +164,11 @@ _CONTEXT: _WorkerContext | None = None
 """Per-process state of a pool worker, set once by `_init_worker` (never used in the parent)."""
 
 
-def _init_worker(db_path: str, limits: LimitList) -> None:
+def _init_worker(db_spec: CardDbSpec, limits: LimitList) -> None:
     global _CONTEXT
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # tesseract threads would fight the pool
-    _CONTEXT = _WorkerContext(db=load_card_db(db_path), limits=limits)
+    # The spec, not one path: extra locales and alias files load in the worker too.
+    _CONTEXT = _WorkerContext(db=load_card_db(db_spec), limits=limits)
 
 
 def _audit_file_in_worker(jobs: list[AuditJob]) -> list[RegistrationAudit]:
@@ -268,7 +269,7 @@ def run_audit(store: EventStore, db: CardDatabase, limits: LimitList, workers: i
     else:
         # Largest groups first keeps the tail short; each worker loads the db once.
         with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                 initargs=(str(db.path), limits)) as pool:
+                                 initargs=(db.spec, limits)) as pool:
             futures = [pool.submit(_audit_file_in_worker, g)
                        for g in sorted(groups, key=len, reverse=True)]
             for fut in as_completed(futures):
