@@ -93,6 +93,13 @@ def test_shared_options_work_before_and_after_the_subcommand(real_db_path, real_
     assert json.loads(res.stdout)["selected_list"] == "2026.1"
 
 
+def test_shared_options_on_the_event_group(tmp_path, clean_env):
+    event = tmp_path / "e.sqlite"
+    assert run("event", "init", str(event), "--name", "t", "--date", "2026-07-12").exit_code == 0
+    res = run("event", "--no-extra-bans", "info", "--event", str(event))
+    assert res.exit_code == 0, res.output
+
+
 @pytest.mark.parametrize("args", [["db", "info", "--nope"], ["check"], ["db", "search"],
                                   ["convert", "x.ydk", "--to", "pdf"], ["no-such-command"],
                                   ["db", "info", "--date", "yesterday"]])

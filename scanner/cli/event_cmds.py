@@ -10,7 +10,7 @@ from typing import Callable
 
 import click
 
-from scanner.cli.common import Settings, common_options, echo_json, main
+from scanner.cli.common import Settings, common_options, echo_json, group_options, main
 from scanner.errors import DecksheetError, EventError, ExitCode
 
 
@@ -55,6 +55,7 @@ def _limits(store, settings: Settings):
 
 
 @main.group()
+@group_options
 def event() -> None:
     """Create and inspect an event file (players, registrations, deck checks)."""
 
