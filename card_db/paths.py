@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from platformdirs import user_data_dir
@@ -21,23 +22,24 @@ def demo_db_path() -> Path:
     return package_data("demo.cdb")
 
 
-def atomic_write(path: str | os.PathLike, data: bytes) -> None:
+def atomic_write(path: str | os.PathLike, data: bytes | str, encoding: str = "utf-8") -> Path:
     """Write `data` to `path` so that a reader sees the old file or the whole new one, never
-    half of it, even across a crash: a temporary file beside it, fsynced, then renamed."""
+    half of it, even across a crash: a private temporary file beside it (two writers in one
+    process never share it), fsynced, renamed, and the folder fsynced. The one such writer of
+    the project: caches, fetched data, scan/convert output, event originals, reports."""
     target = Path(path)
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+    raw = data.encode(encoding) if isinstance(data, str) else data
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    tmp = Path(tmp_name)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; these files are read by other tools too
         replace_durably(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    return target
 
 
 def replace_durably(tmp: Path, target: Path) -> None:
@@ -49,10 +51,15 @@ def replace_durably(tmp: Path, target: Path) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, target)
+    fsync_dir(target.parent)
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename in `path` durable (POSIX); harmless where folders cannot be opened."""
     try:
-        dir_fd = os.open(target.parent, os.O_RDONLY)
+        dir_fd = os.open(path, os.O_RDONLY)
     except OSError:
-        return  # some platforms cannot open a folder; the rename is done all the same
+        return
     try:
         os.fsync(dir_fd)
     except OSError:

@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from scanner.event.audit import AuditResult, RegistrationAudit, generated_at
-from scanner.event.files import write_atomic
+from card_db.paths import atomic_write
 from scanner.event.sheets import (STATUS_KO, decisions_table, deck_checks_table, file_label,
                                   infractions_table, lines_table, masked)
 from scanner.model import SECTIONS, position_label
@@ -217,8 +217,8 @@ def write_report(result: AuditResult, out_dir: Path) -> tuple[Path, Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     html_path, csv_path, xlsx_path = (out_dir / "report.html", out_dir / "report.csv",
                                       out_dir / "report.xlsx")
-    write_atomic(html_path, render_html(result))
+    atomic_write(html_path, render_html(result))
     tables = report_tables(result)
-    write_atomic(csv_path, csv_bytes(tables[0]))
-    write_atomic(xlsx_path, xlsx_bytes(tables))
+    atomic_write(csv_path, csv_bytes(tables[0]))
+    atomic_write(xlsx_path, xlsx_bytes(tables))
     return html_path, csv_path, xlsx_path

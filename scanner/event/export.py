@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from card_db.cdb import CardDatabase
-from scanner.event.files import write_atomic
+from card_db.paths import atomic_write
 from scanner.event.flows import effective_decklist
 from scanner.event.sheets import (decisions_table, deck_checks_table, identity,
                                   infractions_table, lines_table)
@@ -35,15 +35,15 @@ def export_event(store: EventStore, db: CardDatabase, out_dir: Path, formats: se
         for fmt in sorted(formats & set(WRITERS)):
             suffix, writer = WRITERS[fmt]
             text = writer(deck)
-            write_atomic(out_dir / (stem + suffix), text if text.endswith("\n") else text + "\n")
+            atomic_write(out_dir / (stem + suffix), text if text.endswith("\n") else text + "\n")
             written += 1
         current.append((reg.konami_id, reg.player_name, reg.version, deck.to_json()))
     lines = lines_table(current, identity)
     if "csv" in formats:
-        write_atomic(out_dir / "decklists.csv", csv_bytes(lines))
+        atomic_write(out_dir / "decklists.csv", csv_bytes(lines))
         written += 1
     if "xlsx" in formats:
-        write_atomic(out_dir / "decklists.xlsx", xlsx_bytes(event_tables(store, lines)))
+        atomic_write(out_dir / "decklists.xlsx", xlsx_bytes(event_tables(store, lines)))
         written += 1
     return written, flagged
 

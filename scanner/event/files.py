@@ -2,17 +2,16 @@
 
 `EVENT.db.files/<sha256>` holds each original exactly as handed in (sheets at registration,
 observed decks at deck checks). A file is written to a temporary name, flushed, fsynced and
-renamed into place, and the folder is fsynced, so a row naming a file is only ever committed
-after the file is durable. `write_atomic` is the same step for report and export files.
+renamed into place, and the folder is fsynced (`card_db.paths.atomic_write`), so a row naming a
+file is only ever committed after the file is durable.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from card_db.paths import atomic_write, fsync_dir  # noqa: F401  (fsync_dir re-exported)
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -26,40 +25,6 @@ def verify_file(path: Path, sha256: str) -> bool:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest() == sha256
-
-
-def fsync_dir(path: Path) -> None:
-    """Make a rename durable (POSIX); harmless where directories cannot be opened."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, data: bytes | str, encoding: str = "utf-8") -> Path:
-    """Write `data` to `path` via a temporary file in the same folder: flush, fsync, rename,
-    fsync the folder. A reader sees the old file or the new one, never half of one."""
-    raw = data.encode(encoding) if isinstance(data, str) else data
-    folder = path.parent
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    fsync_dir(folder)
-    return path
 
 
 @dataclass
@@ -81,7 +46,7 @@ class FileStore:
         if target.is_file() and target.stat().st_size == len(data):
             return digest
         self.folder.mkdir(exist_ok=True)
-        write_atomic(target, data)  # same bytes from any writer: the race is harmless
+        atomic_write(target, data)  # same bytes from any writer: the race is harmless
         return digest
 
     def problems(self, digests: list[str]) -> list[str]:
