@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from scanner.event.store import EventStore, verify_file
+from scanner.event.files import verify_file
+from scanner.event.store import EventStore
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_DECKS = REPO / "samples" / "decks"

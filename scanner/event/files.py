@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from card_db.paths import atomic_write, fsync_dir  # noqa: F401  (fsync_dir re-exported)
+from card_db.paths import atomic_write
 
 
 def sha256_bytes(data: bytes) -> str:

@@ -28,7 +28,7 @@ from typing import Iterator
 from urllib.parse import quote
 
 from scanner.errors import EventError
-from scanner.event.files import FileStore, fsync_dir, verify_file  # noqa: F401  (re-export)
+from scanner.event.files import FileStore
 from scanner.event.migrations import MIGRATIONS, migrate
 from scanner.event.records import (  # noqa: F401  (re-exported: the store's public types)
     Amendment, DeckCheck, EventInfo, IssuedInfraction, NewInfraction, Registration,
