@@ -60,17 +60,22 @@ def read_source_bytes(source: str | Path) -> bytes:
     return limits.read_source(source)
 
 
-def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None = None
-               ) -> tuple[SheetRead, str | None]:
+def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None = None,
+               data: bytes | None = None) -> tuple[SheetRead, str | None]:
     """Read any input into a `SheetRead`. Returns it with the sha256 of the file (of the URL
-    text for a literal ydke:// URL given on the command line)."""
+    text for a literal ydke:// URL given on the command line). `data`: the input's bytes,
+    already read by `read_source_bytes` (a pipe can be read only once)."""
     options = options or ReadOptions()
     s = str(source)
-    if s.strip().lower().startswith("ydke://") and not Path(s).exists():
+    if data is None and s.strip().lower().startswith("ydke://") and not Path(s).exists():
         if len(s) > limits.MAX_TEXT_BYTES:
             raise UnreadableInput("the ydke:// URL is too long")
         return _within_limits(parse_ydke(s)), hashlib.sha256(s.strip().encode("utf-8")).hexdigest()
-    data = limits.read_source(source)
+    if data is None:
+        data = limits.read_source(source)
+    elif len(data) > limits.MAX_INPUT_BYTES:
+        raise UnreadableInput(f"{_label(source)} is too large (at most "
+                              f"{limits.MAX_INPUT_BYTES // (1024 * 1024)} MB)")
     digest = hashlib.sha256(data).hexdigest()
     kind = sniff_bytes(data)
     if kind is InputKind.PDF:
@@ -128,7 +133,7 @@ def _as_file(source: str | Path, data: bytes, suffix: str) -> Iterator[Path]:
     """A path holding `data`: the file itself, or a private copy of what a pipe sent (the PDF
     and image libraries open paths; a pipe can be read only once)."""
     path = Path(source)
-    if not limits.is_stdin(str(source)) and path.is_file():
+    if not limits.is_stdin(str(source)) and path.is_file() and path.stat().st_size == len(data):
         yield path
         return
     with tempfile.TemporaryDirectory(prefix="decksheet-") as tmp:
@@ -138,10 +143,11 @@ def _as_file(source: str | Path, data: bytes, suffix: str) -> Iterator[Path]:
         yield copy
 
 
-def load_decklist(source: str | Path, db: CardDatabase, options: ReadOptions | None = None
-                  ) -> Decklist:
-    """Read and resolve any input: the whole of `decksheet scan` for one input."""
-    sheet, digest = read_input(source, db, options)
+def load_decklist(source: str | Path, db: CardDatabase, options: ReadOptions | None = None,
+                  data: bytes | None = None) -> Decklist:
+    """Read and resolve any input: the whole of `decksheet scan` for one input. `data`: its
+    bytes when the caller has read them already (see `read_input`)."""
+    sheet, digest = read_input(source, db, options, data)
     deck = resolve_sheet(sheet, db)
     deck.source_path = str(source)
     deck.sha256 = digest

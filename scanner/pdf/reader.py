@@ -206,7 +206,9 @@ def _read_form(path: Path, reader) -> SheetRead | None:
     except Exception as exc:  # noqa: BLE001 - a broken form is read from its text instead
         log.warning("%s: form fields unreadable (%s); using the text layer", path.name, exc)
         return None
-    fields = {name: _field_text(f.get("/V")) for name, f in raw.items()}
+    # A damaged form can name a field with bytes (pypdf's ByteStringObject), not text.
+    fields = {(name.decode("latin-1") if isinstance(name, bytes) else str(name)):
+              _field_text(f.get("/V") if isinstance(f, dict) else None) for name, f in raw.items()}
     if is_kde_fields(set(fields)):
         deck_fields = [k for k in fields if k.startswith(("Monster", "Spell", "Trap", "Side", "Extra"))]
         layout, line_box = "Konami deck list form", layout_kde.line_box
