@@ -67,7 +67,7 @@ def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None
     already read by `read_source_bytes` (a pipe can be read only once)."""
     options = options or ReadOptions()
     s = str(source)
-    if data is None and s.strip().lower().startswith("ydke://") and not Path(s).exists():
+    if data is None and s.strip().lower().startswith("ydke://") and not limits.exists(s):
         if len(s) > limits.MAX_TEXT_BYTES:
             raise UnreadableInput("the ydke:// URL is too long")
         return _within_limits(parse_ydke(s)), hashlib.sha256(s.strip().encode("utf-8")).hexdigest()
@@ -125,7 +125,7 @@ def _flag_pages(sheet: SheetRead, numbers: list[int], what: str) -> None:
 
 def _label(source: str | Path) -> str:
     s = str(source)
-    return "standard input" if limits.is_stdin(s) else Path(s).name
+    return "standard input" if limits.is_stdin(s) else limits.shown(Path(s).name)
 
 
 @contextlib.contextmanager

@@ -140,3 +140,9 @@ def test_a_read_only_output_folder_is_one_line(env, tmp_path):
 def test_convert_into_a_missing_folder_is_one_line(env, tmp_path):
     assert_refused(run("convert", SAMPLES / "decks" / "legal.ydk", "--to", "ydk", "-o",
                        tmp_path / "no" / "such" / "x.ydk"), mentions="cannot write")
+
+
+@pytest.mark.parametrize("arg", ["ydke://" + "A" * 8000 + "!!!", "x" * 8000, "a\nb/deck.txt"])
+def test_an_absurd_argument_is_one_short_line(env, arg):
+    line = assert_refused(run("scan", arg))
+    assert len(line) < 300, line
