@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 import struct
 from typing import TYPE_CHECKING, Callable
@@ -285,7 +286,8 @@ def _json_line(section: str, i: int, item: object, read: SheetRead) -> ReadLine:
     item = _typed(item, dict, where)
     count = check_count(_int(item.get("count", 1), f"{where}: count"), where)
     conf = item.get("confidence")
-    if conf is not None and (isinstance(conf, bool) or not isinstance(conf, (int, float))):
+    if conf is not None and (isinstance(conf, bool) or not isinstance(conf, (int, float))
+                             or not math.isfinite(conf)):  # 1e400 parses as infinity
         raise UnreadableInput(f"{where}: confidence is not a number")
     reasons = _typed(item.get("reasons"), list, f"{where}: reasons", optional=True) or []
     line = ReadLine(

@@ -102,6 +102,22 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                           f"and no form fields found)")
 
 
+def first_page_size(path: Path) -> tuple[float, float]:
+    """Width and height (pt) of the first page; (0, 0) when it cannot be told."""
+    import pypdfium2 as pdfium
+
+    try:
+        doc = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError:
+        return 0.0, 0.0
+    try:
+        return tuple(doc[0].get_size()) if len(doc) else (0.0, 0.0)  # type: ignore[return-value]
+    except pdfium.PdfiumError:
+        return 0.0, 0.0
+    finally:
+        doc.close()
+
+
 def later_sheet_pages(path: Path, start: int) -> list[int]:
     """1-based numbers of the pages after the first `start` that hold deck lines or an image
     (for a scan read by OCR from its first page)."""

@@ -114,3 +114,12 @@ def test_a_heic_photo_is_read_like_its_jpeg(env, tmp_path):
     ids = lambda o: [(e["card_id"], e["count"]) for s in o["sections"].values() for e in s]  # noqa: E731
     assert obj["source"]["reader"] == "ocr"
     assert ids(obj) == ids(jpeg)
+
+
+def test_a_huge_image_only_page_is_refused_before_rendering(env, tmp_path):
+    """A 200-inch page with no text would render at 200 dpi to 1.6 gigapixels."""
+    Image.new("L", (400, 400), 255).save(p := tmp_path / "huge-page.pdf", resolution=2.0)
+    assert PdfReader(p).pages[0].mediabox.width == 14_400
+    start = time.monotonic()
+    assert_refused(run("scan", p), mentions="too large")
+    assert time.monotonic() - start < 10
