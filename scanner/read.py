@@ -8,19 +8,19 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from card_db.cdb import CardDatabase
 from scanner.errors import UnreadableInput
-from scanner.model import Decklist, ReviewFlag, SheetRead
 from scanner.inputs import limits
-from scanner.inputs.options import ReadOptions
 from scanner.inputs.formats import parse_json, parse_text_list, parse_ydk, parse_ydke
+from scanner.inputs.options import ReadOptions
 from scanner.inputs.resolve import resolve_sheet
 from scanner.inputs.sniff import InputKind, decode_text, sniff_bytes, sniff_text
+from scanner.model import Decklist, ReviewFlag, SheetRead
 
-__all__ = ["ReadOptions", "read_input", "read_text_source", "load_decklist", "read_source_bytes"]
+__all__ = ["ReadOptions", "load_decklist", "read_input", "read_source_bytes", "read_text_source"]
 
 
 def read_text_source(text: str, db: CardDatabase, kind: InputKind | None = None) -> SheetRead:
@@ -28,7 +28,7 @@ def read_text_source(text: str, db: CardDatabase, kind: InputKind | None = None)
     if len(text) > limits.MAX_TEXT_BYTES:
         raise UnreadableInput(f"the decklist text is too large (at most "
                               f"{limits.MAX_TEXT_BYTES // (1024 * 1024)} MB)")
-    if text.count("\n") > limits.MAX_TEXT_LINES:
+    if len(text.splitlines()) > limits.MAX_TEXT_LINES:  # \r, \u2028… end lines too
         raise UnreadableInput(f"the decklist has more than {limits.MAX_TEXT_LINES} lines: "
                               f"not one decklist")
     kind = kind or sniff_text(text)
@@ -86,7 +86,9 @@ def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None
 
         info = probe_image(data, _label(source))  # refuses a pixel bomb before any decode
         with _as_file(source, data, ".img") as path:
-            from scanner.ocr.pipeline import read_photo  # late: pulls in OpenCV and tesseract
+            from scanner.ocr.pipeline import (
+                read_photo,  # late: pulls in OpenCV and tesseract
+            )
             sheet = read_photo(path, db, options)
         _flag_later_pages(sheet, info.frames, "frame")
         return sheet, digest
@@ -101,7 +103,10 @@ def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
 
     sheet = read_pdf(path, db, options)
     if sheet is None:  # no usable text layer: a scan saved as PDF
-        from scanner.ocr.pipeline import RENDER_DPI, read_pdf_pages  # late: OpenCV, Tesseract
+        from scanner.ocr.pipeline import (  # late: OpenCV, Tesseract
+            RENDER_DPI,
+            read_pdf_pages,
+        )
         from scanner.pdf.reader import first_page_size, later_sheet_pages
 
         # The scan reader may render the page: a 200-inch page would be 1.6 gigapixels.

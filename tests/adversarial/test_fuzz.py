@@ -122,7 +122,8 @@ def test_fuzzed_inputs_through_a_real_process_say_one_line(tmp_path):
         paths.append(str(p))
     for p in paths:
         res = subprocess.run([sys.executable, "-c", "from scanner.cli import main; main()", "scan", p,
-                              "--json"], capture_output=True, timeout=120, env=env)
+                              "--json"], capture_output=True, timeout=120, env=env,
+                             check=False)
         lines = [ln for ln in res.stderr.decode().splitlines() if "DEMO card database" not in ln]
         assert res.returncode in (0, 1, 2), (p, res.returncode)
         if res.returncode == 2:

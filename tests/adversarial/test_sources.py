@@ -25,7 +25,8 @@ def _subprocess(args, stdin, timeout=60):
     env = dict(os.environ, PYTHONPATH=str(REPO), OMP_THREAD_LIMIT="1")
     for var in ("DECKSHEET_CARD_DB", "DECKSHEET_LFLIST", "DECKSHEET_LIST", "DECKSHEET_EVENT"):
         env.pop(var, None)
-    return subprocess.run(CLI + args, input=stdin, capture_output=True, timeout=timeout, env=env)
+    return subprocess.run(CLI + args, input=stdin, capture_output=True, timeout=timeout, env=env,
+                          check=False)
 
 
 @pytest.mark.parametrize("name", ["-", "/dev/stdin"])
