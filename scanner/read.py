@@ -103,16 +103,13 @@ def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
 
     sheet = read_pdf(path, db, options)
     if sheet is None:  # no usable text layer: a scan saved as PDF
-        from scanner.ocr.pipeline import (  # late: OpenCV, Tesseract
-            RENDER_DPI,
-            read_pdf_pages,
-        )
+        from scanner.ocr.pipeline import read_pdf_pages  # late: OpenCV and Tesseract
         from scanner.pdf.reader import first_page_size, later_sheet_pages
 
         # The scan reader may render the page: a 200-inch page would be 1.6 gigapixels.
         width, height = first_page_size(path)
-        limits.check_pixels(int(width * RENDER_DPI / 72), int(height * RENDER_DPI / 72),
-                            f"{_label(path)} page 1")
+        dpi = limits.SCAN_RENDER_DPI
+        limits.check_pixels(int(width * dpi / 72), int(height * dpi / 72), f"{_label(path)} page 1")
         sheet = read_pdf_pages(path, db, options)
         # The scan reader reads one page; say so for every other page that holds anything.
         _flag_pages(sheet, later_sheet_pages(path, 1), "page")

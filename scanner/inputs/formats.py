@@ -193,6 +193,11 @@ def parse_text_list(text: str) -> SheetRead:
         count = check_count(int(count_text), f"line {lineno}") if count_text else 1
         rl = ReadLine(section=section, text=name, count=count, count_text=count_text, row=lineno,
                       card_id=card_id, unsplit=unsplit if card_id is None else "")
+        if _LINE_BREAKING.search(name):
+            # ESC and other controls would reach the judge's terminal (escape sequences).
+            rl.text, rl.unsplit = one_line(name), one_line(unsplit)
+            rl.flags.append("control-character")
+            rl.detail = "the line holds a control character"
         read.lines.append(rl)
     if not read.lines:
         raise UnreadableInput("no card lines found in the text list")

@@ -30,6 +30,9 @@ count of 10⁹ would otherwise build 10⁹ lines in an export)."""
 MAX_PIXELS = 60_000_000
 """One decoded image (any phone camera up to ~60 MP). Checked from the header, before decoding:
 a 30000×30000 PNG is 2.7 GB of pixels."""
+SCAN_RENDER_DPI = 200
+"""The resolution a scanned PDF page is rendered at (scanner.ocr.pipeline.RENDER_DPI): its page
+size times this must stay within MAX_PIXELS."""
 MAX_PAGES = 100
 """Pages of a PDF or frames of a TIFF. A registration is 1–2 pages; every page is inspected for
 a second sheet, so a whole event's batch scan should be split."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from scanner.pdf import layout_cn, layout_kde
 from scanner.errors import UnreadableInput
+from scanner.inputs.formats import one_line
 from scanner.inputs.limits import check_pages
 from scanner.pdf.hidden import flag_hidden_text
 from scanner.pdf.layout_dbko import Box, read_db_sheet
@@ -248,11 +249,13 @@ def _form_line_boxes(sheet: SheetRead, line_box) -> list[Box]:
 
 
 def _field_text(value) -> str:
+    """A form field's value as one line: a line break typed into a field must not become a
+    line of an exported list."""
     if value is None:
         return ""
     if isinstance(value, (list, tuple)):
-        return " ".join(str(v) for v in value)
-    return str(value)
+        return one_line(" ".join(str(v) for v in value))
+    return one_line(str(value))
 
 
 NOTE_KINDS = {"/FreeText": "typed note", "/Text": "sticky note", "/Ink": "pen marks",
