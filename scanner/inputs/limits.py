@@ -89,7 +89,15 @@ def read_source(source: str | Path) -> bytes:
     or `-` (stdin) read to its end, with no wait longer than PIPE_IDLE_SECONDS."""
     name = str(source)
     if is_stdin(name):
-        return _read_stream(sys.stdin.fileno(), "standard input", close=False)
+        try:
+            fd = sys.stdin.fileno()
+        except (AttributeError, OSError, ValueError):  # a stand-in stream (embedding, tests)
+            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+            if len(data) > MAX_INPUT_BYTES:
+                raise UnreadableInput(f"standard input is too large (at most "
+                                      f"{MAX_INPUT_BYTES // (1024 * 1024)} MB)") from None
+            return data
+        return _read_stream(fd, "standard input", close=False)
     path = Path(source)
     try:
         st = os.stat(path)

@@ -147,3 +147,10 @@ def test_convert_into_a_missing_folder_is_one_line(env, tmp_path):
 def test_an_absurd_argument_is_one_short_line(env, arg):
     line = assert_refused(run("scan", arg))
     assert len(line) < 300, line
+
+
+def test_stdin_without_a_file_descriptor_is_read(env):
+    """CliRunner (and any embedding) gives a stand-in stdin with no file descriptor."""
+    res = run("scan", "-", "--json", input="3 하루 우라라\n".encode())
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["sections"]["main"][0]["card_id"] == 14558127
