@@ -8,19 +8,19 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from card_db.cdb import CardDatabase
 from scanner.errors import DecksheetError, UnreadableInput
-from scanner.model import Decklist, ReviewFlag, SheetRead
 from scanner.inputs import limits
-from scanner.inputs.options import ReadOptions
 from scanner.inputs.formats import parse_json, parse_text_list, parse_ydk, parse_ydke
+from scanner.inputs.options import ReadOptions
 from scanner.inputs.resolve import resolve_sheet
 from scanner.inputs.sniff import InputKind, decode_text, sniff_bytes, sniff_text
+from scanner.model import Decklist, ReviewFlag, SheetRead
 
-__all__ = ["ReadOptions", "read_input", "read_text_source", "load_decklist", "read_source_bytes"]
+__all__ = ["ReadOptions", "load_decklist", "read_input", "read_source_bytes", "read_text_source"]
 
 
 def read_text_source(text: str, db: CardDatabase, kind: InputKind | None = None) -> SheetRead:
@@ -28,7 +28,7 @@ def read_text_source(text: str, db: CardDatabase, kind: InputKind | None = None)
     if len(text) > limits.MAX_TEXT_BYTES:
         raise UnreadableInput(f"the decklist text is too large (at most "
                               f"{limits.MAX_TEXT_BYTES // (1024 * 1024)} MB)")
-    if text.count("\n") > limits.MAX_TEXT_LINES:
+    if len(text.splitlines()) > limits.MAX_TEXT_LINES:  # \r, \u2028… end lines too
         raise UnreadableInput(f"the decklist has more than {limits.MAX_TEXT_LINES} lines: "
                               f"not one decklist")
     kind = kind or sniff_text(text)
@@ -60,17 +60,22 @@ def read_source_bytes(source: str | Path) -> bytes:
     return limits.read_source(source)
 
 
-def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None = None
-               ) -> tuple[SheetRead, str | None]:
+def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None = None,
+               data: bytes | None = None) -> tuple[SheetRead, str | None]:
     """Read any input into a `SheetRead`. Returns it with the sha256 of the file (of the URL
-    text for a literal ydke:// URL given on the command line)."""
+    text for a literal ydke:// URL given on the command line). `data`: the input's bytes,
+    already read by `read_source_bytes` (a pipe can be read only once)."""
     options = options or ReadOptions()
     s = str(source)
-    if s.strip().lower().startswith("ydke://") and not Path(s).exists():
+    if data is None and s.strip().lower().startswith("ydke://") and not limits.exists(s):
         if len(s) > limits.MAX_TEXT_BYTES:
             raise UnreadableInput("the ydke:// URL is too long")
         return _within_limits(parse_ydke(s)), hashlib.sha256(s.strip().encode("utf-8")).hexdigest()
-    data = limits.read_source(source)
+    if data is None:
+        data = limits.read_source(source)
+    elif len(data) > limits.MAX_INPUT_BYTES:
+        raise UnreadableInput(f"{_label(source)} is too large (at most "
+                              f"{limits.MAX_INPUT_BYTES // (1024 * 1024)} MB)")
     digest = hashlib.sha256(data).hexdigest()
     kind = sniff_bytes(data)
     if kind is InputKind.PDF:
@@ -81,7 +86,9 @@ def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None
 
         info = probe_image(data, _label(source))  # refuses a pixel bomb before any decode
         with _as_file(source, data, ".img") as path:
-            from scanner.ocr.pipeline import read_photo  # late: pulls in OpenCV and tesseract
+            from scanner.ocr.pipeline import (
+                read_photo,  # late: pulls in OpenCV and tesseract
+            )
             sheet = read_photo(path, db, options)
         _flag_later_pages(sheet, info.frames, "frame")
         return sheet, digest
@@ -97,8 +104,12 @@ def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
     sheet = read_pdf(path, db, options)
     if sheet is None:  # no usable text layer: a scan saved as PDF
         from scanner.ocr.pipeline import read_pdf_pages  # late: OpenCV and Tesseract
-        from scanner.pdf.reader import later_sheet_pages
+        from scanner.pdf.reader import first_page_size, later_sheet_pages
 
+        # The scan reader may render the page: a 200-inch page would be 1.6 gigapixels.
+        width, height = first_page_size(path)
+        dpi = limits.SCAN_RENDER_DPI
+        limits.check_pixels(int(width * dpi / 72), int(height * dpi / 72), f"{_label(path)} page 1")
         sheet = read_pdf_pages(path, db, options)
         # The scan reader reads one page; say so for every other page that holds anything.
         _flag_pages(sheet, later_sheet_pages(path, 1), "page")
@@ -120,7 +131,7 @@ def _flag_pages(sheet: SheetRead, numbers: list[int], what: str) -> None:
 
 def _label(source: str | Path) -> str:
     s = str(source)
-    return "standard input" if limits.is_stdin(s) else Path(s).name
+    return "standard input" if limits.is_stdin(s) else limits.shown(Path(s).name)
 
 
 @contextlib.contextmanager
@@ -128,7 +139,7 @@ def _as_file(source: str | Path, data: bytes, suffix: str) -> Iterator[Path]:
     """A path holding `data`: the file itself, or a private copy of what a pipe sent (the PDF
     and image libraries open paths; a pipe can be read only once)."""
     path = Path(source)
-    if not limits.is_stdin(str(source)) and path.is_file():
+    if not limits.is_stdin(str(source)) and path.is_file() and path.stat().st_size == len(data):
         yield path
         return
     with tempfile.TemporaryDirectory(prefix="decksheet-") as tmp:
@@ -138,10 +149,11 @@ def _as_file(source: str | Path, data: bytes, suffix: str) -> Iterator[Path]:
         yield copy
 
 
-def load_decklist(source: str | Path, db: CardDatabase, options: ReadOptions | None = None
-                  ) -> Decklist:
-    """Read and resolve any input: the whole of `decksheet scan` for one input."""
-    sheet, digest = read_input(source, db, options)
+def load_decklist(source: str | Path, db: CardDatabase, options: ReadOptions | None = None,
+                  data: bytes | None = None) -> Decklist:
+    """Read and resolve any input: the whole of `decksheet scan` for one input. `data`: its
+    bytes when the caller has read them already (see `read_input`)."""
+    sheet, digest = read_input(source, db, options, data)
     deck = resolve_sheet(sheet, db)
     deck.source_path = str(source)
     deck.sha256 = digest

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 import struct
 from typing import TYPE_CHECKING, Callable
@@ -206,6 +207,11 @@ def parse_text_list(text: str) -> SheetRead:
         count = check_count(int(count_text), f"line {lineno}") if count_text else 1
         rl = ReadLine(section=section, text=name, count=count, count_text=count_text, row=lineno,
                       card_id=card_id, unsplit=unsplit if card_id is None else "")
+        if _LINE_BREAKING.search(name):
+            # ESC and other controls would reach the judge's terminal (escape sequences).
+            rl.text, rl.unsplit = one_line(name), one_line(unsplit)
+            rl.flags.append("control-character")
+            rl.detail = "the line holds a control character"
         read.lines.append(rl)
     if not read.lines:
         raise UnreadableInput("no card lines found in the text list")
@@ -299,7 +305,8 @@ def _json_line(section: str, i: int, item: object, read: SheetRead) -> ReadLine:
     item = _typed(item, dict, where)
     count = check_count(_int(item.get("count", 1), f"{where}: count"), where)
     conf = item.get("confidence")
-    if conf is not None and (isinstance(conf, bool) or not isinstance(conf, (int, float))):
+    if conf is not None and (isinstance(conf, bool) or not isinstance(conf, (int, float))
+                             or not math.isfinite(conf)):  # 1e400 parses as infinity
         raise UnreadableInput(f"{where}: confidence is not a number")
     reasons = _typed(item.get("reasons"), list, f"{where}: reasons", optional=True) or []
     line = ReadLine(

@@ -73,4 +73,4 @@ def decode_heif(data: bytes, label: str) -> np.ndarray:
     return np.ascontiguousarray(rgb[:, :, ::-1])
 
 
-__all__ = ["ImageInfo", "probe_image", "decode_heif", "is_heif"]
+__all__ = ["ImageInfo", "decode_heif", "is_heif", "probe_image"]

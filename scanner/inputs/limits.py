@@ -30,6 +30,9 @@ count of 10⁹ would otherwise build 10⁹ lines in an export)."""
 MAX_PIXELS = 60_000_000
 """One decoded image (any phone camera up to ~60 MP). Checked from the header, before decoding:
 a 30000×30000 PNG is 2.7 GB of pixels."""
+SCAN_RENDER_DPI = 200
+"""The resolution a scanned PDF page is rendered at (scanner.ocr.pipeline.RENDER_DPI): its page
+size times this must stay within MAX_PIXELS."""
 MAX_PAGES = 100
 """Pages of a PDF or frames of a TIFF. A registration is 1–2 pages; every page is inspected for
 a second sheet, so a whole event's batch scan should be split."""
@@ -63,6 +66,20 @@ def check_pages(n: int, label: str, what: str = "pages") -> None:
                               f"one file per sheet")
 
 
+def shown(source: str | Path, limit: int = 120) -> str:
+    """A path as an error message shows it: one line, not longer than `limit` characters."""
+    text = " ".join(str(source).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def exists(source: str | Path) -> bool:
+    """Path.exists() that says False, not OSError, for a name too long to be a path."""
+    try:
+        return Path(source).exists()
+    except (OSError, ValueError):
+        return False
+
+
 def is_stdin(source: str) -> bool:
     return source in STDIN_NAMES
 
@@ -72,27 +89,35 @@ def read_source(source: str | Path) -> bytes:
     or `-` (stdin) read to its end, with no wait longer than PIPE_IDLE_SECONDS."""
     name = str(source)
     if is_stdin(name):
-        return _read_stream(sys.stdin.fileno(), "standard input", close=False)
+        try:
+            fd = sys.stdin.fileno()
+        except (AttributeError, OSError, ValueError):  # a stand-in stream (embedding, tests)
+            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+            if len(data) > MAX_INPUT_BYTES:
+                raise UnreadableInput(f"standard input is too large (at most "
+                                      f"{MAX_INPUT_BYTES // (1024 * 1024)} MB)") from None
+            return data
+        return _read_stream(fd, "standard input", close=False)
     path = Path(source)
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise UnreadableInput(f"no such file: {path}") from None
+        raise UnreadableInput(f"no such file: {shown(path)}") from None
     except OSError as exc:
-        raise UnreadableInput(f"cannot open {path}: {exc.strerror}") from None
+        raise UnreadableInput(f"cannot open {shown(path)}: {exc.strerror}") from None
     if stat.S_ISDIR(st.st_mode):
-        raise UnreadableInput(f"{path} is a folder, not a file")
+        raise UnreadableInput(f"{shown(path)} is a folder, not a file")
     if stat.S_ISREG(st.st_mode):
         if st.st_size > MAX_INPUT_BYTES:
-            raise UnreadableInput(f"{path.name} is too large ({st.st_size // (1024 * 1024)} MB; "
+            raise UnreadableInput(f"{shown(path.name)} is too large ({st.st_size // (1024 * 1024)} MB; "
                                   f"at most {MAX_INPUT_BYTES // (1024 * 1024)} MB)")
         try:
             with open(path, "rb") as fh:
                 data = fh.read(MAX_INPUT_BYTES + 1)
         except OSError as exc:
-            raise UnreadableInput(f"cannot open {path}: {exc.strerror}") from None
+            raise UnreadableInput(f"cannot open {shown(path)}: {exc.strerror}") from None
         if len(data) > MAX_INPUT_BYTES:  # grew while being read
-            raise UnreadableInput(f"{path.name} is too large (at most "
+            raise UnreadableInput(f"{shown(path.name)} is too large (at most "
                                   f"{MAX_INPUT_BYTES // (1024 * 1024)} MB)")
         return data
     if stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode) or stat.S_ISSOCK(st.st_mode):
@@ -100,9 +125,9 @@ def read_source(source: str | Path) -> bytes:
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         except OSError as exc:
-            raise UnreadableInput(f"cannot open {path}: {exc.strerror}") from None
-        return _read_stream(fd, str(path), close=True)
-    raise UnreadableInput(f"{path} is not a regular file")
+            raise UnreadableInput(f"cannot open {shown(path)}: {exc.strerror}") from None
+        return _read_stream(fd, shown(path), close=True)
+    raise UnreadableInput(f"{shown(path)} is not a regular file")
 
 
 def _read_stream(fd: int, label: str, close: bool) -> bytes:

@@ -97,3 +97,11 @@ def sniff_text(text: str) -> InputKind:
             and any(ln.isdigit() for ln in lines[:50]):
         return InputKind.YDK
     return InputKind.TEXT
+
+
+def sniff_path(path: Path) -> InputKind:
+    """Kind of a file from its first bytes (kept for callers that hold only a path; the readers
+    use `scanner.inputs.limits.read_source` and `sniff_bytes`)."""
+    from scanner.inputs.limits import read_source
+
+    return sniff_bytes(read_source(path)[:4096])

@@ -5,7 +5,12 @@ undo the perspective → flatten the lighting (divide by a blurred background) �
 """
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import sys
+import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,7 +61,8 @@ def decode_image(data: np.ndarray | bytes, label: str = "image") -> np.ndarray:
         img = decode_heif(raw, label)
     else:
         try:
-            img = cv2.imdecode(np.frombuffer(raw, dtype=np.uint8), cv2.IMREAD_COLOR)
+            with _native_stderr_to_log(label):
+                img = cv2.imdecode(np.frombuffer(raw, dtype=np.uint8), cv2.IMREAD_COLOR)
         except cv2.error:
             img = None
     if img is None:
@@ -64,6 +70,33 @@ def decode_image(data: np.ndarray | bytes, label: str = "image") -> np.ndarray:
     if min(img.shape[:2]) < 300:
         raise UnreadableInput(f"{label} is too small to be a sheet ({img.shape[1]}×{img.shape[0]})")
     return img
+
+
+_STDERR_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _native_stderr_to_log(label: str):
+    """libjpeg prints "Corrupt JPEG data: …" straight to file descriptor 2, past Python: the user
+    would get lines besides decksheet's one. Catch them (debug log) while the decoder runs."""
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # no real stderr (tests, services): nothing to hide
+        yield
+        return
+    with _STDERR_LOCK, tempfile.TemporaryFile() as sink:
+        sys.stderr.flush()
+        saved = os.dup(fd)
+        os.dup2(sink.fileno(), fd)
+        try:
+            yield
+        finally:
+            os.dup2(saved, fd)
+            os.close(saved)
+            sink.seek(0)
+            said = sink.read(4096).decode("utf-8", "replace").strip()
+            if said:
+                log.debug("%s: decoder said: %s", label, said)
 
 
 def order_corners(pts: np.ndarray) -> np.ndarray:

@@ -55,9 +55,10 @@ def _covered(objs: list[dict]) -> list[HiddenRun]:
         kind = obj.get("object_type")
         if kind == "char" and str(obj.get("text", "")).strip():
             chars.append((order, obj))
-        elif kind in ("rect", "curve") and obj.get("fill") and len(fills) < MAX_FILLS:
-            if obj["x1"] - obj["x0"] >= MIN_FILL_SIDE and obj["bottom"] - obj["top"] >= MIN_FILL_SIDE:
-                fills.append((order, obj))
+        elif (kind in ("rect", "curve") and obj.get("fill") and len(fills) < MAX_FILLS
+              and obj["x1"] - obj["x0"] >= MIN_FILL_SIDE
+              and obj["bottom"] - obj["top"] >= MIN_FILL_SIDE):
+            fills.append((order, obj))
     if not chars or not fills:
         return []
     when = np.array([o for o, _ in chars])

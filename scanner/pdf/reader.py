@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from scanner.pdf import layout_cn, layout_kde
 from scanner.errors import UnreadableInput
+from scanner.inputs.formats import one_line
 from scanner.inputs.limits import check_pages
 from scanner.pdf.hidden import flag_hidden_text
 from scanner.pdf.layout_dbko import Box, read_db_sheet
@@ -100,6 +101,22 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
         return None
     raise UnreadableInput(f"{path.name}: not a deck sheet (no 몬스터/마법/함정 column headers "
                           f"and no form fields found)")
+
+
+def first_page_size(path: Path) -> tuple[float, float]:
+    """Width and height (pt) of the first page; (0, 0) when it cannot be told."""
+    import pypdfium2 as pdfium
+
+    try:
+        doc = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError:
+        return 0.0, 0.0
+    try:
+        return tuple(doc[0].get_size()) if len(doc) else (0.0, 0.0)  # type: ignore[return-value]
+    except pdfium.PdfiumError:
+        return 0.0, 0.0
+    finally:
+        doc.close()
 
 
 def later_sheet_pages(path: Path, start: int) -> list[int]:
@@ -206,7 +223,9 @@ def _read_form(path: Path, reader) -> SheetRead | None:
     except Exception as exc:  # noqa: BLE001 - a broken form is read from its text instead
         log.warning("%s: form fields unreadable (%s); using the text layer", path.name, exc)
         return None
-    fields = {name: _field_text(f.get("/V")) for name, f in raw.items()}
+    # A damaged form can name a field with bytes (pypdf's ByteStringObject), not text.
+    fields = {(name.decode("latin-1") if isinstance(name, bytes) else str(name)):
+              _field_text(f.get("/V") if isinstance(f, dict) else None) for name, f in raw.items()}
     if is_kde_fields(set(fields)):
         deck_fields = [k for k in fields if k.startswith(("Monster", "Spell", "Trap", "Side", "Extra"))]
         layout, line_box = "Konami deck list form", layout_kde.line_box
@@ -230,11 +249,13 @@ def _form_line_boxes(sheet: SheetRead, line_box) -> list[Box]:
 
 
 def _field_text(value) -> str:
+    """A form field's value as one line: a line break typed into a field must not become a
+    line of an exported list."""
     if value is None:
         return ""
     if isinstance(value, (list, tuple)):
-        return " ".join(str(v) for v in value)
-    return str(value)
+        return one_line(" ".join(str(v) for v in value))
+    return one_line(str(value))
 
 
 NOTE_KINDS = {"/FreeText": "typed note", "/Text": "sticky note", "/Ink": "pen marks",

@@ -98,3 +98,60 @@ def test_fuzzed_samples_never_crash_and_never_invent_a_card(env, tmp_path, demo_
             bad.unlink()
     print(f"{len(runs)} fuzzed inputs in {SECONDS:.0f} s")
     assert len(runs) >= min(len(samples), 10), runs
+
+
+def test_fuzzed_inputs_through_a_real_process_say_one_line(tmp_path):
+    """In a real process, where native libraries (libjpeg: "Corrupt JPEG data: …") could write
+    to stderr past Python: a refusal is still one line, a read has no stray lines."""
+    import subprocess
+    import sys
+
+    from tests.adversarial.conftest import REPO
+
+    rng = random.Random(SEED)
+    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_THREAD_LIMIT="1")
+    for var in ("DECKSHEET_CARD_DB", "DECKSHEET_LFLIST", "DECKSHEET_LIST", "DECKSHEET_EVENT"):
+        env.pop(var, None)
+    photo = (SAMPLES / "photos" / "photo-01.jpg").read_bytes()
+    cases = {"truncated.jpg": photo[: len(photo) * 3 // 4], "junk.pdf": b"%PDF-1.7\n" + bytes(
+        rng.randrange(256) for _ in range(3000)), "flipped.ydk": _mutate(
+        (SAMPLES / "decks" / "legal.ydk").read_bytes(), rng)[0]}
+    paths = []
+    for name, data in cases.items():
+        (p := tmp_path / name).write_bytes(data)
+        paths.append(str(p))
+    for p in paths:
+        res = subprocess.run([sys.executable, "-c", "from scanner.cli import main; main()", "scan", p,
+                              "--json"], capture_output=True, timeout=120, env=env,
+                             check=False)
+        lines = [ln for ln in res.stderr.decode().splitlines() if "DEMO card database" not in ln]
+        assert res.returncode in (0, 1, 2), (p, res.returncode)
+        if res.returncode == 2:
+            assert len(lines) == 1 and lines[0].startswith("decksheet: error: "), (p, lines)
+        else:
+            assert lines == [], (p, lines)
+
+
+def _replay(seed: int, run_number: int) -> tuple[Path, bytes]:
+    """The sample and bytes of fuzz run `run_number` under `seed` (the mutations do not depend on
+    what the CLI answered, so they replay without running it)."""
+    rng = random.Random(seed)
+    samples, n = _samples(), 0
+    while True:
+        order = samples[:]
+        rng.shuffle(order)
+        for src in order:
+            data, _ = _mutate(src.read_bytes(), rng)
+            if n == run_number:
+                return src, data
+            n += 1
+
+
+def test_fuzz_finding_a_form_field_named_in_bytes(env, tmp_path):
+    """Seed 7, run 502: a bit flip in a field name of the Konami form made pypdf name the field
+    with bytes, and the form reader crashed ("internal error: TypeError")."""
+    src, data = _replay(7, 502)
+    assert src.name == "kde-form-sky-striker.pdf"
+    (p := tmp_path / "flipped.pdf").write_bytes(data)
+    res = run("scan", p, "--json")
+    assert res.exit_code in (0, 2) and "internal error" not in res.stderr, res.stderr

@@ -34,6 +34,7 @@ def _write(tmp_path, obj_or_text) -> str:
     (dict(_deck(), review=5), "review"),
     (dict(_deck(), player=["x"]), "player"),
     (_deck(count=10 ** 9), "count"),
+    (_deck(confidence="high"), "confidence"),
 ])
 def test_wrong_values_are_refused_not_coerced(env, tmp_path, bad, word):
     path = _write(tmp_path, bad)
@@ -45,6 +46,8 @@ def test_wrong_values_are_refused_not_coerced(env, tmp_path, bad, word):
     '{"schema": 1, "sections": {"main": [{"card_id": 14558127, "count": Infinity}]}}',
     '{"schema": 1, "sections": {"main": [{"card_id": 14558127, "count": NaN}]}}',
     "[" * 100_000 + "]" * 100_000,
+    '{"schema": 1, "sections": {"main": [{"card_id": 14558127, "count": 1, "confidence": 1e400}]}}',
+    '{"schema": 1, "sections": {"main": [{"card_id": 14558127, "count": 1e400}]}}',
     '{"sections": ' + "[" * 100_000,
 ])
 def test_hostile_json_is_one_line(env, tmp_path, text):

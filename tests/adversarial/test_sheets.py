@@ -1,7 +1,6 @@
 """Issue 15, items 2, 7, 14, 16 and 17 for sheets: pages left out, hidden rows, pixel bombs, HEIC."""
 from __future__ import annotations
 
-import io
 import json
 import struct
 import time
@@ -98,8 +97,8 @@ def test_a_pixel_bomb_is_refused_from_its_header(env, tmp_path, width, height):
 
 def test_an_image_pdf_with_a_bomb_inside_is_one_line(env, tmp_path):
     """A scan PDF whose embedded image claims billions of pixels: refused, never decoded."""
-    from scanner.ocr.page import decode_image
     from scanner.errors import UnreadableInput
+    from scanner.ocr.page import decode_image
 
     with pytest.raises(UnreadableInput, match="too large"):
         decode_image(_png_header(40_000, 40_000), "embedded")
@@ -111,6 +110,15 @@ def test_a_heic_photo_is_read_like_its_jpeg(env, tmp_path):
     Image.open(PHOTO).save(heic := tmp_path / "photo.heic", quality=90)
     assert heic.read_bytes()[4:12] == b"ftypheic"
     jpeg, obj = _scan(PHOTO), _scan(heic)
-    ids = lambda o: [(e["card_id"], e["count"]) for s in o["sections"].values() for e in s]  # noqa: E731
+    ids = lambda o: [(e["card_id"], e["count"]) for s in o["sections"].values() for e in s]
     assert obj["source"]["reader"] == "ocr"
     assert ids(obj) == ids(jpeg)
+
+
+def test_a_huge_image_only_page_is_refused_before_rendering(env, tmp_path):
+    """A 200-inch page with no text would render at 200 dpi to 1.6 gigapixels."""
+    Image.new("L", (400, 400), 255).save(p := tmp_path / "huge-page.pdf", resolution=2.0)
+    assert PdfReader(p).pages[0].mediabox.width == 14_400
+    start = time.monotonic()
+    assert_refused(run("scan", p), mentions="too large")
+    assert time.monotonic() - start < 10

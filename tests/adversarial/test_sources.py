@@ -25,7 +25,8 @@ def _subprocess(args, stdin, timeout=60):
     env = dict(os.environ, PYTHONPATH=str(REPO), OMP_THREAD_LIMIT="1")
     for var in ("DECKSHEET_CARD_DB", "DECKSHEET_LFLIST", "DECKSHEET_LIST", "DECKSHEET_EVENT"):
         env.pop(var, None)
-    return subprocess.run(CLI + args, input=stdin, capture_output=True, timeout=timeout, env=env)
+    return subprocess.run(CLI + args, input=stdin, capture_output=True, timeout=timeout, env=env,
+                          check=False)
 
 
 @pytest.mark.parametrize("name", ["-", "/dev/stdin"])
@@ -140,3 +141,16 @@ def test_a_read_only_output_folder_is_one_line(env, tmp_path):
 def test_convert_into_a_missing_folder_is_one_line(env, tmp_path):
     assert_refused(run("convert", SAMPLES / "decks" / "legal.ydk", "--to", "ydk", "-o",
                        tmp_path / "no" / "such" / "x.ydk"), mentions="cannot write")
+
+
+@pytest.mark.parametrize("arg", ["ydke://" + "A" * 8000 + "!!!", "x" * 8000, "a\nb/deck.txt"])
+def test_an_absurd_argument_is_one_short_line(env, arg):
+    line = assert_refused(run("scan", arg))
+    assert len(line) < 300, line
+
+
+def test_stdin_without_a_file_descriptor_is_read(env):
+    """CliRunner (and any embedding) gives a stand-in stdin with no file descriptor."""
+    res = run("scan", "-", "--json", input="3 하루 우라라\n".encode())
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["sections"]["main"][0]["card_id"] == 14558127

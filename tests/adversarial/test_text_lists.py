@@ -68,3 +68,15 @@ def test_a_line_longer_than_any_card_name_is_flagged_not_read(env, tmp_path):
     obj = _scan(tmp_path, "1 하루 우라라\n" + "3 " + "가" * 5000 + "\n")
     assert len(obj["sections"]["main"]) == 1
     assert any(r["reason"] == "unreadable-line" for r in obj["review"])
+
+
+def test_a_control_character_in_a_list_line_is_flagged_and_never_printed(env, tmp_path):
+    """ESC would reach the judge's terminal as an escape sequence (clear screen, fake lines)."""
+    p = tmp_path / "list.txt"
+    p.write_text("3 하루 우라라\x1b[2J\n1 증식의 G\n", encoding="utf-8")
+    res = run("scan", p, "--json")
+    assert res.exit_code == 0, res.stderr
+    first, second = json.loads(res.stdout)["sections"]["main"]
+    assert first["needs_review"] and "control-character" in first["reasons"]
+    assert not second["needs_review"]
+    assert "\x1b" not in run("scan", p).stdout + run("convert", p, "--to", "text").stdout
