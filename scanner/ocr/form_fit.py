@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scanner.ocr.grid import Box, Grid, RowCells, Table, _peaks, line_masks, remove_rules
+from scanner.ocr.grid import Box, Grid, RowCells, Table, profile_peaks, line_masks, remove_rules
 from scanner.ocr.layouts import Layout, TableSpec
 
 MIN_X_MATCH = 6 / 7
@@ -124,7 +124,7 @@ def fit_form(gray: np.ndarray, layout: Layout) -> tuple[Grid, Fit] | None:
     h, w = gray.shape
     _, horiz, vert = line_masks(gray, faint_rules=True)
     vprof = (vert > 0).sum(axis=0).astype(np.float32)
-    vpk = np.array([p for p, _ in _peaks(vprof, 0.15 * h, 6)], float)
+    vpk = np.array([p for p, _ in profile_peaks(vprof, 0.15 * h, 6)], float)
     if len(vpk) < 4 or len(vpk) > 40:
         return None
     sx, ox, xm = fit_x(vpk, _rule_xs(layout), w, layout.width)
@@ -132,7 +132,7 @@ def fit_form(gray: np.ndarray, layout: Layout) -> tuple[Grid, Fit] | None:
         return None
     x0, x1 = int(ox + sx * min(_rule_xs(layout))), int(ox + sx * max(_rule_xs(layout)))
     hprof = (horiz[:, max(0, x0):min(w, x1)] > 0).sum(axis=1).astype(np.float32)
-    hpk = np.array([p for p, _ in _peaks(hprof, 0.3 * (x1 - x0), 6)], float)
+    hpk = np.array([p for p, _ in profile_peaks(hprof, 0.3 * (x1 - x0), 6)], float)
     sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h)
     if ym < MIN_Y_MATCH:
         return None
@@ -177,7 +177,7 @@ def _table(spec: TableSpec, fit: Fit, vpk: np.ndarray, horiz: np.ndarray) -> Tab
     left, div, right = (_snap(fit.x(v), vpk, tol_x) for v in (spec.left, spec.divider, spec.right))
     # Row rules snap to the rules found across this table only (other tables have their own).
     prof = (horiz[:, left:right] > 0).sum(axis=1).astype(np.float32)
-    hpk = np.array([p for p, _ in _peaks(prof, 0.5 * (right - left), 4)], float)
+    hpk = np.array([p for p, _ in profile_peaks(prof, 0.5 * (right - left), 4)], float)
     tol_y = SNAP * fit.sy * spec.pitch
     ys = [_snap(fit.y(v), hpk, tol_y) for v in spec.row_rules()]
     count_l, count_r = (left, div) if spec.count_side == "left" else (div, right)

@@ -115,7 +115,7 @@ def line_masks(gray: np.ndarray, faint_rules: bool = False) -> tuple[np.ndarray,
     return ink, horiz, vert
 
 
-def _peaks(profile: np.ndarray, min_value: float, min_gap: int) -> list[tuple[int, float]]:
+def profile_peaks(profile: np.ndarray, min_value: float, min_gap: int) -> list[tuple[int, float]]:
     """Centres of runs where `profile` ≥ min_value, with each run's peak value; runs closer
     than min_gap keep only the stronger one."""
     above = profile >= min_value
@@ -308,7 +308,7 @@ def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int
     vprof = cv2.blur(upright.reshape(1, -1), (3, 1)).ravel() * 3
     # In a deck table (many rows) peaks closer than a row are all kept; _regular picks by the
     # row pitch. A small table (the header block) has no pitch to go by: the stronger line wins.
-    lines = _peaks(hprof, 0.55 * box.w, max(6, row_pitch // 5))
+    lines = profile_peaks(hprof, 0.55 * box.w, max(6, row_pitch // 5))
     lines = _on_pitch(lines)
     if len(lines) >= 8:
         ys = [box.y0 + p for p in _regular(lines)]
@@ -322,8 +322,8 @@ def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int
             ys.append(box.y1 - 1)
         ys = _fill_missing(ys)
     else:
-        ys = [box.y0 + p for p in _regular(_peaks(hprof, 0.55 * box.w, max(6, row_pitch // 2)))]
-    xs = [box.x0 + p for p, _ in _peaks(vprof, 0.4 * box.h, 8)]
+        ys = [box.y0 + p for p in _regular(profile_peaks(hprof, 0.55 * box.w, max(6, row_pitch // 2)))]
+    xs = [box.x0 + p for p, _ in profile_peaks(vprof, 0.4 * box.h, 8)]
     return ys, xs, lean
 
 
