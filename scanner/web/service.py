@@ -36,7 +36,7 @@ STATUS_KO = {NOT_REGISTERED: "미등록", NEEDS_REVIEW: "확인 필요", ILLEGAL
 JOB_MARK = "station_job"
 """Key in a registration's stored decklist JSON naming the job that made it (no double
 registration when a killed server runs the job again)."""
-VOID_ACTION = "infraction-void"
+VOID_ACTION = "station-void"
 """Audit-log action of a void/amend (append-only; the original infraction row stays)."""
 
 
