@@ -578,6 +578,9 @@ class StationService:
                 after = f"{card.name if card else d.card_id} ×{d.count}"
             else:
                 after = {KEEP: "확정", SKIP: "보류"}.get(d.action, d.action)
+            stored_before = getattr(d, "before", None)  # kept by newer event layers
+            if isinstance(stored_before, dict) and stored_before.get("name"):
+                before = f"{stored_before['name']} ×{stored_before.get('count')} (읽음: {d.read})"
             out.append(DecisionView(reg.konami_id, reg.player_name, reg.version, place, before,
                                     after, d.judge, d.created_at))
         return out
@@ -609,6 +612,9 @@ class StationService:
                 flag = None
             if flag is None or action == CHOOSE:
                 raise StationError("그런 시트 항목이 없습니다")
+            if hasattr(flows, "decision_for"):  # the event layer records before → after
+                return self._flow_decision(deck, reg, flag.section, None, action, None, None,
+                                           judge, flag.reason)
             return ReviewDecision(reg.id, flag.section, None, flag.reason, action, judge=judge)
         section = a.get("section")
         try:
@@ -633,7 +639,18 @@ class StationService:
                 raise StationError("매수는 1~3장입니다")
         elif action == KEEP and (e.card_id is None or not 1 <= e.count <= 3):
             raise StationError("카드나 매수가 정해지지 않은 줄은 그대로 확정할 수 없습니다")
+        if hasattr(flows, "decision_for"):
+            return self._flow_decision(deck, reg, section, line, action, card_id, count, judge)
         return ReviewDecision(reg.id, section, line, e.read, action, card_id, count, judge=judge)
+
+    def _flow_decision(self, deck: Decklist, reg: Registration, section: str | None,
+                       line: int | None, action: str, card_id: int | None, count: int | None,
+                       judge: str | None, reason: str | None = None) -> ReviewDecision:
+        try:
+            return flows.decision_for(deck, reg.id, section, line, action, card_id, count,
+                                      judge=judge, db=self.db, reason=reason)
+        except EventError as exc:
+            raise StationError(str(exc)) from None
 
     def card_search(self, text: str, limit: int = 8) -> list[dict]:
         text = (text or "").strip()[:60]
