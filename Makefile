@@ -9,7 +9,7 @@ APT_PACKAGES := tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng fonts-nanum fo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 OUT  ?= out/demo
 
-.PHONY: setup system demo test bench clean
+.PHONY: setup system demo test test-fast bench clean
 
 # System packages (Tesseract with the Korean model, Nanum fonts, poppler); skipped when present.
 system:
@@ -50,8 +50,13 @@ demo: setup
 	@echo "start it yourself: $(BIN)/decksheet serve --event $(OUT)/event.sqlite  and open the printed URL"
 	@echo "(add --host 0.0.0.0 so judges' phones on the venue network can open it)"
 
+# Every test, the slow OCR ones and the browser ones included; -rs prints why any test skipped.
 test: setup
-	OMP_THREAD_LIMIT=1 $(BIN)/python -m pytest -q
+	OMP_THREAD_LIMIT=1 $(BIN)/python -m pytest -q -rs --runslow
+
+# The quick loop while developing: everything but the tests marked slow.
+test-fast: setup
+	OMP_THREAD_LIMIT=1 $(BIN)/python -m pytest -q -rs
 
 bench: setup
 	OMP_THREAD_LIMIT=1 $(BIN)/python bench/bench_sheets.py

@@ -1,6 +1,7 @@
-"""Benchmark the OCR reader on sheets with truth files (scan-*, photo-*, photo-corrected-*).
+"""Benchmark the OCR reader on sheets with truth files (scan, photo, photo-corrected,
+photo-sparse, kde-scan, kde-photo).
 
-    python bench/bench_ocr.py [--sheets DIR] [--card-db PATH] [--kinds scan,photo,photo-corrected]
+    python bench/bench_ocr.py [--sheets DIR] [--card-db PATH] [--kinds scan,photo,kde-scan]
     python bench/bench_ocr.py --samples            # samples/photos/ with the demo database
     python bench/bench_ocr.py --generated DIR      # a set made by samples/make_photos.py --out DIR
 
@@ -28,11 +29,11 @@ from scoring import score_scan  # noqa: E402
 from scanner.model import SECTIONS  # noqa: E402
 from scanner.read import ReadOptions, load_decklist  # noqa: E402
 
-KINDS = ("scan", "photo-corrected", "photo")
+KINDS = ("scan", "photo-corrected", "photo-sparse", "photo", "kde-scan", "kde-photo")
 
 
 def kind_of(name: str) -> str | None:
-    for k in KINDS:  # photo-corrected before photo
+    for k in KINDS:  # photo-corrected and photo-sparse before photo
         if name.startswith(k + "-"):
             return k
     return None
@@ -121,11 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     for kind, k in per_kind.items():
         secs = k.pop("seconds")
         k["median_seconds"] = round(statistics.median(secs), 2)
+        k["p90_seconds"] = round(sorted(secs)[min(len(secs) - 1, int(0.9 * len(secs)))], 2)
         k["right_unflagged"] = round(k["correct"] / max(k["lines"], 1), 4)
         summary[kind] = k
         print(f"{kind:16s} exact {k['exact']}/{k['sheets']}, right {k['right_unflagged']:.1%}, flagged "
               f"{k['flagged']}, silent {k['silent']}, missing {k['missing']}, "
-              f"median {k['median_seconds']} s")
+              f"median {k['median_seconds']} s, p90 {k['p90_seconds']} s")
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     label = "samples" if args.samples else ("generated" if args.generated else "fixtures")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import hashlib
-import os
+import re
 import sqlite3
 import urllib.error
 import urllib.request
@@ -11,12 +11,18 @@ from pathlib import Path
 from typing import Callable
 
 from card_db.lflist import parse_lflist
+from card_db.paths import replace_durably
 from card_db.errors import CardDatabaseError, FetchError
 
 # The canonical public sources (see the card data README): mycard's Korean locale database and
 # the ygopro repository's list file.
-DEFAULT_CDB_URL = ("https://raw.githubusercontent.com/mycard/ygopro-database/master/"
-                   "locales/ko-KR/cards.cdb")
+CDB_URL_TEMPLATE = ("https://raw.githubusercontent.com/mycard/ygopro-database/master/"
+                    "locales/{locale}/cards.cdb")
+DEFAULT_CDB_URL = CDB_URL_TEMPLATE.format(locale="ko-KR")
+DEFAULT_LOCALES = ("ko-KR", "en-US")
+"""Korean names to show; the English database adds English names to the search and carries
+alternate-art rows the Korean one may lack."""
+_LOCALE = re.compile(r"[a-z]{2,3}(?:-[A-Za-z]{2,4})?")
 DEFAULT_LFLIST_URL = "https://raw.githubusercontent.com/Fluorohydride/ygopro/master/lflist.conf"
 
 
@@ -91,7 +97,7 @@ def verify_lflist(path: Path) -> int:
 
 
 def install(fetched: Fetched, dest: Path) -> None:
-    os.replace(fetched.path, dest)
+    replace_durably(fetched.path, dest)
 
 
 @dataclass
@@ -106,10 +112,30 @@ class Source:
     """Integrity check; returns how many cards/lists the file holds."""
 
 
+def locale_file(locale: str, primary: bool) -> str:
+    """The name a fetched locale database gets: the first is `cards.cdb`, others
+    `cards.LOCALE.cdb` (which `load_card_db` picks up beside it)."""
+    return "cards.cdb" if primary else f"cards.{locale}.cdb"
+
+
 def default_sources(cdb_url: str | None = None, lflist_url: str | None = None,
-                    cdb_sha256: str | None = None, lflist_sha256: str | None = None) -> list[Source]:
-    return [Source("cards.cdb", cdb_url or DEFAULT_CDB_URL, cdb_sha256, verify_cdb),
-            Source("lflist.conf", lflist_url or DEFAULT_LFLIST_URL, lflist_sha256, verify_lflist)]
+                    cdb_sha256: str | None = None, lflist_sha256: str | None = None,
+                    locales: tuple[str, ...] | list[str] = ("ko-KR",),
+                    url_template: str = CDB_URL_TEMPLATE) -> list[Source]:
+    """cards.cdb of each locale (the first one gives the names shown; `cdb_url` replaces its
+    URL) and lflist.conf."""
+    locales = list(dict.fromkeys(locales)) or ["ko-KR"]
+    for loc in locales:
+        if not _LOCALE.fullmatch(loc):
+            raise FetchError(f"not a locale name: {loc!r} (e.g. ko-KR, en-US, ja-JP)")
+    if "{locale}" not in url_template:
+        raise FetchError("the cards.cdb URL template needs {locale}")
+    out = [Source(locale_file(loc, i == 0),
+                  (cdb_url if i == 0 and cdb_url else url_template.format(locale=loc)),
+                  cdb_sha256 if i == 0 else None, verify_cdb)
+           for i, loc in enumerate(locales)]
+    return out + [Source("lflist.conf", lflist_url or DEFAULT_LFLIST_URL, lflist_sha256,
+                         verify_lflist)]
 
 
 def fetch_all(sources: list[Source], dest: Path,
@@ -131,4 +157,11 @@ def fetch_all(sources: list[Source], dest: Path,
     for src, fetched, _ in done:
         install(fetched, dest / src.name)
         fetched.path = dest / src.name
+    names = {src.name for src, _, _ in done}
+    if "cards.cdb" in names:
+        # Locale databases of an earlier fetch that this one did not ask for would still be
+        # loaded beside cards.cdb: remove them.
+        for old in dest.glob("cards.*.cdb"):
+            if old.name not in names:
+                old.unlink(missing_ok=True)
     return done

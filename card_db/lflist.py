@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -12,8 +13,9 @@ from card_db.models import LimitList
 from card_db.errors import RegulationError
 from card_db.paths import data_dir, package_data
 
+log = logging.getLogger("decksheet.card_db")
+
 ENV_LFLIST = "DECKSHEET_LFLIST"
-ENV_LIST = "DECKSHEET_LIST"
 
 EXTRA_BANS: dict[int, str] = {
     80161395: "신비의 중화냄비",
@@ -24,9 +26,38 @@ EXTRA_BANS: dict[int, str] = {
 }
 """The rules' 「추가 금지 카드」 (2.A): forbidden at every event on top of the Limit Regulation."""
 
-_LINE = re.compile(r"^\s*(\d+)\s+(-?\d+)")
-# `2026.7`, `2013.3.1`, and YGOMobile's `2020.04.OCG`; `… TCG`, `….KCG` are not OCG lists.
-_DATE_NAME = re.compile(r"^(\d{4})\.(\d{1,2})(?:\.(\d{1,2}))?(?:[ .]?OCG)?$", re.I)
+_LINE = re.compile(r"^\s*([0-9]+)\s+(-?[0-9]+)(?:\s|$)")
+# `2026.7`, `2026.07 OCG`, `2013.3.1`, YGOMobile's `2020.04.OCG` / `2020.04.KCG`, `2026.5 TCG`.
+_LIST_NAME = re.compile(r"^([0-9]{4})\.([0-9]{1,2})(?:\.([0-9]{1,2}))?(?:[ ._-]*([A-Za-z][\w ]*))?$")
+MAX_PASSCODE = 2**32 - 1
+
+
+@dataclass(frozen=True)
+class ListKey:
+    """What a list name means: the day it took effect and its kind (OCG, TCG, KCG, ...)."""
+
+    start: dt.date
+    kind: str
+    """Upper-case kind; a bare date (`2026.7`) is an OCG list."""
+
+
+def list_key(name: str) -> ListKey | None:
+    """`2026.7`, `2026.07 OCG`, `2020.04.OCG` → (2026-07-01, OCG); `2026.5 TCG` → (…, TCG);
+    names without a date (`N/A`, `OCG Korea`) → None."""
+    m = _LIST_NAME.match(name.strip())
+    if not m:
+        return None
+    try:
+        start = dt.date(int(m[1]), int(m[2]), int(m[3] or 1))
+    except ValueError:
+        return None
+    return ListKey(start, " ".join((m[4] or "OCG").upper().split()))
+
+
+def list_start_date(name: str) -> dt.date | None:
+    """The first day of an OCG list (`2026.7`, `2020.04.OCG`); other kinds and names → None."""
+    key = list_key(name)
+    return key.start if key is not None and key.kind == "OCG" else None
 
 
 @dataclass
@@ -35,6 +66,14 @@ class LimitFile:
 
     path: Path | None
     lists: dict[str, dict[int, int]]
+    warnings: list[str] = field(default_factory=list)
+    """Lines skipped as unreadable (ygopro skips them too), one message each."""
+
+    def warning_lines(self, limit: int = 5) -> list[str]:
+        """The skipped lines to show a user: the first few by line, then how many more."""
+        more = len(self.warnings) - limit
+        tail = f"{self.path or 'lflist'}: {more} more unreadable line(s) skipped"
+        return self.warnings[:limit] + ([tail] if more > 0 else [])
 
     def names(self) -> list[str]:
         return list(self.lists)
@@ -48,35 +87,53 @@ class LimitFile:
                 out.append((d, name))
         return sorted(out)
 
+    def _no_ocg(self, what: str) -> RegulationError:
+        shown = ", ".join(self.names()[:8]) + (", …" if len(self.lists) > 8 else "")
+        return RegulationError(f"{what} in {self.path or 'lflist'}; it holds {len(self.lists)} "
+                               f"other list(s): {shown}; pick one with --list NAME "
+                               f"(or DECKSHEET_LIST)")
+
     def newest_ocg(self) -> str:
         lists = self.ocg_lists()
         if not lists:
-            raise RegulationError(f"no OCG list (named like 2026.7) in {self.path}")
+            raise self._no_ocg("no OCG list (named like 2026.7)")
         return lists[-1][1]
 
     def in_force_on(self, date: dt.date) -> str:
         """The OCG list in force on `date`: the newest one that started on or before it."""
+        if not self.ocg_lists():
+            raise self._no_ocg("no OCG list (named like 2026.7)")
         chosen = [name for start, name in self.ocg_lists() if start <= date]
         if not chosen:
             raise RegulationError(f"no OCG list in {self.path} was in force on {date.isoformat()}")
         return chosen[-1]
 
-
-def list_start_date(name: str) -> dt.date | None:
-    """`2026.7` / `2020.04.OCG` → the first day of that month; TCG, KCG and other lists → None."""
-    m = _DATE_NAME.match(name.strip())
-    if not m:
-        return None
-    year, month, day = int(m[1]), int(m[2]), int(m[3] or 1)
-    try:
-        return dt.date(year, month, day)
-    except ValueError:
-        return None
+    def find(self, name: str) -> str:
+        """The list called `name`: its exact name, else the one list of the same date and kind
+        (`2026.7` ≡ `2026.07` ≡ `2026.07 OCG`). Ambiguous or missing → RegulationError."""
+        if name in self.lists:
+            return name
+        want = list_key(name)
+        same = [n for n in self.lists if want is not None and list_key(n) == want]
+        if not same:
+            same = [n for n in self.lists if n.strip().casefold() == name.strip().casefold()]
+        if len(same) == 1:
+            return same[0]
+        if same:
+            raise RegulationError(f"list name {name!r} is ambiguous in {self.path or 'lflist'}: "
+                                  f"{', '.join(same)}; give one of these exactly")
+        near = ", ".join(n for _, n in self.ocg_lists()[-5:]) or ", ".join(self.names()[:8])
+        raise RegulationError(f"no list named {name!r} in {self.path} (newest OCG lists: {near})"
+                              if self.ocg_lists() else
+                              f"no list named {name!r} in {self.path} (lists: {near})")
 
 
 def parse_lflist(text: str, path: Path | None = None) -> LimitFile:
+    """Lists of an lflist.conf. Unreadable lines are skipped with a warning, as ygopro does."""
     lists: dict[str, dict[int, int]] = {}
     current: dict[int, int] | None = None
+    where = path or "lflist"
+    warnings: list[str] = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -88,14 +145,18 @@ def parse_lflist(text: str, path: Path | None = None) -> LimitFile:
         if line.startswith("$"):  # ygopro whitelist markers and the like
             continue
         m = _LINE.match(line)
-        if not m:
-            raise RegulationError(f"{path or 'lflist'} line {lineno}: cannot read {raw.strip()[:60]!r}")
+        if not m or int(m[1]) > MAX_PASSCODE:
+            warnings.append(f"{where} line {lineno}: skipped unreadable line {line[:60]!r}")
+            continue
         if current is None:
-            raise RegulationError(f"{path or 'lflist'} line {lineno}: card line before any !LIST")
+            warnings.append(f"{where} line {lineno}: skipped card line before any !LIST")
+            continue
         current[int(m[1])] = max(0, min(3, int(m[2])))
     if not lists:
-        raise RegulationError(f"no list (!NAME) found in {path or 'lflist'}")
-    return LimitFile(path=path, lists=lists)
+        raise RegulationError(f"no list (!NAME) found in {where}")
+    for msg in warnings:  # the caller shows `warnings` to the user; the log keeps them all
+        log.info(msg)
+    return LimitFile(path=path, lists=lists, warnings=warnings)
 
 
 def load_lflist(path: str | os.PathLike) -> LimitFile:
@@ -125,10 +186,7 @@ def choose_list(
     `LimitList` lookups by original passcode are right whichever printing the file names.
     """
     if name:
-        if name not in lf.lists:
-            near = ", ".join(n for _, n in lf.ocg_lists()[-5:])
-            raise RegulationError(f"no list named {name!r} in {lf.path} (newest OCG lists: {near})")
-        chosen = name
+        chosen = lf.find(name)
     elif date is not None:
         chosen = lf.in_force_on(date)
     else:

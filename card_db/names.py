@@ -79,11 +79,6 @@ def has_letters_kor_cannot_read(key: str) -> bool:
     return any(ch.isalpha() and not is_syllable(ch) for ch in key)
 
 
-def display_key(text: str) -> str:
-    """Lighter normal form for showing what was compared: NFKC and single spaces."""
-    return " ".join(unicodedata.normalize("NFKC", text).split())
-
-
 _LATIN_RUN = re.compile(r"[a-z]{2,}")
 UNEXPLAINED_LETTERS_CAP = 0.8
 """Score cap for an all-Hangul name when the read holds a run of Latin letters (below any
@@ -162,6 +157,10 @@ class NameIndex:
     postings: dict[str, np.ndarray] = field(default_factory=dict)
     """Syllable/character → indexes of the names holding it (the fuzzy prefilter)."""
     key_lens: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    first_secondary: int | None = None
+    """Index of the first name from a further locale (names of the first database come first).
+    The prefilter keeps its best candidates per group, so other languages' names never push a
+    Korean candidate out of it: Korean reads rank exactly as with the Korean database alone."""
     skeletons: dict[str, list[int]] = field(default_factory=dict)
     """Hangul skeleton → indexes of names with Latin letters (exact skeleton hits)."""
     shadows: dict[int, list[int]] = field(default_factory=dict)
@@ -170,15 +169,21 @@ class NameIndex:
     proof (40 such cards, shadowed by 49, in the 2026 Korean database)."""
 
     @classmethod
-    def build(cls, items: Iterable[tuple[int, str]]) -> "NameIndex":
+    def build(cls, items: Iterable[tuple[int, str]], secondary_from: int | None = None
+              ) -> NameIndex:
+        """Index (card_id, name) pairs; items from position `secondary_from` on are names of
+        further locales."""
         ids: list[int] = []
         keys: list[str] = []
         exact: dict[str, list[int]] = {}
         fine_by_key: dict[str, dict[str, list[int]]] = {}
-        for cid, name in items:
+        first_secondary: int | None = None
+        for pos, (cid, name) in enumerate(items):
             k = name_key(name)
             if not k:
                 continue
+            if first_secondary is None and secondary_from is not None and pos >= secondary_from:
+                first_secondary = len(ids)
             ids.append(cid)
             keys.append(k)
             bucket = exact.setdefault(k, [])
@@ -207,6 +212,7 @@ class NameIndex:
                     if cid != ids[i] and ids[i] not in shadows.setdefault(cid, []):
                         shadows[cid].append(ids[i])
         return cls(ids=ids, keys=keys, wjamo_keys=[weighted_jamo(k) for k in keys], shadows=shadows,
+                   first_secondary=first_secondary,
                    exact_map=exact, fine_map=fine,
                    postings={ch: np.asarray(v, dtype=np.int32) for ch, v in post.items()},
                    key_lens=np.asarray([len(k) for k in keys], dtype=np.int32), skeletons=skel)
@@ -233,9 +239,10 @@ class NameIndex:
             return np.zeros(0, dtype=np.int64)
         overlap = np.bincount(np.concatenate(lists), minlength=len(self.keys))
         bound = overlap / (len(key) + self.key_lens)
-        k = min(PREFILTER, len(bound))
-        top = np.argpartition(-bound, k - 1)[:k]
-        return top[bound[top] > 0]
+        split = self.first_secondary
+        if split is None:
+            return _top(bound, 0)
+        return np.concatenate([_top(bound[:split], 0), _top(bound[split:], split)])
 
     def search(self, text: str, limit: int = 5) -> list[tuple[int, float]]:
         """Ranked (card_id, score 0..1) for a name as read. Exact key matches score 1.0; the
@@ -260,3 +267,76 @@ class NameIndex:
                 best[cid] = s
         ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
         return [(cid, round(s, 4)) for cid, s in ranked[:limit] if s >= 0.2]
+
+    # The index is cached as JSON (never pickle: a cache file must not be able to run code).
+    def to_json(self) -> dict:
+        return {"ids": self.ids, "keys": self.keys, "wjamo_keys": self.wjamo_keys,
+                "exact_map": self.exact_map, "fine_map": self.fine_map,
+                "postings": {ch: v.tolist() for ch, v in self.postings.items()},
+                "skeletons": self.skeletons,
+                "shadows": [[cid, ids] for cid, ids in self.shadows.items()],
+                "first_secondary": self.first_secondary}
+
+    @classmethod
+    def from_json(cls, d: dict) -> NameIndex:
+        """Rebuild from `to_json`, checking every type: a malformed cache raises TypeError or
+        ValueError."""
+        ids, keys, wj = _ints(d["ids"]), _strs(d["keys"]), _strs(d["wjamo_keys"])
+        if not (len(ids) == len(keys) == len(wj)):
+            raise ValueError("index lists of different lengths")
+        n = len(keys)
+        postings = {_str(ch): np.asarray(_ints(v, n), dtype=np.int32)
+                    for ch, v in _dict(d["postings"]).items()}
+        shadows: dict[int, list[int]] = {}
+        for item in _list(d["shadows"]):
+            cid, sh = _list(item)
+            shadows[_int(cid)] = _ints(sh)
+        split = d.get("first_secondary")
+        if split is not None:
+            _int(split, n + 1)
+        return cls(ids=ids, keys=keys, wjamo_keys=wj, shadows=shadows, first_secondary=split,
+                   exact_map={_str(k): _ints(v) for k, v in _dict(d["exact_map"]).items()},
+                   fine_map={_str(k): _ints(v) for k, v in _dict(d["fine_map"]).items()},
+                   postings=postings, key_lens=np.asarray([len(k) for k in keys], dtype=np.int32),
+                   skeletons={_str(k): _ints(v, n) for k, v in _dict(d["skeletons"]).items()})
+
+
+def _top(bound: np.ndarray, offset: int) -> np.ndarray:
+    """Indexes (plus `offset`) of the PREFILTER highest positive bounds."""
+    if not len(bound):
+        return np.zeros(0, dtype=np.int64)
+    k = min(PREFILTER, len(bound))
+    top = np.argpartition(-bound, k - 1)[:k]
+    return top[bound[top] > 0] + offset
+
+
+def _list(x: object) -> list:
+    if not isinstance(x, list):
+        raise TypeError("expected a list")
+    return x
+
+
+def _dict(x: object) -> dict:
+    if not isinstance(x, dict):
+        raise TypeError("expected an object")
+    return x
+
+
+def _str(x: object) -> str:
+    if not isinstance(x, str):
+        raise TypeError("expected a string")
+    return x
+
+
+def _int(x: object, below: int | None = None) -> int:
+    if type(x) is not int or x < 0 or (below is not None and x >= below):
+        raise ValueError("expected a non-negative integer in range")
+    return x
+
+
+def _ints(x: object, below: int | None = None) -> list[int]:
+    return [_int(v, below) for v in _list(x)]
+
+
+def _strs(x: object) -> list[str]:
+    return [_str(v) for v in _list(x)]

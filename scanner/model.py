@@ -13,6 +13,23 @@ from typing import Literal
 SECTIONS: tuple[str, ...] = ("main", "extra", "side")
 Section = Literal["main", "extra", "side"]
 
+COLUMN_KO: dict[str, str] = {"monster": "몬스터", "spell": "마법", "trap": "함정",
+                             "extra": "엑스트라", "side": "사이드"}
+"""Sheet columns as the paper prints their headings."""
+SECTION_KO: dict[str, str] = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
+
+
+def position_label(section: str | None, index: int | None, column: str | None = None,
+                   row: int | None = None) -> str:
+    """Where a line is, in the judge's words: as the paper prints it (`몬스터 13`: column and
+    printed row number) when the reader knows them, else its place in the list
+    (`메인 덱 12번째 줄`)."""
+    if column and row:
+        return f"{COLUMN_KO.get(column, column)} {row}"
+    where = SECTION_KO.get(section or "", "시트")
+    return f"{where} {index}번째 줄" if index else where
+
+
 # Reader names of the contract's `source.reader`.
 READERS = ("pdf-text", "pdf-form", "ocr", "ydk", "ydke", "text", "json")
 
@@ -50,6 +67,9 @@ class ReadLine:
     """Set by the input itself (JSON input carries a review state)."""
     confidence: float | None = None
     """A confidence given by the input itself (JSON input)."""
+    unsplit: str = ""
+    """The whole line, when a bare number was split off it as the count (`해피 레이디3`,
+    `7 카드`): the resolver lets an exact card name of the whole line win over the split."""
 
     @property
     def raw(self) -> str:
@@ -72,18 +92,23 @@ class ReviewFlag:
     line: int | None = None
     """1-based position in `sections[section]` of the decklist, when it names a line."""
     card_id: int | None = None
+    position: str | None = None
+    """The line's place as the paper prints it (`몬스터 13`), see `position_label`."""
 
     def to_json(self) -> dict:
         out: dict = {"section": self.section, "line": self.line, "reason": self.reason,
                      "detail": self.detail}
         if self.card_id is not None:
             out["card_id"] = self.card_id
+        if self.position:
+            out["position"] = self.position
         return out
 
     @classmethod
     def from_json(cls, d: dict) -> "ReviewFlag":
         return cls(section=d.get("section"), reason=str(d.get("reason", "")),
-                   detail=str(d.get("detail", "")), line=d.get("line"), card_id=d.get("card_id"))
+                   detail=str(d.get("detail", "")), line=d.get("line"), card_id=d.get("card_id"),
+                   position=d.get("position"))
 
 
 @dataclass
@@ -136,6 +161,8 @@ class Entry:
             out["column"] = self.column
         if self.row is not None:
             out["row"] = self.row
+        if self.column and self.row:
+            out["position"] = position_label(None, None, self.column, self.row)
         if self.reasons:
             out["reasons"] = list(self.reasons)
         if self.candidates:
@@ -223,8 +250,18 @@ class Infraction:
     """What the rules say to do, in Korean."""
     section: str | None = None
     card_ids: list[int] = field(default_factory=list)
+    penalty_quoted: bool = True
+    """False where the penalty guideline names no penalty for this breach (the judge's call)."""
+    penalty_note: str = ""
+    position: str | None = None
+    """Where on the sheet, as the paper prints it (e.g. 몬스터 13), when it names one line."""
 
     def to_json(self) -> dict:
-        return {"code": self.code, "section": self.section, "card_ids": list(self.card_ids),
-                "penalty": self.penalty, "rule": self.rule, "message": self.message,
-                "remedy": self.remedy}
+        out = {"code": self.code, "section": self.section, "card_ids": list(self.card_ids),
+               "penalty": self.penalty, "rule": self.rule, "message": self.message,
+               "remedy": self.remedy, "penalty_quoted": self.penalty_quoted}
+        if self.penalty_note:
+            out["penalty_note"] = self.penalty_note
+        if self.position:
+            out["position"] = self.position
+        return out

@@ -1,43 +1,63 @@
 """One entry point for every input: pick the reader by content, then resolve to a `Decklist`.
 
-This module sits above the PDF and OCR readers: it owns the "no text layer → OCR" fallback.
+This module sits above the PDF and OCR readers: it owns the "no text layer → OCR" fallback, and
+it reads every input's bytes exactly once through `scanner.inputs.limits` (size limits, pipes).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import tempfile
 from pathlib import Path
+from typing import Iterator
 
 from card_db.cdb import CardDatabase
-from scanner.errors import UnreadableInput
-from scanner.model import Decklist, SheetRead
+from scanner.errors import DecksheetError, UnreadableInput
+from scanner.model import Decklist, ReviewFlag, SheetRead
+from scanner.inputs import limits
 from scanner.inputs.options import ReadOptions
 from scanner.inputs.formats import parse_json, parse_text_list, parse_ydk, parse_ydke
 from scanner.inputs.resolve import resolve_sheet
-from scanner.inputs.sniff import InputKind, sniff_bytes, sniff_path
+from scanner.inputs.sniff import InputKind, decode_text, sniff_bytes, sniff_text
 
-
-def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        try:
-            return data.decode("cp949")  # Korean Windows text files
-        except UnicodeDecodeError:
-            raise UnreadableInput("text file is neither UTF-8 nor CP949") from None
+__all__ = ["ReadOptions", "read_input", "read_text_source", "load_decklist", "read_source_bytes"]
 
 
 def read_text_source(text: str, db: CardDatabase, kind: InputKind | None = None) -> SheetRead:
-    kind = kind or sniff_bytes(text.encode("utf-8")[:4096])
+    """A decklist given as text (.ydk, ydke://, list, JSON), within the text limits."""
+    if len(text) > limits.MAX_TEXT_BYTES:
+        raise UnreadableInput(f"the decklist text is too large (at most "
+                              f"{limits.MAX_TEXT_BYTES // (1024 * 1024)} MB)")
+    if text.count("\n") > limits.MAX_TEXT_LINES:
+        raise UnreadableInput(f"the decklist has more than {limits.MAX_TEXT_LINES} lines: "
+                              f"not one decklist")
+    kind = kind or sniff_text(text)
     if kind is InputKind.YDKE:
-        return parse_ydke(text)
-    if kind is InputKind.JSON:
-        return parse_json(text)
-    if kind is InputKind.YDK:
+        sheet = parse_ydke(text)
+    elif kind is InputKind.JSON:
+        sheet = parse_json(text)
+    elif kind is InputKind.YDK:
         def is_extra(cid: int) -> bool | None:
             card = db.get(cid)
             return card.is_extra_deck if card else None
-        return parse_ydk(text, is_extra)
-    return parse_text_list(text)
+        sheet = parse_ydk(text, is_extra)
+    else:
+        sheet = parse_text_list(text)
+    return _within_limits(sheet)
+
+
+def _within_limits(sheet: SheetRead) -> SheetRead:
+    """Counts and line numbers of a typed decklist (every text format, one check)."""
+    limits.check_card_lines(len(sheet.lines))
+    for n, line in enumerate(sheet.lines, 1):
+        if line.count is not None:
+            limits.check_count(line.count, f"{line.section} line {n}")
+    return sheet
+
+
+def read_source_bytes(source: str | Path) -> bytes:
+    """All bytes of an input (file, pipe, FIFO or `-`), read once and within the size limits."""
+    return limits.read_source(source)
 
 
 def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None = None
@@ -47,22 +67,75 @@ def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None
     options = options or ReadOptions()
     s = str(source)
     if s.strip().lower().startswith("ydke://") and not Path(s).exists():
-        return parse_ydke(s), hashlib.sha256(s.strip().encode("utf-8")).hexdigest()
-    path = Path(source)
-    kind = sniff_path(path)
-    data = path.read_bytes()
+        if len(s) > limits.MAX_TEXT_BYTES:
+            raise UnreadableInput("the ydke:// URL is too long")
+        return _within_limits(parse_ydke(s)), hashlib.sha256(s.strip().encode("utf-8")).hexdigest()
+    data = limits.read_source(source)
     digest = hashlib.sha256(data).hexdigest()
+    kind = sniff_bytes(data)
     if kind is InputKind.PDF:
-        from scanner.pdf.reader import read_pdf  # late: pulls in the PDF libraries
-        sheet = read_pdf(path, db, options)
-        if sheet is None:  # no usable text layer: a scan saved as PDF
-            from scanner.ocr.pipeline import read_pdf_pages  # late: OpenCV and Tesseract
-            sheet = read_pdf_pages(path, db, options)
-        return sheet, digest
+        with _as_file(source, data, ".pdf") as path:
+            return _read_pdf(path, db, options), digest
     if kind is InputKind.IMAGE:
-        from scanner.ocr.pipeline import read_photo  # late: pulls in OpenCV and tesseract
-        return read_photo(path, db, options), digest
-    return read_text_source(_decode(data), db, kind), digest
+        from scanner.inputs.image_header import probe_image
+
+        info = probe_image(data, _label(source))  # refuses a pixel bomb before any decode
+        with _as_file(source, data, ".img") as path:
+            from scanner.ocr.pipeline import read_photo  # late: pulls in OpenCV and tesseract
+            sheet = read_photo(path, db, options)
+        _flag_later_pages(sheet, info.frames, "frame")
+        return sheet, digest
+    if len(data) > limits.MAX_TEXT_BYTES:
+        raise UnreadableInput(f"{_label(source)} is too large for a decklist (at most "
+                              f"{limits.MAX_TEXT_BYTES // (1024 * 1024)} MB)")
+    return read_text_source(decode_text(data), db, kind), digest
+
+
+def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
+    from scanner.pdf.reader import read_pdf  # late: pulls in the PDF libraries
+
+    sheet = read_pdf(path, db, options)
+    if sheet is None:  # no usable text layer: a scan saved as PDF
+        from scanner.ocr.pipeline import read_pdf_pages  # late: OpenCV and Tesseract
+        from scanner.pdf.reader import later_sheet_pages
+
+        sheet = read_pdf_pages(path, db, options)
+        # The scan reader reads one page; say so for every other page that holds anything.
+        _flag_pages(sheet, later_sheet_pages(path, 1), "page")
+    return sheet
+
+
+def _flag_later_pages(sheet: SheetRead, count: int, what: str) -> None:
+    if count > 1:
+        _flag_pages(sheet, list(range(2, count + 1)), what)
+
+
+def _flag_pages(sheet: SheetRead, numbers: list[int], what: str) -> None:
+    for n in numbers:
+        sheet.review.append(ReviewFlag(
+            section=None, reason="another-sheet-page",
+            detail=f"{what} {n} also holds an image or deck lines; only {what} 1 was read "
+                   f"(a continuation or a second sheet)"))
+
+
+def _label(source: str | Path) -> str:
+    s = str(source)
+    return "standard input" if limits.is_stdin(s) else Path(s).name
+
+
+@contextlib.contextmanager
+def _as_file(source: str | Path, data: bytes, suffix: str) -> Iterator[Path]:
+    """A path holding `data`: the file itself, or a private copy of what a pipe sent (the PDF
+    and image libraries open paths; a pipe can be read only once)."""
+    path = Path(source)
+    if not limits.is_stdin(str(source)) and path.is_file():
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="decksheet-") as tmp:
+        name = "stdin" if limits.is_stdin(str(source)) else (path.stem or "input")
+        copy = Path(tmp) / (name + suffix)
+        copy.write_bytes(data)
+        yield copy
 
 
 def load_decklist(source: str | Path, db: CardDatabase, options: ReadOptions | None = None
@@ -73,3 +146,45 @@ def load_decklist(source: str | Path, db: CardDatabase, options: ReadOptions | N
     deck.source_path = str(source)
     deck.sha256 = digest
     return deck
+
+
+# --- many inputs at once: every core ------------------------------------------------------
+
+_worker_db: CardDatabase | None = None
+
+
+def _init_batch_worker(spec) -> None:
+    global _worker_db  # one database per worker process, loaded once (not per input)
+    from card_db.cdb import load_card_db
+
+    _worker_db = load_card_db(spec)
+
+
+def _load_in_worker(source: str, options: ReadOptions) -> Decklist | DecksheetError:
+    try:
+        return load_decklist(source, _worker_db, options)
+    except DecksheetError as exc:  # the caller reports it beside the input, in order
+        return exc
+
+
+def load_decklists(sources: list[str], db: CardDatabase, options: ReadOptions | None = None,
+                   workers: int = 1) -> Iterator[tuple[str, Decklist | DecksheetError]]:
+    """`load_decklist` for many inputs, in their order, on `workers` processes (OCR takes a
+    second or two a page, so a batch of photos wants every core). An input that cannot be
+    read yields its error instead of stopping the others. Standard input is read here, in
+    this process, since only it holds the pipe."""
+    options = options or ReadOptions()
+    if workers <= 1 or len(sources) <= 1 or any(limits.is_stdin(s) for s in sources):
+        for src in sources:
+            try:
+                yield src, load_decklist(src, db, options)
+            except DecksheetError as exc:
+                yield src, exc
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=min(workers, len(sources)),
+                             initializer=_init_batch_worker, initargs=(db.spec,)) as pool:
+        futures = [pool.submit(_load_in_worker, src, options) for src in sources]
+        for src, fut in zip(sources, futures):
+            yield src, fut.result()

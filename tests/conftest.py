@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from needs import require
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("DECKSHEET_SHARED", REPO.parent / "shared"))
 SAMPLES = REPO / "samples"
@@ -26,8 +28,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def _need(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"needs {path} (the shared card data / fixtures are not beside this checkout)")
+    require(path.exists(), f"needs {path} (the shared card data / fixtures are not beside this checkout)")
     return path
 
 
@@ -68,8 +69,8 @@ def demo_db():
 @pytest.fixture
 def clean_env(monkeypatch, tmp_path):
     """No DECKSHEET_* from the caller's shell, no fetched data: the demo database applies."""
-    for var in ("DECKSHEET_CARD_DB", "DECKSHEET_LFLIST", "DECKSHEET_LIST", "DECKSHEET_EVENT",
-                "DECKSHEET_JUDGE"):
+    for var in ("DECKSHEET_CARD_DB", "DECKSHEET_ALIASES", "DECKSHEET_LFLIST", "DECKSHEET_LIST",
+                "DECKSHEET_EVENT", "DECKSHEET_JUDGE"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("DECKSHEET_DATA_DIR", str(tmp_path / "no-fetched-data"))
     return monkeypatch

@@ -190,8 +190,12 @@ def test_unknown_passcode_and_unresolved_lines(legal_deck, real_db, limits):
     d.sections["side"].append(entry(None, "하루 우라러?", 1, ["unresolved-name"]))
     result = check_decklist(d, limits, real_db)
     by_code = {i.code: i for i in result.infractions}
-    assert set(by_code) == {"UNUSABLE_CARD", "UNRESOLVED_LINE"}
-    assert by_code["UNUSABLE_CARD"].card_ids == [99999999]
+    # An unknown passcode is a review item (the database may be older than the card): no
+    # penalty until a judge decides; never UNUSABLE_CARD with a game loss.
+    assert set(by_code) == {"UNKNOWN_CARD", "UNRESOLVED_LINE"}
+    assert by_code["UNKNOWN_CARD"].card_ids == [99999999]
+    assert by_code["UNKNOWN_CARD"].penalty == "NONE"
+    assert result.verdict == "확인 필요" and not result.legal
     assert "하루 우라러?" in by_code["UNRESOLVED_LINE"].message
 
 

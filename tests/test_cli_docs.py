@@ -113,8 +113,9 @@ def _say(*args, input=None):
 def test_judge_views_are_korean_and_say_what_to_do(demo_event, tmp_path):
     res = _say("register", DECKS / "illegal.txt", "--player", "0000000001")
     assert res.exit_code == 1
-    assert "판정: 부적합" in res.stdout and "벌칙: 듀얼의 패배 (GAME_LOSS)" in res.stdout
-    assert "조치:" in res.stdout
+    # Check-in is not a penalty: what to fix, and the penalty if found during the event.
+    assert "판정: 부적합" in res.stdout and "대회 중 발견 시 벌칙: 듀얼의 패배 (GAME_LOSS)" in res.stdout
+    assert "지금 고칠 점:" in res.stdout and "\n     벌칙:" not in res.stdout
     flagged = tmp_path / "flagged.txt"
     flagged.write_text("메인 덱\n-2 하루 우라라\n", encoding="utf-8")
     res = _say("register", flagged, "--player", "0000000002")

@@ -121,14 +121,24 @@ def test_event_flow_on_samples(demo_env, tmp_path):
     assert r.exit_code == 1, r.output
     dc = json.loads(r.stdout)
     assert dc["match"] is False and dc["player"] == "0000000003" and dc["round"] == 3
+    assert dc["recorded"] is True and dc["verdict"] == "불일치"
     issued = [(i["code"], i["penalty"], i["round"], i["judge"]) for i in dc["infractions"]]
     assert issued[0] == ("DECKLIST_MISMATCH", "GAME_LOSS", 3, "이저지")
-    # The observed deck's own problems (here a 4th copy after the swap) are issued as well.
+    # The observed deck's own problems (here a 4th copy after the swap) are findings as well …
     assert all(i[2:] == (3, "이저지") and i[1] == "GAME_LOSS" for i in issued)
     assert dc["differences"]
+    # … under one penalty for the one act, recorded once with every finding.
+    assert dc["penalty"]["penalty"] == "GAME_LOSS" and dc["penalty"]["findings"] == \
+        [i[0] for i in issued]
+    assert len(dc["recorded_infractions"]) == 1
+    assert [f["code"] for f in dc["recorded_infractions"][0]["findings"]] == [i[0] for i in issued]
 
-    # Resubmitting makes version 2; version 1 is kept.
+    # The same original for a second player is refused unless meant.
     r = run("register", str(SAMPLE_DECKS / "legal.ydk"), "--player", "0000000002", "--json")
+    assert r.exit_code == 2 and "--allow-duplicate" in r.stderr
+    # Resubmitting makes version 2; version 1 is kept.
+    r = run("register", str(SAMPLE_DECKS / "legal.ydk"), "--player", "0000000002", "--json",
+            "--allow-duplicate")
     assert json.loads(r.stdout)["version"] == 2 and r.exit_code == 0
     with EventStore.open(event) as store:
         assert [g.version for g in store.registrations() if g.konami_id == "0000000002"] == [1, 2]
@@ -140,18 +150,26 @@ def test_event_flow_on_samples(demo_env, tmp_path):
     audit = json.loads(r.stdout)
     assert audit["registrations"] == 3 and audit["versions"] == 4
     assert audit["illegal"] == [] and audit["needs_review"] == []
-    assert (audit["deck_checks"], audit["infractions"]) == (1, len(issued))
+    assert (audit["deck_checks"], audit["infractions"]) == (1, 1)
     assert audit["duplicates"] == [["0000000001", "0000000002", "0000000003"]]
     page = (out_dir / "report.html").read_text(encoding="utf-8")
     assert "00******03" in page and "0000000003" not in page and "DECKLIST_MISMATCH" in page
     csv = (out_dir / "report.csv").read_text(encoding="utf-8-sig").splitlines()
-    assert len(csv) == 1 + 4 and csv[1].startswith("0000000001,김철수,1,True")
+    assert len(csv) == 1 + 4 and csv[1].startswith("00******01,김철수,1,True")
+    assert "0000000001" not in "\n".join(csv)
+    from openpyxl import load_workbook
+    wb = load_workbook(out_dir / "report.xlsx")
+    assert wb.sheetnames == ["registrations", "lines", "deck checks", "infractions",
+                             "review decisions"]
+    assert not any("0000000003" in str(c.value) for ws in wb for row in ws.iter_rows()
+                   for c in row)
 
     r = run("export", "--out", str(tmp_path / "lists"))
     assert r.exit_code == 0, r.output
     assert (tmp_path / "lists" / "0000000002-v2.ydk").read_text() == \
         (tmp_path / "lists" / "0000000001-v1.ydk").read_text()
     assert (tmp_path / "lists" / "decklists.csv").is_file()
+    assert (tmp_path / "lists" / "decklists.xlsx").is_file()
 
 
 def test_review_walk_stores_decisions_and_clears_the_flag(demo_env, demo_db, tmp_path):

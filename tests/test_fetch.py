@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -28,8 +30,9 @@ def sources(tmp_path) -> dict[str, Path]:
 
 
 def fetch(dest: Path, cdb: Path, lflist: Path, *extra: str):
+    locale = [] if "--locale" in extra else ["--locale", "ko-KR"]  # no network in tests
     return CliRunner().invoke(main, ["db", "fetch", "--dest", str(dest), "--cdb-url", cdb.as_uri(),
-                                     "--lflist-url", lflist.as_uri(), *extra])
+                                     "--lflist-url", lflist.as_uri(), *locale, *extra])
 
 
 def test_fetch_installs_verified_files(tmp_path, sources):
@@ -71,3 +74,48 @@ def test_checksum_mismatch_is_refused(tmp_path, sources):
                 "--cdb-sha256", "0" * 64)
     assert bad.exit_code == 2 and "does not match" in bad.output
     assert not (tmp_path / "other" / "cards.cdb").exists()
+
+
+def _english_copy(src: Path, dest: Path) -> Path:
+    """The demo database with English names and one alternate-art row the Korean one lacks."""
+    shutil.copy(src, dest)
+    con = sqlite3.connect(dest)
+    con.execute("UPDATE texts SET name = 'Ash Blossom & Joyous Spring' WHERE id = 14558127")
+    con.execute("INSERT INTO datas SELECT 14558129, ot, 14558127, setcode, type, atk, def, level, "
+                "race, attribute, category FROM datas WHERE id = 14558127")
+    con.execute("INSERT INTO texts (id, name, desc) VALUES (14558129, "
+                "'Ash Blossom & Joyous Spring', '')")
+    con.commit()
+    con.close()
+    return dest
+
+
+def test_fetch_several_locales_then_search_every_name(tmp_path, sources, monkeypatch):
+    src = tmp_path / "src"
+    _english_copy(src / "cards.cdb", src / "en-US.cdb")
+    shutil.copy(src / "cards.cdb", src / "ko-KR.cdb")
+    dest = tmp_path / "data"
+    res = CliRunner().invoke(main, ["db", "fetch", "--dest", str(dest), "--locale", "ko-KR",
+                                    "--locale", "en-US", "--cdb-url-template",
+                                    (src / "x").as_uri()[:-1] + "{locale}.cdb",
+                                    "--lflist-url", sources["lflist.conf"].as_uri()])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in dest.iterdir()) == ["cards.cdb", "cards.en-US.cdb", "lflist.conf"]
+    monkeypatch.setenv("DECKSHEET_DATA_DIR", str(dest))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    for var in ("DECKSHEET_CARD_DB", "DECKSHEET_ALIASES", "DECKSHEET_LFLIST", "DECKSHEET_LIST"):
+        monkeypatch.delenv(var, raising=False)
+    info = json.loads(CliRunner().invoke(main, ["db", "info", "--json"]).stdout)
+    assert [s["role"] for s in info["sources"]] == ["card-db", "locale"]
+    assert info["alias_rows_loaded"] == 1 and not info["demo"]
+    for text in ("Ash Blossom & Joyous Spring", "ash blossom & joyous spring", "하루 우라라"):
+        found = json.loads(CliRunner().invoke(main, ["db", "search", text, "--json"]).stdout)
+        assert found[0]["card_id"] == 14558127 and found[0]["name"] == "하루 우라라", text
+    # a later fetch of one locale removes the other locale's file (it would still be loaded)
+    assert fetch(dest, sources["cards.cdb"], sources["lflist.conf"]).exit_code == 0
+    assert sorted(p.name for p in dest.iterdir()) == ["cards.cdb", "lflist.conf"]
+
+
+def test_bad_locale_names_are_refused(tmp_path, sources):
+    res = fetch(tmp_path / "d", sources["cards.cdb"], sources["lflist.conf"], "--locale", "../x")
+    assert res.exit_code == 2 and "not a locale name" in res.output

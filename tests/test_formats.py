@@ -154,3 +154,53 @@ def test_unknown_passcode_is_flagged_and_kept(demo_db):
     deck = resolve_sheet(read_text_source("#main\n12345678\n", demo_db), demo_db)
     entry = deck.sections["main"][0]
     assert entry.card_id == 12345678 and entry.needs_review and "unknown-passcode" in entry.reasons
+
+
+# ---------------------------------------------------------------- convert: nothing lost silently
+
+BAD_YDK = "#main\n14558127abc\n14558127\n99999999999\n\u00b2\n\u0661\u0662\n12345\n#extra\n!side\n"
+
+
+def test_ydk_lines_that_are_no_passcode_are_skipped_and_flagged(demo_db):
+    read = read_text_source(BAD_YDK, demo_db, InputKind.YDK)
+    assert [(ln.card_id, ln.count) for ln in read.lines] == [(14558127, 1), (12345, 1)]
+    assert [r.detail.split(":")[0] for r in read.review] == [
+        "ydk line 2", "ydk line 4", "ydk line 5", "ydk line 6"]
+    assert all(r.reason == "unreadable-line" for r in read.review)
+    assert "beyond 32 bits" in read.review[1].detail
+
+
+def test_convert_never_exits_0_with_a_dropped_or_unknown_line(real_db_path, tmp_path):
+    src = tmp_path / "bad.ydk"
+    src.write_text(BAD_YDK, encoding="utf-8")
+    for fmt in ("ydk", "ydke", "text", "json"):
+        res = CliRunner().invoke(main, ["convert", str(src), "--to", fmt, "--card-db",
+                                        str(real_db_path)])
+        assert res.exit_code == 1, (fmt, res.output)
+        warning = res.stderr.strip()
+        assert warning.startswith("decksheet: warning: 5 line(s)") and "\n" not in warning
+        assert "'14558127abc'" in warning and "12345" in warning and "internal error" not in warning
+    ok = tmp_path / "ok.ydk"
+    ok.write_text("#main\n14558127\n#extra\n!side\n", encoding="utf-8")
+    res = CliRunner().invoke(main, ["convert", str(ok), "--to", "ydke", "--card-db",
+                                    str(real_db_path)])
+    assert res.exit_code == 0 and res.stderr == ""
+
+
+def test_convert_output_file_needs_force_and_never_replaces_a_database(real_db_path, tmp_path):
+    src = tmp_path / "ok.ydk"
+    src.write_text("#main\n14558127\n#extra\n!side\n", encoding="utf-8")
+    out = tmp_path / "out.txt"
+    args = ["convert", str(src), "--to", "ydke", "--card-db", str(real_db_path), "-o", str(out)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    out.write_text("keep me", encoding="utf-8")
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2 and "--force" in res.stderr and out.read_text() == "keep me"
+    res = CliRunner().invoke(main, [*args, "--force"])
+    assert res.exit_code == 0 and out.read_text().startswith("ydke://")
+    event = tmp_path / "event.sqlite"
+    import sqlite3
+    sqlite3.connect(event).execute("CREATE TABLE event(id)").connection.close()
+    before = event.read_bytes()
+    res = CliRunner().invoke(main, [*args[:-1], str(event), "--force"])
+    assert res.exit_code == 2 and "SQLite" in res.stderr and event.read_bytes() == before

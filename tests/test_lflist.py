@@ -47,15 +47,25 @@ def test_choose_by_name_date_or_newest_with_extra_bans():
     assert mapped.allowed(14558127) == 1
 
 
-@pytest.mark.parametrize("text,msg", [
-    ("!2026.7\nhello world\n", "line 2"),
-    ("14558127 0\n!2026.7\n", "before any !LIST"),
-    ("# only comments\n", "no list"),
-])
-def test_malformed_files_give_one_line_errors(text, msg):
-    with pytest.raises(RegulationError, match=msg) as exc:
-        parse_lflist(text)
+def test_no_list_at_all_is_a_one_line_error():
+    with pytest.raises(RegulationError, match="no list") as exc:
+        parse_lflist("# only comments\n")
     assert "\n" not in str(exc.value)
+
+
+def test_unreadable_lines_are_skipped_with_a_warning_naming_the_line():
+    # Real files carry lines ygopro skips: EDOPro's `--` comments, a stray header, a passcode
+    # beyond 32 bits, a superscript digit. The rest of the file must still load.
+    text = ("14558127 0\n!2026.7\n--SS05 Bakura\n--StartDate 1970-01-01\n23434538 1\n"
+            "99999999999 1\n\u00b2 1\nhello world\n97268402 2\n")
+    lf = parse_lflist(text)
+    assert lf.lists == {"2026.7": {23434538: 1, 97268402: 2}}
+    assert [w.split(":")[0] for w in lf.warnings] == [
+        "lflist line 1", "lflist line 3", "lflist line 4", "lflist line 6", "lflist line 7",
+        "lflist line 8"]
+    assert "'--SS05 Bakura'" in lf.warnings[1] and "before any !LIST" in lf.warnings[0]
+    assert lf.warning_lines(limit=2)[:2] == lf.warnings[:2]
+    assert lf.warning_lines(limit=2)[2] == "lflist: 4 more unreadable line(s) skipped"
 
 
 def test_unknown_list_name_and_date_before_any_list():
@@ -90,3 +100,43 @@ def test_real_2020_kcg_file(shared_dir):
     kcg = choose_list(lf, "2020.04.KCG")
     assert kcg.allowed(20663556) == 0  # 교체 깨구리, forbidden in the file
     assert choose_list(lf, date=dt.date(2020, 3, 1)).name == "2020.01.OCG"
+
+
+SPELLINGS = "!2026.07 OCG\n14558127 1\n!2026.4\n14558127 2\n!2026.7 TCG\n14558127 3\n"
+
+
+@pytest.mark.parametrize("asked,found", [
+    ("2026.7", "2026.07 OCG"), ("2026.07", "2026.07 OCG"), ("2026.7 OCG", "2026.07 OCG"),
+    ("2026.04", "2026.4"), ("2026.7 TCG", "2026.7 TCG"), ("2026.07.TCG", "2026.7 TCG"),
+])
+def test_list_names_match_by_date_and_kind(asked, found):
+    assert choose_list(parse_lflist(SPELLINGS), asked).name == found
+
+
+def test_ambiguous_list_name_is_refused_with_the_candidates():
+    lf = parse_lflist("!2026.7\n1 1\n!2026.07\n1 2\n!2026.4\n1 0\n")
+    assert choose_list(lf, "2026.7").name == "2026.7"  # an exact name is never ambiguous
+    with pytest.raises(RegulationError, match=r"ambiguous.*2026\.7, 2026\.07"):
+        choose_list(lf, "2026.07 OCG")
+    with pytest.raises(RegulationError, match="no list named '2026.1'"):
+        choose_list(lf, "2026.1")
+
+
+def test_file_with_only_non_ocg_lists_names_them_and_says_how_to_pick():
+    lf = parse_lflist("!2026.5 TCG\n1 1\n!OCG Korea\n1 2\n!Master Duel\n1 0\n")
+    for kwargs in ({}, {"date": dt.date(2026, 7, 1)}):
+        with pytest.raises(RegulationError) as exc:
+            choose_list(lf, **kwargs)
+        msg = str(exc.value)
+        assert "no OCG list" in msg and "2026.5 TCG, OCG Korea, Master Duel" in msg
+        assert "--list NAME" in msg and "\n" not in msg
+    assert choose_list(lf, "ocg korea").name == "OCG Korea"  # names without a date: any case
+
+
+def test_every_real_list_file_loads(shared_dir):
+    files = [shared_dir / "carddb" / "lflist.conf",
+             *sorted((shared_dir / "carddb" / "real-samples").glob("*.conf"))]
+    assert len(files) >= 2
+    for f in files:
+        lf = load_lflist(f)
+        assert lf.lists and lf.newest_ocg() and lf.warnings == []

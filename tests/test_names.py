@@ -136,3 +136,16 @@ def test_ocr_junk_never_accepts_a_near_namesake(real_db, read, wrong):
     e = resolve_line(ReadLine(section="main", text=read, count=1), real_db, OCR_POLICY, True)
     assert e.needs_review, (read, e.name, e.candidates)
     assert not (e.name == wrong and not e.needs_review)
+
+
+def test_other_locales_names_do_not_change_korean_reads(real_db_path, shared_dir):
+    # English names join the one index, but the fuzzy prefilter keeps the best Korean candidates
+    # apart: a Korean (or OCR-noisy) read ranks the Korean cards exactly as before.
+    from card_db.cdb import load_card_db
+    ko = load_card_db(real_db_path)
+    both = load_card_db([real_db_path, shared_dir / "carddb" / "en-US.cdb"])
+    assert both.names.first_secondary == len(ko.names.keys)
+    for read in ("하루 우라러", "SPYRAL 보텍스", "No.39 유토피아", "블랙 페더 ME 드래곤",
+                 "마그넷 워리어 Σ+", "해피 레이디3", "U.A. 스트롱 블로커", "엘디리치"):
+        assert both.names.search(read, 3)[:1] == ko.names.search(read, 3)[:1], read
+    assert both.by_name("Ash Blossom & Joyous Spring").card_id == 14558127

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
+
+from needs import require
 
 from tools.make_digit_templates import real_cases, synth_count_cell
 from scanner.ocr.counts import CountRead, load_templates, read_count_cell, read_handwritten_count
@@ -78,8 +79,8 @@ def test_fixture_photo_counts(fixtures_dir):
 def test_isolate_row_keeps_a_pen_digit_poking_out_and_drops_the_neighbours():
     from tools.make_digit_templates import fonts_available, render_text
     from scanner.ocr.counts import isolate_row
-    if not fonts_available(["NanumPen", "NanumGothic"]) == ["NanumPen", "NanumGothic"]:
-        pytest.skip("Nanum fonts not installed")
+    require(fonts_available(["NanumPen", "NanumGothic"]) == ["NanumPen", "NanumGothic"],
+            "needs the Nanum fonts (apt-get install fonts-nanum fonts-nanum-extra)")
     row_h, w = 44, 90
     band = np.full((2 * row_h, w), 255, np.uint8)
     top, bottom = row_h // 2, row_h // 2 + row_h  # the row sits in the middle of the band
@@ -154,8 +155,7 @@ def test_dashes_of_a_dashed_rule_at_the_cell_edge_do_not_join_the_digit():
     out; grouped with the digit below them (their x ranges overlap) they made a tall glyph that
     read 2 as 3 or 5."""
     from tools.make_digit_templates import fonts_available, render_text
-    if "NanumGothic" not in fonts_available(["NanumGothic"]):
-        pytest.skip("Nanum fonts not installed")
+    require("NanumGothic" in fonts_available(["NanumGothic"]), "needs the Nanum fonts")
     glyph = render_text("2", "NanumGothic", 30, ink_height=True)
     cell = np.full((64, 116), 255, np.uint8)
     cell[18:18 + glyph.shape[0], 48:48 + glyph.shape[1]] = (255 - glyph * 230).astype(np.uint8)

@@ -128,7 +128,6 @@ def test_one_lower_table_keeps_its_own_kind(sample_page):
 
 def test_table_not_found_is_a_review_item(demo_db):
     """The reader says which printed table it could not find (its lines are unread, not absent)."""
-    pytest.importorskip("tesserocr")
     from scanner.read import ReadOptions
     from scanner.ocr.pipeline import read_image
     page = image_to_page(load_image(PHOTOS / "photo-02.jpg"))
@@ -177,3 +176,15 @@ def test_a_column_rule_faint_in_places_is_painted_out_whole(sample_page):
     for r in t.rows[-4:]:
         strip = again.clean[r.box.y0 + 6:r.box.y1 - 6, r.count.x0 - 4:r.count.x0 + 5]
         assert strip.min() >= 200, (r.row, int(strip.min()))
+
+
+def test_rows_keep_their_printed_numbers_under_a_lost_rule():
+    """A row box that swallowed two printed lines (a lost rule) must not renumber the rows
+    under it: line positions are the paper's (issue 14)."""
+    from scanner.ocr.grid import Box, Table, build_rows
+    ys = [0, 40] + [40 + 44 * i for i in range(1, 21)] + [40 + 44 * 20 + 44]
+    del ys[5]  # the rule between printed rows 4 and 5
+    t = Table(box=Box(0, 0, 500, ys[-1]), xs=[0, 30, 420, 499], ys=ys, kind="spell")
+    build_rows(t)
+    numbers = [r.row for r in t.rows]
+    assert numbers[:4] == [1, 2, 3, 4] and numbers[4] == 6 and numbers[-1] == 20

@@ -7,12 +7,17 @@ import cv2
 import numpy as np
 import pytest
 
+from needs import require
+
 from scanner.ocr.names import Vocabulary, ocr_sure, read_name
 from scanner.ocr.verify import available_families, render_name
 
-pytest.importorskip("tesserocr")
 FAMILIES = available_families()
-pytestmark = pytest.mark.skipif("NanumGothic" not in FAMILIES, reason="needs fonts-nanum")
+
+
+@pytest.fixture(autouse=True)
+def _fonts():
+    require("NanumGothic" in FAMILIES, "needs fonts-nanum")
 
 CARDS = [(980973, "암드 드래곤 LV3", "monster"), (46384672, "암드 드래곤 LV5", "monster"),
          (73879377, "암드 드래곤 LV7", "monster"), (14558127, "하루 우라라", "monster"),
@@ -206,7 +211,6 @@ def test_a_row_number_touching_the_name_goes_and_the_first_letter_stays(name):
     assert kept >= 0.97 * (cell[:, x_name + 2:] < 160).sum()  # the name is whole
 
 
-@pytest.mark.skipif("NanumMyeongjo" not in FAMILIES, reason="needs fonts-nanum (NanumMyeongjo)")
 @pytest.mark.parametrize("name", ["매드머더", "마도원전 크로울리", "모래의 마녀"])
 def test_a_glued_number_before_a_serif_letter_that_starts_a_little_low(name):
     """In NanumMyeongjo the ㅁ of 매/마 starts a quarter of the line below its top: it was cut

@@ -14,6 +14,8 @@ import re
 
 import pytest
 
+from needs import require
+
 from scanner.model import SheetRead
 from scanner.read import ReadOptions, read_input
 from scanner.inputs.resolve import resolve_sheet
@@ -192,8 +194,7 @@ def test_random_kde_form_reads_exactly(seed, ms, pools, real_db, tmp_path):
 @pytest.fixture(scope="module")
 def cn_template(shared_dir):
     path = shared_dir / "forms" / "CN_decklist_template_blank.pdf"
-    if not path.is_file():
-        pytest.skip(f"needs {path}")
+    require(path.is_file(), f"needs {path}")
     return path
 
 

@@ -20,7 +20,7 @@ SAMPLES = REPO / "samples"
 
 
 def _load_make_samples():
-    pytest.importorskip("reportlab")
+    import reportlab  # noqa: F401  (a test extra: installed wherever the tests run)
     spec = importlib.util.spec_from_file_location("make_samples", SAMPLES / "make_samples.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("make_samples", mod)
@@ -244,7 +244,7 @@ def test_cli_password_protected_pdf(tmp_path):
 
 
 def test_cli_pdf_that_is_not_a_deck_sheet(tmp_path):
-    pytest.importorskip("reportlab")
+    import reportlab  # noqa: F401  (a test extra: installed wherever the tests run)
     from reportlab.pdfgen import canvas
     p = tmp_path / "invoice.pdf"
     c = canvas.Canvas(str(p))
@@ -255,7 +255,7 @@ def test_cli_pdf_that_is_not_a_deck_sheet(tmp_path):
 
 
 def test_cli_blank_pdf_page(tmp_path):
-    pytest.importorskip("reportlab")
+    import reportlab  # noqa: F401  (a test extra: installed wherever the tests run)
     from reportlab.pdfgen import canvas
     p = tmp_path / "blank.pdf"
     c = canvas.Canvas(str(p))
@@ -267,7 +267,7 @@ def test_cli_blank_pdf_page(tmp_path):
 # --- pages without usable text go to the OCR reader -----------------------------------------
 
 def _image_only_pdf(tmp_path: Path) -> Path:
-    pytest.importorskip("reportlab")
+    import reportlab  # noqa: F401  (a test extra: installed wherever the tests run)
     from PIL import Image
     from reportlab.pdfgen import canvas
     img = tmp_path / "page.png"
@@ -334,7 +334,6 @@ def _assert_ocr_read(sheet: SheetRead, deck, db) -> None:
 
 def test_font_without_unicode_map_is_read_by_ocr(ms, demo_db, tmp_path):
     """Glyph ids are no text: the page goes to the real OCR reader and reads right."""
-    pytest.importorskip("tesserocr")
     import pypdf
     from pypdf.generic import NameObject
     deck, ruled = _ruled_sheet(ms, demo_db, tmp_path)
@@ -353,7 +352,6 @@ def test_font_without_unicode_map_is_read_by_ocr(ms, demo_db, tmp_path):
 
 
 def test_image_only_pdf_is_read_by_ocr(ms, demo_db, tmp_path):
-    pytest.importorskip("tesserocr")
     import pypdfium2 as pdfium
     deck, ruled = _ruled_sheet(ms, demo_db, tmp_path)
     doc = pdfium.PdfDocument(str(ruled))

@@ -11,7 +11,6 @@ from click.testing import CliRunner
 
 from scoring import score_scan
 
-pytest.importorskip("tesserocr")
 
 
 score = score_scan  # the fixtures README scoring, shared with the benchmarks
@@ -159,7 +158,7 @@ def test_all_ocr_fixtures_have_no_silent_error(fixtures_dir, real_db, prefix):
 
 def _row(column: str, row: int, count: int | None, conf: float = 0.95, **kw):
     from scanner.ocr.names import NameMatch
-    from scanner.ocr.pipeline import RowRead
+    from scanner.ocr.rows import RowRead
     base = dict(column=column, row=row, text="x", text_conf=1.0, match=NameMatch(1, "x", 1.0, 1.0),
                 count=count, count_conf=conf, count_detail="", struck_row=False, count_struck=False,
                 handwritten=False, flags=[])
@@ -175,7 +174,7 @@ def _sheet(total: int):
 
 
 def test_totals_from_before_the_corrections_confirm_the_untouched_counts():
-    from scanner.ocr.pipeline import cross_check_totals
+    from scanner.ocr.totals import cross_check_totals
     # printed: 3 + 1 + 2 (struck row) = 6; the pen replaced the struck row by a hand row of 1
     rows = [_row("spell", 1, 3), _row("spell", 2, 1, conf=0.6), _row("spell", 3, 2, struck_row=True),
             _row("spell", 4, 1, handwritten=True, flags=["handwritten"])]
@@ -188,7 +187,7 @@ def test_totals_from_before_the_corrections_confirm_the_untouched_counts():
 
 
 def test_totals_with_unread_old_counts_flag_only_unsure_counts():
-    from scanner.ocr.pipeline import cross_check_totals
+    from scanner.ocr.totals import cross_check_totals
     rows = [_row("spell", 1, 3), _row("spell", 2, 1, conf=0.6),
             _row("spell", 3, None, struck_row=True, count_struck=True)]  # old count unreadable
     cross_check_totals(rows, _sheet(6))  # 4 untouched + an old count of 1..3 can make 6
@@ -196,7 +195,7 @@ def test_totals_with_unread_old_counts_flag_only_unsure_counts():
 
 
 def test_totals_an_unsure_count_explains_flag_only_it():
-    from scanner.ocr.pipeline import cross_check_totals
+    from scanner.ocr.totals import cross_check_totals
     rows = [_row("spell", 1, 3), _row("spell", 2, 2, conf=0.4), _row("spell", 3, 1)]
     cross_check_totals(rows, _sheet(7))  # 4 sure + the unsure one as 3 makes 7
     assert [r.flags for r in rows] == [[], ["count-unclear"], []]
@@ -206,7 +205,7 @@ def test_totals_an_unsure_count_explains_flag_only_it():
 
 
 def test_totals_nothing_explains_flag_every_line():
-    from scanner.ocr.pipeline import cross_check_totals
+    from scanner.ocr.totals import cross_check_totals
     rows = [_row("spell", 1, 3), _row("spell", 2, 1), _row("spell", 3, 2, struck_row=True)]
     sheet = _sheet(12)
     cross_check_totals(rows, sheet)
@@ -219,7 +218,7 @@ def test_totals_nothing_explains_flag_every_line():
 
 def test_tall_count_digit_is_flagged_as_pen():
     from scanner.model import SheetRead
-    from scanner.ocr.pipeline import mark_pen_counts
+    from scanner.ocr.corrections import mark_pen_counts
     rows = [_row("spell", i, 1, count_height=0.45 + 0.01 * (i % 3)) for i in range(1, 9)]
     rows.append(_row("spell", 9, 2, count_height=0.75))
     mark_pen_counts(rows, SheetRead(reader="ocr"))
@@ -230,7 +229,7 @@ def test_a_possible_strike_makes_a_pen_like_last_row_suspect():
     """A strike only one detector saw keeps its row (flagged); the column's last line is then
     the likely hand-written replacement when its ink looks like pen, and is flagged too (left
     unflagged it would count as printed and break the column total for every line)."""
-    from scanner.ocr.pipeline import mark_handwritten_after_strike
+    from scanner.ocr.corrections import mark_handwritten_after_strike
     rows = [_row("monster", 1, 2), _row("monster", 2, 1, flags=["possible-strike"]),
             _row("monster", 3, 3, pen_like=True)]
     mark_handwritten_after_strike(rows)
@@ -245,7 +244,7 @@ def test_a_possible_strike_makes_a_pen_like_last_row_suspect():
 
 def test_a_row_box_spanning_two_lines_is_flagged_and_never_dropped():
     from scanner.ocr.grid import Box, RowCells, Table
-    from scanner.ocr.pipeline import mark_merged_rows
+    from scanner.ocr.corrections import mark_merged_rows
     ys = [0, 44, 88, 176, 220]  # the rule between lines 3 and 4 was missed
     cells = [RowCells(i + 1, Box(0, a, 500, b), Box(40, a, 420, b), Box(420, a, 500, b))
              for i, (a, b) in enumerate(zip(ys, ys[1:]))]
@@ -264,7 +263,10 @@ def test_blank_row_with_a_rule_sliver_is_not_a_line(demo_db):
     from scanner.ocr.grid import page_to_grid
     from scanner.ocr.names import Vocabulary
     from scanner.ocr.page import image_to_page, load_image
-    from scanner.ocr.pipeline import EMPTY_INK, _ink_share, ink_chroma, read_row
+    from scanner.ocr.corrections import ink_chroma
+    from scanner.ocr.ink import ink_share as _ink_share
+    from scanner.ocr.rows import TableContext, read_row
+    from scanner.ocr.thresholds import EMPTY_INK
     from scanner.ocr.engine import Tesseract
     photos = Path(__file__).resolve().parent.parent / "samples" / "photos"
     page = image_to_page(load_image(photos / "photo-02.jpg"))
@@ -275,6 +277,7 @@ def test_blank_row_with_a_rule_sliver_is_not_a_line(demo_db):
     assert _ink_share(c.crop(grid.clean, inset=3)) < EMPTY_INK  # the sample's last row is empty
     grid.clean[c.y1 - 6:c.y1 - 4, c.x0 + 8:c.x1 - 8] = 90
     assert _ink_share(c.crop(grid.clean, inset=3)) >= EMPTY_INK
-    got = read_row(grid, page, table, cells, "side", Tesseract(), Vocabulary.build(demo_db),
-                   ink_chroma(page.color, grid.clean))
+    ctx = TableContext(grid=grid, page=page, table=table, column="side", tess=Tesseract(),
+                       vocab=Vocabulary.build(demo_db), chroma=ink_chroma(page.color, grid.clean))
+    got = read_row(ctx, cells)
     assert got is None

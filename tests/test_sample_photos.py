@@ -55,7 +55,7 @@ def test_committed_set_is_small_and_complete():
 def test_generator_geometry_matches_the_drawn_sheet(tmp_path, demo_db):
     """The pen goes where the sheet prints its rows: every printed name lies in the row box
     make_photos computes for it (checked on the PDF text layer, several random styles)."""
-    pdfplumber = pytest.importorskip("pdfplumber")
+    import pdfplumber
     mp = _make_photos()
     for seed in range(4):
         sheet = mp.sample_sheet(("blue-eyes", "sky-striker", "hero")[seed % 3], demo_db,
@@ -114,7 +114,6 @@ def test_generator_is_deterministic(tmp_path):
 
 @pytest.mark.parametrize("name", ["scan-02.pdf", "photo-02.jpg"])
 def test_scan_and_photo_read_with_no_silent_error(name):
-    pytest.importorskip("tesserocr")
     out, truth = scan_json(name), truth_of(name)
     s = score(out, truth)
     assert out["source"]["reader"] == "ocr"
@@ -129,7 +128,6 @@ KNOWN_FAILING: set[str] = set()  # samples that read under 90 % right (none sinc
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ALL)
 def test_every_committed_sample_reads(name):
-    pytest.importorskip("tesserocr")
     from scanner.cli import main
     res = CliRunner().invoke(main, ["scan", str(PHOTOS / name), "--json"])
     if res.exit_code == 2:  # refused: not silent, but no read at all

@@ -7,7 +7,6 @@ import sqlite3
 import sys
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,7 +68,7 @@ def test_demo_list_statuses(tmp_path):
 
 def test_scan_samples_with_no_card_db(tmp_path, monkeypatch):
     """`decksheet scan samples/sheets/*.pdf` on the demo db: every sheet is its source deck."""
-    pytest.importorskip("reportlab")
+    import reportlab  # noqa: F401  (a test extra: installed wherever the tests run)
     monkeypatch.delenv("DECKSHEET_CARD_DB", raising=False)
     monkeypatch.setenv("DECKSHEET_DATA_DIR", str(tmp_path / "no-fetched-db"))
     from card_db.cdb import load_card_db

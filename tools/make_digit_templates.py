@@ -8,6 +8,7 @@ at scan time.
 from __future__ import annotations
 
 import argparse
+import subprocess
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -37,8 +38,19 @@ NAMES = ["달인 강시", "뱀파이어 제네시스", "어둠에서 나온 절�
 """Sample card-like names (Hangul, Latin, full-width punctuation) for synthetic rows."""
 
 
+@lru_cache(maxsize=64)
 def font_path(name: str) -> Path:
-    return FONT_DIR / f"{name}.ttf"
+    """The font file of a family: Debian's Nanum folder first, else where fontconfig has it."""
+    path = FONT_DIR / f"{name}.ttf"
+    if path.is_file():
+        return path
+    try:
+        found = subprocess.run(["fc-match", "-f", "%{file}", f"{name}:fontformat=TrueType"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return path
+    # fc-match always answers with some font: accept it only when it is the family asked for.
+    return Path(found) if found and Path(found).stem.lower() == name.lower() else path
 
 
 def fonts_available(names: list[str]) -> list[str]:

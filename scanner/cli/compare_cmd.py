@@ -5,8 +5,9 @@ import click
 
 from scanner.cli.common import Settings, common_options, echo_json, main
 from scanner.errors import ExitCode, RegulationError
-from scanner.read import load_decklist
+from scanner.read import load_decklist, read_input
 from scanner.rules.compare import compare_decklists
+from scanner.rules.observed import resolve_observed
 from scanner.report.verdict_text import format_compare
 
 
@@ -19,8 +20,9 @@ from scanner.report.verdict_text import format_compare
 @common_options
 def compare(registered: str, observed: str, between_games: bool, as_json: bool,
             settings: Settings) -> int:
-    """Compare a registered decklist with the deck seen at a deck check (any input formats).
-    Exit 0 match, 1 mismatch or infractions, 2 unreadable."""
+    """Compare a registered decklist with the deck seen at a deck check (any input formats; the
+    observed lines are matched against the registered cards first, so short names work).
+    Exit 0 match, 1 mismatch, infractions or lines to confirm, 2 unreadable."""
     db = settings.db()
     try:
         limits = settings.limit_list()
@@ -30,7 +32,9 @@ def compare(registered: str, observed: str, between_games: bool, as_json: bool,
                    err=True)
         limits = None
     reg = load_decklist(registered, db)
-    obs = load_decklist(observed, db)
+    sheet, digest = read_input(observed, db)
+    obs = resolve_observed(sheet, reg, db)
+    obs.source_path, obs.sha256 = str(observed), digest
     result = compare_decklists(reg, obs, between_games=between_games, db=db, limits=limits)
     if as_json:
         echo_json(result.to_json())

@@ -1,6 +1,7 @@
 """`decksheet db info|search|fetch`."""
 from __future__ import annotations
 
+import dataclasses
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -8,12 +9,12 @@ from pathlib import Path
 import click
 
 from card_db.fetch import FetchError
-
-from scanner.cli.common import Settings, common_options, echo_json, main
+from scanner.cli.common import Settings, common_options, echo_json, group_options, main
 from scanner.errors import ExitCode
 
 
 @main.group()
+@group_options
 def db() -> None:
     """The card database and limit lists."""
 
@@ -28,23 +29,31 @@ def info(as_json: bool, settings: Settings) -> int:
     cards = settings.db()
     path = resolve_lflist_path(settings.lflist)
     lists: list[str] = []
+    all_lists: list[str] = []
+    skipped: list[str] = []
     chosen = None
     if path is not None:  # a list file named but missing is an error, not "0 lists"
         lf = load_lflist(path)
-        lists = [n for _, n in lf.ocg_lists()]
+        lists, all_lists, skipped = [n for _, n in lf.ocg_lists()], lf.names(), lf.warnings
         chosen = settings.limit_list().name
     data = {"card_db": str(cards.path), "demo": cards.is_demo, "cards": len(cards.cards),
-            "rows": cards.rows, "alternate_artworks": len(cards.aliases), "sha256": cards.sha256,
-            "lflist": str(path) if path else None, "ocg_lists": len(lists),
-            "newest_ocg_list": lists[-1] if lists else None, "selected_list": chosen,
+            "rows": cards.rows, "alternate_artworks": len(cards.aliases),
+            "alias_rows_loaded": cards.alias_rows_loaded,
+            "sources": [dataclasses.asdict(s) for s in cards.sources], "sha256": cards.sha256,
+            "lflist": str(path) if path else None, "lists": len(all_lists),
+            "ocg_lists": len(lists), "newest_ocg_list": lists[-1] if lists else None,
+            "selected_list": chosen, "lflist_lines_skipped": len(skipped),
             "extra_bans": settings.extra_bans}
     if as_json:
         echo_json(data)
     else:
         click.echo(cards.label)
-        click.echo(f"limit lists: {path or 'none'} ({len(lists)} OCG lists, newest "
+        click.echo(f"alternate artworks: {len(cards.aliases)} "
+                   f"({cards.alias_rows_loaded} alias rows loaded from further sources)")
+        click.echo(f"limit lists: {path or 'none'} ({len(all_lists)} lists, {len(lists)} OCG, newest "
                    f"{data['newest_ocg_list']}); selected: {chosen}; "
-                   f"추가 금지 카드 {'on' if settings.extra_bans else 'off'}")
+                   f"추가 금지 카드 {'on' if settings.extra_bans else 'off'}"
+                   + (f"; {len(skipped)} unreadable line(s) skipped" if skipped else ""))
     return ExitCode.OK
 
 
@@ -70,21 +79,37 @@ def search(text: str, limit: int, as_json: bool, settings: Settings) -> int:
 
 
 @db.command()
-@click.option("--cdb-url", default=None, help="Source of cards.cdb (default: mycard ko-KR).")
+@click.option("--locale", "locales", multiple=True, metavar="LOCALE",
+              help="Locale databases to fetch, repeatable; the first gives the names shown "
+                   "(default: ko-KR, then en-US for English names and alternate-art rows).")
+@click.option("--cdb-url", default=None, help="Source of the first locale's cards.cdb "
+                                              "(default: mycard ko-KR).")
+@click.option("--cdb-url-template", default=None, metavar="URL",
+              help="Source of each locale's cards.cdb, with {locale} (default: mycard).")
 @click.option("--lflist-url", default=None, help="Source of lflist.conf (default: ygopro).")
 @click.option("--cdb-sha256", default=None, help="Expected sha256 of cards.cdb, if known.")
 @click.option("--lflist-sha256", default=None, help="Expected sha256 of lflist.conf, if known.")
 @click.option("--dest", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder to store into (default: the user data directory).")
 @common_options
-def fetch(cdb_url: str | None, lflist_url: str | None, cdb_sha256: str | None,
-          lflist_sha256: str | None, dest: Path | None, settings: Settings) -> int:
-    """Download the current Korean cards.cdb and lflist.conf, verified, into the data directory.
+def fetch(locales: tuple[str, ...], cdb_url: str | None, cdb_url_template: str | None,
+          lflist_url: str | None, cdb_sha256: str | None, lflist_sha256: str | None,
+          dest: Path | None, settings: Settings) -> int:
+    """Download the current Korean cards.cdb (and other locales' databases) and lflist.conf,
+    verified, into the data directory.
 
-    Both files are checked before either is installed; a failed or corrupt download leaves the
+    Every file is checked before any is installed; a failed or corrupt download leaves the
     installed files as they were."""
     from card_db.cdb import data_dir
-    from card_db.fetch import default_sources, fetch_all
+    from card_db.fetch import (
+        CDB_URL_TEMPLATE,
+        DEFAULT_LOCALES,
+        default_sources,
+        fetch_all,
+    )
+
+    sources = default_sources(cdb_url, lflist_url, cdb_sha256, lflist_sha256,
+                              locales or DEFAULT_LOCALES, cdb_url_template or CDB_URL_TEMPLATE)
 
     target = dest or data_dir()
     try:
@@ -102,10 +127,9 @@ def fetch(cdb_url: str | None, lflist_url: str | None, cdb_sha256: str | None,
                 bar.update(done - bar.pos)
             return progress
 
-        done = fetch_all(default_sources(cdb_url, lflist_url, cdb_sha256, lflist_sha256), target,
-                         progress_for)
+        done = fetch_all(sources, target, progress_for)
     for src, fetched, n in done:
-        what = "cards" if src.name == "cards.cdb" else "lists"
+        what = "lists" if src.name == "lflist.conf" else "cards"
         click.echo(f"{src.name}: {fetched.size} bytes, sha256 {fetched.sha256[:16]}…, {n} {what} → "
                    f"{fetched.path}")
     return ExitCode.OK

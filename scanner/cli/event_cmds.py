@@ -1,4 +1,7 @@
-"""`decksheet event init|info`, `register`, `deckcheck`, `review`, `audit`, `export`."""
+"""`decksheet event init|info|status|void`, `register`, `deckcheck`, `review`, `audit`, `export`.
+
+Read-only commands (`event info`, `event status`, `export`, `audit`) open the event read-only
+when it cannot be written (a write-protected medium) and then write nothing to it."""
 from __future__ import annotations
 
 import sys
@@ -7,8 +10,8 @@ from typing import Callable
 
 import click
 
-from scanner.cli.common import Settings, common_options, echo_json, main
-from scanner.errors import EventError, ExitCode
+from scanner.cli.common import Settings, common_options, echo_json, group_options, main
+from scanner.errors import DecksheetError, EventError, ExitCode
 
 
 def event_option(func: Callable) -> Callable:
@@ -22,9 +25,16 @@ def judge_option(func: Callable) -> Callable:
                         help="Judge name recorded with the action (env DECKSHEET_JUDGE).")(func)
 
 
-def _open(event_path: str | None):
+def _open(event_path: str | None, readonly: bool = False):
     from scanner.event.store import EventStore
-    return EventStore.open(event_path)
+    return EventStore.open(event_path, readonly=readonly)
+
+
+def _open_for_reading(event_path: str | None):
+    """Read-write when the file and its folder can be written (an older file is migrated and
+    the action logged), else read-only: nothing is written."""
+    from scanner.event.store import EventStore
+    return EventStore.open(event_path, readonly=not EventStore.writable(event_path))
 
 
 def _out_folder(path: Path, what: str) -> Path:
@@ -45,6 +55,7 @@ def _limits(store, settings: Settings):
 
 
 @main.group()
+@group_options
 def event() -> None:
     """Create and inspect an event file (players, registrations, deck checks)."""
 
@@ -73,8 +84,9 @@ def event_init(path: str, name: str, settings: Settings) -> int:
 @click.option("--json", "as_json", is_flag=True, help="Print the contract JSON.")
 @common_options
 def event_info(event_path: str | None, as_json: bool, settings: Settings) -> int:
-    """Show the event header and how many players, versions and deck checks it holds."""
-    with _open(event_path) as store:
+    """Show the event header and how many players, versions and deck checks it holds
+    (read-only: writes nothing)."""
+    with _open(event_path, readonly=True) as store:
         ev = store.event()
         regs = store.registrations()
         data = {"name": ev.name, "date": ev.date.isoformat(), "list": ev.list_name,
@@ -98,21 +110,33 @@ def event_info(event_path: str | None, as_json: bool, settings: Settings) -> int
 
 @main.command()
 @click.argument("input_")
-@click.option("--player", required=True, help="Konami card game ID (10 digits).")
+@click.option("--player", default=None,
+              help="Konami card game ID (10 digits). Default: the ID printed on the sheet, when "
+                   "it was read with confidence.")
+@click.option("--walk-in", is_flag=True,
+              help="A player without a Konami ID: give them the next walk-in number (W0001…).")
 @click.option("--name", default=None, help="Player name (default: the name on the sheet).")
+@click.option("--replace", is_flag=True,
+              help="Make this the current list even if it does not look like the player's deck "
+                   "(main < 40, most lines unreadable, most of the previous version dropped).")
+@click.option("--allow-duplicate", is_flag=True,
+              help="Register a file that is already another player's original.")
 @click.option("--json", "as_json", is_flag=True, help="Print the contract JSON.")
 @event_option
 @judge_option
 @common_options
-def register(input_: str, player: str, name: str | None, as_json: bool, event_path: str | None,
-             judge: str | None, settings: Settings) -> int:
+def register(input_: str, player: str | None, walk_in: bool, name: str | None, replace: bool,
+             allow_duplicate: bool, as_json: bool, event_path: str | None, judge: str | None,
+             settings: Settings) -> int:
     """Register a player's deck sheet: keep the original, the list and its review state as a
-    new version (never overwriting an older one)."""
+    new version (never overwriting an older one). At check-in nothing is a penalty: findings
+    are what to fix, with the penalty that would apply if found during the event."""
     from scanner.event.flows import register_input
 
     with _open(event_path) as store:
         result = register_input(store, input_, player, settings.db(), _limits(store, settings),
-                                name=name, judge=judge)
+                                name=name, judge=judge, replace=replace,
+                                allow_duplicate=allow_duplicate, walk_in=walk_in)
     for w in result.warnings:
         click.echo(f"decksheet: warning: {w}", err=True)
     if as_json:
@@ -126,21 +150,30 @@ def register(input_: str, player: str, name: str | None, as_json: bool, event_pa
 @main.command()
 @click.argument("observed")
 @click.option("--player", required=True, help="Konami card game ID.")
-@click.option("--round", "round_no", required=True, type=int, help="Round number.")
+@click.option("--round", "round_no", required=True, help="Round number (0–9999).")
 @click.option("--between-games", is_flag=True,
               help="Deck check between games: side-deck swaps allowed, sizes must not change.")
+@click.option("--confirm", is_flag=True,
+              help="The judge has fixed or confirmed every flagged line: record the check "
+                   "(needs --judge).")
+@click.option("--preview", is_flag=True, help="Compare only; record nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the contract JSON.")
 @event_option
 @judge_option
 @common_options
-def deckcheck(observed: str, player: str, round_no: int, between_games: bool, as_json: bool,
-              event_path: str | None, judge: str | None, settings: Settings) -> int:
-    """Compare the deck seen at a deck check with the player's registered list and record it."""
-    from scanner.event.flows import deck_check
+def deckcheck(observed: str, player: str, round_no: str, between_games: bool, confirm: bool,
+              preview: bool, as_json: bool, event_path: str | None, judge: str | None,
+              settings: Settings) -> int:
+    """Compare the deck seen at a deck check with the player's registered list (lines matched
+    against that list first) and record it with its one penalty — only when every line is
+    certain, or with --confirm. Exit 1 when not recorded."""
+    from scanner.event.flows import check_round, deck_check
 
-    with _open(event_path) as store:
-        result = deck_check(store, observed, player, round_no, settings.db(),
-                            _limits(store, settings), between_games=between_games, judge=judge)
+    rnd = check_round(round_no)
+    with _open(event_path, readonly=preview) as store:
+        result = deck_check(store, observed, player, rnd, settings.db(),
+                            _limits(store, settings), between_games=between_games, judge=judge,
+                            confirm=confirm, preview=preview)
     for w in result.warnings:
         click.echo(f"decksheet: warning: {w}", err=True)
     data = result.to_json()
@@ -149,7 +182,66 @@ def deckcheck(observed: str, player: str, round_no: int, between_games: bool, as
     else:
         from scanner.report.verdict_text import format_deck_check
         click.echo(format_deck_check(data))
-    return ExitCode.OK if data["match"] and not data["infractions"] else ExitCode.FINDINGS
+    return ExitCode.OK if result.clean else ExitCode.FINDINGS
+
+
+@event.command("status")
+@click.argument("player")
+@event_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+def event_status(player: str, event_path: str | None, as_json: bool, settings: Settings) -> int:
+    """One player's state (by Konami ID or name): current list, verdict, versions, deck checks
+    and infractions with their voids (read-only)."""
+    from scanner.event.flows import player_status
+
+    with _open_for_reading(event_path) as store:
+        try:
+            limits = _limits(store, settings)
+        except DecksheetError as exc:
+            click.echo(f"decksheet: warning: {exc}; the verdict is the stored one", err=True)
+            limits = None
+        status = player_status(store, settings.db(), player, limits)
+    data = status.to_json()
+    if as_json:
+        echo_json(data)
+    else:
+        from scanner.report.verdict_text import format_status
+        click.echo(format_status(data))
+    return ExitCode.OK if data["verdict"] == "적합" and not status.penalties_in_force \
+        else ExitCode.FINDINGS
+
+
+@event.command("void")
+@click.argument("infraction_id", type=int)
+@click.option("--reason", required=True, help="Why (recorded with the void).")
+@click.option("--penalty", "new_penalty", default=None,
+              type=click.Choice(["CAUTION", "WARNING", "GAME_LOSS", "MATCH_LOSS",
+                                 "DISQUALIFICATION", "DISQUALIFICATION_NO_PRIZE"],
+                                case_sensitive=False),
+              help="Amend the penalty to this one instead of voiding it.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@event_option
+@judge_option
+@common_options
+def event_void(infraction_id: int, reason: str, new_penalty: str | None, as_json: bool,
+               event_path: str | None, judge: str | None, settings: Settings) -> int:
+    """Void a recorded infraction (or amend its penalty with --penalty), with a reason and the
+    judge's name. Appended: the infraction stays in the record, shown as voided/amended."""
+    from scanner.event.flows import void_infraction
+
+    with _open(event_path) as store:
+        result = void_infraction(store, infraction_id, reason=reason, judge=judge,
+                                 new_penalty=new_penalty)
+    data = result.to_json()
+    if as_json:
+        echo_json(data)
+    else:
+        inf, a = data["infraction"], data["amendment"]
+        what = "무효 처리" if a["action"] == "void" else f"벌칙 변경 → {a['new_penalty']}"
+        click.echo(f"위반 {inf['id']} ({inf['code']}, {inf['player']}, {inf['round']}라운드): {what}"
+                   f" — 사유: {a['reason']} — 저지 {a['judge']} {a['time']}")
+    return ExitCode.OK
 
 
 @main.command()
@@ -163,11 +255,11 @@ def deckcheck(observed: str, player: str, round_no: int, between_games: bool, as
 def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | None,
           settings: Settings) -> int:
     """Re-read and re-check every registration under the event's regulation; write
-    report.html (Konami IDs masked) and report.csv."""
+    report.html, report.csv and report.xlsx (Konami IDs masked)."""
     from scanner.event.audit import audit_jobs, run_audit
     from scanner.event.audit_report import write_report
 
-    with _open(event_path) as store:
+    with _open_for_reading(event_path) as store:
         _out_folder(out_dir, "report")
         db = settings.db()
         limits = _limits(store, settings)
@@ -176,7 +268,7 @@ def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | N
                                hidden=not sys.stderr.isatty()) as bar:
             result = run_audit(store, db, limits, workers=workers, progress=bar.update)
         try:
-            html_path, csv_path = write_report(result, out_dir)
+            html_path, csv_path, xlsx_path = write_report(result, out_dir)
         except OSError as exc:
             raise EventError(f"cannot write the report into {out_dir}: "
                              f"{exc.strerror or exc}") from None
@@ -192,7 +284,7 @@ def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | N
                    + (" → 'decksheet review --player ID'" if result.needs_review else ""))
         click.echo(f"  똑같은 덱 리스트 묶음 {len(result.duplicates)}개, 덱 체크 "
                    f"{len(result.deck_checks)}건, 기록된 위반 {len(result.infractions)}건")
-        click.echo(f"  보고서: {html_path} (코나미 ID 가림), {csv_path}")
+        click.echo(f"  보고서: {html_path}, {csv_path}, {xlsx_path} (코나미 ID 가림)")
     return ExitCode.OK if result.clean else ExitCode.FINDINGS
 
 
@@ -206,36 +298,41 @@ def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | N
 def review(player: str, version: int | None, event_path: str | None, judge: str | None,
            settings: Settings) -> int:
     """Walk through every flagged line of a registration and record the judge's decisions."""
-    from scanner.event.store import normalise_konami_id
+    from scanner.event.store import lookup_konami_id
     from scanner.cli.review_walk import walk
 
-    kid = normalise_konami_id(player)
+    kid = lookup_konami_id(player)
     with _open(event_path) as store:
         reg = (store.registration(kid, version) if version else store.latest_registration(kid))
         if reg is None:
             raise EventError(f"player {kid} has no registration"
                              + (f" version {version}" if version else "") + " in this event")
-        remaining = walk(store, reg, settings.db(), judge)
+        try:
+            limits = _limits(store, settings)
+        except DecksheetError as exc:
+            click.echo(f"decksheet: warning: {exc}; no verdict after the review", err=True)
+            limits = None
+        remaining = walk(store, reg, settings.db(), judge, limits)
     return ExitCode.FINDINGS if remaining else ExitCode.OK
 
 
 @main.command()
 @click.option("--out", "out_dir", required=True, type=click.Path(path_type=Path),
               help="Folder for the exported lists.")
-@click.option("--format", "formats", type=click.Choice(["ydk", "text", "json", "csv"]),
+@click.option("--format", "formats", type=click.Choice(["ydk", "text", "json", "csv", "xlsx"]),
               multiple=True, help="What to write (repeatable; default: all).")
 @event_option
 @common_options
 def export(out_dir: Path, formats: tuple[str, ...], event_path: str | None,
            settings: Settings) -> int:
-    """Write every player's current list (review decisions applied) as ydk/text/JSON files and
-    one CSV of all lines."""
+    """Write every player's current list (review decisions applied) as ydk/text/JSON files,
+    one CSV of all lines and an .xlsx workbook (one sheet per table)."""
     from scanner.event.export import export_event
 
-    with _open(event_path) as store:
+    with _open_for_reading(event_path) as store:
         _out_folder(out_dir, "lists")
         written, flagged = export_event(store, settings.db(), out_dir,
-                                        set(formats or ("ydk", "text", "json", "csv")))
+                                        set(formats or ("ydk", "text", "json", "csv", "xlsx")))
     click.echo(f"파일 {written}개 → {out_dir}"
                + (f"; 아직 확인 필요한 줄이 있는 리스트 {flagged}개 ('decksheet review')"
                   if flagged else ""), err=True)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import click
 
 from card_db.cdb import CardDatabase
+from card_db.models import LimitList
 from scanner.event.store import EventStore, Registration, ReviewDecision
-from scanner.event.flows import CHOOSE, KEEP, SKIP, effective_decklist, flagged_items
-from scanner.model import Entry
+from scanner.event.flows import (CHOOSE, KEEP, SKIP, decision_for, effective_decklist,
+                                 flagged_items, record_review_decisions)
+from scanner.model import SECTION_KO, Entry, position_label
 from scanner.report.review_reasons import reason_ko
-
-SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
 HELP = ("번호 = 후보 선택 · 카드 이름/패스코드 입력 · k = 읽은 그대로 확정 · "
         "s = 건너뛰기 · q = 저장 후 종료")
 
@@ -71,8 +71,10 @@ def _ask_line(entry: Entry, db: CardDatabase) -> tuple[str, int | None, int | No
         return CHOOSE, cid, count
 
 
-def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | None) -> int:
-    """Ask about every flagged item; store the answers. Returns how many still need review."""
+def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | None,
+         limits: LimitList | None = None) -> int:
+    """Ask about every flagged item; store the answers (judge, time, line before → after) and
+    show the verdict the list has now. Returns how many items still need review."""
     deck = effective_decklist(store, reg, db)
     items = flagged_items(deck)
     click.echo(f"{reg.konami_id} {reg.player_name or ''} v{reg.version} ({reg.file_name}): "
@@ -80,28 +82,34 @@ def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | No
     decisions: list[ReviewDecision] = []
     try:
         for k, (section, line, read, flag) in enumerate(items, 1):
-            where = SECTION_KO.get(section or "", "시트")
             if flag is not None:
+                where = flag.position or SECTION_KO.get(section or "", "시트")
                 click.echo(f"[{k}/{len(items)}] {where}: {reason_ko(flag.reason)} — {flag.detail}")
                 answer = click.prompt("  k = 확인함 · s = 건너뛰기 · q = 저장 후 종료",
                                       type=click.Choice(["k", "s", "q"]), default="s")
                 if answer == "q":
                     raise _Quit
                 action = KEEP if answer == "k" else SKIP
-                decisions.append(ReviewDecision(reg.id, section, None, read, action, judge=judge))
+                decisions.append(decision_for(deck, reg.id, section, None, action, judge=judge,
+                                              db=db, reason=flag.reason))
                 continue
             assert line is not None and section is not None
             e = deck.sections[section][line - 1]
+            where = position_label(section, line, e.column, e.row)
             now = f"{e.name} ×{e.count} [{e.card_id}]" if e.card_id is not None else "(카드 없음)"
-            click.echo(f"[{k}/{len(items)}] {where} {line}번째 줄: 읽은 내용 {e.read!r} → {now}; "
+            click.echo(f"[{k}/{len(items)}] {where}: 읽은 내용 {e.read!r} → {now}; "
                        f"{', '.join(map(reason_ko, e.reasons))}")
             action, cid, count = _ask_line(e, db)
-            decisions.append(ReviewDecision(reg.id, section, line, read, action, cid, count,
-                                            judge=judge))
+            decisions.append(decision_for(deck, reg.id, section, line, action, cid, count,
+                                          judge=judge, db=db))
     except (_Quit, click.exceptions.Abort, EOFError):
         pass  # quit, Ctrl-C or end of input: keep what was answered so far
-    stored = store.add_decisions(decisions, judge)
-    remaining = effective_decklist(store, reg, db).needs_review
-    click.echo(f"결정 {stored}건 저장; 아직 확인 필요 {remaining}건"
+    result = record_review_decisions(store, db, reg, decisions, judge, limits)
+    remaining = result.needs_review
+    click.echo(f"결정 {len(decisions)}건 저장; 아직 확인 필요 {remaining}건"
                + (" (다시 'decksheet review' 로 이어서)" if remaining else " — 확인 완료"))
+    if limits is not None:
+        bad = [i for i in result.infractions if i["code"] not in ("UNRESOLVED_LINE", "UNKNOWN_CARD")]
+        click.echo(f"판정: {result.verdict}"
+                   + (f" — {', '.join(dict.fromkeys(i['code'] for i in bad))}" if bad else ""))
     return remaining

@@ -16,14 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from card_db.cdb import CardDatabase, load_card_db
+from card_db.cdb import CardDatabase, CardDbSpec, load_card_db
 from card_db.models import LimitList
 from scanner.errors import DecksheetError
-from scanner.event.store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
-                                 ReviewDecision, verify_file)
+from scanner.event.files import verify_file
 from scanner.event.flows import apply_decisions, decklist_from_json
+from scanner.event.store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
+                                 Registration, ReviewDecision)
 from scanner.model import SECTIONS, Decklist
 from scanner.read import load_decklist
+from scanner.rules.codes import REVIEW_CODES, list_verdict
 
 REVIEW_CODE = "UNRESOLVED_LINE"
 
@@ -70,7 +72,12 @@ class RegistrationAudit:
     @property
     def illegal(self) -> bool:
         """Broken rules other than 'a judge must still look' (that is `needs_review`)."""
-        return any(i["code"] != REVIEW_CODE for i in self.infractions)
+        return any(i["code"] not in REVIEW_CODES for i in self.infractions)
+
+    @property
+    def verdict(self) -> str:
+        """적합 / 확인 필요 / 부적합."""
+        return list_verdict(self.codes)
 
     def signature(self) -> tuple:
         """What makes two lists the same deck: copies per card and section. A line still in
@@ -98,6 +105,9 @@ class AuditResult:
     seconds: float
     workers: int
     files_read: int
+    decisions: list[ReviewDecision] = field(default_factory=list)
+    stored: dict[int, Registration] = field(default_factory=dict)
+    """Registration id → the stored registration (for the review-decision table)."""
 
     @property
     def current(self) -> list[RegistrationAudit]:
@@ -116,14 +126,23 @@ class AuditResult:
         return [r.konami_id for r in self.current if r.problems]
 
     @property
+    def infractions_in_force(self) -> list[IssuedInfraction]:
+        """Recorded infractions not voided."""
+        return [i for i in self.infractions if i.effective_penalty is not None]
+
+    @property
     def clean(self) -> bool:
-        return not (self.illegal or self.needs_review or self.infractions or self.changed
-                    or self.store_problems)
+        return not (self.illegal or self.needs_review or self.infractions_in_force
+                    or self.changed or self.store_problems)
 
     def to_json(self) -> dict:
         return {"registrations": len(self.current), "illegal": self.illegal,
                 "needs_review": self.needs_review, "deck_checks": len(self.deck_checks),
-                "infractions": len(self.infractions),
+                "infractions": len(self.infractions_in_force),
+                "infractions_recorded": len(self.infractions),
+                "infractions_voided": [i.id for i in self.infractions if i.status == "voided"],
+                "infractions_amended": [i.id for i in self.infractions if i.status == "amended"],
+                "verdicts": {r.konami_id: r.verdict for r in self.current},
                 "versions": len(self.registrations), "duplicates": self.duplicates,
                 "problems": {r.konami_id: r.problems for r in self.current if r.problems},
                 "store_problems": self.store_problems, "list": self.list_name,
@@ -145,10 +164,11 @@ _CONTEXT: _WorkerContext | None = None
 """Per-process state of a pool worker, set once by `_init_worker` (never used in the parent)."""
 
 
-def _init_worker(db_path: str, limits: LimitList) -> None:
+def _init_worker(db_spec: CardDbSpec, limits: LimitList) -> None:
     global _CONTEXT
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # tesseract threads would fight the pool
-    _CONTEXT = _WorkerContext(db=load_card_db(db_path), limits=limits)
+    # The spec, not one path: extra locales and alias files load in the worker too.
+    _CONTEXT = _WorkerContext(db=load_card_db(db_spec), limits=limits)
 
 
 def _audit_file_in_worker(jobs: list[AuditJob]) -> list[RegistrationAudit]:
@@ -249,7 +269,7 @@ def run_audit(store: EventStore, db: CardDatabase, limits: LimitList, workers: i
     else:
         # Largest groups first keeps the tail short; each worker loads the db once.
         with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                 initargs=(str(db.path), limits)) as pool:
+                                 initargs=(db.spec, limits)) as pool:
             futures = [pool.submit(_audit_file_in_worker, g)
                        for g in sorted(groups, key=len, reverse=True)]
             for fut in as_completed(futures):
@@ -259,7 +279,8 @@ def run_audit(store: EventStore, db: CardDatabase, limits: LimitList, workers: i
                        duplicates=find_duplicates(results), deck_checks=store.deck_checks(),
                        infractions=store.infractions(), store_problems=store.integrity(),
                        seconds=time.perf_counter() - started, workers=workers,
-                       files_read=len(groups))
+                       files_read=len(groups), decisions=store.decisions(),
+                       stored={r.id: r for r in store.registrations()})
 
 
 def generated_at() -> str:

@@ -1,15 +1,20 @@
-"""The audit as files a head judge opens: `report.html` (readable, Konami IDs masked) and
-`report.csv` (one row per registration version, for spreadsheets)."""
+"""The audit as files a head judge opens and shares: `report.html` (readable), `report.csv`
+(one row per registration version) and `report.xlsx` (one sheet per table: registrations, lines,
+deck checks, infractions, review decisions). Konami IDs are masked in all three, file names
+included; spreadsheet cells are safe against formula injection (`scanner.report.tables`)."""
 from __future__ import annotations
 
 import html
 from collections import Counter, defaultdict
 from pathlib import Path
 
-import pandas as pd
-
 from scanner.event.audit import AuditResult, RegistrationAudit, generated_at
-from scanner.model import SECTIONS
+from scanner.event.files import write_atomic
+from scanner.event.sheets import (STATUS_KO, decisions_table, deck_checks_table, file_label,
+                                  infractions_table, lines_table, masked)
+from scanner.model import SECTIONS, position_label
+from scanner.report.tables import Table, csv_bytes, mask_id, xlsx_bytes
+from scanner.rules.codes import ILLEGAL, LEGAL, PENALTY_KO, REVIEW_CODES
 
 SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드", None: "시트"}
 METAGAME_TOP = 40
@@ -21,13 +26,6 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding
 vertical-align:top;font-size:.9em}th{background:#eee}.bad{color:#b00;font-weight:bold}
 .ok{color:#070}.warn{color:#a60}.small{font-size:.8em;color:#555}
 """
-
-
-def mask_id(konami_id: str) -> str:
-    """`0123456789` → `01******89`: enough for a judge to match a player, not to reuse the ID."""
-    if len(konami_id) <= 4:
-        return "*" * len(konami_id)
-    return konami_id[:2] + "*" * (len(konami_id) - 4) + konami_id[-2:]
 
 
 def _e(value: object) -> str:
@@ -75,20 +73,21 @@ def render_html(result: AuditResult) -> str:
              f"작성 {_e(generated_at())}</p>",
              "<ul>"
              f"<li>등록 선수 {len(current)}명 (등록 버전 {len(result.registrations)}개)</li>"
-             f"<li class='{'bad' if result.illegal else 'ok'}'>규정 위반 리스트 {len(result.illegal)}</li>"
+             f"<li class='{'bad' if result.illegal else 'ok'}'>{ILLEGAL} 리스트 {len(result.illegal)}</li>"
              f"<li class='{'warn' if result.needs_review else 'ok'}'>확인 필요 리스트 "
              f"{len(result.needs_review)}</li>"
              f"<li>동일 리스트 그룹 {len(result.duplicates)}</li>"
-             f"<li>덱 체크 {len(result.deck_checks)} · 부여된 벌칙 {len(result.infractions)}</li>"
+             f"<li>덱 체크 {len(result.deck_checks)} · 부여된 벌칙 {len(result.infractions_in_force)}"
+             f" (무효/변경 {sum(1 for i in result.infractions if i.amendments)})</li>"
              "</ul>",
              "<p class='small'>코나미 카드 게임 ID는 가운데 자리를 가렸습니다.</p>"]
 
-    parts.append("<h2>규정 위반 리스트</h2>")
+    parts.append(f"<h2>{ILLEGAL} 리스트</h2>")
     rows = []
     for r in current:
         if not r.illegal:
             continue
-        infs = [i for i in r.infractions if i["code"] != "UNRESOLVED_LINE"]
+        infs = [i for i in r.infractions if i["code"] not in REVIEW_CODES]
         rows.append([_player(r, r.konami_id, names), _e(r.version),
                      "<br>".join(f"<b>{_e(i['code'])}</b> {_e(i['message'])}" for i in infs),
                      "<br>".join(_e(i["penalty"]) for i in infs),
@@ -102,14 +101,15 @@ def render_html(result: AuditResult) -> str:
             for n, e in enumerate(r.decklist["sections"][s], 1):
                 if e.get("needs_review"):
                     cands = ", ".join(f"{c.get('name', '')} [{c.get('card_id')}]" for c in e.get("candidates") or [])
-                    rows.append([_player(r, r.konami_id, names), _e(SECTION_KO[s]), _e(n),
+                    rows.append([_player(r, r.konami_id, names), _e(SECTION_KO[s]),
+                                 _e(position_label(s, n, e.get("column"), e.get("row"))),
                                  _e(e.get("read")), _e(", ".join(e.get("reasons") or [])),
                                  _e(e.get("name")), _e(cands)])
         for f in r.decklist.get("review") or []:
             if f.get("line") is None and f.get("card_id") is None:
                 rows.append([_player(r, r.konami_id, names), _e(SECTION_KO.get(f.get("section"))),
                              "", "", _e(f.get("reason")), _e(f.get("detail")), ""])
-    parts.append(_table(["선수", "구역", "줄", "읽은 내용", "이유", "현재 카드", "후보"], rows))
+    parts.append(_table(["선수", "구역", "위치", "읽은 내용", "이유", "현재 카드", "후보"], rows))
 
     parts.append("<h2>동일한 리스트 (다른 선수)</h2>")
     parts.append(_table(["그룹", "선수"], [[_e(i + 1), "<br>".join(_player(None, k, names) for k in g)]
@@ -125,8 +125,9 @@ def render_html(result: AuditResult) -> str:
     rows = []
     for c in result.deck_checks:
         diffs = c.result_json.get("differences") or []
+        cls = "ok" if c.verdict == "일치" else "bad" if c.verdict == "불일치" else "warn"
         rows.append([_e(c.round), _player(None, c.konami_id, names), _e(c.mode),
-                     "<span class='ok'>일치</span>" if c.match else "<span class='bad'>불일치</span>",
+                     f"<span class='{cls}'>{_e(c.verdict)}</span>",
                      "<br>".join(_e(f"{SECTION_KO.get(d.get('section'), d.get('section'))} "
                                     f"{d.get('name') or d.get('card_id')}: 등록 {d.get('registered')}"
                                     f" → 실제 {d.get('observed')}") for d in diffs[:12]),
@@ -137,21 +138,33 @@ def render_html(result: AuditResult) -> str:
     by_code: Counter[str] = Counter(i.code for i in result.infractions)
     if by_code:
         parts.append("<p>" + " · ".join(f"{_e(k)} {v}" for k, v in sorted(by_code.items())) + "</p>")
-    parts.append(_table(["라운드", "선수", "코드", "벌칙", "처리", "저지", "시각"],
-                        [[_e(i.round), _player(None, i.konami_id, names), _e(i.code),
-                          _e(i.penalty), _e(i.remedy), _e(i.judge), _e(i.created_at)]
-                         for i in result.infractions]))
+    rows = []
+    for i in result.infractions:
+        status = STATUS_KO[i.status]
+        if i.amendments:
+            a = i.amendments[-1]
+            status += _e(f" — {a.reason} ({a.judge}, {a.created_at})")
+            if a.new_penalty:
+                status += _e(f" → {PENALTY_KO.get(a.new_penalty, a.new_penalty)}")
+        findings = ", ".join(f.get("code", "") for f in i.findings) or i.code
+        cls = "small" if i.status == "voided" else ""
+        rows.append([_e(i.id), _e(i.round), _player(None, i.konami_id, names),
+                     f"<span class='{cls}'>{_e(i.code)}</span>", _e(findings),
+                     _e(PENALTY_KO.get(i.penalty, i.penalty)), status, _e(i.remedy), _e(i.judge),
+                     _e(i.created_at)])
+    parts.append(_table(["번호", "라운드", "선수", "코드", "근거 위반", "벌칙", "상태", "처리", "저지",
+                         "시각"], rows))
 
     parts.append("<h2>선수별</h2>")
     checks = Counter(c.konami_id for c in result.deck_checks)
-    issued = Counter(i.konami_id for i in result.infractions)
+    issued = Counter(i.konami_id for i in result.infractions_in_force)
     rows = []
     for r in current:
         t = r.decklist.get("totals") or {}
-        verdict = ("<span class='bad'>위반</span>" if r.illegal else
-                   "<span class='warn'>확인 필요</span>" if r.needs_review else
-                   "<span class='ok'>적합</span>")
-        rows.append([_player(r, r.konami_id, names), _e(r.version), _e(r.file_name), _e(r.reader),
+        cls = "ok" if r.verdict == LEGAL else "bad" if r.verdict == ILLEGAL else "warn"
+        verdict = f"<span class='{cls}'>{_e(r.verdict)}</span>"
+        rows.append([_player(r, r.konami_id, names), _e(r.version),
+                     _e(file_label(r.file_name, masked)), _e(r.reader),
                      _e(f"{t.get('main')}/{t.get('extra')}/{t.get('side')}"), verdict,
                      _e(r.needs_review), _e(checks[r.konami_id]), _e(issued[r.konami_id])])
     parts.append(_table(["선수", "버전", "파일", "읽기", "메인/엑스트라/사이드", "판정", "확인 필요",
@@ -164,38 +177,48 @@ def render_html(result: AuditResult) -> str:
     return "\n".join(parts)
 
 
-def report_rows(result: AuditResult) -> pd.DataFrame:
+REPORT_COLUMNS = ["player", "name", "version", "current", "file", "reader", "main", "extra",
+                  "side", "verdict", "legal", "illegal", "codes", "needs_review", "problems",
+                  "duplicate_group", "deck_checks", "infractions_issued"]
+
+
+def report_rows(result: AuditResult) -> Table:
+    """One row per registration version (Konami IDs and file names masked)."""
     dup_group = {kid: i + 1 for i, g in enumerate(result.duplicates) for kid in g}
     checks = Counter(c.konami_id for c in result.deck_checks)
-    issued = Counter(i.konami_id for i in result.infractions)
-    rows = []
+    issued = Counter(i.konami_id for i in result.infractions_in_force)
+    t = Table("registrations", list(REPORT_COLUMNS))
     for r in result.registrations:
-        t = r.decklist.get("totals") or {}
-        rows.append({
-            "konami_id": r.konami_id, "name": r.player_name, "version": r.version,
-            "current": r.latest, "file": r.file_name, "reader": r.reader,
-            "main": t.get("main"), "extra": t.get("extra"), "side": t.get("side"),
-            "legal": r.legal, "illegal": r.illegal, "codes": " ".join(r.codes),
-            "needs_review": r.needs_review, "problems": " | ".join(r.problems),
-            "duplicate_group": dup_group.get(r.konami_id) if r.latest else None,
-            "deck_checks": checks[r.konami_id] if r.latest else None,
-            "infractions_issued": issued[r.konami_id] if r.latest else None})
-    return pd.DataFrame(rows, columns=[
-        "konami_id", "name", "version", "current", "file", "reader", "main", "extra", "side",
-        "legal", "illegal", "codes", "needs_review", "problems", "duplicate_group", "deck_checks",
-        "infractions_issued"]).astype({"duplicate_group": "Int64", "deck_checks": "Int64",
-                                       "infractions_issued": "Int64"})
+        tot = r.decklist.get("totals") or {}
+        t.rows.append([
+            mask_id(r.konami_id), r.player_name, r.version, r.latest,
+            file_label(r.file_name, masked), r.reader, tot.get("main"), tot.get("extra"),
+            tot.get("side"), r.verdict, r.legal, r.illegal, " ".join(r.codes), r.needs_review,
+            " | ".join(r.problems), dup_group.get(r.konami_id) if r.latest else None,
+            checks[r.konami_id] if r.latest else None,
+            issued[r.konami_id] if r.latest else None])
+    return t
 
 
-def write_report(result: AuditResult, out_dir: Path) -> tuple[Path, Path]:
-    """Write report.html and report.csv (each to a temp name, then renamed)."""
+def report_tables(result: AuditResult) -> list[Table]:
+    """The workbook's sheets: registrations, lines (current lists), deck checks, infractions,
+    review decisions."""
+    names = {r.konami_id: r.player_name for r in result.registrations}
+    lines = lines_table([(r.konami_id, r.player_name, r.version, r.decklist)
+                         for r in result.current], masked)
+    return [report_rows(result), lines,
+            deck_checks_table(result.deck_checks, names, masked),
+            infractions_table(result.infractions, names, masked),
+            decisions_table(result.decisions, result.stored, masked)]
+
+
+def write_report(result: AuditResult, out_dir: Path) -> tuple[Path, Path, Path]:
+    """Write report.html, report.csv and report.xlsx (each atomically)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    html_path, csv_path = out_dir / "report.html", out_dir / "report.csv"
-    tmp = out_dir / ".report.html.tmp"
-    tmp.write_text(render_html(result), encoding="utf-8")
-    tmp.replace(html_path)
-    tmp_csv = out_dir / ".report.csv.tmp"
-    # Konami IDs are text: keep leading zeros; utf-8-sig so Excel shows Korean.
-    report_rows(result).to_csv(tmp_csv, index=False, encoding="utf-8-sig")
-    tmp_csv.replace(csv_path)
-    return html_path, csv_path
+    html_path, csv_path, xlsx_path = (out_dir / "report.html", out_dir / "report.csv",
+                                      out_dir / "report.xlsx")
+    write_atomic(html_path, render_html(result))
+    tables = report_tables(result)
+    write_atomic(csv_path, csv_bytes(tables[0]))
+    write_atomic(xlsx_path, xlsx_bytes(tables))
+    return html_path, csv_path, xlsx_path

@@ -1,15 +1,21 @@
-"""Every player's current list out of the event: ydk / text / JSON files and one CSV of lines."""
+"""Every player's current list out of the event: ydk / text / JSON files, one CSV of lines and
+an .xlsx workbook (registrations, lines, deck checks, infractions, review decisions).
+
+This is the organiser's own data (file names and columns carry the real Konami IDs, to match the
+official records); the audit report is the one to share (IDs masked). Spreadsheet cells are safe
+against formula injection. Reads only: works on a read-only event."""
 from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from card_db.cdb import CardDatabase
-from scanner.event.store import EventStore
+from scanner.event.files import write_atomic
 from scanner.event.flows import effective_decklist
-from scanner.model import SECTIONS
+from scanner.event.sheets import (decisions_table, deck_checks_table, identity,
+                                  infractions_table, lines_table)
+from scanner.event.store import EventStore
 from scanner.inputs.formats import format_json, format_text, format_ydk
+from scanner.report.tables import Table, csv_bytes, xlsx_bytes
 
 WRITERS = {"ydk": (".ydk", format_ydk), "text": (".txt", format_text), "json": (".json", format_json)}
 
@@ -21,7 +27,7 @@ def export_event(store: EventStore, db: CardDatabase, out_dir: Path, formats: se
     Files are named `KONAMIID-vN.ext`; unresolved lines stay visible (ydk: as comments)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = flagged = 0
-    rows: list[dict] = []
+    current = []
     for reg in store.registrations(latest_only=True):
         deck = effective_decklist(store, reg, db)
         flagged += bool(deck.needs_review)
@@ -29,25 +35,32 @@ def export_event(store: EventStore, db: CardDatabase, out_dir: Path, formats: se
         for fmt in sorted(formats & set(WRITERS)):
             suffix, writer = WRITERS[fmt]
             text = writer(deck)
-            _write(out_dir / (stem + suffix), text if text.endswith("\n") else text + "\n")
+            write_atomic(out_dir / (stem + suffix), text if text.endswith("\n") else text + "\n")
             written += 1
-        for s in SECTIONS:
-            for n, e in enumerate(deck.sections[s], 1):
-                rows.append({"konami_id": reg.konami_id, "name": reg.player_name,
-                             "version": reg.version, "section": s, "line": n,
-                             "card_id": e.card_id, "card_name": e.name, "count": e.count,
-                             "needs_review": e.needs_review, "read": e.read})
+        current.append((reg.konami_id, reg.player_name, reg.version, deck.to_json()))
+    lines = lines_table(current, identity)
     if "csv" in formats:
-        tmp = out_dir / ".decklists.csv.tmp"
-        pd.DataFrame(rows, columns=["konami_id", "name", "version", "section", "line", "card_id",
-                                    "card_name", "count", "needs_review", "read"]
-                     ).astype({"card_id": "Int64"}).to_csv(tmp, index=False, encoding="utf-8-sig")
-        tmp.replace(out_dir / "decklists.csv")
+        write_atomic(out_dir / "decklists.csv", csv_bytes(lines))
+        written += 1
+    if "xlsx" in formats:
+        write_atomic(out_dir / "decklists.xlsx", xlsx_bytes(event_tables(store, lines)))
         written += 1
     return written, flagged
 
 
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name("." + path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+def event_tables(store: EventStore, lines: Table) -> list[Table]:
+    """The workbook of the export: every registration version, the current lines, deck
+    checks, infractions (with voids) and review decisions."""
+    regs = store.registrations()
+    names = {r.konami_id: r.player_name for r in regs}
+    reg_table = Table("registrations", ["player", "name", "version", "time", "file", "sha256",
+                                        "reader", "legal", "needs_review", "codes", "list",
+                                        "judge"])
+    for r in regs:
+        reg_table.rows.append([r.konami_id, r.player_name, r.version, r.created_at, r.file_name,
+                               r.file_sha256, r.reader, r.legal, r.needs_review,
+                               " ".join(sorted({i.get("code", "") for i in r.infractions})),
+                               r.list_name, r.judge])
+    return [reg_table, lines, deck_checks_table(store.deck_checks(), names, identity),
+            infractions_table(store.infractions(), names, identity),
+            decisions_table(store.decisions(), {r.id: r for r in regs}, identity)]

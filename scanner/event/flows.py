@@ -1,4 +1,10 @@
-"""Event flows on top of the store: register a sheet, run a deck check, apply review decisions.
+"""Event flows on top of the store: register a sheet, run a deck check, apply review decisions,
+void or amend an infraction, and show one player's state.
+
+These functions are the library interface of the event (the CLI and the check-in station both
+call them; their names and keywords are kept stable): `register_input`, `deck_check`,
+`deck_check_decklist`, `void_infraction`, `player_status`, `record_review_decision`. Each returns
+a dataclass with `to_json()`.
 
 Each flow reads and checks first and writes last (one transaction), so a refused or failed
 request stores nothing. See `scanner.event.store` for the storage and its safety rules.
@@ -6,7 +12,6 @@ request stores nothing. See `scanner.event.store` for the storage and its safety
 from __future__ import annotations
 
 import copy
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,12 +20,15 @@ from card_db.cdb import CardDatabase
 from card_db.lflist import choose_list, load_lflist, resolve_lflist_path
 from card_db.models import LimitList
 from scanner.errors import EventError, RegulationError, UnreadableInput
-from scanner.event.store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
-                                 NewInfraction, Registration, ReviewDecision,
-                                 normalise_konami_id)
-from scanner.model import SECTIONS, Decklist, Entry, ReviewFlag
+from scanner.event.files import sha256_bytes
+from scanner.event.store import (Amendment, DeckCheck, EventInfo, EventStore, IssuedInfraction,
+                                 NewInfraction, Registration, ReviewDecision, clean_name,
+                                 lookup_konami_id, normalise_konami_id)
 from scanner.inputs.options import ReadOptions
-from scanner.read import load_decklist
+from scanner.model import SECTIONS, Decklist, Entry, ReviewFlag, position_label
+from scanner.read import load_decklist, read_input
+from scanner.rules.codes import (CHECK_IN_NOTE, LEGAL, NEEDS_REVIEW, PENALTY_KO, VERDICT_CODES,
+                                 list_verdict)
 
 KEEP, CHOOSE, SKIP = "keep", "choose", "skip"
 
@@ -128,6 +136,45 @@ def effective_decklist(store: EventStore, reg: Registration, db: CardDatabase) -
     return apply_decisions(decklist_from_json(reg.decklist_json), store.decisions(reg.id), db)
 
 
+# --------------------------------------------------------------------------- verdicts
+
+MAX_ROUND = 9999
+
+
+def check_round(round_no: object) -> int:
+    """A round number 0..9999 (one-line refusal otherwise: no OverflowError from SQLite)."""
+    try:
+        n = int(str(round_no).strip()) if not isinstance(round_no, int) else round_no
+    except ValueError:
+        raise EventError(f"round must be a whole number, not {round_no!r}") from None
+    if isinstance(round_no, bool) or not 0 <= n <= MAX_ROUND:
+        raise EventError(f"round must be from 0 to {MAX_ROUND}, not {round_no}")
+    return n
+
+
+def registration_check(store: EventStore, reg: Registration, db: CardDatabase,
+                       limits: LimitList | None):
+    """The confirmed list of a registration and its check now (`CheckResult`), or None for the
+    check when no limit list is at hand."""
+    from scanner.rules.check import check_decklist
+
+    deck = effective_decklist(store, reg, db)
+    return deck, (check_decklist(deck, limits, db) if limits is not None else None)
+
+
+def _stored_verdict(reg: Registration, deck: Decklist) -> str:
+    codes = {i.get("code") for i in reg.infractions}
+    if deck.needs_review == 0:
+        codes -= {"UNRESOLVED_LINE"}
+    return list_verdict({c for c in codes if c})
+
+
+def _check_in_infractions(infractions: list[dict]) -> list[dict]:
+    """At check-in nothing is a penalty yet: each penalty is what applies if found during the
+    event."""
+    return [dict(i, penalty_applies="if-found-during-event") for i in infractions]
+
+
 # --------------------------------------------------------------------------- register
 
 
@@ -139,6 +186,7 @@ class RegisterResult:
     legal: bool
     infractions: list[dict]
     warnings: list[str] = field(default_factory=list)
+    verdict: str = LEGAL
 
     @property
     def clean(self) -> bool:
@@ -147,7 +195,10 @@ class RegisterResult:
     def to_json(self) -> dict:
         r = self.registration
         return {"player": r.konami_id, "version": r.version, "legal": self.legal,
-                "needs_review": r.needs_review, "infractions": self.infractions,
+                "verdict": self.verdict, "verdict_code": VERDICT_CODES[self.verdict],
+                "needs_review": r.needs_review,
+                "infractions": _check_in_infractions(self.infractions),
+                "check_in": True, "penalty_note": CHECK_IN_NOTE,
                 "name": r.player_name, "sha256": r.file_sha256, "reader": r.reader,
                 "list": r.list_name, "totals": self.decklist.totals(),
                 "review": [f.to_json() for f in self.decklist.review],
@@ -169,35 +220,100 @@ def _input_bytes(source: str) -> tuple[bytes, str | None]:
     raise UnreadableInput(f"no such file: {p}")
 
 
-def register_input(store: EventStore, source: str, konami_id: str, db: CardDatabase,
+def sheet_konami_id(deck: Decklist) -> str | None:
+    """The Konami ID printed on the sheet, when it was read with confidence and is valid."""
+    if not deck.konami_id or any(r.reason == "konami-id-unclear" for r in deck.review):
+        return None
+    try:
+        kid = normalise_konami_id(deck.konami_id)
+    except EventError:
+        return None
+    return None if kid.startswith("W") else kid
+
+
+PLAUSIBLE_MAIN = 40
+MOST = 0.5
+"""'Most lines unreadable' / 'drops most of the previous version': more than half."""
+
+
+def implausible_version(deck: Decklist, previous: Decklist | None) -> list[str]:
+    """Why a new version does not look like a replacement of the player's deck (empty: fine)."""
+    why = []
+    lines = [e for s in SECTIONS for e in deck.sections[s]]
+    if deck.totals()["main"] < PLAUSIBLE_MAIN:
+        why.append(f"its main deck has {deck.totals()['main']} cards")
+    unreadable = sum(1 for e in lines if e.card_id is None or e.needs_review)
+    if lines and unreadable > MOST * len(lines):
+        why.append(f"{unreadable} of its {len(lines)} lines are unreadable or unsure")
+    if previous is not None:
+        before, after = previous.all_counts(), deck.all_counts()
+        kept = sum(min(n, after.get(cid, 0)) for cid, n in before.items())
+        total = sum(before.values())
+        if total and kept < (1 - MOST) * total:
+            why.append(f"it keeps only {kept} of the {total} cards of the previous version")
+    return why
+
+
+def register_input(store: EventStore, source: str, konami_id: str | None, db: CardDatabase,
                    limits: LimitList, name: str | None = None, judge: str | None = None,
-                   options: ReadOptions | None = None) -> RegisterResult:
+                   options: ReadOptions | None = None, *, replace: bool = False,
+                   allow_duplicate: bool = False, walk_in: bool = False) -> RegisterResult:
     """Read, resolve and check a sheet, then keep it (file + list + review state) as the
-    player's next version. Nothing is stored when the input cannot be read."""
+    player's next version. Nothing is stored when the input cannot be read or a guard refuses:
+
+    - `konami_id`: 10 digits after NFKC; None = the ID printed on the sheet when it was read
+      with confidence (else refused); `walk_in=True` gives a player without one a `W0001` number;
+    - a second version that is not a plausible deck (main < 40, most lines unreadable) or that
+      drops most of the previous version needs `replace=True`;
+    - the same original file for a second player needs `allow_duplicate=True`.
+    """
     from scanner.rules.check import check_decklist  # late: keeps `event` commands' import light
 
-    kid = normalise_konami_id(konami_id)
+    if walk_in and konami_id:
+        raise EventError("a walk-in has no Konami ID: give --walk-in or --player, not both")
+    kid = normalise_konami_id(konami_id) if konami_id else None
     data, file_name = _input_bytes(source)
     deck = load_decklist(source, db, options)
-    if deck.sha256 is not None and hashlib.sha256(data).hexdigest() != deck.sha256:
+    if deck.sha256 is not None and sha256_bytes(data) != deck.sha256:
         raise UnreadableInput(f"{source} changed while it was being read; register it again")
     if not any(e.card_id is not None for s in SECTIONS for e in deck.sections[s]):
         # Registering it would make garbage the player's current list for deck checks.
         raise UnreadableInput(f"no line of {file_name or 'the input'} is a card: not a decklist; "
                               f"nothing registered")
-    sha = store.store_file(data)
-    if file_name:
-        deck.source_path = file_name
     warnings: list[str] = []
-    sheet_id = "".join(ch for ch in (deck.konami_id or "") if ch.isdigit())
-    if sheet_id and sheet_id != kid:
+    sheet_id = sheet_konami_id(deck)
+    if kid is None and not walk_in:
+        if sheet_id is None:
+            raise EventError("no Konami ID given and none read with confidence on the sheet: "
+                             "give --player KONAMI_ID (or --walk-in)")
+        kid = sheet_id
+        warnings.append(f"Konami ID {kid} taken from the sheet")
+    elif sheet_id and kid and sheet_id != kid:
         warnings.append(f"the sheet gives Konami ID {deck.konami_id}, registered under {kid}")
+    sha = sha256_bytes(data)
+    others = [k for k in store.players_with_file(sha) if k != kid]
+    if others and not allow_duplicate:
+        raise EventError(f"this file is already registered for {len(others)} other player(s) "
+                         f"({', '.join(others[:3])}); two players never hand in one original — "
+                         f"give --allow-duplicate if this is really meant")
+    if kid is not None and not replace:
+        previous = store.latest_registration(kid)
+        if previous is not None:
+            why = implausible_version(deck, effective_decklist(store, previous, db))
+            if why:
+                raise EventError(f"version {previous.version + 1} of {kid} does not look like "
+                                 f"their deck ({'; '.join(why)}): give --replace to make it "
+                                 f"their current list anyway")
     check = check_decklist(deck, limits, db)
     infractions = [i.to_json() for i in check.infractions]
-    reg = store.add_registration(kid, name or deck.player_name, deck.to_json(), sha, file_name,
-                                 check.legal, infractions, limits.name, judge)
+    store.store_file(data)
+    if file_name:
+        deck.source_path = file_name
+    player_name = clean_name(name) or clean_name(deck.player_name)
+    reg = store.add_registration(kid, player_name, deck.to_json(), sha, file_name,
+                                 check.legal, infractions, limits.name, judge, walk_in=walk_in)
     return RegisterResult(registration=reg, decklist=deck, legal=check.legal,
-                          infractions=infractions, warnings=warnings)
+                          infractions=infractions, warnings=warnings, verdict=check.verdict)
 
 
 # --------------------------------------------------------------------------- deck check
@@ -205,57 +321,404 @@ def register_input(store: EventStore, source: str, konami_id: str, db: CardDatab
 
 @dataclass
 class DeckCheckResult:
-    check: DeckCheck
-    issued: list[IssuedInfraction]
+    """A deck check: the comparison, and whether (and what) it recorded."""
+
+    recorded: bool
     compare_json: dict
+    konami_id: str
+    round: int
     registered_version: int
+    check: DeckCheck | None = None
+    """The stored deck check (None when nothing was recorded)."""
+    issued: list[IssuedInfraction] = field(default_factory=list)
+    """The one infraction recorded for the act (with every finding), if any."""
+    to_confirm: list[dict] = field(default_factory=list)
+    """Lines a judge must fix or confirm before anything is recorded."""
+    not_recorded: str | None = None
+    """Why nothing was recorded."""
     warnings: list[str] = field(default_factory=list)
+    judge: str | None = None
+    observed: Decklist | None = None
+
+    @property
+    def verdict(self) -> str:
+        return self.compare_json.get("verdict") or ""
+
+    @property
+    def clean(self) -> bool:
+        return (self.recorded and bool(self.compare_json.get("match"))
+                and not self.compare_json.get("infractions"))
 
     def to_json(self) -> dict:
         out = dict(self.compare_json)
-        out["infractions"] = [dict(inf, round=self.check.round, judge=self.check.judge,
-                                   time=self.check.created_at)
+        time = self.check.created_at if self.check else None
+        out["infractions"] = [dict(inf, round=self.round, judge=self.judge, time=time)
                               for inf in self.compare_json.get("infractions") or []]
-        out.update({"player": self.check.konami_id, "round": self.check.round,
+        out.update({"player": self.konami_id, "round": self.round, "recorded": self.recorded,
+                    "verdict_code": VERDICT_CODES.get(self.verdict, ""),
                     "registered_version": self.registered_version,
-                    "deck_check_id": self.check.id, "judge": self.check.judge,
-                    "time": self.check.created_at, "warnings": self.warnings})
+                    "deck_check_id": self.check.id if self.check else None,
+                    "recorded_infractions": [i.to_json() for i in self.issued],
+                    "to_confirm": self.to_confirm, "not_recorded": self.not_recorded,
+                    "judge": self.judge, "time": time, "warnings": self.warnings})
         return out
+
+
+def _to_confirm(deck: Decklist, label: str) -> list[dict]:
+    out = []
+    for s in SECTIONS:
+        for i, e in enumerate(deck.sections[s], 1):
+            if e.needs_review:
+                out.append({"list": label, "section": s, "line": i,
+                            "position": position_label(s, i, e.column, e.row), "read": e.read,
+                            "card_id": e.card_id, "name": e.name, "count": e.count,
+                            "reasons": list(e.reasons),
+                            "candidates": [{"card_id": c, "name": n, "score": round(sc, 3)}
+                                           for c, n, sc in e.candidates[:5]]})
+    for r in deck.review:
+        if r.line is None and r.card_id is None:
+            out.append({"list": label, "section": r.section, "line": None, "position": None,
+                        "read": r.reason, "reasons": [r.reason], "detail": r.detail})
+    return out
+
+
+def confirmed_copy(deck: Decklist) -> Decklist:
+    """`deck` with every flagged line taken as the judge confirmed it (a new object). A line
+    with no card cannot be confirmed: the judge must write the card."""
+    out = copy.deepcopy(deck)
+    for s in SECTIONS:
+        for i, e in enumerate(out.sections[s], 1):
+            if not e.needs_review:
+                continue
+            if e.card_id is None:
+                raise EventError(f"{position_label(s, i, e.column, e.row)} ({e.read!r}) names no "
+                                 f"card: write the card in the observed list, then confirm")
+            if e.count <= 0:
+                raise EventError(f"{position_label(s, i, e.column, e.row)} ({e.read!r}) has no "
+                                 f"usable count: correct it in the observed list, then confirm")
+            e.needs_review, e.reasons, e.candidates, e.confidence = False, ["confirmed-by-judge"], [], 1.0
+    out.review = []
+    return out
+
+
+def _act_infraction(result, penalty) -> NewInfraction:
+    """One recorded infraction for the act: the highest penalty, every finding listed."""
+    findings = [i for i in result.infractions if i.code in penalty.findings]
+    top = next(i for i in findings if i.code == penalty.code)
+    message = " / ".join(f"[{i.code}] {i.message}" for i in findings)
+    rule = top.rule + f"; {penalty.timing_rule}"
+    return NewInfraction(code=top.code, penalty=top.penalty, remedy=top.remedy, rule=rule,
+                         message=message, findings=[i.to_json() for i in findings])
+
+
+def _deck_check(store: EventStore, observed: Decklist, kid: str, reg: Registration,
+                registered: Decklist, round_no: int, db: CardDatabase, limits: LimitList,
+                between_games: bool, confirm: bool, judge: str | None, preview: bool,
+                original: tuple[bytes, str | None] | None) -> DeckCheckResult:
+    from scanner.rules.compare import compare_decklists
+
+    judge = clean_name(judge)
+    warnings: list[str] = []
+    not_recorded = None
+    to_confirm = _to_confirm(registered, "registered") + _to_confirm(observed, "observed")
+    confirmed = False
+    if registered.needs_review:
+        not_recorded = (f"the registered list (version {reg.version}) still has "
+                        f"{registered.needs_review} line(s) needing review: run 'decksheet review "
+                        f"--player {kid}' first; nothing recorded")
+    elif observed.needs_review and confirm:
+        if not judge:
+            raise EventError("--confirm records in the judge's name: give --judge NAME "
+                             "(or set DECKSHEET_JUDGE)")
+        observed = confirmed_copy(observed)
+        to_confirm, confirmed = [], True
+    elif observed.needs_review:
+        not_recorded = (f"{observed.needs_review} line(s) of the observed deck need a judge: fix "
+                        f"or confirm them, then run again with --confirm; nothing recorded")
+    if preview and not_recorded is None:
+        not_recorded = "preview: nothing recorded"
+    result = compare_decklists(registered, observed, between_games=between_games, db=db,
+                               limits=limits)
+    compare_json = result.to_json()
+    out = DeckCheckResult(recorded=False, compare_json=compare_json, konami_id=kid,
+                          round=round_no, registered_version=reg.version, to_confirm=to_confirm,
+                          not_recorded=not_recorded, warnings=warnings, judge=judge,
+                          observed=observed)
+    if not_recorded is not None:
+        return out
+    sha = None
+    if original is not None:
+        sha = store.store_file(original[0])
+    issued_new = [_act_infraction(result, result.penalty)] if result.penalty else []
+    check, issued = store.add_deck_check(
+        kid, round_no, reg.id, result.mode, bool(result.match), sha, observed.to_json(),
+        compare_json, issued_new, judge, confirmed=confirmed)
+    out.recorded, out.check, out.issued = True, check, issued
+    return out
 
 
 def deck_check(store: EventStore, observed_source: str, konami_id: str, round_no: int,
                db: CardDatabase, limits: LimitList, between_games: bool = False,
-               judge: str | None = None, options: ReadOptions | None = None) -> DeckCheckResult:
-    """Compare the deck seen at the table with the player's newest registered list and record
-    the check and every infraction it finds (penalty, remedy, round, judge, time)."""
-    from scanner.rules.compare import compare_decklists  # late: another stage's module
+               judge: str | None = None, options: ReadOptions | None = None, *,
+               confirm: bool = False, preview: bool = False) -> DeckCheckResult:
+    """Compare the deck seen at the table (any input `scan` reads) with the player's newest
+    registered list, its lines matched against that list first, and record the check and the
+    one penalty it gives — only when every line is certain, or `confirm=True` with a judge;
+    otherwise `recorded` is False and `to_confirm` lists what to fix or confirm.
+    `preview=True` never records."""
+    from scanner.rules.observed import resolve_observed
 
-    kid = normalise_konami_id(konami_id)
-    if round_no < 0:
-        raise EventError(f"round must be 0 or more, not {round_no}")
+    kid = lookup_konami_id(konami_id)
+    round_no = check_round(round_no)
     reg = store.latest_registration(kid)
     if reg is None:
         raise EventError(f"player {kid} has no registered decklist in this event "
                          f"(register it first with 'decksheet register')")
     registered = effective_decklist(store, reg, db)
     data, file_name = _input_bytes(observed_source)
-    observed = load_decklist(observed_source, db, options)
-    sha = store.store_file(data)
-    if file_name:
-        observed.source_path = file_name
-    result = compare_decklists(registered, observed, between_games=between_games, db=db,
-                               limits=limits)
-    compare_json = result.to_json()
-    warnings = []
-    if registered.needs_review:
-        warnings.append(f"the registered list (version {reg.version}) still has "
-                        f"{registered.needs_review} line(s) needing review: "
-                        f"run 'decksheet review --player {kid}'")
-    if observed.needs_review:
-        warnings.append(f"{observed.needs_review} line(s) of the observed list need review")
-    check, issued = store.add_deck_check(
-        kid, round_no, reg.id, compare_json.get("mode") or result.mode, bool(result.match), sha,
-        observed.to_json(), compare_json, [NewInfraction.of(i) for i in result.infractions],
-        judge)
-    return DeckCheckResult(check=check, issued=issued, compare_json=compare_json,
-                           registered_version=reg.version, warnings=warnings)
+    sheet, digest = read_input(observed_source, db, options)
+    if digest is not None and digest != sha256_bytes(data):
+        raise UnreadableInput(f"{observed_source} changed while it was being read; try again")
+    observed = resolve_observed(sheet, registered, db)
+    observed.source_path, observed.sha256 = file_name or str(observed_source), digest
+    return _deck_check(store, observed, kid, reg, registered, round_no, db, limits,
+                       between_games, confirm, judge, preview, (data, file_name))
+
+
+def deck_check_decklist(store: EventStore, observed: Decklist, konami_id: str, round_no: int,
+                        db: CardDatabase, limits: LimitList, between_games: bool = False,
+                        judge: str | None = None, *, confirm: bool = False,
+                        preview: bool = False) -> DeckCheckResult:
+    """`deck_check` for an observed deck already built as a `Decklist` (e.g. the station's
+    checklist of the registered cards with the counts the judge corrected). Lines with
+    `needs_review` follow the same rule: recorded only when certain or confirmed."""
+    kid = lookup_konami_id(konami_id)
+    round_no = check_round(round_no)
+    reg = store.latest_registration(kid)
+    if reg is None:
+        raise EventError(f"player {kid} has no registered decklist in this event "
+                         f"(register it first with 'decksheet register')")
+    registered = effective_decklist(store, reg, db)
+    return _deck_check(store, copy.deepcopy(observed), kid, reg, registered, round_no, db,
+                       limits, between_games, confirm, judge, preview, None)
+
+
+# --------------------------------------------------------------------------- void / amend
+
+
+@dataclass
+class VoidResult:
+    infraction: IssuedInfraction
+    amendment: Amendment
+
+    def to_json(self) -> dict:
+        return {"infraction": self.infraction.to_json(), "amendment": self.amendment.to_json()}
+
+
+def void_infraction(store: EventStore, infraction_id: int, *, reason: str, judge: str | None,
+                    new_penalty: str | None = None) -> VoidResult:
+    """Void a recorded infraction, or amend its penalty (`new_penalty`), with a reason and the
+    judge's name. Appended: the infraction row stays, and the audit and `player_status` show
+    both."""
+    reason = " ".join((reason or "").split())
+    judge = clean_name(judge)
+    if not reason:
+        raise EventError("a void or amendment needs a reason (--reason)")
+    if not judge:
+        raise EventError("a void or amendment is recorded in the judge's name: give --judge NAME "
+                         "(or set DECKSHEET_JUDGE)")
+    if new_penalty is not None:
+        new_penalty = new_penalty.strip().upper()
+        if new_penalty not in PENALTY_KO or new_penalty == "NONE":
+            raise EventError(f"unknown penalty {new_penalty!r}: one of "
+                             f"{', '.join(p for p in PENALTY_KO if p != 'NONE')}")
+    current = store.infraction(int(infraction_id))
+    if current is None:
+        raise EventError(f"no recorded infraction {infraction_id} in this event")
+    if current.status == "voided" and new_penalty is None:
+        raise EventError(f"infraction {infraction_id} is already void")
+    amendment = store.add_amendment(int(infraction_id), "amend" if new_penalty else "void",
+                                    reason, judge, new_penalty)
+    refreshed = store.infraction(int(infraction_id))
+    assert refreshed is not None
+    return VoidResult(infraction=refreshed, amendment=amendment)
+
+
+# --------------------------------------------------------------------------- review decisions
+
+
+@dataclass
+class ReviewResult:
+    """Decisions stored for one registration, and where that leaves it."""
+
+    registration: Registration
+    decisions: list[ReviewDecision]
+    needs_review: int
+    verdict: str
+    infractions: list[dict]
+
+    def to_json(self) -> dict:
+        return {"player": self.registration.konami_id, "version": self.registration.version,
+                "decisions": [d.to_json() for d in self.decisions],
+                "needs_review": self.needs_review, "verdict": self.verdict,
+                "verdict_code": VERDICT_CODES[self.verdict], "infractions": self.infractions}
+
+
+def _line_state(e: Entry | None) -> dict | None:
+    if e is None:
+        return None
+    return {"card_id": e.card_id, "name": e.name, "count": e.count,
+            "needs_review": e.needs_review}
+
+
+def decision_for(deck: Decklist, registration_id: int, section: str | None, line: int | None,
+                 action: str, card_id: int | None = None, count: int | None = None,
+                 judge: str | None = None, db: CardDatabase | None = None,
+                 reason: str | None = None) -> ReviewDecision:
+    """A decision on the line as it stands in `deck` (the confirmed list so far), with the line
+    before and after it."""
+    if action not in (KEEP, CHOOSE, SKIP):
+        raise EventError(f"unknown review action {action!r} (keep, choose or skip)")
+    if line is None:
+        flag = next((r for r in deck.review if r.line is None and r.card_id is None
+                     and r.section == section and (reason is None or r.reason == reason)), None)
+        if flag is None:
+            raise EventError(f"no sheet-level item to review in {section or 'the sheet'}")
+        return ReviewDecision(registration_id, section, None, flag.reason, action, judge=judge,
+                              before={"flag": flag.reason}, after={"flag": flag.reason,
+                                                                   "action": action})
+    if section not in SECTIONS or not 1 <= line <= len(deck.sections[section]):
+        raise EventError(f"no line {line} in the {section} section")
+    e = deck.sections[section][line - 1]
+    after = copy.deepcopy(e)
+    if action == CHOOSE:
+        card = db.get(card_id) if (db is not None and card_id is not None) else None
+        if card is None:
+            raise EventError(f"choose needs a card of the database (card_id {card_id})")
+        if count is not None and not 1 <= count <= 3:
+            raise EventError(f"a count is 1 to 3, not {count}")
+        after.card_id, after.name = card.card_id, card.name
+        after.count = count if count is not None else e.count
+        after.needs_review = False
+    elif action == KEEP:
+        if e.card_id is None:
+            raise EventError(f"{position_label(section, line, e.column, e.row)} names no card: "
+                             f"choose one")
+        if not 1 <= e.count <= 3:
+            raise EventError(f"{position_label(section, line, e.column, e.row)}: count {e.count} "
+                             f"cannot be kept; choose the card with a count of 1 to 3")
+        after.needs_review = False
+    return ReviewDecision(registration_id, section, line, e.read, action, card_id, count,
+                          judge=judge, before=_line_state(e), after=_line_state(after))
+
+
+def record_review_decision(store: EventStore, db: CardDatabase, konami_id: str,
+                           section: str | None, line: int | None, action: str, *,
+                           card_id: int | None = None, count: int | None = None,
+                           judge: str | None = None, version: int | None = None,
+                           reason: str | None = None, limits: LimitList | None = None
+                           ) -> ReviewResult:
+    """Store one judge's decision on a flagged line (or a sheet-level item: `line=None`,
+    `reason` naming it) of a player's registration, with the judge, the time and the line
+    before → after; returns the verdict the list has now."""
+    kid = lookup_konami_id(konami_id)
+    reg = store.registration(kid, version) if version else store.latest_registration(kid)
+    if reg is None:
+        raise EventError(f"player {kid} has no registration"
+                         + (f" version {version}" if version else "") + " in this event")
+    deck = effective_decklist(store, reg, db)
+    d = decision_for(deck, reg.id, section, line, action, card_id, count, clean_name(judge), db,
+                     reason)
+    return record_review_decisions(store, db, reg, [d], judge, limits)
+
+
+def record_review_decisions(store: EventStore, db: CardDatabase, reg: Registration,
+                            decisions: list[ReviewDecision], judge: str | None = None,
+                            limits: LimitList | None = None) -> ReviewResult:
+    """Store decisions (one transaction) and return where the registration stands now."""
+    store.add_decisions(decisions, clean_name(judge))
+    deck, check = registration_check(store, reg, db, limits)
+    verdict = check.verdict if check is not None else _stored_verdict(reg, deck)
+    return ReviewResult(registration=reg, decisions=decisions, needs_review=deck.needs_review,
+                        verdict=verdict,
+                        infractions=[i.to_json() for i in check.infractions] if check else [])
+
+
+# --------------------------------------------------------------------------- player status
+
+
+@dataclass
+class PlayerStatus:
+    """One player's state: current list, verdict, versions, deck checks, infractions."""
+
+    konami_id: str
+    name: str | None
+    registration: Registration | None
+    decklist: Decklist | None
+    verdict: str
+    infractions_now: list[dict]
+    versions: list[Registration]
+    deck_checks: list[DeckCheck]
+    infractions: list[IssuedInfraction]
+    decisions: list[ReviewDecision]
+
+    @property
+    def penalties_in_force(self) -> list[IssuedInfraction]:
+        return [i for i in self.infractions if i.effective_penalty is not None]
+
+    def to_json(self) -> dict:
+        reg = self.registration
+        return {"player": self.konami_id, "name": self.name,
+                "version": reg.version if reg else None,
+                "status": ("not-registered" if reg is None else VERDICT_CODES[self.verdict]),
+                "verdict": self.verdict if reg else None,
+                "verdict_code": VERDICT_CODES[self.verdict] if reg else None,
+                "needs_review": self.decklist.needs_review if self.decklist else None,
+                "list": self.decklist.to_json() if self.decklist else None,
+                "infractions_now": self.infractions_now,
+                "versions": [r.summary_json() for r in self.versions],
+                "deck_checks": [c.summary_json() for c in self.deck_checks],
+                "infractions": [i.to_json() for i in self.infractions],
+                "penalties_in_force": [i.id for i in self.penalties_in_force],
+                "review_decisions": [d.to_json() for d in self.decisions]}
+
+
+def find_player(store: EventStore, who: str) -> str:
+    """A Konami ID from an ID or a player's name (one-line refusal when none or several)."""
+    try:
+        kid = lookup_konami_id(who)
+        if store.latest_registration(kid) is not None or store.player_name(kid) is not None:
+            return kid
+    except EventError:
+        pass
+    found = store.find_players(who)
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        raise EventError(f"{len(found)} players match {who!r}: give the Konami ID "
+                         f"({', '.join(found[:5])})")
+    raise EventError(f"no player {who!r} in this event")
+
+
+def player_status(store: EventStore, db: CardDatabase, konami_id: str,
+                  limits: LimitList | None = None) -> PlayerStatus:
+    """A player's current list (review decisions applied), its verdict (적합 / 확인 필요 /
+    부적합; re-checked when `limits` is given, else as stored), every version, every deck check
+    and every infraction with its voids/amendments applied."""
+    kid = find_player(store, konami_id)
+    versions = store.registrations(konami_id=kid)
+    reg = versions[-1] if versions else None
+    deck, check = (registration_check(store, reg, db, limits) if reg else (None, None))
+    if reg is None:
+        verdict = NEEDS_REVIEW
+    elif check is not None:
+        verdict = check.verdict
+    else:
+        verdict = _stored_verdict(reg, deck)
+    infractions_now = ([i.to_json() for i in check.infractions] if check is not None
+                       else (reg.infractions if reg else []))
+    decisions = [d for r in versions for d in store.decisions(r.id)]
+    return PlayerStatus(konami_id=kid, name=store.player_name(kid), registration=reg,
+                        decklist=deck, verdict=verdict, infractions_now=infractions_now,
+                        versions=versions, deck_checks=store.deck_checks(kid),
+                        infractions=store.infractions(kid), decisions=decisions)

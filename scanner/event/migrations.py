@@ -21,14 +21,58 @@ class Migration:
 _APPEND_ONLY = ("registrations", "review_decisions", "deck_checks", "infractions", "audit_log")
 
 
-def _append_only_triggers() -> str:
+def _append_only_triggers(tables: tuple[str, ...] = _APPEND_ONLY) -> str:
     # Records are evidence: a correction is a new row, never an edit of an old one.
     out = []
-    for table in _APPEND_ONLY:
+    for table in tables:
         for op in ("UPDATE", "DELETE"):
             out.append(
                 f"CREATE TRIGGER {table}_no_{op.lower()} BEFORE {op} ON {table} "
                 f"BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END;")
+    return "\n".join(out)
+
+
+_UNIQUE_KEYS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "registrations": (("id",), ("konami_id", "version")),
+    "review_decisions": (("id",),),
+    "deck_checks": (("id",),),
+    "infractions": (("id",),),
+    "audit_log": (("id",),),
+    "infraction_amendments": (("id",),),
+    "players": (("konami_id",),),
+    "event": (("id",),),
+}
+"""Every uniqueness key of the guarded tables: an INSERT that would meet one of them is what
+`REPLACE INTO` / `INSERT OR REPLACE` turns into a silent delete of the old row."""
+
+
+def _no_rewrite_triggers() -> str:
+    """Guards the append-only triggers of 0001 missed (issue 15 #3).
+
+    - `REPLACE INTO t` deletes the conflicting row without firing its DELETE trigger (SQLite
+      fires delete triggers of REPLACE only with recursive_triggers on): a BEFORE INSERT trigger
+      refuses any insert that meets an existing key, whatever the conflict clause.
+    - The event header (name, date, regulation) never changes once written, and a player's
+      Konami ID never changes (their name may: that is logged).
+    """
+    out = []
+    for table, keys in _UNIQUE_KEYS.items():
+        for n, cols in enumerate(keys):
+            cond = " AND ".join(f"x.{c} IS NEW.{c}" for c in cols)
+            nonnull = " AND ".join(f"NEW.{c} IS NOT NULL" for c in cols)
+            out.append(
+                f"CREATE TRIGGER {table}_no_replace_{n} BEFORE INSERT ON {table} "
+                f"WHEN {nonnull} AND EXISTS (SELECT 1 FROM {table} x WHERE {cond}) "
+                f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: a row with this key "
+                f"exists'); END;")
+    for op in ("UPDATE", "DELETE"):
+        out.append(f"CREATE TRIGGER event_no_{op.lower()} BEFORE {op} ON event "
+                   f"BEGIN SELECT RAISE(ABORT, 'the event header is fixed once written'); END;")
+    out.append("CREATE TRIGGER players_no_delete BEFORE DELETE ON players "
+               "BEGIN SELECT RAISE(ABORT, 'players is append-only'); END;")
+    out.append("CREATE TRIGGER players_fixed_id BEFORE UPDATE OF konami_id ON players "
+               "WHEN NEW.konami_id IS NOT OLD.konami_id "
+               "BEGIN SELECT RAISE(ABORT, 'a player''s Konami ID never changes'); END;")
     return "\n".join(out)
 
 
@@ -111,6 +155,23 @@ CREATE INDEX registrations_player ON registrations (konami_id, version);
 CREATE INDEX deck_checks_player ON deck_checks (konami_id, round);
 CREATE INDEX review_decisions_reg ON review_decisions (registration_id);
 """ + _append_only_triggers()),
+    Migration("0002-amendments-and-review-trail", """
+CREATE TABLE infraction_amendments (
+    id INTEGER PRIMARY KEY,
+    infraction_id INTEGER NOT NULL REFERENCES infractions(id),
+    action TEXT NOT NULL CHECK (action IN ('void', 'amend')),
+    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+    new_penalty TEXT,
+    judge TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX infraction_amendments_inf ON infraction_amendments (infraction_id);
+ALTER TABLE review_decisions ADD COLUMN before_json TEXT;
+ALTER TABLE review_decisions ADD COLUMN after_json TEXT;
+ALTER TABLE deck_checks ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE infractions ADD COLUMN findings_json TEXT;
+""" + _append_only_triggers(("infraction_amendments",))),
+    Migration("0003-no-rewrite", _no_rewrite_triggers()),
 )
 
 

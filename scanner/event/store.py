@@ -1,154 +1,86 @@
-"""The event record: one SQLite file per event, plus the original sheets beside it.
+"""The event record: one SQLite file per event, plus the original files beside it.
 
 `EVENT.db` holds players, registrations (every version), review decisions, deck checks,
-infractions issued and an append-only audit log; `EVENT.db.files/<sha256>` holds each original
-file exactly as handed in.
+infractions issued, their voids/amendments and an append-only audit log;
+`EVENT.db.files/<sha256>` holds each original file exactly as handed in (`scanner.event.files`).
+The dataclasses of the record are in `scanner.event.records`; the schema in
+`scanner.event.migrations`.
 
 Safety rules (two judges at two laptops on one shared file, or a process killed mid-write):
 - WAL journal, a busy timeout, and every write in one `BEGIN IMMEDIATE` transaction, so writers
   queue instead of failing and a reader never sees half a registration;
-- an original file is written to a temporary name, flushed and renamed into place *before* the
-  row naming it commits, so a committed row always has its file;
-- registrations, decisions, deck checks, infractions and the log are append-only (triggers).
+- an original file is durable *before* the row naming it commits;
+- the record is append-only, guarded in the schema (triggers), REPLACE included;
+- a file is proved to be an event (read-only) before anything is written to it, and a file
+  written by a newer decksheet is never written to;
+- read-only commands open the file read-only and work on a write-protected medium.
 """
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import hashlib
 import json
 import os
-import re
 import sqlite3
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
+from urllib.parse import quote
 
 from scanner.errors import EventError
-from scanner.event.migrations import MIGRATIONS, applied, migrate
+from scanner.event.files import FileStore, fsync_dir, verify_file  # noqa: F401  (re-export)
+from scanner.event.migrations import MIGRATIONS, migrate
+from scanner.event.records import (  # noqa: F401  (re-exported: the store's public types)
+    Amendment, DeckCheck, EventInfo, IssuedInfraction, NewInfraction, Registration,
+    ReviewDecision, clean_name, lookup_konami_id, normalise_konami_id, now_iso)
 
 ENV_EVENT = "DECKSHEET_EVENT"
 BUSY_TIMEOUT_MS = 60_000
-_KONAMI_ID = re.compile(r"^\d{1,20}$")
+_KNOWN_STEPS = {m.name for m in MIGRATIONS}
 
 
-def now_iso() -> str:
-    """Local time with its UTC offset, to the second (what a judge reads in the record)."""
-    return dt.datetime.now().astimezone().isoformat(timespec="seconds")
+def _ro_connect(p: Path) -> sqlite3.Connection:
+    """A read-only connection that writes nothing: `immutable` when no writer is live (no -wal
+    file: works on a write-protected medium, creates no -shm), else `mode=ro` beside the live
+    WAL (falling back to `immutable` where the -shm cannot be opened)."""
+    base = "file:" + quote(str(p.resolve()))
+    uris = ([base + "?mode=ro"] if Path(str(p) + "-wal").exists() else []) + [base + "?immutable=1"]
+    last: sqlite3.Error | None = None
+    for uri in uris:
+        try:
+            con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+            con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return con
+        except sqlite3.Error as exc:
+            last = exc
+    assert last is not None
+    raise last
 
 
-def normalise_konami_id(raw: str) -> str:
-    """`0123-456-789`, ` 0123456789 ` → `0123456789`; anything but digits is refused."""
-    kid = re.sub(r"[\s\-]", "", str(raw or ""))
-    if not _KONAMI_ID.match(kid):
-        raise EventError(f"not a Konami card game ID: {raw!r} (digits only, e.g. 0123456789)")
-    return kid
-
-
-@dataclass
-class EventInfo:
-    """The event's header row."""
-
-    path: Path
-    name: str
-    date: dt.date
-    list_name: str | None
-    """The limit list named at `event init --list`; None = the list in force on `date`."""
-    created_at: str
-
-
-@dataclass
-class Registration:
-    """One version of one player's registered decklist, as stored."""
-
-    id: int
-    konami_id: str
-    player_name: str | None
-    version: int
-    file_sha256: str
-    file_name: str | None
-    reader: str
-    decklist_json: dict
-    """`Decklist.to_json()` as read at registration (review decisions are separate rows)."""
-    legal: bool
-    needs_review: int
-    infractions: list[dict]
-    list_name: str | None
-    judge: str | None
-    created_at: str
-
-
-@dataclass
-class ReviewDecision:
-    """A judge's answer to one flagged line (or a sheet-level flag when `line` is None)."""
-
-    registration_id: int
-    section: str | None
-    line: int | None
-    """1-based position in the section, as in the contract `review` items."""
-    read: str
-    """What the line read when decided: a decision only applies to the same reading."""
-    action: str
-    """keep (the line is right as read), choose (card_id/count given), skip (still unsure)."""
-    card_id: int | None = None
-    count: int | None = None
-    judge: str | None = None
-    created_at: str = ""
-
-
-@dataclass
-class DeckCheck:
-    id: int
-    konami_id: str
-    round: int
-    registration_id: int
-    mode: str
-    match: bool
-    observed_sha256: str | None
-    observed_json: dict
-    result_json: dict
-    judge: str | None
-    created_at: str
-
-
-@dataclass
-class IssuedInfraction:
-    """An infraction a judge issued (at a deck check), with its penalty and remedy."""
-
-    id: int
-    konami_id: str
-    code: str
-    penalty: str
-    remedy: str
-    rule: str | None
-    message: str | None
-    round: int | None
-    judge: str | None
-    deck_check_id: int | None
-    created_at: str
-
-    def to_json(self) -> dict:
-        return {"player": self.konami_id, "code": self.code, "penalty": self.penalty,
-                "remedy": self.remedy, "rule": self.rule, "message": self.message,
-                "round": self.round, "judge": self.judge, "time": self.created_at}
-
-
-@dataclass
-class NewInfraction:
-    """What `add_deck_check` needs of an infraction (from `Infraction` or its JSON)."""
-
-    code: str
-    penalty: str
-    remedy: str
-    rule: str | None = None
-    message: str | None = None
-
-    @classmethod
-    def of(cls, obj: Any) -> "NewInfraction":
-        d = obj if isinstance(obj, dict) else obj.to_json()
-        return cls(code=str(d.get("code")), penalty=str(d.get("penalty") or ""),
-                   remedy=str(d.get("remedy") or ""), rule=d.get("rule"), message=d.get("message"))
+def _probe(p: Path) -> list[str]:
+    """The migration steps recorded in `p`, read without writing anything; refuses a file that
+    is not a decksheet event (e.g. a cards.cdb) before any PRAGMA could change it."""
+    try:
+        with open(p, "rb") as f:
+            if f.read(16) != b"SQLite format 3\x00":
+                raise EventError(f"{p} is not a decksheet event file (not SQLite)")
+    except OSError as exc:
+        raise EventError(f"cannot read event file {p}: {exc.strerror or exc}") from None
+    try:
+        con = _ro_connect(p)
+    except sqlite3.Error as exc:
+        raise EventError(f"{p} is not a usable event file: {exc}") from None
+    try:
+        has = con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                          "AND name = 'migrations'").fetchone()
+        steps = [r[0] for r in con.execute("SELECT name FROM migrations ORDER BY id")] if has else []
+        if "0001-initial" not in steps:
+            raise EventError(f"{p} is not a decksheet event file (no event tables)")
+        return steps
+    except sqlite3.DatabaseError as exc:
+        raise EventError(f"{p} is not a usable event file: {exc}") from None
+    finally:
+        con.close()
 
 
 @dataclass
@@ -157,6 +89,9 @@ class EventStore:
 
     path: Path
     con: sqlite3.Connection = field(repr=False)
+    readonly: bool = False
+    steps: list[str] = field(default_factory=list)
+    """Migration steps applied to this file."""
 
     # ------------------------------------------------------------------ opening
 
@@ -165,6 +100,7 @@ class EventStore:
         # isolation_level=None: we issue BEGIN IMMEDIATE ourselves (the sqlite3 module's
         # implicit deferred BEGIN would let two writers deadlock on upgrade).
         con = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        con.row_factory = sqlite3.Row
         con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         con.execute("PRAGMA journal_mode = WAL")
         con.execute("PRAGMA synchronous = FULL")
@@ -181,7 +117,8 @@ class EventStore:
                              f"(pick another path)")
         if not p.parent.is_dir():
             raise EventError(f"folder {p.parent} does not exist")
-        if not name.strip():
+        name = clean_name(name) or ""
+        if not name:
             raise EventError("the event needs a name (--name)")
         try:
             con = cls._connect(p)
@@ -191,16 +128,19 @@ class EventStore:
         with store.transaction():
             migrate(con, now_iso())
             con.execute("INSERT INTO event (id, name, date, list_name, created_at) "
-                        "VALUES (1, ?, ?, ?, ?)", (name.strip(), date.isoformat(), list_name,
-                                                   now_iso()))
-            store._log("event-init", {"name": name.strip(), "date": date.isoformat(),
-                                      "list": list_name})
+                        "VALUES (1, ?, ?, ?, ?)", (name, date.isoformat(), list_name, now_iso()))
+            store._log("event-init", {"name": name, "date": date.isoformat(), "list": list_name})
+        store.steps = [m.name for m in MIGRATIONS]
         store.files_dir.mkdir(exist_ok=True)
         return store
 
     @classmethod
-    def open(cls, path: str | os.PathLike | None) -> "EventStore":
-        """Open an existing event (path, else $DECKSHEET_EVENT); migrates an older schema."""
+    def open(cls, path: str | os.PathLike | None, readonly: bool = False) -> "EventStore":
+        """Open an existing event (path, else $DECKSHEET_EVENT).
+
+        Read-write: migrates an older schema; refuses a file of a newer decksheet.
+        `readonly=True`: writes nothing at all (no WAL switch, no migration, no folder), so it
+        works on a write-protected medium and on a newer file."""
         if not path:
             path = os.environ.get(ENV_EVENT)
         if not path:
@@ -211,24 +151,42 @@ class EventStore:
             raise EventError(f"{p} is a folder, not an event file")
         if not p.is_file():
             raise EventError(f"no event file at {p} (create it with 'decksheet event init {p}')")
+        steps = _probe(p)
+        newer = [s for s in steps if s not in _KNOWN_STEPS]
+        if readonly:
+            try:
+                con = _ro_connect(p)
+                con.row_factory = sqlite3.Row
+                con.execute("PRAGMA query_only = ON")
+            except sqlite3.Error as exc:
+                raise EventError(f"{p} is not a usable event file: {exc}") from None
+            return cls(path=p, con=con, readonly=True, steps=steps)
+        if not (os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)):
+            raise EventError(f"{p} cannot be written (a write-protected medium or folder): "
+                             f"'event info', 'event status', 'export' and 'audit' still work")
+        if newer:
+            raise EventError(f"{p} was written by a newer decksheet (schema steps "
+                             f"{', '.join(newer)}); this version will not write to it — update "
+                             f"decksheet (read-only commands such as 'event info' still work)")
         try:
-            with open(p, "rb") as f:
-                if f.read(16) != b"SQLite format 3\x00":
-                    raise EventError(f"{p} is not a decksheet event file (not SQLite)")
             con = cls._connect(p)
-            store = cls(path=p, con=con)
-            if "0001-initial" not in applied(con):
-                con.close()
-                raise EventError(f"{p} is not a decksheet event file (no event tables)")
-            if {m.name for m in MIGRATIONS} - set(applied(con)):
+            store = cls(path=p, con=con, steps=steps)
+            if _KNOWN_STEPS - set(steps):
                 with store.transaction():
                     ran = migrate(con, now_iso())
                     if ran:
                         store._log("migrate", {"steps": ran})
+                store.steps = [m.name for m in MIGRATIONS]
         except sqlite3.DatabaseError as exc:
             raise EventError(f"{p} is not a usable event file: {exc}") from None
         store.files_dir.mkdir(exist_ok=True)
         return store
+
+    @staticmethod
+    def writable(path: str | os.PathLike | None) -> bool:
+        """Whether the event file and its folder can be written (else open it read-only)."""
+        p = Path(path or os.environ.get(ENV_EVENT) or "")
+        return p.is_file() and os.access(p, os.W_OK) and os.access(p.parent, os.W_OK)
 
     def close(self) -> None:
         self.con.close()
@@ -243,9 +201,18 @@ class EventStore:
     def files_dir(self) -> Path:
         return Path(str(self.path) + ".files")
 
+    @property
+    def files(self) -> FileStore:
+        return FileStore(self.files_dir)
+
+    def _has_step(self, name: str) -> bool:
+        return name in self.steps
+
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all of it commits, or none of it."""
+        if self.readonly:
+            raise EventError(f"{self.path} is open read-only")
         self.con.execute("BEGIN IMMEDIATE")
         try:
             yield self.con
@@ -258,9 +225,13 @@ class EventStore:
         self.con.execute("INSERT INTO audit_log (at, actor, action, detail) VALUES (?, ?, ?, ?)",
                          (now_iso(), actor, action, json.dumps(detail, ensure_ascii=False)))
 
-    def log(self, action: str, detail: dict, actor: str | None = None) -> None:
+    def log(self, action: str, detail: dict, actor: str | None = None) -> bool:
+        """Append to the audit log; a read-only store logs nothing (returns False)."""
+        if self.readonly:
+            return False
         with self.transaction():
             self._log(action, detail, actor)
+        return True
 
     # ------------------------------------------------------------------ reading
 
@@ -268,118 +239,142 @@ class EventStore:
         row = self.con.execute("SELECT name, date, list_name, created_at FROM event").fetchone()
         if row is None:
             raise EventError(f"{self.path} has no event header (was 'event init' interrupted?)")
-        return EventInfo(path=self.path, name=row[0], date=dt.date.fromisoformat(row[1]),
-                         list_name=row[2], created_at=row[3])
+        return EventInfo(path=self.path, name=row["name"], date=dt.date.fromisoformat(row["date"]),
+                         list_name=row["list_name"], created_at=row["created_at"])
 
     def file_path(self, sha256: str) -> Path:
-        return self.files_dir / sha256
+        return self.files.path(sha256)
 
     def player_name(self, konami_id: str) -> str | None:
         row = self.con.execute("SELECT name FROM players WHERE konami_id = ?",
                                (konami_id,)).fetchone()
-        return row[0] if row else None
+        return row["name"] if row else None
 
-    def has_player(self, konami_id: str) -> bool:
-        return self.con.execute("SELECT 1 FROM players WHERE konami_id = ?",
-                                (konami_id,)).fetchone() is not None
+    def players(self) -> list[tuple[str, str | None]]:
+        return [(r["konami_id"], r["name"]) for r in
+                self.con.execute("SELECT konami_id, name FROM players ORDER BY konami_id")]
 
-    _REG_COLS = ("r.id, r.konami_id, p.name, r.version, r.file_sha256, r.file_name, r.reader, "
-                 "r.decklist_json, r.legal, r.needs_review, r.infractions_json, r.list_name, "
-                 "r.judge, r.created_at")
+    def find_players(self, name: str) -> list[str]:
+        """Konami IDs of players whose (cleaned) name equals `name`, else contains it."""
+        want = (clean_name(name) or "").casefold()
+        if not want:
+            return []
+        players = self.players()
+        exact = [k for k, n in players if n and n.casefold() == want]
+        return exact or [k for k, n in players if n and want in n.casefold()]
 
-    @staticmethod
-    def _registration(row: tuple) -> Registration:
-        return Registration(id=row[0], konami_id=row[1], player_name=row[2], version=row[3],
-                            file_sha256=row[4], file_name=row[5], reader=row[6],
-                            decklist_json=json.loads(row[7]), legal=bool(row[8]),
-                            needs_review=int(row[9]), infractions=json.loads(row[10]),
-                            list_name=row[11], judge=row[12], created_at=row[13])
+    def walk_in_ids(self) -> list[str]:
+        return [r["konami_id"] for r in self.con.execute(
+            "SELECT konami_id FROM players WHERE konami_id LIKE 'W%' ORDER BY konami_id")]
+
+    _REG_SELECT = ("SELECT r.*, p.name AS name FROM registrations r "
+                   "JOIN players p USING (konami_id) ")
 
     def latest_registration(self, konami_id: str) -> Registration | None:
-        row = self.con.execute(
-            f"SELECT {self._REG_COLS} FROM registrations r JOIN players p USING (konami_id) "
-            "WHERE r.konami_id = ? ORDER BY r.version DESC LIMIT 1", (konami_id,)).fetchone()
-        return self._registration(row) if row else None
+        row = self.con.execute(self._REG_SELECT + "WHERE r.konami_id = ? "
+                               "ORDER BY r.version DESC LIMIT 1", (konami_id,)).fetchone()
+        return Registration.from_row(row) if row else None
 
     def registration(self, konami_id: str, version: int) -> Registration | None:
-        row = self.con.execute(
-            f"SELECT {self._REG_COLS} FROM registrations r JOIN players p USING (konami_id) "
-            "WHERE r.konami_id = ? AND r.version = ?", (konami_id, version)).fetchone()
-        return self._registration(row) if row else None
+        row = self.con.execute(self._REG_SELECT + "WHERE r.konami_id = ? AND r.version = ?",
+                               (konami_id, version)).fetchone()
+        return Registration.from_row(row) if row else None
 
-    def registrations(self, latest_only: bool = False) -> list[Registration]:
+    def registration_by_id(self, registration_id: int) -> Registration | None:
+        row = self.con.execute(self._REG_SELECT + "WHERE r.id = ?", (registration_id,)).fetchone()
+        return Registration.from_row(row) if row else None
+
+    def registrations(self, latest_only: bool = False,
+                      konami_id: str | None = None) -> list[Registration]:
         """Every stored version (or only each player's newest), by player then version."""
-        where = ("WHERE r.version = (SELECT MAX(version) FROM registrations x "
-                 "WHERE x.konami_id = r.konami_id)") if latest_only else ""
-        rows = self.con.execute(
-            f"SELECT {self._REG_COLS} FROM registrations r JOIN players p USING (konami_id) "
-            f"{where} ORDER BY r.konami_id, r.version").fetchall()
-        return [self._registration(r) for r in rows]
+        where, args = [], []
+        if latest_only:
+            where.append("r.version = (SELECT MAX(version) FROM registrations x "
+                         "WHERE x.konami_id = r.konami_id)")
+        if konami_id is not None:
+            where.append("r.konami_id = ?")
+            args.append(konami_id)
+        sql = self._REG_SELECT + (("WHERE " + " AND ".join(where)) if where else "")
+        rows = self.con.execute(sql + " ORDER BY r.konami_id, r.version", args).fetchall()
+        return [Registration.from_row(r) for r in rows]
 
-    def decisions(self, registration_id: int) -> list[ReviewDecision]:
-        """Review decisions of one registration, oldest first (a later one wins)."""
-        rows = self.con.execute(
-            "SELECT registration_id, section, line, read, action, card_id, count, judge, "
-            "created_at FROM review_decisions WHERE registration_id = ? ORDER BY id",
-            (registration_id,)).fetchall()
-        return [ReviewDecision(*r) for r in rows]
+    def players_with_file(self, sha256: str) -> list[str]:
+        return [r["konami_id"] for r in self.con.execute(
+            "SELECT DISTINCT konami_id FROM registrations WHERE file_sha256 = ? "
+            "ORDER BY konami_id", (sha256,))]
+
+    def decisions(self, registration_id: int | None = None) -> list[ReviewDecision]:
+        """Review decisions (of one registration), oldest first (a later one wins)."""
+        sql = "SELECT * FROM review_decisions"
+        args: tuple = ()
+        if registration_id is not None:
+            sql += " WHERE registration_id = ?"
+            args = (registration_id,)
+        rows = self.con.execute(sql + " ORDER BY id", args).fetchall()
+        return [ReviewDecision.from_row(r) for r in rows]
 
     def deck_checks(self, konami_id: str | None = None) -> list[DeckCheck]:
-        sql = ("SELECT id, konami_id, round, registration_id, mode, match, observed_sha256, "
-               "observed_json, result_json, judge, created_at FROM deck_checks")
+        sql = "SELECT * FROM deck_checks"
         args: tuple = ()
         if konami_id:
             sql += " WHERE konami_id = ?"
             args = (konami_id,)
         rows = self.con.execute(sql + " ORDER BY round, id", args).fetchall()
-        return [DeckCheck(id=r[0], konami_id=r[1], round=r[2], registration_id=r[3], mode=r[4],
-                          match=bool(r[5]), observed_sha256=r[6], observed_json=json.loads(r[7]),
-                          result_json=json.loads(r[8]), judge=r[9], created_at=r[10])
-                for r in rows]
+        return [DeckCheck.from_row(r) for r in rows]
 
-    def infractions(self) -> list[IssuedInfraction]:
-        rows = self.con.execute(
-            "SELECT id, konami_id, code, penalty, remedy, rule, message, round, judge, "
-            "deck_check_id, created_at FROM infractions ORDER BY id").fetchall()
-        return [IssuedInfraction(*r) for r in rows]
+    def amendments(self) -> list[Amendment]:
+        if not self._has_step("0002-amendments-and-review-trail"):
+            return []
+        return [Amendment.from_row(r) for r in
+                self.con.execute("SELECT * FROM infraction_amendments ORDER BY id")]
+
+    def infractions(self, konami_id: str | None = None) -> list[IssuedInfraction]:
+        """Recorded infractions with their voids/amendments attached, oldest first."""
+        sql = "SELECT * FROM infractions"
+        args: tuple = ()
+        if konami_id:
+            sql += " WHERE konami_id = ?"
+            args = (konami_id,)
+        out = [IssuedInfraction.from_row(r) for r in self.con.execute(sql + " ORDER BY id", args)]
+        by_id = {i.id: i for i in out}
+        for a in self.amendments():
+            if a.infraction_id in by_id:
+                by_id[a.infraction_id].amendments.append(a)
+        return out
+
+    def infraction(self, infraction_id: int) -> IssuedInfraction | None:
+        return next((i for i in self.infractions() if i.id == infraction_id), None)
 
     def audit_log(self) -> list[tuple[str, str | None, str, dict]]:
-        return [(r[0], r[1], r[2], json.loads(r[3])) for r in self.con.execute(
-            "SELECT at, actor, action, detail FROM audit_log ORDER BY id")]
+        return [(r["at"], r["actor"], r["action"], json.loads(r["detail"])) for r in
+                self.con.execute("SELECT at, actor, action, detail FROM audit_log ORDER BY id")]
 
     # ------------------------------------------------------------------ writing
 
     def store_file(self, data: bytes) -> str:
         """Keep an original file under its sha256 (atomic: temp name, fsync, rename)."""
-        digest = hashlib.sha256(data).hexdigest()
-        target = self.file_path(digest)
-        if target.is_file() and target.stat().st_size == len(data):
-            return digest
-        self.files_dir.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".incoming-", dir=self.files_dir)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)  # same bytes from any writer: the race is harmless
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        _fsync_dir(self.files_dir)
-        return digest
+        if self.readonly:
+            raise EventError(f"{self.path} is open read-only")
+        return self.files.store(data)
 
-    def add_registration(self, konami_id: str, player_name: str | None, decklist_json: dict,
-                         file_sha256: str, file_name: str | None, legal: bool,
-                         infractions: list[dict], list_name: str | None,
-                         judge: str | None = None) -> Registration:
-        """Store a new version of the player's list (the file must be stored already)."""
-        if not self.file_path(file_sha256).is_file():
+    def add_registration(self, konami_id: str | None, player_name: str | None,
+                         decklist_json: dict, file_sha256: str, file_name: str | None,
+                         legal: bool, infractions: list[dict], list_name: str | None,
+                         judge: str | None = None, walk_in: bool = False) -> Registration:
+        """Store a new version of the player's list (the file must be stored already).
+        `walk_in=True`: a new player without a Konami ID gets the next `W0001` number (given
+        inside the transaction, so two desks never hand out the same one)."""
+        if not self.files.has(file_sha256):
             raise EventError(f"original file {file_sha256[:12]}… is not in {self.files_dir}")
         needs_review = int(_needs_review(decklist_json))
         with self.transaction() as con:
-            self._upsert_player(konami_id, player_name, judge)
+            if walk_in:
+                (last,) = con.execute("SELECT COALESCE(MAX(CAST(substr(konami_id, 2) AS INTEGER)), 0) "
+                                      "FROM players WHERE konami_id GLOB 'W[0-9]*'").fetchone()
+                konami_id = f"W{int(last) + 1:04d}"
+            if not konami_id:
+                raise EventError("a registration needs a Konami ID (or a walk-in number)")
+            self._upsert_player(konami_id, clean_name(player_name), judge)
             (last,) = con.execute("SELECT COALESCE(MAX(version), 0) FROM registrations "
                                   "WHERE konami_id = ?", (konami_id,)).fetchone()
             version = int(last) + 1
@@ -404,10 +399,11 @@ class EventStore:
         if row is None:
             self.con.execute("INSERT INTO players (konami_id, name, created_at) VALUES (?, ?, ?)",
                              (konami_id, name, now_iso()))
-        elif name and name != row[0]:
+        elif name and name != row["name"]:
             # The log keeps the old name: the player row is the one mutable record.
             self.con.execute("UPDATE players SET name = ? WHERE konami_id = ?", (name, konami_id))
-            self._log("player-renamed", {"player": konami_id, "old": row[0], "new": name}, judge)
+            self._log("player-renamed", {"player": konami_id, "old": row["name"], "new": name},
+                      judge)
 
     def add_decisions(self, decisions: list[ReviewDecision], judge: str | None = None) -> int:
         """Append review decisions (all in one transaction). Returns how many."""
@@ -417,59 +413,83 @@ class EventStore:
             for d in decisions:
                 con.execute(
                     "INSERT INTO review_decisions (registration_id, section, line, read, action, "
-                    "card_id, count, judge, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "card_id, count, judge, created_at, before_json, after_json) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (d.registration_id, d.section, d.line, d.read, d.action, d.card_id, d.count,
-                     d.judge or judge, now_iso()))
+                     d.judge or judge, now_iso(),
+                     json.dumps(d.before, ensure_ascii=False) if d.before is not None else None,
+                     json.dumps(d.after, ensure_ascii=False) if d.after is not None else None))
             self._log("review", {"registrations": sorted({d.registration_id for d in decisions}),
                                  "decisions": len(decisions),
-                                 "actions": [d.action for d in decisions]}, judge)
+                                 "actions": [d.action for d in decisions],
+                                 "changes": [{"section": d.section, "line": d.line,
+                                              "before": d.before, "after": d.after}
+                                             for d in decisions if d.before or d.after]},
+                      judge)
         return len(decisions)
 
     def add_deck_check(self, konami_id: str, round_no: int, registration_id: int, mode: str,
                        match: bool, observed_sha256: str | None, observed_json: dict,
                        result_json: dict, infractions: list[NewInfraction],
-                       judge: str | None = None) -> tuple[DeckCheck, list[IssuedInfraction]]:
-        """Record a deck check and the infractions it issued, in one transaction."""
+                       judge: str | None = None, confirmed: bool = False
+                       ) -> tuple[DeckCheck, list[IssuedInfraction]]:
+        """Record a deck check and the infraction(s) it issued, in one transaction."""
+        if observed_sha256 is not None and not self.files.has(observed_sha256):
+            raise EventError(f"observed file {observed_sha256[:12]}… is not in {self.files_dir}")
         at = now_iso()
         with self.transaction() as con:
             cur = con.execute(
                 "INSERT INTO deck_checks (konami_id, round, registration_id, mode, match, "
-                "observed_sha256, observed_json, result_json, judge, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "observed_sha256, observed_json, result_json, judge, created_at, confirmed) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (konami_id, round_no, registration_id, mode, int(match), observed_sha256,
                  json.dumps(observed_json, ensure_ascii=False),
-                 json.dumps(result_json, ensure_ascii=False), judge, at))
+                 json.dumps(result_json, ensure_ascii=False), judge, at, int(confirmed)))
             check_id = int(cur.lastrowid)
             for inf in infractions:
                 con.execute(
                     "INSERT INTO infractions (konami_id, code, penalty, remedy, rule, message, "
-                    "round, judge, deck_check_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "round, judge, deck_check_id, created_at, findings_json) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (konami_id, inf.code, inf.penalty, inf.remedy, inf.rule, inf.message,
-                     round_no, judge, check_id, at))
+                     round_no, judge, check_id, at,
+                     json.dumps(inf.findings, ensure_ascii=False)))
             self._log("deckcheck", {"player": konami_id, "round": round_no, "match": match,
-                                    "registration_id": registration_id,
+                                    "registration_id": registration_id, "confirmed": confirmed,
                                     "infractions": [i.code for i in infractions]}, judge)
         check = next(c for c in self.deck_checks(konami_id) if c.id == check_id)
-        issued = [i for i in self.infractions() if i.deck_check_id == check_id]
+        issued = [i for i in self.infractions(konami_id) if i.deck_check_id == check_id]
         return check, issued
 
+    def add_amendment(self, infraction_id: int, action: str, reason: str, judge: str,
+                      new_penalty: str | None = None) -> Amendment:
+        """Void or amend a recorded infraction: a new row; the infraction itself is kept."""
+        with self.transaction() as con:
+            row = con.execute("SELECT konami_id, code, penalty FROM infractions WHERE id = ?",
+                              (infraction_id,)).fetchone()
+            if row is None:
+                raise EventError(f"no recorded infraction {infraction_id} in this event")
+            cur = con.execute(
+                "INSERT INTO infraction_amendments (infraction_id, action, reason, new_penalty, "
+                "judge, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (infraction_id, action, reason, new_penalty, judge, now_iso()))
+            self._log(f"infraction-{action}", {"infraction": infraction_id,
+                                               "player": row["konami_id"], "code": row["code"],
+                                               "penalty": row["penalty"],
+                                               "new_penalty": new_penalty, "reason": reason},
+                      judge)
+            amendment_id = int(cur.lastrowid)
+        return next(a for a in self.amendments() if a.id == amendment_id)
+
     def integrity(self) -> list[str]:
-        """Problems with the store: SQLite's own check plus rows whose file is missing/changed."""
+        """Problems with the store: SQLite's own check, plus originals (registrations and deck
+        checks) whose file is missing or no longer has its digest."""
         problems = [r[0] for r in self.con.execute("PRAGMA integrity_check") if r[0] != "ok"]
-        problems += [f"foreign key: {r}" for r in self.con.execute("PRAGMA foreign_key_check")]
-        for (sha,) in self.con.execute("SELECT DISTINCT file_sha256 FROM registrations"):
-            p = self.file_path(sha)
-            if not p.is_file():
-                problems.append(f"original file missing: {sha}")
-        return problems
-
-
-def verify_file(path: Path, sha256: str) -> bool:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest() == sha256
+        problems += [f"foreign key: {tuple(r)}" for r in self.con.execute("PRAGMA foreign_key_check")]
+        shas = [r[0] for r in self.con.execute(
+            "SELECT file_sha256 FROM registrations UNION "
+            "SELECT observed_sha256 FROM deck_checks WHERE observed_sha256 IS NOT NULL")]
+        return problems + self.files.problems(sorted(shas))
 
 
 def _needs_review(decklist_json: dict) -> int:
@@ -479,17 +499,3 @@ def _needs_review(decklist_json: dict) -> int:
     sheet = sum(1 for r in decklist_json.get("review") or []
                 if r.get("line") is None and r.get("card_id") is None)
     return lines + sheet
-
-
-def _fsync_dir(path: Path) -> None:
-    """Make a rename durable (POSIX); harmless where directories cannot be opened."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

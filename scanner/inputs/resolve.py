@@ -5,10 +5,12 @@ A wrong line that is not flagged is the worst failure, so every doubt becomes a 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from card_db.cdb import CardDatabase
-from scanner.model import SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead
+from scanner.model import (SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead,
+                           position_label)
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,9 @@ def policy_for(reader: str) -> NamePolicy:
 
 def resolve_line(line: ReadLine, db: CardDatabase, policy: NamePolicy, sheet: bool) -> Entry:
     reasons: list[str] = list(line.flags)
+    if line.unsplit and line.card_id is None:
+        line, why = _name_or_count(line, db)
+        reasons.extend(why)
     candidates: list[tuple[int, str, float]] = []
     card_id: int | None = None
     name = line.text
@@ -99,24 +104,61 @@ def resolve_line(line: ReadLine, db: CardDatabase, policy: NamePolicy, sheet: bo
                  crop=line.crop)
 
 
+_SPACED_COUNT = re.compile(r"^[-+]?\d{1,3} |\s[-+]?\d{1,3}$")
+
+
+def _name_or_count(line: ReadLine, db: CardDatabase) -> tuple[ReadLine, list[str]]:
+    """A bare number was split off the line as its count. An exact card name of the whole line
+    wins (`해피 레이디3`, `7 카드`, `마그넷 서클 LV2` are cards); a number glued to the name
+    (`HSR 글라이더3`) may be part of it, and a line that reads both ways (`해피 레이디 3`)
+    is a judge's call."""
+    whole = db.names.exact_all(line.unsplit)
+    part = db.names.exact_all(line.text)
+    if len(whole) == 1:
+        as_name = replace(line, text=line.unsplit, count=1, count_text="", unsplit="")
+        if len(part) == 1 and part != whole:
+            return as_name, ["name-or-count"]
+        return as_name, []
+    if not _SPACED_COUNT.search(line.unsplit):
+        return line, ["count-in-name"]
+    return line, []
+
+
 def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
+
+
+_READER_LOCATOR = re.compile(r"^(monster|spell|trap|extra|side) row (\d+):")
+
+
+def sheet_review(flags: list[ReviewFlag]) -> list[ReviewFlag]:
+    """A reader's sheet-level review items, each naming its line as the paper prints it
+    (`몬스터 13`) where the reader located it as `monster row 13: …` (struck-through rows)."""
+    out = []
+    for f in flags:
+        m = _READER_LOCATOR.match(f.detail or "")
+        if f.position is None and m:
+            f = replace(f, position=position_label(None, None, m[1], int(m[2])))
+        out.append(f)
+    return out
 
 
 def resolve_sheet(sheet: SheetRead, db: CardDatabase) -> Decklist:
     policy = policy_for(sheet.reader)
     is_sheet = sheet.reader in SHEET_READERS
     deck = Decklist(reader=sheet.reader, player_name=sheet.player_name, konami_id=sheet.konami_id,
-                    printed_totals=dict(sheet.printed_totals), review=list(sheet.review))
+                    printed_totals=dict(sheet.printed_totals), review=sheet_review(sheet.review))
     for line in sheet.lines:
         section = line.section if line.section in SECTIONS else "main"
         entry = resolve_line(line, db, policy, is_sheet)
         deck.sections[section].append(entry)
         if entry.needs_review:
+            index = len(deck.sections[section])
             deck.review.append(ReviewFlag(
-                section=section, line=len(deck.sections[section]), card_id=entry.card_id,
+                section=section, line=index, card_id=entry.card_id,
                 reason=entry.reasons[0] if entry.reasons else "needs-review",
-                detail=_detail(entry, line)))
+                detail=_detail(entry, line),
+                position=position_label(section, index, entry.column, entry.row)))
     totals = deck.totals()
     for s in SECTIONS:
         printed = deck.printed_totals.get(s)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import enum
 import re
-from pathlib import Path
 
 from scanner.errors import UnreadableInput
 
@@ -29,8 +28,35 @@ _IMAGE_MAGIC = (
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
 
 
+_BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+BINARY = "not a deck sheet or decklist: binary data of an unknown kind"
+
+
+def decode_text(data: bytes, partial: bool = False) -> str:
+    """Text of a decklist file: UTF-8, UTF-16 with a BOM (Notepad's "Unicode"), or CP949/EUC-KR
+    (Korean Windows' default). `partial`: `data` is only the head of the file, so a character
+    cut at its end is not an error."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            body = data[:len(data) - len(data[len(bom):]) % 2] if codec == "utf-16" else data
+            try:
+                return body.decode(codec)
+            except UnicodeDecodeError:
+                raise UnreadableInput(f"text with a {codec.upper()} mark that does not decode") from None
+    for codec in ("utf-8", "cp949"):
+        try:
+            return data.decode(codec)
+        except UnicodeDecodeError as exc:
+            if partial and exc.start >= len(data) - 4:
+                try:
+                    return data[:exc.start].decode(codec)
+                except UnicodeDecodeError:
+                    pass
+    raise UnreadableInput(BINARY)
+
+
 def sniff_bytes(head: bytes) -> InputKind:
-    """Kind of input from (up to) its first 4 KiB."""
+    """Kind of input from its bytes (the whole file, or at least its first 4 KiB)."""
     if not head.strip():
         raise UnreadableInput("the file is empty")
     if b"%PDF-" in head[:1024]:
@@ -40,38 +66,34 @@ def sniff_bytes(head: bytes) -> InputKind:
             if magic == b"RIFF" and head[8:12] != b"WEBP":
                 continue
             return InputKind.IMAGE
-    try:
-        text = head.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        # A multibyte character cut at the 4 KiB boundary is still text.
-        if exc.start < len(head) - 4:
-            raise UnreadableInput("not a deck sheet or decklist: binary data of an unknown kind") from None
-        text = head[: exc.start].decode("utf-8-sig", errors="replace")
+    if is_heif(head):
+        return InputKind.IMAGE
+    return sniff_text(decode_text(head, partial=True))
+
+
+def is_heif(head: bytes) -> bool:
+    """HEIC/HEIF (iPhone photos): an ISO-BMFF `ftyp` box with a HEIF brand."""
+    return head[4:8] == b"ftyp" and head[8:12] in (b"heic", b"heix", b"hevc", b"heim", b"heis",
+                                                   b"hevm", b"hevs", b"mif1", b"msf1", b"avif")
+
+
+def sniff_text(text: str) -> InputKind:
+    """Kind of a decoded text input."""
+    text = text.lstrip("\ufeff")
+    if not text.strip():
+        raise UnreadableInput("the file is empty")
     if _CONTROL.search(text):
         # NUL and other C0 controls are valid UTF-8 but never part of a decklist.
-        raise UnreadableInput("not a deck sheet or decklist: binary data of an unknown kind")
+        raise UnreadableInput(BINARY)
     stripped = text.lstrip()
     if stripped.lower().startswith("ydke://"):
         return InputKind.YDKE
     if stripped.startswith("{") or stripped.startswith("["):
         return InputKind.JSON
-    lines = [ln.strip() for ln in stripped.splitlines() if ln.strip()]
+    lines = [ln.strip() for ln in stripped.splitlines()[:200] if ln.strip()]
     if lines and any(ln.lower().startswith(("#main", "#extra", "!side")) for ln in lines[:50]):
         return InputKind.YDK
     if lines and all(ln.isdigit() or ln.startswith("#") or ln.startswith("!") for ln in lines[:50]) \
             and any(ln.isdigit() for ln in lines[:50]):
         return InputKind.YDK
     return InputKind.TEXT
-
-
-def sniff_path(path: Path) -> InputKind:
-    try:
-        with open(path, "rb") as f:
-            head = f.read(4096)
-    except IsADirectoryError:
-        raise UnreadableInput(f"{path} is a folder, not a file") from None
-    except FileNotFoundError:
-        raise UnreadableInput(f"no such file: {path}") from None
-    except OSError as exc:
-        raise UnreadableInput(f"cannot open {path}: {exc.strerror}") from None
-    return sniff_bytes(head)

@@ -14,6 +14,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scanner.ocr.thresholds import INK_RULE
+
 H_NORM = 64
 """Cells are scaled to this height before anything is measured (a 44 px row at ~218 dpi → 64)."""
 FEAT_SIZE = 20
@@ -440,7 +442,7 @@ def isolate_row(band: np.ndarray, top: int, bottom: int) -> np.ndarray:
     if band is None or band.size == 0 or bottom - top < 6:
         return band
     h = bottom - top
-    ink = (band < 170).astype(np.uint8)
+    ink = (band < INK_RULE).astype(np.uint8)
     # the painted-out rule leaves a white gap of a few pixels across strokes that cross it
     bridged = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((max(5, h // 6), 1), np.uint8))
     n, lab, stats, _ = cv2.connectedComponentsWithStats(bridged, connectivity=8)

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-INK_LEVEL = 170
-"""Flattened gray below this is ink (paper ≈ 255, light header fill ≈ 225)."""
+from scanner.ocr.thresholds import INK_RULE
+
 
 
 @dataclass
@@ -99,7 +99,7 @@ def line_masks(gray: np.ndarray, faint_rules: bool = False) -> tuple[np.ndarray,
     With `faint_rules`, a rule is also ink by its contrast with the paper right beside it, not by an absolute level: in a
     blurred low-resolution photo a 0.4 pt rule is only a light grey line (gray ≈ 200), far above
     any ink threshold, while the light header fill (flat, no contrast inside) must not count."""
-    ink = (gray < INK_LEVEL).astype(np.uint8) * 255
+    ink = (gray < INK_RULE).astype(np.uint8) * 255
     ink_v = ink_h = ink
     if faint_rules:
         ink_v = cv2.bitwise_or(ink, _ridge(gray, (1, 2 * RULE_SPAN + 1)))
@@ -364,13 +364,22 @@ def build_rows(table: Table) -> None:
     table.number_column = no_x != left
     table.title = Box(left, ys[0], count_x, ys[1])
     table.total = Box(count_x, ys[-2], right, ys[-1])
+    # Rows are numbered as printed, by their distance from row 1 in row pitches: a row box
+    # that swallowed two lines (a lost rule) must not renumber every row under it.
+    pitch = float(np.median(np.diff(ys[1:-1]))) if len(ys) > 3 else 0.0
     for i in range(1, len(ys) - 2):
         y0, y1 = ys[i], ys[i + 1]
-        table.rows.append(RowCells(row=i, box=Box(left, y0, right, y1),
+        number = 1 + int(round((y0 - ys[1]) / pitch)) if pitch > 0 else i
+        table.rows.append(RowCells(row=number, box=Box(left, y0, right, y1),
                                    name=Box(no_x, y0, count_x, y1), count=Box(count_x, y0, right, y1)))
 
 
-def classify_tables(tables: list[Table], page_h: int) -> None:
+LOWER_BAND_TOP = 0.45
+"""Tables that start this far down the page are the extra | side band (the main columns start
+in the upper third, under the header)."""
+
+
+def classify_tables(tables: list[Table], page_h: int, page_w: int = 0) -> None:
     """Name the tables by position: three main columns side by side, then extra | side below.
     The header block (name / ID / date) sits above them."""
     body = [t for t in tables if len(t.ys) >= 8]
@@ -380,14 +389,29 @@ def classify_tables(tables: list[Table], page_h: int) -> None:
     top_y = body[0].box.y0
     main = [t for t in body if t.box.y0 < top_y + 0.1 * page_h]
     lower = [t for t in body if t not in main]
+    if top_y > LOWER_BAND_TOP * page_h:  # the main columns were all lost: these are extra | side
+        main, lower = [], main
     main.sort(key=lambda t: t.box.x0)
     lower.sort(key=lambda t: t.box.x0)
-    for t, kind in zip(main, ("monster", "spell", "trap")):
-        t.kind = kind
+    if len(main) == 3:
+        for t, kind in zip(main, DECK_KINDS[:3]):
+            t.kind = kind
+    else:
+        # A main column the grid lost must not shift its neighbours' names (the spell column
+        # read against the monster vocabulary): each table is named by the third of the main
+        # block's width its centre lies in, measured from the page body (lower tables too).
+        left = min(t.box.x0 for t in body)
+        right = max(t.box.x1 for t in body)
+        third = max(1.0, (right - left) / 3)
+        for t in main:
+            i = min(2, max(0, int(((t.box.x0 + t.box.x1) / 2 - left) // third)))
+            if all(o.kind != DECK_KINDS[i] for o in main):
+                t.kind = DECK_KINDS[i]
     lower_top = lower[0].box.y0 if lower else 0
     lower = [t for t in lower if t.box.y0 < lower_top + 0.1 * page_h]
     if len(lower) == 1:  # the other one was not found: extra is printed on the left, side right
-        mid = (min(t.box.x0 for t in main) + max(t.box.x1 for t in main)) / 2
+        mid = ((min(t.box.x0 for t in main) + max(t.box.x1 for t in main)) / 2 if main
+               else page_w / 2)
         lower[0].kind = "extra" if (lower[0].box.x0 + lower[0].box.x1) / 2 < mid else "side"
     else:
         for t, kind in zip(lower, ("extra", "side")):
@@ -574,7 +598,7 @@ def _grid(gray: np.ndarray, faint_rules: bool) -> Grid:
     for box in boxes:
         ys, xs, lean = table_rules(box, horiz, vert, row_pitch)
         tables.append(Table(box=box, xs=xs, ys=ys, lean=lean))
-    classify_tables(tables, gray.shape[0])
+    classify_tables(tables, gray.shape[0], gray.shape[1])
     for t in tables:
         if t.kind in DECK_KINDS:
             build_rows(t)

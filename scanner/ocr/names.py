@@ -25,14 +25,9 @@ from card_db.names import hangul_skeleton, jamo, name_key
 from scanner.ocr.verify import (NameRenderer, Verdict, cell_name_ink, decide, ink_level,
                                 strip_rule_remnants)
 from scanner.ocr.engine import Tesseract
+from scanner.ocr.thresholds import INK_GLYPH, NAME_ACCEPT, NAME_GUESS, NAME_MARGIN
 
 COLUMN_KINDS = ("monster", "spell", "trap", "extra", "side")
-NAME_ACCEPT = 0.80
-"""A name match below this similarity is flagged 'uncertain-name'."""
-NAME_MARGIN = 0.10
-"""A lead over the runner-up below this is flagged 'ambiguous-name'."""
-NAME_GUESS = 0.45
-"""Below this no card is proposed at all."""
 
 
 @dataclass
@@ -214,7 +209,7 @@ def _with_pick(m: NameMatch, pick: int, vocab: Vocabulary) -> NameMatch:
 
 def tesseract_image(cell: np.ndarray, scale: float, pad: int = 6) -> np.ndarray | None:
     """The cell cut to its ink with a white margin, scaled for Tesseract; None with no ink."""
-    ys, xs = np.nonzero(cell < 160)
+    ys, xs = np.nonzero(cell < INK_GLYPH)
     if len(xs) < 8:
         return None
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
@@ -288,7 +283,7 @@ ROW_NUMBER_LEFT = 0.12
 def only_row_number(cell: np.ndarray) -> bool:
     """The cell's only ink is a small mark at its left end: the printed row number of an empty
     row, by its shape alone (blurred 6 pt digits often read as nothing or as `| |`)."""
-    ink = cell < 160
+    ink = cell < INK_GLYPH
     ink[:, ink.sum(axis=0) < 2] = False  # lone specks
     ys, xs = np.nonzero(ink)
     if xs.size < 8:

@@ -13,14 +13,14 @@ import cv2
 import numpy as np
 
 from scanner.errors import UnreadableInput
+from scanner.inputs.image_header import decode_heif, is_heif, probe_image
+from scanner.inputs.limits import MAX_PIXELS  # noqa: F401  (re-exported: its old home)
 
 log = logging.getLogger("decksheet.ocr")
 
 PAGE_W = 1800
 """Width of the normalised page in pixels (A4 at ~218 dpi: 8 pt text is ~22 px high)."""
 PAGE_H = int(round(PAGE_W * 297 / 210))
-MAX_PIXELS = 60_000_000
-"""Refuse absurd images instead of running out of memory."""
 
 
 @dataclass
@@ -47,15 +47,20 @@ def load_image(path: Path) -> np.ndarray:
 
 
 def decode_image(data: np.ndarray | bytes, label: str = "image") -> np.ndarray:
-    if isinstance(data, (bytes, bytearray)):
-        data = np.frombuffer(data, dtype=np.uint8)
-    if data.size == 0:
+    """Decode after the header passed the input limits (pixels, frames): never decode a bomb."""
+    raw = data.tobytes() if isinstance(data, np.ndarray) else bytes(data)
+    if not raw:
         raise UnreadableInput(f"{label} is empty")
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    probe_image(raw, label)
+    if is_heif(raw[:16]):
+        img = decode_heif(raw, label)
+    else:
+        try:
+            img = cv2.imdecode(np.frombuffer(raw, dtype=np.uint8), cv2.IMREAD_COLOR)
+        except cv2.error:
+            img = None
     if img is None:
         raise UnreadableInput(f"{label} is not a readable image (corrupt or unsupported format)")
-    if img.shape[0] * img.shape[1] > MAX_PIXELS:
-        raise UnreadableInput(f"{label} is too large ({img.shape[1]}×{img.shape[0]} pixels)")
     if min(img.shape[:2]) < 300:
         raise UnreadableInput(f"{label} is too small to be a sheet ({img.shape[1]}×{img.shape[0]})")
     return img

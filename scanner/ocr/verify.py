@@ -22,6 +22,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from scanner.ocr.thresholds import INK_ANY, INK_GLYPH
+
 log = logging.getLogger("decksheet.ocr")
 
 FONT_DIRS = ("/usr/share/fonts/truetype/nanum", "/usr/share/fonts/truetype/dejavu",
@@ -35,7 +37,6 @@ NORM_H = 32
 """Height (px) both images are brought to before comparing."""
 RENDER_PX = 32
 """Pixel size names are drawn at (the result is rescaled to the cell anyway)."""
-INK = 160
 
 
 @lru_cache(maxsize=32)
@@ -54,8 +55,9 @@ def _find_font(filename: str) -> Path | None:
 def _cmap(path: str) -> frozenset[int]:
     """Code points a TrueType font has a glyph for."""
     try:
-        from reportlab.pdfbase.ttfonts import TTFontFile
-        return frozenset(TTFontFile(path).charToGlyph)
+        from fontTools.ttLib import TTFont  # late: only when a name is rendered
+        with TTFont(path, lazy=True, fontNumber=0) as font:
+            return frozenset(font.getBestCmap() or {})
     except Exception as exc:  # noqa: BLE001 - an unreadable font only loses its fallback check
         log.debug("cmap of %s unreadable: %s", path, exc)
         return frozenset()
@@ -78,11 +80,11 @@ def available_families() -> dict[str, Path]:
 def ink_level(gray: np.ndarray) -> float:
     """Gray level under which a pixel is ink, relative to the darkest ink of the image: thin
     serif strokes of a blurred photo are pale, and a fixed cut would drop their tops."""
-    dark = gray[gray < 200]
+    dark = gray[gray < INK_ANY]
     if dark.size < 8:
-        return float(INK)
+        return float(INK_GLYPH)
     core = float(np.percentile(dark, 5))
-    return max(float(INK), 255.0 - 0.4 * (255.0 - core))
+    return max(float(INK_GLYPH), 255.0 - 0.4 * (255.0 - core))
 
 
 def strip_rule_remnants(ink: np.ndarray) -> np.ndarray:
@@ -158,7 +160,7 @@ def render_name(name: str, family_path: Path, px: int = RENDER_PX) -> np.ndarray
         font = _font(f, px)
         draw.text((x, px // 2), text, font=font, fill=0)
         x += font.getlength(text)
-    return _bbox_crop(np.asarray(img), INK)
+    return _bbox_crop(np.asarray(img), INK_GLYPH)
 
 
 def _bbox_crop(gray: np.ndarray, level: float) -> np.ndarray | None:

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from scanner.pdf import layout_cn, layout_kde
 from scanner.errors import UnreadableInput
+from scanner.inputs.limits import check_pages
+from scanner.pdf.hidden import flag_hidden_text
 from scanner.pdf.layout_dbko import Box, read_db_sheet
 from scanner.pdf.layout_kde import (fields_from_flat_text, is_kde_fields, looks_like_kde,
                                 sheet_from_kde_fields)
@@ -50,6 +52,7 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
     try:
         if len(doc) == 0:
             raise UnreadableInput(f"{path.name}: the PDF has no pages")
+        check_pages(len(doc), path.name)
         needs_ocr = False
         for number in range(len(doc)):
             page = doc[number]
@@ -89,6 +92,7 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                         detail=f"page {other} also holds deck lines; only page {number + 1} was "
                                f"read (a continuation or a second sheet)"))
             add_annotations(sheet, reader, number, boxes)
+            flag_hidden_text(sheet, path, number, boxes)
             return sheet
     finally:
         doc.close()
@@ -96,6 +100,21 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
         return None
     raise UnreadableInput(f"{path.name}: not a deck sheet (no 몬스터/마법/함정 column headers "
                           f"and no form fields found)")
+
+
+def later_sheet_pages(path: Path, start: int) -> list[int]:
+    """1-based numbers of the pages after the first `start` that hold deck lines or an image
+    (for a scan read by OCR from its first page)."""
+    import pypdfium2 as pdfium
+
+    try:
+        doc = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError:
+        return []  # read_pdf opened it already; nothing more to learn
+    try:
+        return _later_sheet_pages(doc, start)
+    finally:
+        doc.close()
 
 
 def _later_sheet_pages(doc, start: int) -> list[int]:

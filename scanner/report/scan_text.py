@@ -1,7 +1,7 @@
 """Human views of a scanned decklist (the JSON view is `Decklist.to_json`)."""
 from __future__ import annotations
 
-from scanner.model import SECTIONS, Decklist
+from scanner.model import SECTIONS, Decklist, position_label
 from scanner.report.review_reasons import reason_ko
 
 TITLES = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
@@ -23,16 +23,21 @@ def format_scan(deck: Decklist) -> str:
         for i, e in enumerate(deck.sections[s], 1):
             mark = "?" if e.needs_review else " "
             cid = f"{e.card_id:>9}" if e.card_id is not None else "        -"
-            line = f" {mark}{i:>3}. {e.count} × {e.name or e.read}   [{cid}]"
+            where = (position_label(s, i, e.column, e.row) + ":") if e.column and e.row else f"{i:>3}."
+            line = f" {mark}{where} {e.count} × {e.name or e.read}   [{cid}]"
             if e.needs_review:
                 line += f"   ← {', '.join(map(reason_ko, e.reasons))}; 읽은 값 {e.read!r}"
             out.append(line)
     if deck.review:
         out.append(f"-- 저지 확인 필요 (review): {len(deck.review)}건 — 표시된 줄을 시트와 대조해 주십시오")
         for r in deck.review:
-            where = TITLES.get(r.section or "", r.section or "sheet")
-            pos = f" line {r.line}" if r.line else ""
-            out.append(f"   ! {where}{pos}: {reason_ko(r.reason)} — {r.detail}")
+            if r.position:
+                where = r.position
+            elif r.line:
+                where = position_label(r.section, r.line)
+            else:
+                where = TITLES.get(r.section or "", "시트")
+            out.append(f"   ! {where}: {reason_ko(r.reason)} — {r.detail}")
     else:
         out.append("-- 확인 필요 없음 (nothing to review)")
     return "\n".join(out)

@@ -10,10 +10,9 @@ from dataclasses import dataclass, field
 from card_db.cdb import CardDatabase
 from card_db.models import Card, LimitList
 from card_db.names import name_key
-from scanner.model import SECTIONS, Decklist, Entry, Infraction
-from scanner.rules.codes import EXTRA_BAN_QUOTE, EXTRA_BAN_SECTION, make_infraction
-
-SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
+from scanner.model import SECTION_KO, SECTIONS, Decklist, Entry, Infraction, position_label
+from scanner.rules.codes import (EXTRA_BAN_QUOTE, EXTRA_BAN_SECTION, list_verdict,
+                                 make_infraction)
 MAX_COPIES = 3
 MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX = 40, 60, 15, 15
 
@@ -24,7 +23,7 @@ judged card by card; it is reported as UNRESOLVED_LINE instead."""
 
 CODE_ORDER = ("MAIN_TOO_SMALL", "MAIN_TOO_LARGE", "EXTRA_TOO_LARGE", "SIDE_TOO_LARGE",
               "FORBIDDEN_CARD", "TOO_MANY_COPIES", "OVER_LIMIT", "NOT_EXTRA_DECK_CARD",
-              "EXTRA_DECK_CARD_IN_MAIN", "UNUSABLE_CARD", "UNRESOLVED_LINE")
+              "EXTRA_DECK_CARD_IN_MAIN", "UNUSABLE_CARD", "UNKNOWN_CARD", "UNRESOLVED_LINE")
 
 
 @dataclass
@@ -37,8 +36,14 @@ class CheckResult:
     extra_bans: bool = True
     """Whether the event's 추가 금지 카드 were applied."""
 
+    @property
+    def verdict(self) -> str:
+        """적합 / 확인 필요 / 부적합."""
+        return list_verdict(self.codes())
+
     def to_json(self) -> dict:
-        return {"legal": self.legal, "infractions": [i.to_json() for i in self.infractions],
+        return {"legal": self.legal, "verdict": self.verdict,
+                "infractions": [i.to_json() for i in self.infractions],
                 "list": self.list_name, "extra_bans": self.extra_bans}
 
     def codes(self) -> set[str]:
@@ -100,7 +105,8 @@ def _size_infractions(deck: Decklist) -> list[Infraction]:
     return out
 
 
-def review_infractions(deck: Decklist, label: str = "") -> list[Infraction]:
+def review_infractions(deck: Decklist, label: str = "", unknown_cards: bool = False
+                       ) -> list[Infraction]:
     """UNRESOLVED_LINE for every line (and sheet-level item) a judge must still confirm.
 
     `label` names the list in the message when several are in play (e.g. 등록 리스트)."""
@@ -108,13 +114,25 @@ def review_infractions(deck: Decklist, label: str = "") -> list[Infraction]:
     out = []
     for s in SECTIONS:
         for i, e in enumerate(deck.sections[s], 1):
-            if not e.needs_review or e.reasons == ["unknown-passcode"]:
-                continue  # an unknown passcode alone is judged: UNUSABLE_CARD
+            if not e.needs_review:
+                continue
+            if e.reasons == ["unknown-passcode"]:
+                # An unknown passcode alone is its own review item: UNKNOWN_CARD (the checker
+                # issues it from the card pass; a comparison asks for it here).
+                if unknown_cards and e.card_id is not None:
+                    out.append(make_infraction(
+                        "UNKNOWN_CARD", f"{prefix}{position_label(s, i, e.column, e.row)}: 패스코드 "
+                        f"{e.card_id}는 카드 데이터베이스에 없는 카드입니다. 저지가 실물을 확인해야 합니다.",
+                        s, [e.card_id]))
+                continue
             what = f"{e.name} ×{e.count}" if e.card_id is not None else f"{e.read!r}"
             reasons = ", ".join(e.reasons) or "needs-review"
-            out.append(make_infraction(
-                "UNRESOLVED_LINE", f"{prefix}{SECTION_KO[s]} {i}번째 줄 확인 필요: {what} (읽은 내용 "
-                f"{e.read!r}; {reasons})", s, [e.card_id] if e.card_id is not None else []))
+            where = position_label(s, i, e.column, e.row)
+            inf = make_infraction(
+                "UNRESOLVED_LINE", f"{prefix}{where} 확인 필요: {what} (읽은 내용 "
+                f"{e.read!r}; {reasons})", s, [e.card_id] if e.card_id is not None else [])
+            inf.position = where
+            out.append(inf)
     for r in deck.review:
         if r.line is None and r.card_id is None:
             where = SECTION_KO.get(r.section or "", "시트")
@@ -127,6 +145,7 @@ def _card_infractions(deck: Decklist, limits: LimitList, db: CardDatabase) -> li
     out: list[Infraction] = []
     groups: dict[str, _Group] = {}
     unusable: dict[int, tuple[str, str, str]] = {}  # card_id → (section, name, why)
+    unknown: dict[int, tuple[str, str]] = {}  # card_id → (section, name or passcode)
     for s in SECTIONS:
         for e in deck.sections[s]:
             if e.card_id is None:
@@ -134,8 +153,7 @@ def _card_infractions(deck: Decklist, limits: LimitList, db: CardDatabase) -> li
             card = db.get(e.card_id)
             if card is None:
                 if "unknown-passcode" in e.reasons or not (set(e.reasons) & IDENTITY_DOUBTS):
-                    unusable.setdefault(e.card_id, (s, e.name or str(e.card_id),
-                                                    "카드 데이터베이스에 없는 패스코드"))
+                    unknown.setdefault(e.card_id, (s, e.name or str(e.card_id)))
                 continue
             if not _judged(e):
                 continue
@@ -155,6 +173,11 @@ def _card_infractions(deck: Decklist, limits: LimitList, db: CardDatabase) -> li
     for cid, (s, name, why) in unusable.items():
         out.append(make_infraction("UNUSABLE_CARD", f"「{name}」({cid})은(는) 사용할 수 없는 카드입니다: "
                                    f"{why}.", s, [cid]))
+    for cid, (s, name) in unknown.items():
+        out.append(make_infraction(
+            "UNKNOWN_CARD", f"패스코드 {cid}" + (f" 「{name}」" if name != str(cid) else "")
+            + ": 카드 데이터베이스에 없는 카드입니다 (데이터베이스가 오래되었거나 다른 판의 카드일 수 "
+              "있음). 저지가 실물을 확인해야 합니다.", s, [cid]))
     return out
 
 

@@ -4,7 +4,11 @@ start-of-match (rules 2.B): every section must equal the registered list.
 between-games (rules 2.E.8): cards may move between the side deck and the main/extra deck, but
 the whole must equal the registered whole and the main and extra sizes must be unchanged.
 Lines a judge must still confirm (in either list) stop a confident verdict: they are reported as
-UNRESOLVED_LINE and the result is not a match.
+UNRESOLVED_LINE, the verdict is 확인 필요 (never 불일치 on a guess) and the result is not a match.
+
+One act, one penalty: everything a deck check finds (the mismatch, and what the observed deck
+breaks on its own) is listed as findings under one penalty to apply, the highest the rules give
+(`CompareResult.penalty`); between games it applies to the next duel (벌칙 규정 1.C).
 """
 from __future__ import annotations
 
@@ -13,9 +17,11 @@ from dataclasses import dataclass, field
 from card_db.cdb import CardDatabase
 from card_db.models import LimitList
 from card_db.names import name_key
-from scanner.rules.check import SECTION_KO, check_decklist, review_infractions
-from scanner.model import SECTIONS, Decklist, Infraction
-from scanner.rules.codes import make_infraction
+from scanner.model import SECTION_KO, SECTIONS, Decklist, Infraction
+from scanner.rules.check import check_decklist, review_infractions
+from scanner.rules.codes import (MATCH, MISMATCH, NEEDS_REVIEW, PENALTY_KO, PENALTY_RANK,
+                                 PENALTY_TIMING_SECTION, REVIEW_CODES, TIMING_CURRENT_DUEL,
+                                 TIMING_NEXT_DUEL, make_infraction)
 
 START_OF_MATCH = "start-of-match"
 BETWEEN_GAMES = "between-games"
@@ -39,6 +45,48 @@ class Difference:
                 "registered": self.registered, "observed": self.observed}
 
 
+MISMATCH_CODES = ("DECKLIST_MISMATCH", "SIDE_SWAP_BEFORE_FIRST_DUEL", "SIDE_SIZE_CHANGED")
+
+
+@dataclass
+class Penalty:
+    """The one penalty a deck check gives for what it found."""
+
+    penalty: str
+    """Contract penalty code: the highest of the findings'."""
+    code: str
+    """The finding that carries it (the first with the highest penalty)."""
+    findings: list[str]
+    """Every finding's code, in order (the act's whole picture)."""
+    quoted: bool
+    """False when the rules name no penalty for the finding that carries it (judge's call)."""
+    applies: str
+    """next-duel (found between games) / current-duel."""
+    timing_rule: str
+
+    @property
+    def label(self) -> str:
+        return PENALTY_KO.get(self.penalty, self.penalty)
+
+    def to_json(self) -> dict:
+        return {"penalty": self.penalty, "label": self.label, "code": self.code,
+                "findings": list(self.findings), "quoted": self.quoted, "applies": self.applies,
+                "applies_label": "다음 듀얼에 적용" if self.applies == "next-duel"
+                else "진행 중인 듀얼에 적용", "timing_rule": self.timing_rule}
+
+
+def one_penalty(findings: list[Infraction], between_games: bool) -> Penalty | None:
+    """The single penalty for the findings of one act (None when nothing carries one)."""
+    real = [i for i in findings if i.code not in REVIEW_CODES and i.penalty != "NONE"]
+    if not real:
+        return None
+    top = max(real, key=lambda i: PENALTY_RANK.get(i.penalty, 0))  # first of the highest
+    quote = TIMING_NEXT_DUEL if between_games else TIMING_CURRENT_DUEL
+    return Penalty(penalty=top.penalty, code=top.code, findings=[i.code for i in real],
+                   quoted=top.penalty_quoted, applies="next-duel" if between_games
+                   else "current-duel", timing_rule=f"{PENALTY_TIMING_SECTION}: 「{quote}」")
+
+
 @dataclass
 class CompareResult:
     """The verdict of one deck check."""
@@ -53,11 +101,24 @@ class CompareResult:
     """The same over main+extra+side together (section 'all')."""
     sizes: dict[str, dict[str, int]] = field(default_factory=dict)
     """{'registered': totals, 'observed': totals}."""
+    needs_review: int = 0
+    """Lines (of either list) a judge must still confirm: no 일치/불일치 until they are."""
+    penalty: Penalty | None = None
+    """The one penalty of this deck check (None when nothing carries one)."""
+
+    @property
+    def verdict(self) -> str:
+        """일치 / 불일치 / 확인 필요."""
+        if self.needs_review:
+            return NEEDS_REVIEW
+        return MATCH if self.match else MISMATCH
 
     def to_json(self) -> dict:
-        return {"match": self.match, "mode": self.mode,
+        return {"match": self.match, "verdict": self.verdict, "mode": self.mode,
                 "differences": [d.to_json() for d in self.differences],
                 "infractions": [i.to_json() for i in self.infractions],
+                "penalty": self.penalty.to_json() if self.penalty else None,
+                "needs_review": self.needs_review,
                 "net_differences": [{k: v for k, v in d.to_json().items() if k != "section"}
                                     for d in self.net_differences],
                 "sizes": self.sizes}
@@ -125,7 +186,7 @@ def _new_check_infractions(registered: Decklist, observed: Decklist, db: CardDat
         return i.code, i.section if not i.card_ids else None, tuple(sorted(i.card_ids))
     before = {sig(i) for i in check_decklist(registered, limits, db).infractions}
     return [i for i in check_decklist(observed, limits, db).infractions
-            if i.code != "UNRESOLVED_LINE" and sig(i) not in before]
+            if i.code not in REVIEW_CODES and sig(i) not in before]
 
 
 def compare_decklists(registered: Decklist, observed: Decklist, between_games: bool = False,
@@ -142,10 +203,21 @@ def compare_decklists(registered: Decklist, observed: Decklist, between_games: b
     reg_whole = reg.whole()
     net = _diff(reg_whole, obs.whole(), "all", names)
     reg_sizes, obs_sizes = registered.totals(), observed.totals()
+    unresolved = (review_infractions(registered, "등록 리스트", unknown_cards=True)
+                  + review_infractions(observed, "확인한 덱", unknown_cards=True))
+    in_doubt = registered.needs_review + observed.needs_review
     infractions: list[Infraction] = []
 
-    if not between_games:
-        if differences:
+    if in_doubt:
+        pass  # no 불일치 on lines a judge has not confirmed: the verdict is 확인 필요
+    elif not between_games:
+        if differences and not net:
+            # Same cards, moved between sections before the first duel (rules 2.B).
+            infractions.append(make_infraction(
+                "SIDE_SWAP_BEFORE_FIRST_DUEL", "1듀얼째 개시 전에 덱 / 엑스트라 덱 / 사이드 덱 사이에서 "
+                "카드가 교체되어 있습니다: " + _describe(differences, set(reg_whole)),
+                _single_section(differences), _card_ids(differences)))
+        elif differences:
             infractions.append(make_infraction(
                 "DECKLIST_MISMATCH", "매치 개시 시 덱이 덱 리스트와 다릅니다: "
                 + _describe(differences, set(reg_whole)), _single_section(differences),
@@ -163,15 +235,15 @@ def compare_decklists(registered: Decklist, observed: Decklist, between_games: b
                 changed[0] if len(changed) == 1 else None, _card_ids(differences)))
 
     mismatch = bool(infractions)
-    unresolved = (review_infractions(registered, "등록 리스트")
-                  + review_infractions(observed, "확인한 덱"))
-    infractions += unresolved
-    if db is not None and limits is not None:
+    if db is not None and limits is not None and not in_doubt:
         infractions += _new_check_infractions(registered, observed, db, limits)
-    return CompareResult(match=not mismatch and not unresolved,
+    penalty = one_penalty(infractions, between_games)
+    infractions += unresolved
+    return CompareResult(match=not mismatch and not unresolved and not in_doubt,
                          mode=BETWEEN_GAMES if between_games else START_OF_MATCH,
                          differences=differences, infractions=infractions, net_differences=net,
-                         sizes={"registered": reg_sizes, "observed": obs_sizes})
+                         sizes={"registered": reg_sizes, "observed": obs_sizes},
+                         needs_review=in_doubt, penalty=penalty)
 
 
 def _single_section(diffs: list[Difference]) -> str | None:

@@ -70,7 +70,7 @@ class JobRunner:
         return ProcessPoolExecutor(
             max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
             initializer=init_worker,
-            initargs=(str(self.service.db.path), self.service.limits))
+            initargs=(self.service.db.spec, self.service.limits))
 
     def _kill_pool(self) -> None:
         pool, self._pool = self._pool, None

@@ -10,6 +10,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from card_db.cdb import CardDbSpec
 from card_db.models import LimitList
 from scanner.errors import DecksheetError
 from scanner.inputs.options import ReadOptions
@@ -29,7 +30,7 @@ class ReadOutcome:
     seconds: float = 0.0
 
 
-def init_worker(card_db_path: str, limits: LimitList) -> None:
+def init_worker(card_db: CardDbSpec, limits: LimitList) -> None:
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # one Tesseract thread per worker
     from PIL import Image
 
@@ -37,7 +38,7 @@ def init_worker(card_db_path: str, limits: LimitList) -> None:
     warnings.simplefilter("error", Image.DecompressionBombWarning)
     from card_db.cdb import load_card_db
 
-    _STATE["db"] = load_card_db(card_db_path)
+    _STATE["db"] = load_card_db(card_db)  # the spec: extra locales and aliases too
     _STATE["limits"] = limits
 
 

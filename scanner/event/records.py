@@ -1,0 +1,288 @@
+"""What the event record holds, as dataclasses, and the rules for the values that identify a
+player (Konami ID, name). Rows are mapped by column name (`sqlite3.Row`), never by position."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import sqlite3
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scanner.errors import EventError
+
+KONAMI_ID_DIGITS = 10
+WALK_IN_PREFIX = "W"
+_KONAMI_ID = re.compile(r"^[0-9]{10}$")
+_WALK_IN = re.compile(r"^W[0-9]{4,6}$")
+_LEGACY_ID = re.compile(r"^[0-9]{1,20}$")
+MAX_NAME = 100
+
+
+def now_iso() -> str:
+    """Local time with its UTC offset, to the second (what a judge reads in the record)."""
+    return dt.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def _id_text(raw: object) -> str:
+    # NFKC first: a Korean IME types full-width digits (０１２３…), which are not ASCII digits.
+    t = unicodedata.normalize("NFKC", str(raw or ""))
+    return re.sub(r"[\s\-]", "", t).upper()
+
+
+def normalise_konami_id(raw: object) -> str:
+    """A Konami card game ID to register under: 10 ASCII digits after NFKC (`０１２３-456-789`
+    → `0123456789`), or a walk-in number (`W0001`). Anything else is refused."""
+    kid = _id_text(raw)
+    if _KONAMI_ID.match(kid) or _WALK_IN.match(kid):
+        return kid
+    digits = sum(ch in "0123456789" for ch in kid)
+    if kid and kid.isascii() and kid.isdigit():
+        raise EventError(f"not a Konami card game ID: {raw!r} has {digits} digits, an ID has "
+                         f"{KONAMI_ID_DIGITS} (a player without one: register with --walk-in)")
+    raise EventError(f"not a Konami card game ID: {raw!r} (10 digits, e.g. 0123456789; a player "
+                     f"without one: register with --walk-in)")
+
+
+def lookup_konami_id(raw: object) -> str:
+    """An ID to look a player up by: as `normalise_konami_id`, but event files written before IDs
+    were validated may hold IDs of other lengths, so any run of ASCII digits is accepted here."""
+    kid = _id_text(raw)
+    if _KONAMI_ID.match(kid) or _WALK_IN.match(kid) or _LEGACY_ID.match(kid):
+        return kid
+    raise EventError(f"not a Konami card game ID: {raw!r} (10 digits, e.g. 0123456789)")
+
+
+def clean_name(raw: str | None) -> str | None:
+    """A player name as stored: NFKC, no invisible characters (bidi controls, zero-width
+    spaces/joiners, other format and control characters), spaces collapsed. Two names that look
+    the same are then the same text."""
+    if raw is None:
+        return None
+    t = unicodedata.normalize("NFKC", str(raw))
+    t = "".join(ch for ch in t if unicodedata.category(ch) not in ("Cf", "Cc", "Co", "Cs", "Cn")
+                or ch in " \t")
+    t = " ".join(t.split())
+    if len(t) > MAX_NAME:
+        raise EventError(f"player name longer than {MAX_NAME} characters")
+    return t or None
+
+
+@dataclass
+class EventInfo:
+    """The event's header row."""
+
+    path: Path
+    name: str
+    date: dt.date
+    list_name: str | None
+    """The limit list named at `event init --list`; None = the list in force on `date`."""
+    created_at: str
+
+
+@dataclass
+class Registration:
+    """One version of one player's registered decklist, as stored."""
+
+    id: int
+    konami_id: str
+    player_name: str | None
+    version: int
+    file_sha256: str
+    file_name: str | None
+    reader: str
+    decklist_json: dict
+    """`Decklist.to_json()` as read at registration (review decisions are separate rows)."""
+    legal: bool
+    needs_review: int
+    infractions: list[dict]
+    list_name: str | None
+    judge: str | None
+    created_at: str
+
+    @classmethod
+    def from_row(cls, r: sqlite3.Row) -> "Registration":
+        return cls(id=r["id"], konami_id=r["konami_id"], player_name=r["name"],
+                   version=r["version"], file_sha256=r["file_sha256"], file_name=r["file_name"],
+                   reader=r["reader"], decklist_json=json.loads(r["decklist_json"]),
+                   legal=bool(r["legal"]), needs_review=int(r["needs_review"]),
+                   infractions=json.loads(r["infractions_json"]), list_name=r["list_name"],
+                   judge=r["judge"], created_at=r["created_at"])
+
+    def summary_json(self) -> dict:
+        return {"version": self.version, "time": self.created_at, "file": self.file_name,
+                "sha256": self.file_sha256, "reader": self.reader, "legal": self.legal,
+                "needs_review": self.needs_review, "judge": self.judge, "list": self.list_name}
+
+
+@dataclass
+class ReviewDecision:
+    """A judge's answer to one flagged line (or a sheet-level flag when `line` is None)."""
+
+    registration_id: int
+    section: str | None
+    line: int | None
+    """1-based position in the section, as in the contract `review` items."""
+    read: str
+    """What the line read when decided: a decision only applies to the same reading."""
+    action: str
+    """keep (the line is right as read), choose (card_id/count given), skip (still unsure)."""
+    card_id: int | None = None
+    count: int | None = None
+    judge: str | None = None
+    created_at: str = ""
+    before: dict | None = None
+    """The line as it stood before the decision (card_id, name, count), when recorded."""
+    after: dict | None = None
+    """The line as the decision made it."""
+
+    @classmethod
+    def from_row(cls, r: sqlite3.Row) -> "ReviewDecision":
+        keys = r.keys()
+        return cls(registration_id=r["registration_id"], section=r["section"], line=r["line"],
+                   read=r["read"], action=r["action"], card_id=r["card_id"], count=r["count"],
+                   judge=r["judge"], created_at=r["created_at"],
+                   before=json.loads(r["before_json"]) if "before_json" in keys and r["before_json"] else None,
+                   after=json.loads(r["after_json"]) if "after_json" in keys and r["after_json"] else None)
+
+    def to_json(self) -> dict:
+        return {"section": self.section, "line": self.line, "read": self.read,
+                "action": self.action, "card_id": self.card_id, "count": self.count,
+                "judge": self.judge, "time": self.created_at, "before": self.before,
+                "after": self.after}
+
+
+@dataclass
+class DeckCheck:
+    id: int
+    konami_id: str
+    round: int
+    registration_id: int
+    mode: str
+    match: bool
+    observed_sha256: str | None
+    observed_json: dict
+    result_json: dict
+    judge: str | None
+    created_at: str
+    confirmed: bool = False
+    """Recorded on the judge's confirmation of lines the tool was not sure of."""
+
+    @classmethod
+    def from_row(cls, r: sqlite3.Row) -> "DeckCheck":
+        return cls(id=r["id"], konami_id=r["konami_id"], round=r["round"],
+                   registration_id=r["registration_id"], mode=r["mode"], match=bool(r["match"]),
+                   observed_sha256=r["observed_sha256"],
+                   observed_json=json.loads(r["observed_json"]),
+                   result_json=json.loads(r["result_json"]), judge=r["judge"],
+                   created_at=r["created_at"],
+                   confirmed=bool(r["confirmed"]) if "confirmed" in r.keys() else False)
+
+    @property
+    def verdict(self) -> str:
+        return self.result_json.get("verdict") or ("일치" if self.match else "불일치")
+
+    def summary_json(self) -> dict:
+        return {"id": self.id, "round": self.round, "mode": self.mode, "match": self.match,
+                "verdict": self.verdict, "judge": self.judge, "time": self.created_at,
+                "confirmed": self.confirmed, "registration_id": self.registration_id,
+                "penalty": self.result_json.get("penalty")}
+
+
+@dataclass
+class Amendment:
+    """A void or an amendment of a recorded infraction (appended; the infraction row stays)."""
+
+    id: int
+    infraction_id: int
+    action: str
+    """void / amend."""
+    reason: str
+    new_penalty: str | None
+    judge: str
+    created_at: str
+
+    @classmethod
+    def from_row(cls, r: sqlite3.Row) -> "Amendment":
+        return cls(id=r["id"], infraction_id=r["infraction_id"], action=r["action"],
+                   reason=r["reason"], new_penalty=r["new_penalty"], judge=r["judge"],
+                   created_at=r["created_at"])
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "action": self.action, "reason": self.reason,
+                "new_penalty": self.new_penalty, "judge": self.judge, "time": self.created_at}
+
+
+@dataclass
+class IssuedInfraction:
+    """An infraction a judge issued (at a deck check), with its penalty and remedy."""
+
+    id: int
+    konami_id: str
+    code: str
+    penalty: str
+    """The penalty as recorded; see `effective_penalty` for amendments."""
+    remedy: str
+    rule: str | None
+    message: str | None
+    round: int | None
+    judge: str | None
+    deck_check_id: int | None
+    created_at: str
+    findings: list[dict] = field(default_factory=list)
+    """Every finding of the act this one penalty answers (codes, messages)."""
+    amendments: list[Amendment] = field(default_factory=list)
+
+    @classmethod
+    def from_row(cls, r: sqlite3.Row) -> "IssuedInfraction":
+        keys = r.keys()
+        return cls(id=r["id"], konami_id=r["konami_id"], code=r["code"], penalty=r["penalty"],
+                   remedy=r["remedy"], rule=r["rule"], message=r["message"], round=r["round"],
+                   judge=r["judge"], deck_check_id=r["deck_check_id"], created_at=r["created_at"],
+                   findings=json.loads(r["findings_json"])
+                   if "findings_json" in keys and r["findings_json"] else [])
+
+    @property
+    def status(self) -> str:
+        """active / voided / amended (the latest amendment decides)."""
+        if not self.amendments:
+            return "active"
+        return "voided" if self.amendments[-1].action == "void" else "amended"
+
+    @property
+    def effective_penalty(self) -> str | None:
+        """The penalty that stands now: None when voided."""
+        if not self.amendments:
+            return self.penalty
+        last = self.amendments[-1]
+        return None if last.action == "void" else (last.new_penalty or self.penalty)
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "player": self.konami_id, "code": self.code,
+                "penalty": self.penalty, "remedy": self.remedy, "rule": self.rule,
+                "message": self.message, "round": self.round, "judge": self.judge,
+                "time": self.created_at, "deck_check_id": self.deck_check_id,
+                "findings": self.findings, "status": self.status,
+                "effective_penalty": self.effective_penalty,
+                "amendments": [a.to_json() for a in self.amendments]}
+
+
+@dataclass
+class NewInfraction:
+    """What `add_deck_check` needs of an infraction (from `Infraction` or its JSON)."""
+
+    code: str
+    penalty: str
+    remedy: str
+    rule: str | None = None
+    message: str | None = None
+    findings: list[dict] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, obj: Any) -> "NewInfraction":
+        d = obj if isinstance(obj, dict) else obj.to_json()
+        return cls(code=str(d.get("code")), penalty=str(d.get("penalty") or ""),
+                   remedy=str(d.get("remedy") or ""), rule=d.get("rule"), message=d.get("message"),
+                   findings=list(d.get("findings") or []))

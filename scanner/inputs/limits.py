@@ -1,0 +1,136 @@
+"""The input boundary: every size limit, and the one function that reads an input's bytes.
+
+A busy desk gets careless and hostile files alike; each limit below sits well above anything a
+real deck sheet or decklist needs and well below what would exhaust memory or time. README.md
+("Limits") documents them. Readers check against these names, never against their own numbers.
+"""
+from __future__ import annotations
+
+import os
+import select
+import stat
+import sys
+from pathlib import Path
+
+from scanner.errors import UnreadableInput
+
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+"""Any one input file. Phone photos are 2–20 MB, HEIC less, a 20-page scan PDF ~30 MB."""
+MAX_TEXT_BYTES = 2 * 1024 * 1024
+"""A text decklist (.ydk, ydke://, list, JSON). A 90-card deck is < 10 KB, its scan JSON with
+every candidate < 200 KB."""
+MAX_TEXT_LINES = 5_000
+"""Lines of a text decklist, blank and comment lines included."""
+MAX_CARD_LINES = 500
+"""Card lines (entries, passcodes) in one decklist: a legal deck has at most 90 cards, so 500
+leaves room for any honest mistake while keeping resolve/check/export bounded."""
+MAX_COUNT = 99
+"""Copies on one line. Above 3 is already illegal and reported; above 99 is not a deck (a JSON
+count of 10⁹ would otherwise build 10⁹ lines in an export)."""
+MAX_PIXELS = 60_000_000
+"""One decoded image (any phone camera up to ~60 MP). Checked from the header, before decoding:
+a 30000×30000 PNG is 2.7 GB of pixels."""
+MAX_PAGES = 100
+"""Pages of a PDF or frames of a TIFF. A registration is 1–2 pages; every page is inspected for
+a second sheet, so a whole event's batch scan should be split."""
+PIPE_IDLE_SECONDS = 30.0
+"""A pipe or FIFO that sends nothing for this long is given up: it never blocks forever."""
+
+STDIN_NAMES = {"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}
+
+
+def check_count(count: int, where: str) -> int:
+    if count > MAX_COUNT or count < -MAX_COUNT:
+        raise UnreadableInput(f"{where}: a count of {count} is not a deck (at most {MAX_COUNT} "
+                              f"copies on one line)")
+    return count
+
+
+def check_card_lines(n: int) -> None:
+    if n > MAX_CARD_LINES:
+        raise UnreadableInput(f"more than {MAX_CARD_LINES} card lines: not one decklist")
+
+
+def check_pixels(width: int, height: int, label: str) -> None:
+    if width * height > MAX_PIXELS:
+        raise UnreadableInput(f"{label} is too large ({width}×{height} pixels; at most "
+                              f"{MAX_PIXELS // 1_000_000} megapixels)")
+
+
+def check_pages(n: int, label: str, what: str = "pages") -> None:
+    if n > MAX_PAGES:
+        raise UnreadableInput(f"{label} has {n} {what}; at most {MAX_PAGES}: split it into "
+                              f"one file per sheet")
+
+
+def is_stdin(source: str) -> bool:
+    return source in STDIN_NAMES
+
+
+def read_source(source: str | Path) -> bytes:
+    """All bytes of an input, read once: a regular file up to MAX_INPUT_BYTES, or a pipe, FIFO
+    or `-` (stdin) read to its end, with no wait longer than PIPE_IDLE_SECONDS."""
+    name = str(source)
+    if is_stdin(name):
+        return _read_stream(sys.stdin.fileno(), "standard input", close=False)
+    path = Path(source)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UnreadableInput(f"no such file: {path}") from None
+    except OSError as exc:
+        raise UnreadableInput(f"cannot open {path}: {exc.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UnreadableInput(f"{path} is a folder, not a file")
+    if stat.S_ISREG(st.st_mode):
+        if st.st_size > MAX_INPUT_BYTES:
+            raise UnreadableInput(f"{path.name} is too large ({st.st_size // (1024 * 1024)} MB; "
+                                  f"at most {MAX_INPUT_BYTES // (1024 * 1024)} MB)")
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_INPUT_BYTES + 1)
+        except OSError as exc:
+            raise UnreadableInput(f"cannot open {path}: {exc.strerror}") from None
+        if len(data) > MAX_INPUT_BYTES:  # grew while being read
+            raise UnreadableInput(f"{path.name} is too large (at most "
+                                  f"{MAX_INPUT_BYTES // (1024 * 1024)} MB)")
+        return data
+    if stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+        # Non-blocking open: opening a FIFO with no writer would otherwise wait forever.
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            raise UnreadableInput(f"cannot open {path}: {exc.strerror}") from None
+        return _read_stream(fd, str(path), close=True)
+    raise UnreadableInput(f"{path} is not a regular file")
+
+
+def _read_stream(fd: int, label: str, close: bool) -> bytes:
+    if os.isatty(fd):
+        raise UnreadableInput(f"{label} is a terminal: give a file, or pipe the decklist in")
+    chunks: list[bytes] = []
+    size = 0
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLPRI)
+    try:
+        while True:
+            if not poller.poll(PIPE_IDLE_SECONDS * 1000):
+                raise UnreadableInput(f"{label}: nothing arrived for {PIPE_IDLE_SECONDS:.0f} s; "
+                                      f"gave up waiting")
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            except OSError as exc:
+                raise UnreadableInput(f"cannot read {label}: {exc.strerror}") from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_INPUT_BYTES:
+                raise UnreadableInput(f"{label} is too large (at most "
+                                      f"{MAX_INPUT_BYTES // (1024 * 1024)} MB)")
+    finally:
+        if close:
+            os.close(fd)
+    return b"".join(chunks)

@@ -1,0 +1,110 @@
+"""Pen corrections: strikes along a row, pen-coloured ink, hand-written rows and counts.
+
+A struck row (two detectors agree) leaves the deck and becomes a sheet-level review item; a
+hand-written row (after a strike in its column, or a count digit taller than the page's printed
+ones) and a struck count (its new value read) are always flagged.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from scanner.model import SheetRead
+from scanner.ocr.grid import Table
+from scanner.ocr.thresholds import INK_PRINT_CORE, INK_STRIKE
+
+if TYPE_CHECKING:
+    from scanner.ocr.rows import RowRead
+
+MERGED_ROW = 1.5
+"""A row box this many times the table's usual row height holds two lines (a missed rule)."""
+PEN_COUNT_HEIGHT = 1.3
+"""A count glyph this many times taller than the page's printed count digits is hand-written."""
+PEN_CHROMA = 14
+"""Lab (a, b) distance from the printed ink's colour beyond which a pixel is another ink."""
+PEN_SHARE = 0.3
+"""Share of a row's ink in another colour that makes the row pen-written."""
+
+
+def row_struck(row_clean: np.ndarray) -> bool:
+    """A pen line along the row: a long, nearly horizontal run of ink through the text band.
+    Rules are already removed, and no glyph stroke is a third of the row wide."""
+    if row_clean.size == 0:
+        return False
+    ink = (row_clean < INK_STRIKE).astype(np.uint8) * 255
+    ink = cv2.dilate(ink, np.ones((3, 1), np.uint8))  # bridge a wavy pen line
+    k = max(40, row_clean.shape[1] // 3)
+    runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (k, 1)))
+    return bool(runs.any())
+
+
+def ink_chroma(color: np.ndarray, clean: np.ndarray) -> tuple[float, float]:
+    """Median Lab (a, b) of the printed ink on the page: the photo's colour cast included."""
+    ink = clean[::2, ::2] < INK_PRINT_CORE
+    lab = cv2.cvtColor(color[::2, ::2], cv2.COLOR_BGR2LAB)
+    if ink.sum() < 100:
+        return 128.0, 128.0
+    return float(np.median(lab[:, :, 1][ink])), float(np.median(lab[:, :, 2][ink]))
+
+
+def row_pen_coloured(row_bgr: np.ndarray, row_clean: np.ndarray, chroma: tuple[float, float]) -> bool:
+    """Ink of another colour than the page's print (a blue pen): Lab (a, b) far from the
+    printed ink's median."""
+    if row_bgr.size == 0 or row_bgr.shape[:2] != row_clean.shape[:2]:
+        return False
+    ink = row_clean < INK_PRINT_CORE
+    if ink.sum() < 30:
+        return False
+    lab = cv2.cvtColor(row_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    dist = np.hypot(lab[:, :, 1] - chroma[0], lab[:, :, 2] - chroma[1])
+    return float((dist[ink] > PEN_CHROMA).mean()) > PEN_SHARE
+
+
+def mark_merged_rows(col_rows: list["RowRead"], table: Table) -> None:
+    """A row box that spans two printed lines (the grid missed a rule, e.g. under a strike) is
+    read as one line: flag it, and never drop it as struck (the other line may be untouched)."""
+    heights = {c.row: c.box.h for c in table.rows}
+    if len(heights) < 3:
+        return
+    usual = float(np.median(list(heights.values())))
+    for r in col_rows:
+        if heights.get(r.row, 0) > MERGED_ROW * usual:
+            r.flags.append("merged-rows")
+            if r.struck_row:
+                r.struck_row = False
+                r.flags.append("possible-strike")
+
+
+def mark_handwritten_after_strike(col_rows: list["RowRead"]) -> None:
+    """A struck row is replaced by a hand-written line in the first empty row of the column:
+    with a strike in the column, the last line of the column is suspect too; with a line only
+    one strike detector saw, the last line is when its ink looks hand-written."""
+    if not col_rows:
+        return
+    last = col_rows[-1]
+    struck = any(r.struck_row for r in col_rows)
+    maybe = any("possible-strike" in r.flags for r in col_rows if r is not last) and last.pen_like
+    if struck or maybe:
+        if not last.struck_row and "handwritten" not in last.flags:
+            last.flags.append("handwritten")
+            last.handwritten = True
+
+
+def mark_pen_counts(rows: list["RowRead"], sheet: SheetRead) -> None:
+    """Flag counts written by hand: a pen digit is taller than the printed ones of the same page.
+    This also catches a corrected count whose strike was missed (the new digit is pen)."""
+    printed = [r.count_height for r in rows
+               if r.count_height > 0 and not (r.struck_row or r.count_struck or r.handwritten)]
+    if len(printed) < 5:
+        return
+    ref = float(np.median(printed))
+    sheet.notes.append(f"printed count height {ref:.2f} of the row")
+    for r in rows:
+        if r.count_height > PEN_COUNT_HEIGHT * ref and not r.struck_row:
+            r.handwritten = True
+            if "handwritten" not in r.flags:
+                r.flags.append("handwritten")
+            r.count_detail += f"; count glyph {r.count_height / ref:.1f}× the printed height"
+

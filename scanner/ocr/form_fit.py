@@ -1,0 +1,196 @@
+"""Place a fixed-layout form (`layouts.KDE`) on a page by its rules.
+
+The form may be printed at any scale ("fit to page" shrinks it to 0.86-0.89) and anywhere on
+the paper. The column rules fix the scale and the x offset (every pair of long vertical rules
+proposes a scale and offset; the proposal that lands most of the layout's rules on rules of the
+page wins), then the row rules fix the y offset (votes of every rule for an offset). Each rule
+of the layout then snaps to the page's rule next to it (a photo's residual bend), or stays where
+the fit puts it. A page where the layout's rules are not there is not this form: None.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scanner.ocr.grid import Box, Grid, RowCells, Table, _peaks, line_masks, remove_rules
+from scanner.ocr.layouts import Layout, TableSpec
+
+MIN_X_MATCH = 6 / 7
+"""Share of the layout's column rules that must land on the page's vertical rules."""
+MIN_Y_MATCH = 0.8
+"""Share of the layout's row rules that must land on the page's horizontal rules."""
+SCALE_RANGE = (0.55, 1.15)
+"""Layout units → page pixels, relative to the page width / the layout width (printed at 100 %
+on A4, the KDE form is a little wider than the paper's printable width)."""
+CELL_MARGIN = 3
+"""Pixels each cell keeps clear of its column rules (beyond the readers' own inset)."""
+SNAP = 0.3
+"""A rule snaps to a page rule within this share of the row pitch."""
+
+
+@dataclass
+class Fit:
+    sx: float
+    ox: float
+    sy: float
+    oy: float
+    x_match: float
+    y_match: float
+
+    def x(self, u: float) -> float:
+        return self.ox + self.sx * u
+
+    def y(self, u: float) -> float:
+        return self.oy + self.sy * u
+
+
+def _rule_xs(layout: Layout) -> list[float]:
+    return sorted({v for t in layout.tables for v in (t.left, t.divider, t.right)})
+
+
+def _rule_ys(layout: Layout) -> list[float]:
+    return sorted({round(v, 2) for t in layout.tables for v in t.row_rules()})
+
+
+def _matched(pred: np.ndarray, peaks: np.ndarray, tol: float) -> np.ndarray:
+    """Per predicted position: distance to the nearest peak."""
+    if peaks.size == 0:
+        return np.full(pred.shape, np.inf)
+    return np.abs(pred[:, None] - peaks[None, :]).min(axis=1)
+
+
+def fit_x(peaks: np.ndarray, rules: list[float], width: int, layout_w: float) -> tuple[float, float, float]:
+    """(scale, offset, share matched) of the best pair-wise proposal."""
+    tol = max(4.0, 0.004 * width)
+    t = np.array(rules)
+    best = (0.0, 0.0, 0.0, np.inf)
+    base = width / layout_w
+    for a in range(len(peaks)):
+        for b in range(a + 1, len(peaks)):
+            for i in range(len(t)):
+                for j in range(i + 1, len(t)):
+                    s = (peaks[b] - peaks[a]) / (t[j] - t[i])
+                    if not SCALE_RANGE[0] * base <= s <= SCALE_RANGE[1] * base:
+                        continue
+                    o = peaks[a] - s * t[i]
+                    d = _matched(o + s * t, peaks, tol)
+                    n = int((d <= tol).sum())
+                    err = float(d[d <= tol].sum())
+                    if n > best[2] * len(t) or (n == round(best[2] * len(t)) and err < best[3]):
+                        best = (s, o, n / len(t), err)
+    return best[0], best[1], best[2]
+
+
+def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int) -> tuple[float, float, float]:
+    """(scale, offset, share matched): the paper keeps its aspect, so the y scale is the x
+    scale within a few per cent (a photo's residual perspective)."""
+    t = np.array(rules)
+    tol = max(3.0, 0.2 * sx * 17.4)
+    best = (sx, 0.0, 0.0, np.inf)
+    if peaks.size == 0:
+        return best[:3]
+    for k in np.linspace(0.96, 1.04, 17):
+        s = sx * k
+        offs = (peaks[:, None] - s * t[None, :]).ravel()
+        offs = offs[(offs > -0.5 * height) & (offs < height)]
+        if offs.size == 0:
+            continue
+        hist, edges = np.histogram(offs, bins=np.arange(offs.min(), offs.max() + 4, 3.0))
+        o = float(edges[int(np.argmax(hist))] + 1.5)
+        d = _matched(o + s * t, peaks, tol)
+        ok = d <= tol
+        if ok.any():  # refine the offset on the matched rules
+            o += float(np.median((peaks[np.abs(peaks[:, None] - (o + s * t)[None, :]).argmin(axis=0)] - (o + s * t))[ok]))
+            d = _matched(o + s * t, peaks, tol)
+            ok = d <= tol
+        n, err = int(ok.sum()), float(d[ok].sum())
+        if n > round(best[2] * len(t)) or (n == round(best[2] * len(t)) and err < best[3]):
+            best = (s, o, n / len(t), err)
+    return best[0], best[1], best[2]
+
+
+def _snap(v: float, peaks: np.ndarray, tol: float) -> int:
+    if peaks.size:
+        i = int(np.argmin(np.abs(peaks - v)))
+        if abs(peaks[i] - v) <= tol:
+            return int(peaks[i])
+    return int(round(v))
+
+
+def fit_form(gray: np.ndarray, layout: Layout) -> tuple[Grid, Fit] | None:
+    """The layout's tables placed on the page, with the rules painted out; None when the
+    page's rules do not fit the layout."""
+    h, w = gray.shape
+    _, horiz, vert = line_masks(gray, faint_rules=True)
+    vprof = (vert > 0).sum(axis=0).astype(np.float32)
+    vpk = np.array([p for p, _ in _peaks(vprof, 0.15 * h, 6)], float)
+    if len(vpk) < 4 or len(vpk) > 40:
+        return None
+    sx, ox, xm = fit_x(vpk, _rule_xs(layout), w, layout.width)
+    if xm < MIN_X_MATCH:
+        return None
+    x0, x1 = int(ox + sx * min(_rule_xs(layout))), int(ox + sx * max(_rule_xs(layout)))
+    hprof = (horiz[:, max(0, x0):min(w, x1)] > 0).sum(axis=1).astype(np.float32)
+    hpk = np.array([p for p, _ in _peaks(hprof, 0.3 * (x1 - x0), 6)], float)
+    sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h)
+    if ym < MIN_Y_MATCH:
+        return None
+    fit = _by_title_fill(gray, Fit(sx, ox, sy, oy, xm, ym), layout, hpk)
+    tables = [_table(spec, fit, vpk, horiz) for spec in layout.tables]
+    clean, rules = remove_rules(gray, horiz, vert, tables)
+    notes = [f"layout {layout.name}: scale {sx:.3f} px/unit, column rules {xm:.0%}, row rules {ym:.0%}"]
+    return Grid(tables=tables, clean=clean, rule_mask=rules, notes=notes), fit
+
+
+def _title_contrast(gray: np.ndarray, fit: Fit, layout: Layout) -> float:
+    """How much darker the title rows are than the first rows under them (their grey fill)."""
+    h, w = gray.shape
+    out = []
+    for spec in layout.tables:
+        x0, x1 = int(fit.x(spec.divider)) + 4, int(fit.x(spec.right)) - 4
+        bands = []
+        for a, b in ((spec.title_top, spec.first_row), (spec.first_row, spec.first_row + spec.pitch)):
+            y0, y1 = int(fit.y(a)) + 4, int(fit.y(b)) - 4
+            if not (0 <= y0 < y1 <= h and 0 <= x0 < x1 <= w):
+                return -255.0
+            bands.append(float(np.median(gray[y0:y1, x0:x1])))
+        out.append(bands[1] - bands[0])
+    return float(np.median(out))
+
+
+def _by_title_fill(gray: np.ndarray, fit: Fit, layout: Layout, hpk: np.ndarray) -> Fit:
+    """Rows are evenly spaced, so a fit shifted by a row matches almost every rule too: of the
+    fit and its neighbours a row up and down, the one whose title rows are grey wins."""
+    pitch = float(np.median([t.pitch for t in layout.tables]))
+    best, best_c = fit, _title_contrast(gray, fit, layout)
+    for m in (-1, 1):
+        f = Fit(fit.sx, fit.ox, fit.sy, fit.oy + m * fit.sy * pitch, fit.x_match, fit.y_match)
+        c = _title_contrast(gray, f, layout)
+        if c > best_c + 3:
+            best, best_c = f, c
+    return best
+
+
+def _table(spec: TableSpec, fit: Fit, vpk: np.ndarray, horiz: np.ndarray) -> Table:
+    tol_x = max(4.0, SNAP * fit.sx * spec.pitch)
+    left, div, right = (_snap(fit.x(v), vpk, tol_x) for v in (spec.left, spec.divider, spec.right))
+    # Row rules snap to the rules found across this table only (other tables have their own).
+    prof = (horiz[:, left:right] > 0).sum(axis=1).astype(np.float32)
+    hpk = np.array([p for p, _ in _peaks(prof, 0.5 * (right - left), 4)], float)
+    tol_y = SNAP * fit.sy * spec.pitch
+    ys = [_snap(fit.y(v), hpk, tol_y) for v in spec.row_rules()]
+    count_l, count_r = (left, div) if spec.count_side == "left" else (div, right)
+    name_l, name_r = (div, right) if spec.count_side == "left" else (left, div)
+    t = Table(box=Box(left, ys[0], right + 1, ys[-1] + 1), xs=[left, div, right], ys=ys, kind=spec.kind,
+              number_column=True)  # no printed row numbers: ink at a name's left end is the name
+    t.title = Box(left, ys[0], right, ys[1])
+    t.total = Box(count_l, ys[-2], count_r, ys[-1])
+    for i in range(1, spec.rows + 1):
+        y0, y1 = ys[i], ys[i + 1]
+        # The form's rules are thicker than db-ko's: their grey halo stays beside a painted
+        # rule, and in a narrow count cell it reads as a second glyph. Cells keep clear of it.
+        m = CELL_MARGIN
+        t.rows.append(RowCells(row=i, box=Box(left, y0, right, y1), name=Box(name_l + m, y0, name_r - m, y1),
+                               count=Box(count_l + m, y0, count_r - m, y1)))
+    return t

@@ -1,0 +1,152 @@
+"""The header block: the player's name (이름) and Konami ID (10 digits, one per box).
+Only confident reads are kept: a guessed ID is worse than none."""
+from __future__ import annotations
+
+import re
+
+import cv2
+import numpy as np
+
+from scanner.model import SheetRead
+from scanner.ocr.engine import Tesseract
+from scanner.ocr.form_fit import Fit
+from scanner.ocr.grid import Box, Grid, Table
+from scanner.ocr.layouts import Layout
+from scanner.ocr.ink import trim_to_ink
+from scanner.ocr.thresholds import INK_RULE
+
+HANGUL_NAME = re.compile(r"^[가-힣]{2,5}$")
+NAME_CONFIDENCE = 0.85
+"""A player name read below this Tesseract confidence is left out."""
+ID_DIGIT_CONFIDENCE = 0.6
+"""Every ID digit must be read at least this confidently, else no ID is reported."""
+
+
+def read_header(grid: Grid, tess: Tesseract, sheet: SheetRead) -> None:
+    """Player name (이름) and Konami ID (10 digits, one per box) from the header block."""
+    headers = sorted((t for t in grid.tables if t.kind == "header"), key=lambda t: t.box.x0)
+    if not headers:
+        return
+    t = headers[0]
+    ys = t.ys
+    if len(ys) < 3 or len(t.xs) < 2:
+        return
+    label_x = label_divider(t)
+    name_box = Box(label_x, ys[0], t.box.x1, ys[1])
+    img = name_box.crop(grid.clean, inset=5)
+    trimmed = trim_to_ink(img)
+    if trimmed is not None:
+        got = tess.read(cv2.resize(trimmed, None, fx=1.5, fy=1.5, interpolation=cv2.INTER_CUBIC),
+                        lang="kor", psm=7)
+        name = got.text.replace(" ", "")
+        if HANGUL_NAME.match(name) and got.confidence > NAME_CONFIDENCE:
+            sheet.player_name = name
+    digits = read_id_boxes(grid, t, ys[1], ys[2], tess)
+    if digits is not None:
+        sheet.konami_id = digits
+
+
+def read_id_boxes(grid: Grid, t: Table, y0: int, y1: int, tess: Tesseract) -> str | None:
+    """The 10 one-digit boxes of the Konami ID: 11 evenly spaced short rules; one digit each.
+    Only a full, confident read is returned (never a guessed ID)."""
+    xs = t.xs
+    best: list[int] = []
+    for i in range(len(xs)):
+        run = [xs[i]]
+        for x in xs[i + 1:]:
+            gap = x - run[-1]
+            if len(run) >= 2 and abs(gap - (run[1] - run[0])) > 0.25 * (run[1] - run[0]):
+                break
+            if gap < 20:
+                break
+            run.append(x)
+        if len(run) > len(best):
+            best = run
+    if len(best) != 11:
+        return None
+    out = []
+    for a, b in zip(best, best[1:]):
+        d = read_id_digit(Box(a, y0, b, y1).crop(grid.clean, inset=4).copy(), tess)
+        if d is None:
+            return None
+        out.append(d)
+    return "".join(out)
+
+
+def read_id_digit(cell: np.ndarray, tess: Tesseract) -> str | None:
+    """One ID box's digit (its own frame painted out), or None when not read confidently."""
+    ink = (cell < INK_RULE).astype(np.uint8)
+    # The digit box has its own frame, off the table's rule positions: paint it out.
+    frame = (cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(8, int(cell.shape[1] * 0.7))), np.uint8))
+             | cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(8, int(cell.shape[0] * 0.7)), 1), np.uint8)))
+    cell[cv2.dilate(frame, np.ones((3, 3), np.uint8)) > 0] = 255
+    trimmed = trim_to_ink(cell, pad=10)
+    if trimmed is None:
+        return None
+    got = tess.read(trimmed, lang="eng", psm=10, whitelist="0123456789")
+    d = got.text.strip()
+    if not re.fullmatch(r"[0-9]", d) or got.confidence < ID_DIGIT_CONFIDENCE:
+        return None
+    return d
+
+
+def label_divider(t: Table) -> int:
+    """x of the rule between the labels (이름 / 코나미 카드 게임 ID) and the values."""
+    inner = [x for x in t.xs if t.box.x0 + 20 < x < t.box.x1 - 20]
+    return inner[0] if inner else t.box.x0 + t.box.w // 3
+
+
+HANGUL_PART = re.compile(r"^[가-힣]{1,4}$")
+
+
+def _box(fit: Fit, rect: tuple[float, float, float, float]) -> Box:
+    x0, y0, x1, y1 = rect
+    return Box(int(fit.x(x0)), int(fit.y(y0)), int(fit.x(x1)), int(fit.y(y1)))
+
+
+def without_lines(cell: np.ndarray) -> np.ndarray:
+    """The cell with its frame and box rules painted white (long thin runs of ink)."""
+    out = cell.copy()
+    ink = (out < INK_RULE).astype(np.uint8)
+    lines = (cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(8, int(out.shape[1] * 0.5))), np.uint8))
+             | cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(8, int(out.shape[0] * 0.7)), 1), np.uint8)))
+    out[cv2.dilate(lines, np.ones((3, 3), np.uint8)) > 0] = 255
+    return out
+
+
+def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract, sheet: SheetRead) -> None:
+    """A fixed-layout form's player name (surname + given name, two boxes) and Konami ID
+    (10 digits in boxes): each kept only when read whole and confidently."""
+    boxes = layout.boxes
+    if "konami_id" in boxes:
+        # Ten evenly spaced boxes: one digit each, read alone (a whole-strip read stumbles on
+        # the box rules' remnants); every digit must be sure.
+        x0, y0, x1, y1 = boxes["konami_id"]
+        step = (x1 - x0) / 10
+        digits = []
+        for i in range(10):
+            cell = _box(fit, (x0 + i * step, y0, x0 + (i + 1) * step, y1)).crop(gray, inset=2).copy()
+            d = read_id_digit(cell, tess) if cell.size else None
+            if d is None:
+                break
+            digits.append(d)
+        if len(digits) == 10:
+            sheet.konami_id = "".join(digits)
+    parts = []
+    for key in ("surname", "given_name"):
+        if key not in boxes:
+            return
+        img = trim_to_ink(without_lines(_box(fit, boxes[key]).crop(gray, inset=2)))
+        if img is None:
+            return
+        # Two scales must agree: one Hangul syllable misread at high confidence (성예 → 성메)
+        # is a wrong player name, worse than none.
+        reads = [tess.read(cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC), lang="kor", psm=7)
+                 for f in (1.5, 2.0)]
+        texts = {r.text.replace(" ", "") for r in reads}
+        part = texts.pop() if len(texts) == 1 else ""
+        if not HANGUL_PART.match(part) or min(r.confidence for r in reads) <= NAME_CONFIDENCE:
+            return
+        parts.append(part)
+    if HANGUL_NAME.match("".join(parts)):
+        sheet.player_name = "".join(parts)

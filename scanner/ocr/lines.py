@@ -1,0 +1,61 @@
+"""`RowRead` → what the sheet reports: a `ReadLine`, or for a struck row a review item."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scanner.model import ReadLine, ReviewFlag
+from scanner.ocr.crops import save_crop
+from scanner.ocr.grid import Grid
+from scanner.ocr.page import PageImage
+from scanner.ocr.rows import RowRead
+from scanner.ocr.thresholds import NAME_ACCEPT, NAME_GUESS
+
+if TYPE_CHECKING:
+    from scanner.inputs.options import ReadOptions
+
+SECTION_OF = {"monster": "main", "spell": "main", "trap": "main", "extra": "extra", "side": "side"}
+
+
+def to_read_line(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions", label: str
+                 ) -> ReadLine:
+    m = r.match
+    card_id = m.card_id if m.score >= NAME_GUESS else None
+    flags = list(dict.fromkeys(r.flags))
+    detail_parts = []
+    if m.candidates and flags:
+        detail_parts.append("candidates: " + ", ".join(f"{n} ({s:.2f})" for _, n, s in m.candidates[:3]))
+    if r.count_detail and any(f.startswith("count") or f == "column-total-mismatch" for f in flags):
+        detail_parts.append(f"count: {r.count_detail}")
+    line = ReadLine(section=SECTION_OF[r.column], text=m.name if card_id else r.text,
+                    count=r.count, column=r.column, row=r.row, card_id=card_id,
+                    text_confidence=r.text_conf, count_text=str(r.count) if r.count is not None else "",
+                    flags=flags, detail="; ".join(detail_parts),
+                    confidence=round(min(m.score, 1.0) * (1.0 if not flags else 0.5), 3),
+                    alternatives=[r.text] if r.text and card_id else [])
+    if options.crops_dir and flags:
+        line.crop = save_crop(Path(options.crops_dir), label, r.column, r.row, grid, page)
+    return line
+
+
+def struck_review(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions", label: str
+                  ) -> ReviewFlag:
+    """A struck-through printed line leaves the deck; the judge still sees what was struck.
+
+    It names no line and no card_id (the card is not in the deck; a card_id would flag another
+    line of the same card), so it is a sheet-level review item."""
+    m = r.match
+    if m.card_id is not None and m.score >= NAME_ACCEPT:
+        name = f"{m.name} [{m.card_id}]"
+    elif m.card_id is not None and m.score >= NAME_GUESS:  # the pen line garbles the read
+        name = f"{r.text!r} (maybe {m.name} [{m.card_id}])"
+    else:
+        name = repr(r.text) if r.text else "?"
+    count = r.count_old if r.count_struck else r.count
+    detail = (f"{r.column} row {r.row}: printed line struck through, left out of the deck: "
+              f"{name} ×{count if count in (1, 2, 3) else '?'}")
+    if options.crops_dir:
+        crop = save_crop(Path(options.crops_dir), label, r.column, r.row, grid, page)
+        if crop:
+            detail += f"; crop {crop}"
+    return ReviewFlag(section=SECTION_OF[r.column], reason="struck-through", detail=detail)

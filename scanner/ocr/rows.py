@@ -1,0 +1,167 @@
+"""One table row → `RowRead`: strike and pen signs, the name (OCR + closed vocabulary), the count.
+
+Every doubt becomes a flag on the row; the column-level checks (corrections, totals) add more.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from scanner.ocr.corrections import row_pen_coloured, row_struck
+from scanner.ocr.counts import isolate_row, read_count_cell
+from scanner.ocr.engine import Tesseract
+from scanner.ocr.grid import Box, Grid, RowCells, Table
+from scanner.ocr.ink import ink_share
+from scanner.ocr.marks import row_marks
+from scanner.ocr.names import NameMatch, Vocabulary, read_name
+from scanner.ocr.page import PageImage
+from scanner.ocr.thresholds import COUNT_ACCEPT, EMPTY_INK
+from scanner.ocr.verify import cell_name_ink
+
+UPSCALE_TO = 48
+"""Name cells are scaled so the row is about this many pixels high for Tesseract."""
+TYPED_LIKENESS = 0.6
+"""Likeness of a name's rendering and its cell above which the name is typed, not written
+(the fixture pages fit their font at 0.74–0.95, as `verify.TRUSTED_FIT`)."""
+ROW_BAND_PAD = 0.5
+"""Count cells are read from a band this many row heights taller above and below."""
+
+
+@dataclass
+class RowRead:
+    """What one table row holds, before it becomes a `ReadLine`."""
+
+    column: str
+    row: int
+    text: str
+    text_conf: float
+    match: NameMatch
+    count: int | None
+    count_conf: float
+    count_detail: str
+    struck_row: bool
+    count_struck: bool
+    handwritten: bool
+    flags: list[str]
+    count_height: float = 0.0
+    """Ink height of the count glyph / row height (pen digits are taller than print)."""
+    count_old: int | None = None
+    """The struck old count, when the count was corrected."""
+    pen_like: bool = False
+    """The row's ink looks hand-written to `ocr_marks` (alone too weak a sign to flag it)."""
+
+
+@dataclass
+class TableContext:
+    """What every row of one table is read with."""
+
+    grid: Grid
+    page: PageImage
+    table: Table
+    column: str
+    tess: Tesseract
+    vocab: Vocabulary
+    chroma: tuple[float, float]
+    """Lab (a, b) of the page's printed ink (`corrections.ink_chroma`)."""
+    hand_filled: bool = False
+    """The layout is a form players may fill by hand: a name stands only when its rendering
+    in a known font fits the cell (typed), else it is flagged 'handwritten'."""
+
+
+def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
+    """The row's line, or None for an empty row."""
+    grid, page = ctx.grid, ctx.page
+    name_img = cells.name.crop(grid.clean, inset=3)
+    count_img = cells.count.crop(grid.clean, inset=3)
+    name_ink, count_ink = ink_share(name_img), ink_share(count_img)
+    if name_ink < EMPTY_INK and count_ink < EMPTY_INK:
+        return None
+    flags: list[str] = []
+    row_clean = cells.box.crop(grid.clean, inset=3)
+    marks = row_marks(row_clean, cells.box.crop(page.color, inset=3))
+    # Two strike detectors (Hough in ocr_marks, a long morphological run here): both → the
+    # line is struck and dropped; only one → kept and flagged, never silently dropped.
+    simple_strike = row_struck(row_clean)
+    struck = marks.struck and simple_strike
+    if marks.struck != simple_strike:
+        flags.append("possible-strike")
+    handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), row_clean, ctx.chroma)
+    # Name: OCR, closed-vocabulary match, checked by rendering the candidates (ocr_names).
+    name_read = read_name(name_img, ctx.column, ctx.tess, ctx.vocab, scale=UPSCALE_TO / max(cells.name.h, 1),
+                          numbers_in_cell=not ctx.table.number_column)
+    if name_read.row_number_only and count_ink < EMPTY_INK:
+        return None  # an empty row that only carries its printed number
+    text, conf, match = name_read.text, name_read.confidence, name_read.match
+    flags.extend(name_read.flags)
+    if ctx.hand_filled and not name_read.flags and not looks_typed(name_img, match, ctx.vocab):
+        handwritten_name = True
+    else:
+        handwritten_name = False
+    # Count: read from a band taller than the row, so a pen digit poking out stays whole.
+    count_band = row_band(grid.clean, cells.count, cells.box)
+    beside_box = Box(max(cells.name.x0, cells.name.x1 - max(8, cells.name.w // 5)), cells.name.y0,
+                     cells.name.x1, cells.name.y1)
+    beside_band = row_band(grid.clean, beside_box, cells.box)
+    count, count_conf, detail, count_struck, count_h = read_count(count_band, beside_band)
+    if (detail == "empty" and not text.strip() and name_ink < EMPTY_INK
+            and not (struck or handwritten or marks.struck or simple_strike)):
+        # A blank row whose count cell kept a sliver of a bent rule: both readers see nothing.
+        return None
+    if count is None or count_conf < COUNT_ACCEPT:
+        flags.append("count-unclear")
+    if count_struck:
+        flags.append("count-corrected")
+    if struck:
+        flags.append("struck-through")
+    if handwritten or handwritten_name:
+        flags.append("handwritten")
+        handwritten = True
+    return RowRead(column=ctx.column, row=cells.row, text=text, text_conf=conf, match=match, count=count,
+                   count_conf=count_conf, count_detail=detail, struck_row=struck,
+                   count_struck=count_struck, handwritten=handwritten, flags=flags,
+                   count_height=count_h, count_old=count_old_digit(detail),
+                   pen_like=marks.handwriting)
+
+
+@dataclass
+class RowBand:
+    """A cell cut from a band taller than its row, with the row's own ink only."""
+
+    image: np.ndarray
+    row_h: int
+    """Height of the row itself (the image may be taller: ink poking out)."""
+
+
+def row_band(clean: np.ndarray, cell: Box, row: Box, inset: int = 3) -> RowBand:
+    pad = int(ROW_BAND_PAD * row.h)
+    y0, y1 = max(0, row.y0 - pad), min(clean.shape[0], row.y1 + pad)
+    band = clean[y0:y1, cell.x0 + inset:cell.x1 - inset]
+    return RowBand(isolate_row(band, row.y0 + inset - y0, row.y1 - inset - y0), row.h - 2 * inset)
+
+
+def looks_typed(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> bool:
+    """The matched name, drawn in the page's font (or the best known font), fits the cell's ink:
+    typed text. Handwriting never fits a font this well, and neither does a font decksheet does
+    not have (that line is flagged too, never decided by a mismatching font)."""
+    if match.card_id is None or not vocab.renderer.usable:
+        return False
+    ink = cell_name_ink(name_img)
+    if ink is None:
+        return False
+    lk = vocab.renderer.likeness(ink, match.name)
+    return lk is not None and lk.score >= TYPED_LIKENESS
+
+
+def read_count(count: RowBand, beside: RowBand) -> tuple[int | None, float, str, bool, float]:
+    """(value, confidence, detail, struck, glyph height / row height) of a count cell."""
+    got = read_count_cell(count.image, beside.image)
+    height = got.height * count.image.shape[0] / max(count.row_h, 1)
+    return got.value, got.confidence, got.detail, got.struck, height
+
+
+def count_old_digit(detail: str) -> int | None:
+    """The struck digit named in a count read's detail ('struck [2] → new 3')."""
+    m = re.match(r"struck \[(\d)\]", detail)
+    return int(m.group(1)) if m else None

@@ -1,0 +1,156 @@
+"""The printed totals (합계 per column, extra, side, 메인 덱 합계) read and checked against the
+counts read in each column."""
+from __future__ import annotations
+
+import re
+
+import cv2
+import numpy as np
+
+from scanner.model import SheetRead
+from scanner.ocr.engine import Tesseract
+from scanner.ocr.form_fit import Fit
+from scanner.ocr.grid import Box, Grid
+from scanner.ocr.layouts import Layout
+from scanner.ocr.ink import trim_to_ink
+from scanner.ocr.rows import RowRead
+from scanner.ocr.thresholds import INK_RULE, SURE_COUNT
+
+DECK_COLUMNS = ("monster", "spell", "trap", "extra", "side")
+MAIN_COLUMNS = ("monster", "spell", "trap")
+UNSURE_EXPLAIN = 2
+"""At most this many unsure counts may explain a column total that does not add up (more
+unknowns would make any total explainable, and the total no check at all)."""
+DIGITS_CONFIDENCE = 0.5
+"""A printed total read below this Tesseract confidence is not used."""
+
+
+def read_digits(tess: Tesseract, img: np.ndarray) -> int | None:
+    """A printed number of 1-3 digits, or None when Tesseract is not confident."""
+    trimmed = trim_to_ink(img)
+    if trimmed is None:
+        return None
+    if trimmed.shape[0] < 40:
+        s = 48 / trimmed.shape[0]
+        trimmed = cv2.resize(trimmed, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
+    got = tess.read(trimmed, lang="eng", psm=7, whitelist="0123456789")
+    t = got.text.replace(" ", "")
+    return int(t) if re.fullmatch(r"[0-9]{1,3}", t) and got.confidence > DIGITS_CONFIDENCE else None
+
+
+def read_totals(grid: Grid, tess: Tesseract, sheet: SheetRead, main_box: bool = True) -> None:
+    """Printed 합계 cells: per column, extra, side, and (`main_box`) the db-ko sheet's
+    메인 덱 합계 box under the trap column."""
+    for column in DECK_COLUMNS:
+        t = grid.by_kind(column)
+        if t is None or t.total is None:
+            continue
+        value = read_digits(tess, t.total.crop(grid.clean, inset=4))
+        if column in MAIN_COLUMNS:
+            sheet.column_totals[column] = value
+        else:
+            sheet.printed_totals[column] = value
+    trap, lower = grid.by_kind("trap"), [grid.by_kind("extra"), grid.by_kind("side")]
+    if trap is None or not main_box:
+        return
+    lower_top = min((t.box.y0 for t in lower if t is not None), default=grid.clean.shape[0])
+    box = main_total_box(grid.clean, Box(trap.box.x0 + trap.box.w // 3, trap.box.y1 + 4,
+                                         trap.box.x1 + 10, lower_top - 4))
+    if box is not None:
+        sheet.printed_totals["main"] = read_digits(tess, box.crop(grid.clean, inset=5))
+
+
+def read_form_main_total(grid: Grid, fit: Fit, layout: Layout, tess: Tesseract, sheet: SheetRead) -> None:
+    """The main deck total of a fixed-layout form, from its box in the layout."""
+    if "main_total" not in layout.boxes:
+        return
+    x0, y0, x1, y1 = layout.boxes["main_total"]  # under the box's printed label
+    box = Box(int(fit.x(x0)), int(fit.y(y0)), int(fit.x(x1)), int(fit.y(y1)))
+    sheet.printed_totals["main"] = read_digits(tess, box.crop(grid.clean, inset=4))
+
+
+def main_total_box(page: np.ndarray, region: Box) -> Box | None:
+    """The small framed box of 메인 덱 합계 (right of its label, under the trap column)."""
+    if region.h < 20 or region.w < 40:
+        return None
+    sub = region.crop(page)
+    ink = (sub < INK_RULE).astype(np.uint8) * 255
+    contours, _ = cv2.findContours(ink, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    best = None
+    for c in contours:
+        x, y, w, h = cv2.boundingRect(c)
+        if h > 0.9 * region.h or h < 20 or w < 1.2 * h or w > 0.6 * region.w:
+            continue
+        if best is None or x > best[0]:
+            best = (x, y, w, h)
+    if best is None:
+        return None
+    x, y, w, h = best
+    return Box(region.x0 + x + 3, region.y0 + y + 3, region.x0 + x + w - 3, region.y0 + y + h - 3)
+
+
+def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
+    """Check each column's counts against its printed total.
+
+    The printed totals were printed BEFORE any pen correction, so they are compared with the
+    column as printed: the untouched rows plus the old counts of struck rows and struck counts
+    (hand-written new rows left out). A match confirms the untouched counts. When an old count
+    could not be read, a total that the unknown olds (1..3 each) can explain leaves only the
+    unsure counts flagged, and so does a total that one or two unsure untouched counts can
+    explain; a column nothing explains gets every count flagged (the printed
+    total may be the wrong one, a judge decides). A total equal to the corrected sum (the
+    writer updated the total too) also confirms.
+    """
+    for column in DECK_COLUMNS:
+        printed = (sheet.column_totals.get(column) if column in MAIN_COLUMNS
+                   else sheet.printed_totals.get(column))
+        col = [r for r in rows if r.column == column]
+        if not col:
+            continue
+        kept = [r for r in col if not r.struck_row]
+        untouched = [r for r in kept if not r.count_struck and not r.handwritten]
+        corrected = [r for r in col if r.struck_row or r.count_struck]
+        after = sum(r.count or 0 for r in kept)
+        if printed is None:
+            verdict = "unchecked"
+        elif after == printed and not any(r.count is None for r in kept):
+            verdict = "confirmed"
+        else:
+            base = sum(r.count or 0 for r in untouched)
+            olds = [old_count(r) for r in corrected]
+            known = [o for o in olds if o is not None]
+            unknown = len(olds) - len(known)
+            unsure = [r for r in untouched if r.count is None or r.count_conf < SURE_COUNT]
+            sure = sum(r.count or 0 for r in untouched if r.count is not None and r.count_conf >= SURE_COUNT)
+            if (not corrected and 0 < len(unsure) <= UNSURE_EXPLAIN
+                    and len(unsure) <= printed - sure <= 3 * len(unsure)):
+                # A misread unsure count explains the total: it alone is flagged (sure counts
+                # stand, as they do with no total at all).
+                verdict = "unchecked"
+            elif any(r.count is None for r in untouched):
+                verdict = "mismatch"
+            elif unknown == 0 and corrected and base + sum(known) == printed:
+                verdict = "confirmed"
+            elif corrected and len(corrected) <= printed - base <= 3 * len(corrected):
+                verdict = "unchecked"  # the corrections can explain the total, but not pin it
+            else:
+                verdict = "mismatch"
+            if verdict != "confirmed":
+                sheet.notes.append(f"{column}: counts sum to {after} ({base} untouched, "
+                                   f"{len(corrected)} corrected), printed total {printed}")
+        if verdict == "unchecked":
+            # No usable total: only a printed count read with high confidence stands.
+            for r in kept:
+                if r.count_conf < SURE_COUNT and "count-unclear" not in r.flags:
+                    r.flags.append("count-unclear")
+        elif verdict == "mismatch":
+            for r in kept:
+                if "column-total-mismatch" not in r.flags:
+                    r.flags.append("column-total-mismatch")
+
+
+def old_count(r: RowRead) -> int | None:
+    """What a corrected row counted as printed: a struck row's count, a struck count's old digit."""
+    if r.struck_row and not r.count_struck:
+        return r.count if r.count in (1, 2, 3) else None
+    return r.count_old if r.count_old in (1, 2, 3) else None

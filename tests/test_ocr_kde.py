@@ -1,0 +1,98 @@
+"""Konami's deck-list form on paper (kde-scan, kde-photo): the layout placed by its rules,
+count left of the name, and every name that is not typed flagged for review (issue 14)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from scoring import score_scan
+
+pytest.importorskip("tesserocr")
+
+PHOTOS = Path(__file__).resolve().parent.parent / "samples" / "photos"
+PEN_FONT = Path("/usr/share/fonts/truetype/nanum/NanumPen.ttf")
+
+
+def _page(path: Path):
+    from scanner.ocr.page import image_to_page, load_image
+    from scanner.ocr.rasterize import pdf_page_image
+    if path.suffix == ".pdf":
+        return image_to_page(pdf_page_image(path), is_scan=True)
+    return image_to_page(load_image(path))
+
+
+def _truth(path: Path) -> dict:
+    return json.loads(path.with_name(path.name.rsplit(".", 1)[0] + ".truth.json").read_text("utf-8"))
+
+
+@pytest.mark.parametrize("name", ["kde-scan-01.pdf", "kde-scan-02.pdf", "kde-scan-03.pdf",
+                                  "kde-photo-01.jpg", "kde-photo-02.jpg", "kde-photo-03.jpg"])
+def test_kde_form_on_paper_is_read(fixtures_dir, real_db, name):
+    from scanner.read import ReadOptions, load_decklist
+    src = fixtures_dir / "sheets" / name
+    out = load_decklist(src, real_db, ReadOptions()).to_json()
+    truth = _truth(src)
+    s = score_scan(out, truth)
+    assert s["silent"] == 0, s["errors"]
+    assert s["correct"] >= 0.85 * s["lines"], s
+    # the header: a name or ID is reported only when read whole (never a wrong one)
+    for key in ("name", "konami_id"):
+        assert out["player"][key] in (None, truth["player"][key]), (key, out["player"])
+
+
+@pytest.mark.parametrize("name", ["kde-scan-01.pdf", "kde-photo-03.jpg"])
+def test_fit_puts_row_one_under_the_grey_title(fixtures_dir, name):
+    """Rows are evenly spaced, so a fit one row off matches nearly every rule: the grey title
+    row decides (row 1 must be the first typed line, not the title)."""
+    from scanner.ocr.form_fit import fit_form
+    from scanner.ocr.layouts import KDE
+    page = _page(fixtures_dir / "sheets" / name)
+    grid, fit = fit_form(page.gray, KDE)
+    monster = grid.by_kind("monster")
+    title = float(np.median(monster.title.crop(page.gray, inset=6)))
+    row1 = float(np.median(monster.rows[0].name.crop(page.gray, inset=6)))
+    assert row1 - title > 25  # the title is filled grey, row 1 is paper
+    assert len(monster.rows) == 18 and len(grid.by_kind("side").rows) == 15
+    # count left of the name
+    assert monster.rows[0].count.x1 <= monster.rows[0].name.x0
+
+
+def test_db_ko_sheet_is_not_taken_for_the_form():
+    from scanner.ocr.form_fit import fit_form
+    from scanner.ocr.layouts import KDE
+    assert fit_form(_page(PHOTOS / "scan-01.pdf").gray, KDE) is None
+
+
+def test_a_hand_written_name_on_the_form_is_flagged(fixtures_dir, real_db):
+    """A name written by hand in an empty row (a pen font, as the fixtures' generator writes):
+    never an unflagged line, whatever OCR makes of it."""
+    if not PEN_FONT.is_file():
+        pytest.skip("needs the Nanum Pen Script font")
+    from scanner.inputs.options import ReadOptions
+    from scanner.ocr.form_fit import fit_form
+    from scanner.ocr.layouts import KDE
+    from scanner.ocr.pipeline import read_image
+    src = fixtures_dir / "sheets" / "kde-scan-03.pdf"
+    page = _page(src)
+    grid, _ = fit_form(page.gray, KDE)
+    truth = _truth(src)
+    used = {ln["row"] for ln in truth["layout"]["lines"] if ln["column"] == "spell"}
+    row = next(r for r in grid.by_kind("spell").rows if r.row not in used)
+    img = Image.fromarray(cv2.cvtColor(page.color, cv2.COLOR_BGR2RGB))
+    draw = ImageDraw.Draw(img)
+    font = ImageFont.truetype(str(PEN_FONT), int(row.box.h * 0.85))
+    draw.text((row.name.x0 + 8, row.name.y0), "무덤의 지명자", font=font, fill=(20, 20, 30))
+    draw.text((row.count.x0 + 12, row.count.y0), "2", font=font, fill=(20, 20, 30))
+    bgr = cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR)
+    sheet = read_image(bgr, real_db, ReadOptions(), is_scan=True, label="hand")
+    line = next(ln for ln in sheet.lines if ln.column == "spell" and ln.row == row.row)
+    assert "handwritten" in line.flags, line
+    # the typed lines are not taken for handwriting (the added count breaks the column's
+    # printed total, which flags them as it should)
+    typed = [ln for ln in sheet.lines if ln.column == "spell" and ln.row in used]
+    assert typed and not any("handwritten" in ln.flags for ln in typed)
