@@ -228,7 +228,7 @@ class StationService:
 
     def __init__(self, config: StationConfig, db: CardDatabase | None = None) -> None:
         self.config = config
-        self.db = db or load_card_db(config.card_db)
+        self.db = db or load_card_db(config.card_db or None, aliases=config.aliases or None)
         with self.store() as store:
             self.event = store.event()
             self.limits: LimitList = event_limits(self.event, self.db, config.lflist,
