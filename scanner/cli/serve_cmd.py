@@ -24,15 +24,17 @@ def serve(event_path: str | None, host: str, port: int, key: str | None, workers
           settings: Settings) -> int:
     """Start the check-in station for an event: judges open the printed URL on their phones."""
     from scanner.errors import EventError
-    from scanner.web import StationConfig, serve as run
+    from scanner.web import StationConfig
+    from scanner.web import serve as run
 
     if not event_path:
         event_path = os.environ.get("DECKSHEET_EVENT")
     if not event_path:
         raise EventError("no event: give --event PATH or set DECKSHEET_EVENT")
-    options = dict(event_path=event_path, host=host, port=port, card_db=settings.card_db,
-                   aliases=settings.aliases, lflist=settings.lflist,
-                   list_name=settings.list_name, extra_bans=settings.extra_bans)
+    options = {"event_path": event_path, "host": host, "port": port,
+               "card_db": settings.card_db, "aliases": settings.aliases,
+               "lflist": settings.lflist, "list_name": settings.list_name,
+               "extra_bans": settings.extra_bans}
     if key:
         options["key"] = key
     if workers:

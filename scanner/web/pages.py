@@ -134,7 +134,7 @@ async def review_post(request: Request) -> Response:
         await run_in_threadpool(service.confirm_checkin, kid, version, judge)
         return _redirect(f"/players/{kid}/v/{version}?m=confirmed")
     answers = []
-    for key in form.keys():
+    for key in form:
         if not key.startswith("act-"):
             continue
         value = _text(form, key) or ""

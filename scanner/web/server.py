@@ -7,7 +7,6 @@ import logging
 import uvicorn
 
 from scanner.errors import EventError
-
 from scanner.web.app import build_app
 from scanner.web.config import StationConfig
 

@@ -10,7 +10,7 @@ from web.station import KEY, REPO, child_env, start_server
 
 def _serve(tmp_path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", "from scanner.cli import main; main()", "serve",
-                           *args], capture_output=True, text=True, timeout=60,
+                           *args], check=False, capture_output=True, text=True, timeout=60,
                           env=child_env(tmp_path / "nd"), cwd=REPO)
 
 
