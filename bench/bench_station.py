@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import tempfile
 import threading
@@ -29,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from web.station import make_event, start_server  # noqa: E402
+from web.station import make_event, start_server
 
 SAMPLES = REPO / "samples"
 
@@ -75,7 +74,7 @@ class LoadResult:
             if not xs:
                 return None
             xs = sorted(xs)
-            return round(xs[min(len(xs) - 1, int(round(p * (len(xs) - 1))))], 2)
+            return round(xs[min(len(xs) - 1, round(p * (len(xs) - 1)))], 2)
 
         out = {"uploaders": self.uploaders, "sheets_each": self.sheets_each,
                "sheets": len(self.samples), "workers": self.workers, "cores": self.cores,

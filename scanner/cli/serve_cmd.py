@@ -24,15 +24,17 @@ def serve(event_path: str | None, host: str, port: int, key: str | None, workers
           settings: Settings) -> int:
     """Start the check-in station for an event: judges open the printed URL on their phones."""
     from scanner.errors import EventError
-    from scanner.web import StationConfig, serve as run
+    from scanner.web import StationConfig
+    from scanner.web import serve as run
 
     if not event_path:
         event_path = os.environ.get("DECKSHEET_EVENT")
     if not event_path:
         raise EventError("no event: give --event PATH or set DECKSHEET_EVENT")
-    options = dict(event_path=event_path, host=host, port=port, card_db=settings.card_db,
-                   lflist=settings.lflist, list_name=settings.list_name,
-                   extra_bans=settings.extra_bans)
+    options = {"event_path": event_path, "host": host, "port": port,
+               "card_db": settings.card_db, "aliases": settings.aliases,
+               "lflist": settings.lflist, "list_name": settings.list_name,
+               "extra_bans": settings.extra_bans}
     if key:
         options["key"] = key
     if workers:
@@ -41,5 +43,7 @@ def serve(event_path: str | None, host: str, port: int, key: str | None, workers
         config = StationConfig(**options)
     except ValueError as exc:
         raise EventError(str(exc)) from None
-    run(config)
+    from scanner.event.store import EventStore
+    EventStore.open(config.event_path).close()  # refuse a bad event before loading the cards
+    run(config, settings.db())  # the CLI's loader: says so on stderr when it is the demo db
     return 0

@@ -8,6 +8,7 @@ from scanner.web.config import StationConfig
 __all__ = ["StationConfig", "serve"]
 
 
-def serve(config: StationConfig) -> None:
+def serve(config: StationConfig, db=None) -> None:
+    """Run the station until stopped; `db` is a loaded CardDatabase (else loaded from config)."""
     from scanner.web.server import serve as _serve  # late: uvicorn only when serving
-    _serve(config)
+    _serve(config, db)

@@ -59,7 +59,7 @@ async def read_json(request: Request) -> dict:
     return data
 
 
-def _csrf(request: Request, token: str | None = None) -> None:
+def require_csrf(request: Request, token: str | None = None) -> None:
     if not csrf_ok(request, token, _service(request).config.key):
         raise StationError("CSRF 토큰이 없거나 틀립니다 (페이지를 새로 고치세요)", 403)
 
@@ -75,13 +75,13 @@ async def upload_registration(request: Request, form: Any) -> dict:
         upload = check_upload(data, file.filename, service.config.max_upload_bytes)
     except UploadRefused as exc:
         raise StationError(str(exc), exc.status) from None
-    job = await run_in_threadpool(service.submit, upload, _text(form, "player"),
-                                  _text(form, "name"), judge_name(request))
+    job = await run_in_threadpool(service.submit, upload, form_text(form, "player"),
+                                  form_text(form, "name"), judge_name(request))
     request.app.state.runner.notify()
     return {"job": job.id}
 
 
-def _text(form: Any, name: str) -> str | None:
+def form_text(form: Any, name: str) -> str | None:
     value = form.get(name)
     return value if isinstance(value, str) else None
 
@@ -90,7 +90,7 @@ def _text(form: Any, name: str) -> str | None:
 
 
 async def post_roster(request: Request) -> Response:
-    _csrf(request)
+    require_csrf(request)
     body = await read_body(request, _service(request).config.max_upload_bytes)
     try:
         text = body.decode("utf-8-sig")
@@ -105,7 +105,7 @@ async def post_roster(request: Request) -> Response:
 
 async def post_registration(request: Request) -> Response:
     form = await read_form(request, _service(request).config.max_upload_bytes)
-    _csrf(request, _text(form, "csrf"))
+    require_csrf(request, form_text(form, "csrf"))
     return JSONResponse(await upload_registration(request, form), status_code=202)
 
 
@@ -141,7 +141,7 @@ async def get_player(request: Request) -> Response:
 
 
 async def post_review(request: Request) -> Response:
-    _csrf(request)
+    require_csrf(request)
     data = await read_json(request)
     decisions = data.get("decisions")
     if not isinstance(decisions, list) or not all(isinstance(d, dict) for d in decisions):
@@ -164,7 +164,7 @@ async def get_cards(request: Request) -> Response:
 
 
 async def post_deckcheck(request: Request) -> Response:
-    _csrf(request)
+    require_csrf(request)
     data = await read_json(request)
     try:
         counts = {(str(c["section"]), int(c["line"])): int(c["count"])
@@ -196,7 +196,7 @@ async def get_infractions(request: Request) -> Response:
 
 
 async def post_void(request: Request) -> Response:
-    _csrf(request)
+    require_csrf(request)
     data = await read_json(request)
     try:
         inf_id = int(request.path_params["inf_id"])

@@ -24,7 +24,10 @@ class StationConfig:
     """The event key: in the sign-in URL, and as `Authorization: Bearer KEY` for the API."""
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     """Reading processes (OCR is CPU-bound: one per core)."""
-    card_db: str | None = None
+    card_db: tuple[str, ...] = ()
+    """cards.cdb files (the first gives the names); empty: $DECKSHEET_CARD_DB, fetched, demo."""
+    aliases: tuple[str, ...] = ()
+    """Alternate-art sources; empty: $DECKSHEET_ALIASES, if set."""
     lflist: str | None = None
     list_name: str | None = None
     extra_bans: bool = True
@@ -38,6 +41,8 @@ class StationConfig:
 
     def __post_init__(self) -> None:
         self.event_path = Path(self.event_path)
+        if isinstance(self.card_db, (str, Path)):
+            self.card_db = (str(self.card_db),)
         if not self.key or len(self.key) < 8:
             raise ValueError("the event key must have at least 8 characters")
         if not 1 <= self.workers <= 64:

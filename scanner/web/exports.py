@@ -14,7 +14,8 @@ from typing import Any
 
 from scanner.event.audit_report import mask_id
 from scanner.web.present import local_time
-from scanner.web.service import STATUS_KO, StationService
+from scanner.web.service import StationService
+from scanner.web.views import STATUS_KO
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 

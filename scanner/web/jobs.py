@@ -94,7 +94,7 @@ class JobRunner:
             else:
                 try:
                     self._fill()
-                except Exception:  # noqa: BLE001 - keep serving; the job stays queued
+                except Exception:
                     log.exception("could not start jobs")
             if self._inflight:
                 wait([f.future for f in self._inflight.values()], timeout=0.2,
@@ -163,7 +163,7 @@ class JobRunner:
             self._inflight.pop(f.job.id, None)
             try:
                 self.service.complete(f.job, outcome)
-            except Exception:  # noqa: BLE001 - the job is retried at the next start
+            except Exception:
                 log.exception("could not register job %s", f.job.id)
         if hung:
             # Jobs still in the broken pool go back to the queue; their reads start over.

@@ -9,9 +9,10 @@ from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from scanner.web import exports
-from scanner.web.api import _csrf, _text, read_form
+from scanner.web.api import form_text, read_form, require_csrf
 from scanner.web.auth import csrf_token, judge_name, set_judge_cookie
-from scanner.web.service import STATUS_KO, StationError, StationService
+from scanner.web.service import StationError, StationService
+from scanner.web.views import STATUS_KO
 
 
 def _service(request: Request) -> StationService:
@@ -59,9 +60,9 @@ async def judge_page(request: Request) -> Response:
     nxt = request.query_params.get("next", "/")
     if request.method == "POST":
         form = await read_form(request, 65536)
-        _csrf(request, _text(form, "csrf"))
-        name = (_text(form, "name") or "").strip()
-        nxt = _text(form, "next") or "/"
+        require_csrf(request, form_text(form, "csrf"))
+        name = (form_text(form, "name") or "").strip()
+        nxt = form_text(form, "next") or "/"
         if not name:
             return render(request, "judge.html", 400, next=nxt, message="이름을 입력하세요")
         response = _redirect(nxt if nxt.startswith("/") and not nxt.startswith("//") else "/")
@@ -77,16 +78,16 @@ async def roster_page(request: Request) -> Response:
     message = None
     if request.method == "POST":
         form = await read_form(request, service.config.max_upload_bytes)
-        _csrf(request, _text(form, "csrf"))
-        if _text(form, "action") == "add":
-            e = await run_in_threadpool(service.add_player, _text(form, "player") or "",
-                                        _text(form, "name") or "", _text(form, "table"))
+        require_csrf(request, form_text(form, "csrf"))
+        if form_text(form, "action") == "add":
+            e = await run_in_threadpool(service.add_player, form_text(form, "player") or "",
+                                        form_text(form, "name") or "", form_text(form, "table"))
             message = f"추가됨: {e.name}"
         else:
             f = form.get("file")
             raw = await f.read() if isinstance(f, UploadFile) else b""
             if not raw.strip():  # no file chosen: the pasted text
-                raw = (_text(form, "csv") or "").encode()
+                raw = (form_text(form, "csv") or "").encode()
             try:
                 text = raw.decode("utf-8-sig")
             except UnicodeDecodeError:
@@ -128,25 +129,25 @@ async def review_post(request: Request) -> Response:
     service = _service(request)
     kid, version = request.path_params["kid"], int(request.path_params["version"])
     form = await read_form(request, 1 << 20)
-    _csrf(request, _text(form, "csrf"))
+    require_csrf(request, form_text(form, "csrf"))
     judge = judge_name(request)
-    if _text(form, "confirm_checkin"):
+    if form_text(form, "confirm_checkin"):
         await run_in_threadpool(service.confirm_checkin, kid, version, judge)
         return _redirect(f"/players/{kid}/v/{version}?m=confirmed")
     answers = []
-    for key in form.keys():
+    for key in form:
         if not key.startswith("act-"):
             continue
-        value = _text(form, key) or ""
+        value = form_text(form, key) or ""
         _, section, line = key.split("-", 2)
         if section == "flag":
             answers.append({"flag": line, "action": value})
         elif value.startswith("card:") or value == "other":
-            card = value[5:] if value.startswith("card:") else _text(form, f"card-{section}-{line}")
+            card = value[5:] if value.startswith("card:") else form_text(form, f"card-{section}-{line}")
             if not card:
                 raise StationError("다른 카드를 목록에서 고르세요")
             answers.append({"section": section, "line": line, "action": "choose",
-                            "card_id": card, "count": _text(form, f"count-{section}-{line}")})
+                            "card_id": card, "count": form_text(form, f"count-{section}-{line}")})
         else:
             answers.append({"section": section, "line": line, "action": value})
     if not answers:
@@ -174,28 +175,28 @@ async def deckcheck_page(request: Request) -> Response:
     form_values: dict = {}
     if request.method == "POST":
         form = await read_form(request, 1 << 20)
-        _csrf(request, _text(form, "csrf"))
+        require_csrf(request, form_text(form, "csrf"))
         counts = {}
         for row in rows:
-            raw = _text(form, f"n-{row.section}-{row.index}")
+            raw = form_text(form, f"n-{row.section}-{row.index}")
             if raw not in (None, ""):
                 try:
                     counts[(row.section, row.index)] = int(raw)
                 except ValueError:
                     raise StationError("매수는 숫자로 입력하세요") from None
         extra = []
-        if (_text(form, "extra_card") or "").strip():
+        if (form_text(form, "extra_card") or "").strip():
             try:
-                extra = [(_text(form, "extra_section") or "main", int(_text(form, "extra_card")),
-                          int(_text(form, "extra_count") or 1))]
+                extra = [(form_text(form, "extra_section") or "main", int(form_text(form, "extra_card")),
+                          int(form_text(form, "extra_count") or 1))]
             except ValueError:
                 raise StationError("추가 카드를 목록에서 고르세요") from None
         try:
-            round_no = int(_text(form, "round") or "")
+            round_no = int(form_text(form, "round") or "")
         except ValueError:
             raise StationError("라운드 번호를 입력하세요") from None
-        between = _text(form, "mode") == "between-games"
-        confirm = _text(form, "do") == "confirm"
+        between = form_text(form, "mode") == "between-games"
+        confirm = form_text(form, "do") == "confirm"
         preview = await run_in_threadpool(service.deck_check, kid, round_no, between, counts,
                                           extra, confirm, judge_name(request))
         form_values = {"round": round_no, "mode": "between-games" if between else "start-of-match",
@@ -207,13 +208,13 @@ async def deckcheck_page(request: Request) -> Response:
 async def void_post(request: Request) -> Response:
     service = _service(request)
     form = await read_form(request, 65536)
-    _csrf(request, _text(form, "csrf"))
+    require_csrf(request, form_text(form, "csrf"))
     try:
         inf_id = int(request.path_params["inf_id"])
     except ValueError:
         raise StationError("위반 번호가 올바르지 않습니다", 404) from None
-    await run_in_threadpool(service.void_infraction, inf_id, _text(form, "reason") or "",
-                            judge_name(request), _text(form, "new_penalty") or None)
+    await run_in_threadpool(service.void_infraction, inf_id, form_text(form, "reason") or "",
+                            judge_name(request), form_text(form, "new_penalty") or None)
     return _redirect("/#infractions")
 
 

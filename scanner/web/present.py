@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 from scanner.event.audit_report import mask_id
 from scanner.rules.codes import PENALTY_KO
-from scanner.web.service import STATUS_KO
+from scanner.web.views import STATUS_KO
 
 SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
 MODE_KO = {"start-of-match": "매치 시작 전", "between-games": "게임 사이"}

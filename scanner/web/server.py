@@ -7,7 +7,6 @@ import logging
 import uvicorn
 
 from scanner.errors import EventError
-
 from scanner.web.app import build_app
 from scanner.web.config import StationConfig
 
@@ -27,9 +26,11 @@ class _Server(uvicorn.Server):
             print(f"decksheet serve: {self.station.sign_in_url()}", flush=True)
 
 
-def serve(config: StationConfig) -> None:
+def serve(config: StationConfig, db=None) -> None:
     """Block until the server is stopped."""
-    app = build_app(config)
+    from scanner.web.service import StationService
+
+    app = build_app(config, StationService(config, db))
     uv = uvicorn.Config(app, host=config.host, port=config.port, log_level="warning",
                         lifespan="on", timeout_graceful_shutdown=int(config.shutdown_grace_s),
                         server_header=False)

@@ -9,35 +9,51 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import json
 import re
-import tempfile
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from card_db.cdb import CardDatabase, load_card_db
 from card_db.models import LimitList
 from scanner.errors import DecksheetError, EventError
 from scanner.event import flows
-from scanner.event.flows import (CHOOSE, KEEP, SKIP, apply_decisions, decklist_from_json,
-                                 event_limits)
-from scanner.event.store import EventStore, Registration, ReviewDecision, normalise_konami_id
+from scanner.event.flows import (
+    CHOOSE,
+    KEEP,
+    SKIP,
+    apply_decisions,
+    decklist_from_json,
+    event_limits,
+)
+from scanner.event.store import (
+    EventStore,
+    Registration,
+    ReviewDecision,
+    normalise_konami_id,
+)
 from scanner.model import SECTIONS, Decklist, Entry
-from scanner.rules.check import check_decklist
+from scanner.rules.codes import REVIEW_CODES, VERDICT_CODES
 from scanner.web.config import StationConfig
 from scanner.web.reader import ReadOutcome
 from scanner.web.station_store import Job, RosterEntry, StationStore
 from scanner.web.uploads import CheckedUpload
+from scanner.web.views import (
+    NOT_REGISTERED,
+    ChecklistRow,
+    DecisionView,
+    DeckCheckPreview,
+    InfractionView,
+    LineView,
+    PlayerRow,
+    RegistrationView,
+    SheetFlagView,
+    Verdict,
+)
 
-NOT_REGISTERED, NEEDS_REVIEW, ILLEGAL, LEGAL = "not-registered", "needs-review", "illegal", "legal"
-STATUS_KO = {NOT_REGISTERED: "미등록", NEEDS_REVIEW: "확인 필요", ILLEGAL: "부적합", LEGAL: "적합"}
 JOB_MARK = "station_job"
 """Key in a registration's stored decklist JSON naming the job that made it (no double
 registration when a killed server runs the job again)."""
-VOID_ACTION = "infraction-void"
-"""Audit-log action of a void/amend (append-only; the original infraction row stays)."""
 
 
 class StationError(Exception):
@@ -46,174 +62,6 @@ class StationError(Exception):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
-
-
-@dataclass
-class Verdict:
-    status: str
-    needs_review: int
-    breaches: int
-    """Infractions with a real penalty (not the tool's own NONE review items)."""
-
-    @property
-    def text(self) -> str:
-        if self.status == NOT_REGISTERED:
-            return "미등록"
-        parts = []
-        if self.breaches:
-            parts.append(f"부적합 {self.breaches}")
-        if self.needs_review:
-            parts.append(f"확인 필요 {self.needs_review}")
-        return " · ".join(parts) or "적합"
-
-
-@dataclass
-class PlayerRow:
-    konami_id: str
-    name: str | None
-    table_no: str | None
-    version: int | None
-    verdict: Verdict
-    fixed: bool = False
-    """A judge has answered review items of the current version."""
-    deck_checks: int = 0
-    infractions: int = 0
-    in_roster: bool = True
-
-    @property
-    def status(self) -> str:
-        return self.verdict.status
-
-    def to_api(self) -> dict:
-        return {"player": self.konami_id, "name": self.name, "version": self.version,
-                "status": self.status, "table": self.table_no,
-                "needs_review": self.verdict.needs_review, "infractions": self.verdict.breaches,
-                "deck_checks": self.deck_checks}
-
-
-@dataclass
-class LineView:
-    """One line of a registered list, placed as on the paper."""
-
-    section: str
-    line: int
-    """1-based position in the section (the key of review decisions)."""
-    place: str
-    """Column and printed row, e.g. '몬스터 3', or '메인 12' for lists without a sheet."""
-    card_id: int | None
-    name: str
-    count: int
-    read: str
-    needs_review: bool
-    reasons: list[str]
-    candidates: list[tuple[int, str, float]]
-    crop_url: str | None
-    decided: str | None = None
-    """How a judge answered it (text), when answered."""
-
-
-@dataclass
-class SheetFlagView:
-    index: int
-    section: str | None
-    reason: str
-    reason_ko: str
-    detail: str
-    crop_url: str | None
-    restore: tuple[int, str, int] | None
-    """(card_id, name, count) of a struck-through row that could be restored."""
-
-
-@dataclass
-class RegistrationView:
-    konami_id: str
-    name: str | None
-    table_no: str | None
-    version: int
-    versions: list[int]
-    file_name: str | None
-    reader: str
-    created_at: str
-    judge: str | None
-    verdict: Verdict
-    columns: list[tuple[str, list[LineView]]]
-    flagged: list[LineView]
-    sheet_flags: list[SheetFlagView]
-    infractions: list[dict]
-    totals: dict
-    printed_totals: dict
-    sheet_id: str | None
-    sheet_name: str | None
-    warnings: list[str]
-    decisions: list["DecisionView"]
-    checkin_confirmed: bool
-
-
-@dataclass
-class DecisionView:
-    konami_id: str
-    name: str | None
-    version: int
-    place: str
-    before: str
-    after: str
-    judge: str | None
-    at: str
-
-
-@dataclass
-class InfractionView:
-    id: int
-    konami_id: str
-    name: str | None
-    code: str
-    penalty: str
-    remedy: str
-    rule: str | None
-    message: str | None
-    round: int | None
-    judge: str | None
-    at: str
-    voids: list[dict] = field(default_factory=list)
-    """Voids/amendments recorded later: {reason, judge, at, new_penalty}."""
-
-    @property
-    def voided(self) -> bool:
-        return any(v.get("new_penalty") in (None, "") for v in self.voids)
-
-    @property
-    def penalty_now(self) -> str | None:
-        """The penalty in force: the last amendment's, None when voided."""
-        current: str | None = self.penalty
-        for v in self.voids:
-            current = v.get("new_penalty") or None
-        return current
-
-
-@dataclass
-class ChecklistRow:
-    section: str
-    index: int
-    card_id: int
-    name: str
-    count: int
-
-
-@dataclass
-class DeckCheckPreview:
-    konami_id: str
-    name: str | None
-    round: int
-    between_games: bool
-    match: bool
-    differences: list[dict]
-    infractions: list[dict]
-    registered_version: int
-    observed: dict[tuple[str, int], int]
-    recorded: bool = False
-    deck_check_id: int | None = None
-    not_recorded: str | None = None
-    """Why the event layer did not record a confirmed check (e.g. the list still needs review)."""
 
 
 _SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드"}
@@ -228,7 +76,7 @@ class StationService:
 
     def __init__(self, config: StationConfig, db: CardDatabase | None = None) -> None:
         self.config = config
-        self.db = db or load_card_db(config.card_db)
+        self.db = db or load_card_db(config.card_db or None, aliases=config.aliases or None)
         with self.store() as store:
             self.event = store.event()
             self.limits: LimitList = event_limits(self.event, self.db, config.lflist,
@@ -318,18 +166,17 @@ class StationService:
     # ------------------------------------------------------------------ players and status
 
     def _verdict(self, store: EventStore, reg: Registration) -> Verdict:
-        # TODO(event layer): flows.player_status once it lands on main.
+        """The registration's verdict now (decisions applied, re-checked), cached per
+        (registration, decisions so far): the dashboard asks for every player at once."""
         decisions = store.decisions(reg.id)
         key = (reg.id, len(decisions))
         with self._lock:
             cached = self._status_cache.get(key)
         if cached is not None:
             return cached
-        deck = apply_decisions(decklist_from_json(reg.decklist_json), decisions, self.db)
-        check = check_decklist(deck, self.limits, self.db)
-        breaches = sum(1 for i in check.infractions if i.penalty != "NONE")
-        status = ILLEGAL if breaches else NEEDS_REVIEW if deck.needs_review else LEGAL
-        verdict = Verdict(status, deck.needs_review, breaches)
+        deck, check = flows.registration_check(store, reg, self.db, self.limits)
+        breaches = sum(1 for i in check.infractions if i.code not in REVIEW_CODES)
+        verdict = Verdict(VERDICT_CODES[check.verdict], deck.needs_review, breaches)
         with self._lock:
             self._status_cache[key] = verdict
         return verdict
@@ -342,10 +189,9 @@ class StationService:
             checks: dict[str, int] = {}
             for c in store.deck_checks():
                 checks[c.konami_id] = checks.get(c.konami_id, 0) + 1
-            voided = self._voids(store)
             issued: dict[str, int] = {}
             for i in store.infractions():
-                if not _is_voided(voided.get(i.id, [])):
+                if i.status != "voided":
                     issued[i.konami_id] = issued.get(i.konami_id, 0) + 1
             rows = []
             for kid in sorted(set(roster) | set(latest)):
@@ -578,6 +424,8 @@ class StationService:
                 after = f"{card.name if card else d.card_id} ×{d.count}"
             else:
                 after = {KEEP: "확정", SKIP: "보류"}.get(d.action, d.action)
+            if isinstance(d.before, dict) and d.before.get("name"):  # as stored at the time
+                before = f"{d.before['name']} ×{d.before.get('count')} (읽음: {d.read})"
             out.append(DecisionView(reg.konami_id, reg.player_name, reg.version, place, before,
                                     after, d.judge, d.created_at))
         return out
@@ -586,7 +434,6 @@ class StationService:
                       judge: str | None) -> int:
         """Store a judge's answers: [{section, line, action, card_id?, count?}] for lines, or
         [{flag: index, action}] for sheet-level items. Nothing stored if any answer is bad."""
-        # TODO(event layer): flows' review recording with judge once it lands on main.
         with self.store() as store:
             reg = self._reg(store, konami_id, version)
             deck = apply_decisions(decklist_from_json(reg.decklist_json),
@@ -609,7 +456,8 @@ class StationService:
                 flag = None
             if flag is None or action == CHOOSE:
                 raise StationError("그런 시트 항목이 없습니다")
-            return ReviewDecision(reg.id, flag.section, None, flag.reason, action, judge=judge)
+            return self._flow_decision(deck, reg, flag.section, None, action, None, None,
+                                       judge, flag.reason)
         section = a.get("section")
         try:
             line = int(a.get("line"))
@@ -633,7 +481,17 @@ class StationService:
                 raise StationError("매수는 1~3장입니다")
         elif action == KEEP and (e.card_id is None or not 1 <= e.count <= 3):
             raise StationError("카드나 매수가 정해지지 않은 줄은 그대로 확정할 수 없습니다")
-        return ReviewDecision(reg.id, section, line, e.read, action, card_id, count, judge=judge)
+        return self._flow_decision(deck, reg, section, line, action, card_id, count, judge)
+
+    def _flow_decision(self, deck: Decklist, reg: Registration, section: str | None,
+                       line: int | None, action: str, card_id: int | None, count: int | None,
+                       judge: str | None, reason: str | None = None) -> ReviewDecision:
+        """The event layer's decision (it keeps the line before → after)."""
+        try:
+            return flows.decision_for(deck, reg.id, section, line, action, card_id, count,
+                                      judge=judge, db=self.db, reason=reason)
+        except EventError as exc:
+            raise StationError(str(exc)) from None
 
     def card_search(self, text: str, limit: int = 8) -> list[dict]:
         text = (text or "").strip()[:60]
@@ -697,42 +555,26 @@ class StationService:
     def _run_deck_check(self, reg: Registration, registered: Decklist, seen: Decklist,
                         round_no: int, between_games: bool, judge: str | None, confirm: bool
                         ) -> tuple[dict, bool, int | None, str | None]:
-        """(compare JSON, recorded, deck check id, why not recorded). Uses the event layer's
-        `deck_check_decklist` (preview / confirm) where it exists, else the older flows."""
-        if hasattr(flows, "deck_check_decklist"):
-            with self.store() as store:
+        """(compare JSON, recorded, deck check id, why not recorded): a preview, or the
+        judge's confirmed check recorded by the event layer."""
+        with self.store() as store:
+            try:
                 res = flows.deck_check_decklist(
                     store, seen, reg.konami_id, round_no, self.db, self.limits, between_games,
                     judge, confirm=confirm, preview=not confirm)
-            return (res.compare_json, res.recorded, res.check.id if res.check else None,
-                    res.not_recorded)
-        from scanner.rules.compare import compare_decklists
+            except EventError as exc:
+                raise StationError(str(exc)) from None
+        return (res.compare_json, res.recorded, res.check.id if res.check else None,
+                res.not_recorded)
 
-        if not confirm:
-            result = compare_decklists(registered, seen, between_games=between_games,
-                                       db=self.db, limits=self.limits)
-            return result.to_json(), False, None, None
-        # Older flows read the observed deck from a file: hand it the list as JSON.
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "observed.json"
-            path.write_text(json.dumps(seen.to_json(), ensure_ascii=False), encoding="utf-8")
-            with self.store() as store:
-                done = flows.deck_check(store, str(path), reg.konami_id, round_no, self.db,
-                                        self.limits, between_games=between_games, judge=judge)
-        return done.compare_json, True, done.check.id, None
-
-    def _voids(self, store: EventStore) -> dict[int, list[dict]]:
-        """Voids/amendments per infraction: the event layer's own records where it keeps
-        them, plus the station's interim ones (audit log) from before it did."""
+    @staticmethod
+    def _voids(store: EventStore) -> dict[int, list[dict]]:
+        """Voids/amendments per infraction, oldest first (appended records)."""
         out: dict[int, list[dict]] = {}
-        for a in (store.amendments() if hasattr(store, "amendments") else []):
+        for a in store.amendments():
             out.setdefault(a.infraction_id, []).append(
                 {"reason": a.reason, "new_penalty": a.new_penalty if a.action != "void" else None,
                  "judge": a.judge, "at": a.created_at})
-        for at, actor, action, detail in store.audit_log():
-            if action == VOID_ACTION:
-                out.setdefault(int(detail["infraction"]), []).append(
-                    dict(detail, judge=actor, at=at))
         return out
 
     def infractions(self) -> list[InfractionView]:
@@ -748,7 +590,6 @@ class StationService:
                         new_penalty: str | None = None) -> InfractionView:
         """Void (or amend to `new_penalty`) a recorded infraction: a new record; the original
         row stays as it was."""
-        # TODO(event layer): flows.void_infraction once it lands on main.
         from scanner.rules.codes import PENALTY_KO
 
         reason = (reason or "").strip()
@@ -759,15 +600,11 @@ class StationService:
         with self.store() as store:
             if not any(i.id == infraction_id for i in store.infractions()):
                 raise StationError("그런 위반 기록이 없습니다", 404)
-            if hasattr(flows, "void_infraction"):
-                try:
-                    flows.void_infraction(store, infraction_id, reason=reason[:300],
-                                          judge=judge or "?", new_penalty=new_penalty or None)
-                except EventError as exc:
-                    raise StationError(str(exc)) from None
-            else:  # interim: an append-only audit-log record
-                store.log(VOID_ACTION, {"infraction": infraction_id, "reason": reason[:300],
-                                        "new_penalty": new_penalty or None}, judge)
+            try:
+                flows.void_infraction(store, infraction_id, reason=reason[:300],
+                                      judge=judge or "?", new_penalty=new_penalty or None)
+            except EventError as exc:
+                raise StationError(str(exc)) from None
         return next(i for i in self.infractions() if i.id == infraction_id)
 
     # ------------------------------------------------------------------ logs and exports
@@ -817,11 +654,4 @@ def _not_recorded_ko(why: str | None) -> str | None:
     return why
 
 
-def _is_voided(voids: list[dict]) -> bool:
-    current = "x"
-    for v in voids:
-        current = v.get("new_penalty") or ""
-    return current == ""
-
-
-__all__ = ["StationService", "StationError", "DecksheetError"]
+__all__ = ["DecksheetError", "StationError", "StationService"]

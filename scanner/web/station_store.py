@@ -10,9 +10,10 @@ import contextlib
 import json
 import sqlite3
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Self
 
 from scanner.event.store import BUSY_TIMEOUT_MS, now_iso
 
@@ -93,7 +94,7 @@ class StationStore:
     def close(self) -> None:
         self.con.close()
 
-    def __enter__(self) -> "StationStore":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

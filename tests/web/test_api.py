@@ -171,6 +171,7 @@ def test_bad_uploads_are_4xx_with_one_line(app_client, name, data, status):
 
 def test_too_large_upload_is_413(event_path):
     from starlette.testclient import TestClient
+
     from scanner.web.app import build_app
     from scanner.web.config import StationConfig
 

@@ -1,0 +1,178 @@
+"""What the station's pages and API show: plain dataclasses the service fills in.
+
+No event-layer types leak past `scanner.web.service`; these are all the pages see.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+NOT_REGISTERED, NEEDS_REVIEW, ILLEGAL, LEGAL = "not-registered", "needs-review", "illegal", "legal"
+STATUS_KO = {NOT_REGISTERED: "미등록", NEEDS_REVIEW: "확인 필요", ILLEGAL: "부적합", LEGAL: "적합"}
+
+
+@dataclass
+class Verdict:
+    status: str
+    needs_review: int
+    breaches: int
+    """Infractions with a real penalty (not the tool's own NONE review items)."""
+
+    @property
+    def text(self) -> str:
+        if self.status == NOT_REGISTERED:
+            return "미등록"
+        parts = []
+        if self.breaches:
+            parts.append(f"부적합 {self.breaches}")
+        if self.needs_review:
+            parts.append(f"확인 필요 {self.needs_review}")
+        return " · ".join(parts) or "적합"
+
+
+@dataclass
+class PlayerRow:
+    konami_id: str
+    name: str | None
+    table_no: str | None
+    version: int | None
+    verdict: Verdict
+    fixed: bool = False
+    """A judge has answered review items of the current version."""
+    deck_checks: int = 0
+    infractions: int = 0
+    in_roster: bool = True
+
+    @property
+    def status(self) -> str:
+        return self.verdict.status
+
+    def to_api(self) -> dict:
+        return {"player": self.konami_id, "name": self.name, "version": self.version,
+                "status": self.status, "table": self.table_no,
+                "needs_review": self.verdict.needs_review, "infractions": self.verdict.breaches,
+                "deck_checks": self.deck_checks}
+
+
+@dataclass
+class LineView:
+    """One line of a registered list, placed as on the paper."""
+
+    section: str
+    line: int
+    """1-based position in the section (the key of review decisions)."""
+    place: str
+    """Column and printed row, e.g. '몬스터 3', or '메인 12' for lists without a sheet."""
+    card_id: int | None
+    name: str
+    count: int
+    read: str
+    needs_review: bool
+    reasons: list[str]
+    candidates: list[tuple[int, str, float]]
+    crop_url: str | None
+    decided: str | None = None
+    """How a judge answered it (text), when answered."""
+
+
+@dataclass
+class SheetFlagView:
+    index: int
+    section: str | None
+    reason: str
+    reason_ko: str
+    detail: str
+    crop_url: str | None
+    restore: tuple[int, str, int] | None
+    """(card_id, name, count) of a struck-through row that could be restored."""
+
+
+@dataclass
+class RegistrationView:
+    konami_id: str
+    name: str | None
+    table_no: str | None
+    version: int
+    versions: list[int]
+    file_name: str | None
+    reader: str
+    created_at: str
+    judge: str | None
+    verdict: Verdict
+    columns: list[tuple[str, list[LineView]]]
+    flagged: list[LineView]
+    sheet_flags: list[SheetFlagView]
+    infractions: list[dict]
+    totals: dict
+    printed_totals: dict
+    sheet_id: str | None
+    sheet_name: str | None
+    warnings: list[str]
+    decisions: list[DecisionView]
+    checkin_confirmed: bool
+
+
+@dataclass
+class DecisionView:
+    konami_id: str
+    name: str | None
+    version: int
+    place: str
+    before: str
+    after: str
+    judge: str | None
+    at: str
+
+
+@dataclass
+class InfractionView:
+    id: int
+    konami_id: str
+    name: str | None
+    code: str
+    penalty: str
+    remedy: str
+    rule: str | None
+    message: str | None
+    round: int | None
+    judge: str | None
+    at: str
+    voids: list[dict] = field(default_factory=list)
+    """Voids/amendments recorded later: {reason, judge, at, new_penalty}."""
+
+    @property
+    def voided(self) -> bool:
+        return any(v.get("new_penalty") in (None, "") for v in self.voids)
+
+    @property
+    def penalty_now(self) -> str | None:
+        """The penalty in force: the last amendment's, None when voided."""
+        current: str | None = self.penalty
+        for v in self.voids:
+            current = v.get("new_penalty") or None
+        return current
+
+
+@dataclass
+class ChecklistRow:
+    section: str
+    index: int
+    card_id: int
+    name: str
+    count: int
+
+
+@dataclass
+class DeckCheckPreview:
+    konami_id: str
+    name: str | None
+    round: int
+    between_games: bool
+    match: bool
+    differences: list[dict]
+    infractions: list[dict]
+    registered_version: int
+    observed: dict[tuple[str, int], int]
+    recorded: bool = False
+    deck_check_id: int | None = None
+    not_recorded: str | None = None
+    """Why the event layer did not record a confirmed check (e.g. the list still needs review)."""
