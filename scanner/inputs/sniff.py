@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import enum
 import re
+from pathlib import Path
 
 from scanner.errors import UnreadableInput
 
