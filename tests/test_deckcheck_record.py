@@ -501,3 +501,15 @@ def test_read_only_commands_on_a_read_only_mount(env, tmp_path):
         assert r.exit_code == 2 and "cannot be written" in r.stderr
     finally:
         subprocess.run(["umount", mnt], capture_output=True)
+
+
+def test_register_and_deck_check_from_a_pipe(env, store):
+    """`register -` reads standard input once (the original kept is what was piped)."""
+    sent = (DECKS / "registered.ydk").read_bytes()
+    res = run("register", "-", "--player", "1000000002", input=sent)
+    assert res.exit_code == 0, res.output
+    reg = store.latest_registration("1000000002")
+    assert store.file_path(reg.file_sha256).read_bytes() == sent
+    res = run("deckcheck", "-", "--player", "1000000002", "--round", "1",
+              input=(DECKS / "observed.ydk").read_bytes())
+    assert res.exit_code == 1 and "불일치" in res.stdout

@@ -26,7 +26,8 @@ from scanner.event.store import (Amendment, DeckCheck, EventInfo, EventStore, Is
                                  lookup_konami_id, normalise_konami_id)
 from scanner.inputs.options import ReadOptions
 from scanner.model import SECTIONS, Decklist, Entry, ReviewFlag, position_label
-from scanner.read import load_decklist, read_input
+from scanner.inputs import limits
+from scanner.read import load_decklist, read_input, read_source_bytes
 from scanner.rules.codes import (CHECK_IN_NOTE, LEGAL, NEEDS_REVIEW, PENALTY_KO, VERDICT_CODES,
                                  list_verdict)
 
@@ -205,18 +206,21 @@ class RegisterResult:
                 "warnings": self.warnings}
 
 
-def _input_bytes(source: str) -> tuple[bytes, str | None]:
-    """The bytes to keep as the original, and a file name (None for a literal ydke:// URL)."""
+def _input_bytes(source: str) -> tuple[bytes | None, bytes, str | None]:
+    """The bytes the reader gets (None for a literal ydke:// URL, read from the text itself),
+    the bytes to keep as the original, and a file name (None for a URL or standard input).
+    Read once: a pipe (`register -`) cannot be read twice."""
+    if limits.is_stdin(source):
+        data = read_source_bytes(source)
+        return data, data, None
     p = Path(source)
-    if p.is_file():
-        try:
-            return p.read_bytes(), p.name
-        except OSError as exc:
-            raise UnreadableInput(f"cannot read {p}: {exc.strerror}") from None
-    if source.strip().lower().startswith("ydke://"):
-        return source.strip().encode("utf-8"), None
     if p.is_dir():
         raise UnreadableInput(f"{p} is a folder, not a file")
+    if p.exists():
+        data = read_source_bytes(source)
+        return data, data, p.name
+    if source.strip().lower().startswith("ydke://"):
+        return None, source.strip().encode("utf-8"), None
     raise UnreadableInput(f"no such file: {p}")
 
 
@@ -272,8 +276,8 @@ def register_input(store: EventStore, source: str, konami_id: str | None, db: Ca
     if walk_in and konami_id:
         raise EventError("a walk-in has no Konami ID: give --walk-in or --player, not both")
     kid = normalise_konami_id(konami_id) if konami_id else None
-    data, file_name = _input_bytes(source)
-    deck = load_decklist(source, db, options)
+    read_data, data, file_name = _input_bytes(source)
+    deck = load_decklist(source, db, options, data=read_data)
     if deck.sha256 is not None and sha256_bytes(data) != deck.sha256:
         raise UnreadableInput(f"{source} changed while it was being read; register it again")
     if not any(e.card_id is not None for s in SECTIONS for e in deck.sections[s]):
@@ -475,8 +479,8 @@ def deck_check(store: EventStore, observed_source: str, konami_id: str, round_no
         raise EventError(f"player {kid} has no registered decklist in this event "
                          f"(register it first with 'decksheet register')")
     registered = effective_decklist(store, reg, db)
-    data, file_name = _input_bytes(observed_source)
-    sheet, digest = read_input(observed_source, db, options)
+    read_data, data, file_name = _input_bytes(observed_source)
+    sheet, digest = read_input(observed_source, db, options, read_data)
     if digest is not None and digest != sha256_bytes(data):
         raise UnreadableInput(f"{observed_source} changed while it was being read; try again")
     observed = resolve_observed(sheet, registered, db)
