@@ -513,3 +513,34 @@ def test_register_and_deck_check_from_a_pipe(env, store):
     res = run("deckcheck", "-", "--player", "1000000002", "--round", "1",
               input=(DECKS / "observed.ydk").read_bytes())
     assert res.exit_code == 1 and "불일치" in res.stdout
+
+
+def test_two_struck_rows_are_two_items_and_a_struck_row_can_be_restored(demo_db):
+    """Keeping one struck row never settles another of the same column, and `choose` on a
+    struck row puts it back (card and count) into the confirmed list."""
+    from scanner.event.flows import apply_decisions, decision_for, flagged_items
+    from scanner.model import ReviewFlag
+
+    deck = load_decklist(DECKS / "registered.ydk", demo_db)
+    first = deck.sections["main"][0]
+    struck = [ReviewFlag("main", "struck-through",
+                         f"몬스터 {n}: printed line struck through, left out of the deck: "
+                         f"{first.name} [{first.card_id}] ×{n}") for n in (1, 2)]
+    deck.review += struck
+    total = deck.totals()["main"]
+    items = [i for i in flagged_items(deck) if i[3] is not None]
+    assert len({read for _, _, read, _ in items}) == 2  # one key each
+    keep = decision_for(deck, 1, "main", None, "keep", reason="struck-through",
+                        detail=struck[0].detail)
+    after = apply_decisions(deck, [keep], demo_db)
+    assert [r.detail for r in after.review if r.reason == "struck-through"] == [struck[1].detail]
+    restore = decision_for(deck, 1, "main", None, "choose", first.card_id, 2, db=demo_db,
+                           reason="struck-through", detail=struck[1].detail)
+    after = apply_decisions(deck, [keep, restore], demo_db)
+    assert not [r for r in after.review if r.reason == "struck-through"]
+    assert after.totals()["main"] == total + 2
+    assert after.sections["main"][-1].card_id == first.card_id
+    assert not after.sections["main"][-1].needs_review
+    with pytest.raises(EventError):  # a count the rules cannot hold is refused
+        decision_for(deck, 1, "main", None, "choose", first.card_id, 4, db=demo_db,
+                     reason="struck-through", detail=struck[1].detail)

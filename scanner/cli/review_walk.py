@@ -91,7 +91,7 @@ def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | No
                     raise _Quit
                 action = KEEP if answer == "k" else SKIP
                 decisions.append(decision_for(deck, reg.id, section, None, action, judge=judge,
-                                              db=db, reason=flag.reason))
+                                              db=db, reason=flag.reason, detail=flag.detail))
                 continue
             assert line is not None and section is not None
             e = deck.sections[section][line - 1]

@@ -32,6 +32,19 @@ from scanner.rules.codes import (CHECK_IN_NOTE, LEGAL, NEEDS_REVIEW, PENALTY_KO,
                                  list_verdict)
 
 KEEP, CHOOSE, SKIP = "keep", "choose", "skip"
+"""Review actions. CHOOSE on a sheet-level struck-through item restores the struck printed row
+(the judge saw the strike was not meant), with the card and count the judge confirms."""
+
+
+def sheet_flag_key(flag: ReviewFlag) -> str:
+    """What a decision on a sheet-level item is stored under: its reason and its detail, so two
+    struck rows of one column are two items (a decision on one never settles the other)."""
+    return f"{flag.reason}: {flag.detail}" if flag.detail else flag.reason
+
+
+def _answers(flag: ReviewFlag, read: str) -> bool:
+    # Decisions stored before keys carried the detail name only the reason.
+    return read == sheet_flag_key(flag) or read == flag.reason
 
 
 # --------------------------------------------------------------------------- regulation
@@ -102,6 +115,9 @@ def apply_decisions(deck: Decklist, decisions: list[ReviewDecision], db: CardDat
     review = [r for r in out.review
               if not (r.line is not None and (r.section, r.line) in decided_lines)
               and r.reason != "total-mismatch"]
+    sheet_decisions = [d for (_, line, _), d in latest.items()
+                       if line is None and d.action in (KEEP, CHOOSE)]
+    review = _settle_sheet_items(out, review, sheet_decisions, db)  # restored rows count below
     # Totals are re-derived: a corrected count may have fixed (or caused) a mismatch.
     totals = out.totals()
     for s in SECTIONS:
@@ -109,11 +125,30 @@ def apply_decisions(deck: Decklist, decisions: list[ReviewDecision], db: CardDat
         if printed is not None and printed != totals[s]:
             review.append(ReviewFlag(section=s, reason="total-mismatch",
                                      detail=f"printed total {printed} ≠ sum of lines {totals[s]}"))
-    kept_sheet = {(d.section, d.read) for (_, line, _), d in latest.items()
-                  if line is None and d.action == KEEP}
-    out.review = [r for r in review
-                  if not (r.line is None and r.card_id is None and (r.section, r.reason) in kept_sheet)]
+    out.review = _settle_sheet_items(out, review, sheet_decisions, db)  # kept total flags
     return out
+
+
+def _settle_sheet_items(out: Decklist, review: list[ReviewFlag], decisions: list[ReviewDecision],
+                        db: CardDatabase) -> list[ReviewFlag]:
+    """`review` less the sheet-level items a judge kept or (a struck row) restored; a restored
+    row is added to its section of `out`."""
+    left = []
+    for r in review:
+        d = next((d for d in decisions if r.line is None and r.card_id is None
+                  and d.section == r.section and _answers(r, d.read)), None)
+        if d is not None and d.action == CHOOSE:
+            card = db.get(d.card_id) if d.card_id is not None else None
+            if card is None or r.section not in SECTIONS or not d.count \
+                    or r.reason != "struck-through":
+                d = None  # cannot apply: the item stays for the judge
+            else:
+                out.sections[r.section].append(Entry(
+                    card_id=card.card_id, name=card.name, count=d.count, confidence=1.0,
+                    needs_review=False, read=f"복원: {r.detail}"[:300]))
+        if d is None:
+            left.append(r)
+    return left
 
 
 def flagged_items(deck: Decklist) -> list[tuple[str | None, int | None, str, ReviewFlag | None]]:
@@ -128,7 +163,7 @@ def flagged_items(deck: Decklist) -> list[tuple[str | None, int | None, str, Rev
                 out.append((s, i, e.read, None))
     for r in deck.review:
         if r.line is None and r.card_id is None:
-            out.append((r.section, None, r.reason, r))
+            out.append((r.section, None, sheet_flag_key(r), r))
     return out
 
 
@@ -382,7 +417,7 @@ def _to_confirm(deck: Decklist, label: str) -> list[dict]:
     for r in deck.review:
         if r.line is None and r.card_id is None:
             out.append({"list": label, "section": r.section, "line": None, "position": None,
-                        "read": r.reason, "reasons": [r.reason], "detail": r.detail})
+                        "read": sheet_flag_key(r), "reasons": [r.reason], "detail": r.detail})
     return out
 
 
@@ -578,19 +613,33 @@ def _line_state(e: Entry | None) -> dict | None:
 def decision_for(deck: Decklist, registration_id: int, section: str | None, line: int | None,
                  action: str, card_id: int | None = None, count: int | None = None,
                  judge: str | None = None, db: CardDatabase | None = None,
-                 reason: str | None = None) -> ReviewDecision:
+                 reason: str | None = None, detail: str | None = None) -> ReviewDecision:
     """A decision on the line as it stands in `deck` (the confirmed list so far), with the line
-    before and after it."""
+    before and after it. A sheet-level item (`line` None) is named by its reason and, where
+    several share it, its detail; `restore` (a struck row back, with card and count) is for
+    sheet-level struck-through items only."""
     if action not in (KEEP, CHOOSE, SKIP):
         raise EventError(f"unknown review action {action!r} (keep, choose or skip)")
     if line is None:
         flag = next((r for r in deck.review if r.line is None and r.card_id is None
-                     and r.section == section and (reason is None or r.reason == reason)), None)
+                     and r.section == section and (reason is None or r.reason == reason)
+                     and (detail is None or r.detail == detail)), None)
         if flag is None:
             raise EventError(f"no sheet-level item to review in {section or 'the sheet'}")
-        return ReviewDecision(registration_id, section, None, flag.reason, action, judge=judge,
-                              before={"flag": flag.reason}, after={"flag": flag.reason,
-                                                                   "action": action})
+        after: dict = {"flag": flag.reason, "action": action}
+        if action == CHOOSE:  # restore the struck row
+            card = db.get(card_id) if (db is not None and card_id is not None) else None
+            if flag.reason != "struck-through" or section not in SECTIONS:
+                raise EventError("only a struck-through row can be restored")
+            if card is None or count is None or not 1 <= count <= 3:
+                raise EventError("restoring a struck row needs a card of the database and a "
+                                 "count of 1 to 3")
+            card_id = card.card_id
+            after.update(card_id=card.card_id, name=card.name, count=count)
+        return ReviewDecision(registration_id, section, None, sheet_flag_key(flag), action,
+                              card_id if action == CHOOSE else None,
+                              count if action == CHOOSE else None, judge=judge,
+                              before={"flag": flag.reason, "detail": flag.detail}, after=after)
     if section not in SECTIONS or not 1 <= line <= len(deck.sections[section]):
         raise EventError(f"no line {line} in the {section} section")
     e = deck.sections[section][line - 1]

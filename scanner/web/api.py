@@ -131,13 +131,17 @@ async def get_player(request: Request) -> Response:
         "player": view.konami_id, "name": view.name, "version": view.version,
         "versions": view.versions, "status": view.verdict.status, "verdict": view.verdict.text,
         "needs_review": view.verdict.needs_review, "infractions": view.infractions,
+        "totals": dict(view.totals),
         "flagged": [{"section": lv.section, "line": lv.line, "place": lv.place, "read": lv.read,
                      "card_id": lv.card_id, "name": lv.name, "count": lv.count,
                      "needs_review": lv.needs_review, "crop": lv.crop_url,
                      "candidates": [{"card_id": c, "name": n, "score": round(s, 3)}
                                     for c, n, s in lv.candidates]} for lv in view.flagged],
-        "sheet_flags": [{"flag": f.index, "reason": f.reason, "detail": f.detail,
-                         "crop": f.crop_url} for f in view.sheet_flags]})
+        "sheet_flags": [{"flag": f.index, "section": f.section, "reason": f.reason, "detail": f.detail,
+                         "crop": f.crop_url,
+                         "restore": ({"card_id": f.restore[0], "name": f.restore[1],
+                                      "count": f.restore[2]} if f.restore else None)}
+                        for f in view.sheet_flags]})
 
 
 async def post_review(request: Request) -> Response:

@@ -33,6 +33,10 @@ from scanner.event.store import (
     normalise_konami_id,
 )
 from scanner.model import SECTIONS, Decklist, Entry
+
+RESTORE = "restore"
+"""The station's word for putting a struck-through printed row back (stored as the event
+layer's `choose` on that sheet-level item, with the card and count the sheet printed)."""
 from scanner.rules.codes import REVIEW_CODES, VERDICT_CODES
 from scanner.web.config import StationConfig
 from scanner.web.reader import ReadOutcome
@@ -68,7 +72,7 @@ _SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드"}
 _COLUMN_KO = {"monster": "몬스터", "spell": "마법", "trap": "함정", "extra": "엑스트라",
               "side": "사이드"}
 _CROP_IN_DETAIL = re.compile(r";?\s*crop (\S+)")
-_STRUCK_CARD = re.compile(r"(.+?) \[(\d+)\] ×(\d+)")
+_STRUCK_CARD = re.compile(r"\[(\d+)\]\)? ×([123])\b")
 
 
 class StationService:
@@ -399,9 +403,10 @@ class StationService:
         detail = _CROP_IN_DETAIL.sub("", detail)
         restore = None
         if reason == "struck-through":
-            found = _STRUCK_CARD.search(detail.split(": ", 1)[-1])
-            if found and self.db.get(int(found.group(2))):
-                restore = (int(found.group(2)), found.group(1).strip(), int(found.group(3)))
+            found = _STRUCK_CARD.search(detail)
+            card = self.db.get(int(found.group(1))) if found else None
+            if card is not None:  # the name as the database spells it, not as the detail runs on
+                restore = (card.card_id, card.name, int(found.group(2)))
         return SheetFlagView(index=index, section=section, reason=reason,
                              reason_ko=REASON_KO.get(reason, reason), detail=detail,
                              crop_url=crop, restore=restore)
@@ -422,6 +427,8 @@ class StationService:
             if d.action == CHOOSE:
                 card = self.db.get(d.card_id) if d.card_id is not None else None
                 after = f"{card.name if card else d.card_id} ×{d.count}"
+                if d.line is None:
+                    after = f"줄 되살림: {after}"
             else:
                 after = {KEEP: "확정", SKIP: "보류"}.get(d.action, d.action)
             if isinstance(d.before, dict) and d.before.get("name"):  # as stored at the time
@@ -446,18 +453,27 @@ class StationService:
     def _decision(self, reg: Registration, deck: Decklist, a: dict, judge: str | None
                   ) -> ReviewDecision:
         action = a.get("action")
-        if action not in (KEEP, CHOOSE, SKIP):
-            raise StationError(f"알 수 없는 결정: {str(action)[:20]!r}")
         if a.get("flag") is not None:
+            if action not in (KEEP, SKIP, RESTORE):
+                raise StationError(f"알 수 없는 결정: {str(action)[:20]!r}")
             flags = [r for r in deck.review if r.line is None and r.card_id is None]
             try:
                 flag = flags[int(a["flag"])] if int(a["flag"]) >= 0 else None
             except (ValueError, IndexError):
                 flag = None
-            if flag is None or action == CHOOSE:
+            if flag is None:
                 raise StationError("그런 시트 항목이 없습니다")
-            return self._flow_decision(deck, reg, flag.section, None, action, None, None,
-                                       judge, flag.reason)
+            card_id = count = None
+            if action == RESTORE:  # the struck row back, as the sheet printed it
+                restore = self._flag_view(0, flag.section, flag.reason, flag.detail).restore
+                if restore is None:
+                    raise StationError("이 항목은 줄을 되살릴 수 없습니다 (카드를 읽지 못한 줄)")
+                card_id, _, count = restore
+                action = CHOOSE
+            return self._flow_decision(deck, reg, flag.section, None, action, card_id, count,
+                                       judge, flag.reason, flag.detail)
+        if action not in (KEEP, CHOOSE, SKIP):
+            raise StationError(f"알 수 없는 결정: {str(action)[:20]!r}")
         section = a.get("section")
         try:
             line = int(a.get("line"))
@@ -485,11 +501,12 @@ class StationService:
 
     def _flow_decision(self, deck: Decklist, reg: Registration, section: str | None,
                        line: int | None, action: str, card_id: int | None, count: int | None,
-                       judge: str | None, reason: str | None = None) -> ReviewDecision:
+                       judge: str | None, reason: str | None = None,
+                       detail: str | None = None) -> ReviewDecision:
         """The event layer's decision (it keeps the line before → after)."""
         try:
             return flows.decision_for(deck, reg.id, section, line, action, card_id, count,
-                                      judge=judge, db=self.db, reason=reason)
+                                      judge=judge, db=self.db, reason=reason, detail=detail)
         except EventError as exc:
             raise StationError(str(exc)) from None
 

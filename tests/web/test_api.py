@@ -120,6 +120,27 @@ def test_photo_check_in_takes_the_sheet_id_and_review_resolves_the_flags(app_cli
     assert any("→" not in d["before"] and d["after"] for d in log)
 
 
+def test_a_struck_row_is_restored_from_the_review(app_client):
+    job = wait_job(app_client, upload(app_client, SAMPLES / "photos" / "photo-corrected-02.jpg",
+                                      player="1098765432").json()["job"])
+    assert job["state"] == "done", job
+    view = app_client.get("/api/players/1098765432").json()
+    struck = [s for s in view["sheet_flags"] if s["restore"]]
+    assert struck, view["sheet_flags"]
+    section = struck[0]["section"]
+    before = view["totals"][section]
+    r = app_client.post("/api/players/1098765432/review",
+                        json={"version": view["version"],
+                              "decisions": [{"flag": struck[0]["flag"], "action": "restore"}]},
+                        headers={"X-Judge": quote("박저지")})
+    assert r.status_code == 200, r.text
+    after = app_client.get("/api/players/1098765432").json()
+    assert struck[0]["detail"] not in {s["detail"] for s in after["sheet_flags"]}
+    log = app_client.get("/api/decisions").json()
+    assert log[-1]["after"].startswith("줄 되살림: " + struck[0]["restore"]["name"])
+    assert after["totals"][section] == before + struck[0]["restore"]["count"]
+
+
 def test_bad_review_answers_store_nothing(app_client):
     wait_job(app_client, upload(app_client, SAMPLES / "decks" / "registered.ydk", player="0000000007").json()["job"])
     for bad in ({"section": "main", "line": 99, "action": "keep"},
