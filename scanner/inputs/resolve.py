@@ -133,7 +133,8 @@ _READER_LOCATOR = re.compile(r"^(monster|spell|trap|extra|side) row (\d+):")
 
 def sheet_review(flags: list[ReviewFlag]) -> list[ReviewFlag]:
     """A reader's sheet-level review items, each naming its line as the paper prints it
-    (`몬스터 13`) where the reader located it as `monster row 13: …` (struck-through rows)."""
+    (`몬스터 13`). The OCR reader sets `position` itself; a JSON input saved by an older
+    version carries only `monster row 13: …` in the detail, which is read here."""
     out = []
     for f in flags:
         m = _READER_LOCATOR.match(f.detail or "")

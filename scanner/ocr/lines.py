@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scanner.model import ReadLine, ReviewFlag
+from scanner.model import ReadLine, ReviewFlag, position_label
 from scanner.ocr.crops import save_crop
 from scanner.ocr.grid import Grid
 from scanner.ocr.page import PageImage
@@ -58,4 +58,5 @@ def struck_review(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions
         crop = save_crop(Path(options.crops_dir), label, r.column, r.row, grid, page)
         if crop:
             detail += f"; crop {crop}"
-    return ReviewFlag(section=SECTION_OF[r.column], reason="struck-through", detail=detail)
+    return ReviewFlag(section=SECTION_OF[r.column], reason="struck-through", detail=detail,
+                      position=position_label(None, None, r.column, r.row))
