@@ -496,6 +496,18 @@ def _deck_check(store: EventStore, observed: Decklist, kid: str, reg: Registrati
     return out
 
 
+def _checked_player(store: EventStore, db: CardDatabase, konami_id: str, round_no: int
+                    ) -> tuple[str, int, Registration, Decklist]:
+    """The player a deck check is for: ID, round, newest registration and its confirmed list."""
+    kid = lookup_konami_id(konami_id)
+    round_no = check_round(round_no)
+    reg = store.latest_registration(kid)
+    if reg is None:
+        raise EventError(f"player {kid} has no registered decklist in this event "
+                         f"(register it first with 'decksheet register')")
+    return kid, round_no, reg, effective_decklist(store, reg, db)
+
+
 def deck_check(store: EventStore, observed_source: str, konami_id: str, round_no: int,
                db: CardDatabase, limits: LimitList, between_games: bool = False,
                judge: str | None = None, options: ReadOptions | None = None, *,
@@ -507,13 +519,7 @@ def deck_check(store: EventStore, observed_source: str, konami_id: str, round_no
     `preview=True` never records."""
     from scanner.rules.observed import resolve_observed
 
-    kid = lookup_konami_id(konami_id)
-    round_no = check_round(round_no)
-    reg = store.latest_registration(kid)
-    if reg is None:
-        raise EventError(f"player {kid} has no registered decklist in this event "
-                         f"(register it first with 'decksheet register')")
-    registered = effective_decklist(store, reg, db)
+    kid, round_no, reg, registered = _checked_player(store, db, konami_id, round_no)
     read_data, data, file_name = _input_bytes(observed_source)
     sheet, digest = read_input(observed_source, db, options, read_data)
     if digest is not None and digest != sha256_bytes(data):
@@ -531,13 +537,7 @@ def deck_check_decklist(store: EventStore, observed: Decklist, konami_id: str, r
     """`deck_check` for an observed deck already built as a `Decklist` (e.g. the station's
     checklist of the registered cards with the counts the judge corrected). Lines with
     `needs_review` follow the same rule: recorded only when certain or confirmed."""
-    kid = lookup_konami_id(konami_id)
-    round_no = check_round(round_no)
-    reg = store.latest_registration(kid)
-    if reg is None:
-        raise EventError(f"player {kid} has no registered decklist in this event "
-                         f"(register it first with 'decksheet register')")
-    registered = effective_decklist(store, reg, db)
+    kid, round_no, reg, registered = _checked_player(store, db, konami_id, round_no)
     return _deck_check(store, copy.deepcopy(observed), kid, reg, registered, round_no, db,
                        limits, between_games, confirm, judge, preview, None)
 

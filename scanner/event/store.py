@@ -83,6 +83,19 @@ def _probe(p: Path) -> list[str]:
         con.close()
 
 
+@contextlib.contextmanager
+def immediate_transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` on any error: the write lock is taken at the
+    start, so two desks writing at once queue instead of failing half-way."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        yield con
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
 @dataclass
 class EventStore:
     """An open event file. Use `EventStore.create` / `EventStore.open`; close with `close()`."""
@@ -213,13 +226,8 @@ class EventStore:
         """One write transaction: all of it commits, or none of it."""
         if self.readonly:
             raise EventError(f"{self.path} is open read-only")
-        self.con.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.con
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        self.con.execute("COMMIT")
+        with immediate_transaction(self.con) as con:
+            yield con
 
     def _log(self, action: str, detail: dict, actor: str | None = None) -> None:
         self.con.execute("INSERT INTO audit_log (at, actor, action, detail) VALUES (?, ?, ?, ?)",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
-from scanner.event.store import BUSY_TIMEOUT_MS, now_iso
+from scanner.event.store import BUSY_TIMEOUT_MS, immediate_transaction, now_iso
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 
@@ -102,13 +102,8 @@ class StationStore:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.con.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.con
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        self.con.execute("COMMIT")
+        with immediate_transaction(self.con) as con:
+            yield con
 
     # ------------------------------------------------------------------ roster
 
