@@ -62,6 +62,7 @@ def truth_decklist(counts: dict[str, dict[int, int]], db) -> Decklist:
     return deck
 
 
+@pytest.mark.slow  # many OCR pages: ~10 s
 def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_lflist_path,
                                       tmp_path, monkeypatch):
     from scanner.rules.check import check_decklist

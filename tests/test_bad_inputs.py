@@ -133,7 +133,8 @@ def _event_counts(path: Path) -> tuple[int, int]:
     return info["versions"], info["deck_checks"]
 
 
-@pytest.mark.parametrize("kind", sorted(BAD_FILES))
+@pytest.mark.parametrize("kind", [pytest.param(k, marks=pytest.mark.slow) if k.endswith("_photo")
+                                  else k for k in sorted(BAD_FILES)])  # photos: OCR, ~8 s each
 def test_bad_file_is_refused_by_every_command(kind, event_with_one_player, tmp_path):
     bad = BAD_FILES[kind](tmp_path)
     before = _event_counts(event_with_one_player)

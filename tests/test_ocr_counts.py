@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from needs import require
 
@@ -59,6 +60,7 @@ def test_empty_and_bad_cells():
     assert isinstance(r, CountRead) and r.value is None and r.glyphs == 0
 
 
+@pytest.mark.slow  # many OCR pages: ~10 s
 def test_fixture_photo_counts(fixtures_dir):
     """Printed counts of the corrected fixture photos read right; corrected cells are struck."""
     seen = printed_ok = printed = 0

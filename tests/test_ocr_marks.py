@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tools.make_digit_templates import real_cases, synth_row
 from scanner.ocr.marks import RowMarks, row_marks
@@ -43,6 +44,7 @@ def test_empty_and_bad_rows():
     assert not row_marks(np.zeros((0, 10), np.uint8)).struck
 
 
+@pytest.mark.slow  # many OCR pages: ~10 s
 def test_fixture_photo_rows(fixtures_dir):
     tp = fp = hand_tp = hand_n = hand_fp = 0
     for sheet, col, row, kind, bgr, gray, _, _, _, _, row_struck, hand in real_cases(fixtures_dir / "sheets"):
