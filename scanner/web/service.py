@@ -359,7 +359,7 @@ class StationService:
                 if e_read.needs_review:
                     flagged.append(lv)
         # Indexed among sheet-level items only, as `_decision` reads them back.
-        sheet_flags = [self._flag_view(n, r.section, r.reason, r.detail) for n, r in
+        sheet_flags = [self._flag_view(n, r.section, r.reason, r.detail, r.position) for n, r in
                        enumerate(r for r in deck.review if r.line is None and r.card_id is None)]
         data = reg.decklist_json
         return RegistrationView(
@@ -394,8 +394,8 @@ class StationService:
                         reasons=[REASON_KO.get(x, x) for x in read.reasons], candidates=cands,
                         crop_url=self._crop_url(read.crop), decided=decided)
 
-    def _flag_view(self, index: int, section: str | None, reason: str, detail: str
-                   ) -> SheetFlagView:
+    def _flag_view(self, index: int, section: str | None, reason: str, detail: str,
+                   place: str | None = None) -> SheetFlagView:
         from scanner.report.review_reasons import REASON_KO
 
         m = _CROP_IN_DETAIL.search(detail)
@@ -409,7 +409,7 @@ class StationService:
                 restore = (card.card_id, card.name, int(found.group(2)))
         return SheetFlagView(index=index, section=section, reason=reason,
                              reason_ko=REASON_KO.get(reason, reason), detail=detail,
-                             crop_url=crop, restore=restore)
+                             crop_url=crop, restore=restore, place=place)
 
     def _decision_views(self, reg: Registration, decisions: list[ReviewDecision]
                         ) -> list[DecisionView]:

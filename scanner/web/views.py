@@ -84,6 +84,8 @@ class SheetFlagView:
     crop_url: str | None
     restore: tuple[int, str, int] | None
     """(card_id, name, count) of a struck-through row that could be restored."""
+    place: str | None = None
+    """Where the paper prints it (`마법 11`), when the item names a row."""
 
 
 @dataclass
