@@ -9,7 +9,7 @@ import io
 from dataclasses import dataclass
 
 from scanner.errors import UnreadableInput
-from scanner.inputs.sniff import InputKind, sniff_bytes
+from scanner.inputs.sniff import InputKind, decode_text, sniff_bytes
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 """A phone photo is 2–8 MB; a sheet PDF well under 1 MB."""
@@ -50,12 +50,9 @@ def check_upload(data: bytes, file_name: str | None,
         _check_pdf(data)
     else:
         try:
-            data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            try:
-                data.decode("cp949")
-            except UnicodeDecodeError:
-                raise UploadRefused("텍스트 파일이 UTF-8도 CP949도 아닙니다", 415) from None
+            decode_text(data)  # the readers' own decoding: UTF-8, UTF-16 with a BOM, CP949
+        except UnreadableInput:
+            raise UploadRefused("텍스트 파일이 UTF-8, UTF-16, CP949 중 어느 것도 아닙니다", 415) from None
     return CheckedUpload(data=data, file_name=_safe_name(file_name), kind=kind)
 
 

@@ -272,3 +272,12 @@ def test_pages_escape_names_and_exports_are_safe(app_client):
     assert x.status_code == 200 and x.content.startswith(b"PK")
     audit = app_client.get("/exports/audit.html")
     assert audit.status_code == 200 and "default-src 'none'" in audit.headers["content-security-policy"]
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "cp949"])
+def test_text_lists_in_korean_windows_encodings_are_checked_in(app_client, codec):
+    text = (SAMPLES / "decks" / "illegal.txt").read_text(encoding="utf-8")
+    r = upload(app_client, None, player="1000000011", name="list.txt", data=text.encode(codec))
+    assert r.status_code == 202, r.text
+    job = wait_job(app_client, r.json()["job"])
+    assert job["state"] == "done", job
