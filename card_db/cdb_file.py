@@ -14,23 +14,31 @@ from card_db.paths import package_data
 log = logging.getLogger("decksheet.card_db")
 
 
-def read_cdb(path: Path) -> tuple[dict[int, Card], dict[int, int], int]:
+ROWS_SQL = "SELECT d.id, d.ot, d.alias, d.type, t.name FROM datas d JOIN texts t ON t.id = d.id"
+FINGERPRINT_SQL = ("SELECT d.id, d.type, d.atk, d.def, d.level, d.race, d.attribute, t.name, t.desc "
+                   "FROM datas d JOIN texts t ON t.id = d.id")
+"""What makes two rows the same printed card apart from the passcode."""
+
+
+def _select(path: Path, *queries: str) -> list[list[tuple]]:
+    """The rows of each query on a cards.cdb opened read-only; a one-line error for a file that
+    is not one, or that holds no card (the first query's rows)."""
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            rows = con.execute(
-                "SELECT d.id, d.ot, d.alias, d.type, t.name FROM datas d JOIN texts t ON t.id = d.id"
-            ).fetchall()
-            # What makes two rows the same printed card apart from the passcode.
-            fingerprints = {int(r[0]): tuple(r[1:]) for r in con.execute(
-                "SELECT d.id, d.type, d.atk, d.def, d.level, d.race, d.attribute, t.name, t.desc "
-                "FROM datas d JOIN texts t ON t.id = d.id")}
+            results = [con.execute(q).fetchall() for q in queries]
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
         raise CardDatabaseError(f"not a ygopro cards.cdb: {path} ({exc})") from None
-    if not rows:
+    if not results[0]:
         raise CardDatabaseError(f"card database has no cards: {path}")
+    return results
+
+
+def read_cdb(path: Path) -> tuple[dict[int, Card], dict[int, int], int]:
+    rows, fingerprint_rows = _select(path, ROWS_SQL, FINGERPRINT_SQL)
+    fingerprints = {int(r[0]): tuple(r[1:]) for r in fingerprint_rows}
 
     names_by_id = {int(r[0]): (r[4] or "").strip() for r in rows}
     originals: dict[int, tuple[int, int, str]] = {}
@@ -104,16 +112,6 @@ def _twin_rows(originals: dict[int, tuple[int, int, str]],
 
 def read_rows(path: Path) -> list[tuple[int, int, int, int, str]]:
     """(id, ot, alias, type, name) of every named row of a cards.cdb."""
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            rows = con.execute("SELECT d.id, d.ot, d.alias, d.type, t.name FROM datas d "
-                               "JOIN texts t ON t.id = d.id ORDER BY d.id").fetchall()
-        finally:
-            con.close()
-    except sqlite3.DatabaseError as exc:
-        raise CardDatabaseError(f"not a ygopro cards.cdb: {path} ({exc})") from None
-    if not rows:
-        raise CardDatabaseError(f"card database has no cards: {path}")
+    (rows,) = _select(path, ROWS_SQL + " ORDER BY d.id")
     return [(int(r[0]), int(r[1] or 0), int(r[2] or 0), int(r[3] or 0), (r[4] or "").strip())
             for r in rows]
