@@ -132,6 +132,18 @@ class SheetRead:
     notes: list[str] = field(default_factory=list)
     """Reader diagnostics (layout found, fallbacks taken)."""
 
+    def flag_line_or_sheet(self, line: int | None, reason: str, line_detail: str,
+                           sheet_detail: str) -> None:
+        """Flag line `line` (0-based) with `reason`, or, when it names no read line, the whole
+        sheet: PDF evidence (annotations, covered text) that sits on a line or beside them."""
+        if line is None or not 0 <= line < len(self.lines):
+            self.review.append(ReviewFlag(section=None, reason=reason, detail=sheet_detail))
+            return
+        ln = self.lines[line]
+        if reason not in ln.flags:
+            ln.flags.append(reason)
+        ln.detail = "; ".join(p for p in (ln.detail, line_detail) if p)
+
 
 @dataclass
 class Entry:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scanner.model import ReviewFlag, SheetRead
+from scanner.model import SheetRead
 
 log = logging.getLogger("decksheet.read_pdf")
 
@@ -99,15 +99,8 @@ def flag_hidden_text(sheet: SheetRead, path: Path, page_index: int, boxes: list[
     text on no read line: what the reader found there, the page does not show."""
     for run in hidden_runs(path, page_index):
         detail = f"{run.text[:60]!r} is covered by a {run.colour} box drawn over it"
-        line = _line_of(run.box, boxes)
-        if line is None or line >= len(sheet.lines):
-            sheet.review.append(ReviewFlag(section=None, reason="hidden-text",
-                                           detail=f"page {page_index + 1}: {detail}"))
-            continue
-        ln = sheet.lines[line]
-        if "hidden-text" not in ln.flags:
-            ln.flags.append("hidden-text")
-        ln.detail = "; ".join(p for p in (ln.detail, detail + " on the page") if p)
+        sheet.flag_line_or_sheet(_line_of(run.box, boxes), "hidden-text",
+                                 detail + " on the page", f"page {page_index + 1}: {detail}")
 
 
 def _line_of(box: Box, boxes: list[Box]) -> int | None:

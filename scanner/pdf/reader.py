@@ -288,14 +288,9 @@ def add_annotations(sheet: SheetRead, reader, sheet_page: int, boxes: list[Box])
             what, text, rect = note
             detail = f"{what} {text!r}" if text else what
             line = _nearest_line(rect, boxes) if number == sheet_page and rect else None
-            if line is None:
-                sheet.review.append(ReviewFlag(section=None, reason="annotation",
-                                               detail=f"page {number + 1}: {detail} over the sheet"))
-                continue
-            ln = sheet.lines[line]
-            if "annotation" not in ln.flags:
-                ln.flags.append("annotation")
-            ln.detail = "; ".join(p for p in (ln.detail, f"{detail} added in a PDF viewer on this line") if p)
+            sheet.flag_line_or_sheet(line, "annotation",
+                                     f"{detail} added in a PDF viewer on this line",
+                                     f"page {number + 1}: {detail} over the sheet")
 
 
 def _note(annot, page_top: float) -> tuple[str, str, Box | None] | None:
