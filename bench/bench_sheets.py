@@ -126,6 +126,10 @@ def run(cases, db: CardDatabase, repeat: int) -> list[SheetScore]:
     return out
 
 
+def _p90(values: list[float]) -> float:
+    return sorted(values)[min(len(values) - 1, int(0.9 * len(values)))]
+
+
 def summary(scores: list[SheetScore]) -> dict:
     lines = sum(s.truth_lines for s in scores)
     return {"sheets": len(scores), "exact": sum(s.exact for s in scores),
@@ -134,6 +138,7 @@ def summary(scores: list[SheetScore]) -> dict:
             "missing": sum(s.missing for s in scores),
             "line_accuracy": round(sum(s.correct for s in scores) / lines, 4) if lines else None,
             "median_ms": round(1000 * statistics.median(s.seconds for s in scores), 1) if scores else None,
+            "p90_ms": round(1000 * _p90([s.seconds for s in scores]), 1) if scores else None,
             "errors": sum(1 for s in scores if s.error)}
 
 
@@ -156,19 +161,19 @@ def main() -> None:
     groups["samples"] = run(sample_cases(demo), demo, args.repeat)
 
     print(f"{'kind':<16}{'sheets':>7}{'exact':>7}{'lines':>7}{'correct':>9}{'flagged':>9}"
-          f"{'silent':>8}{'missing':>9}{'ms/sheet':>10}")
+          f"{'silent':>8}{'missing':>9}{'ms/sheet':>10}{'p90 ms':>8}")
     table = {}
     for kind, scores in groups.items():
         sm = summary(scores)
         table[kind] = sm
         print(f"{kind:<16}{sm['sheets']:>7}{sm['exact']:>7}{sm['lines']:>7}{sm['correct']:>9}"
-              f"{sm['flagged']:>9}{sm['silent']:>8}{sm['missing']:>9}{sm['median_ms']:>10}")
+              f"{sm['flagged']:>9}{sm['silent']:>8}{sm['missing']:>9}{sm['median_ms']:>10}{sm['p90_ms']:>8}")
     text_scores = [s for k in TEXT_KINDS for s in groups.get(k, [])]
     if text_scores:
         table["text-layer (all)"] = summary(text_scores)
         sm = table["text-layer (all)"]
         print(f"{'text-layer all':<16}{sm['sheets']:>7}{sm['exact']:>7}{sm['lines']:>7}{sm['correct']:>9}"
-              f"{sm['flagged']:>9}{sm['silent']:>8}{sm['missing']:>9}{sm['median_ms']:>10}")
+              f"{sm['flagged']:>9}{sm['silent']:>8}{sm['missing']:>9}{sm['median_ms']:>10}{sm['p90_ms']:>8}")
     for scores in groups.values():
         for s in scores:
             if not s.exact:

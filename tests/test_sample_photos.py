@@ -55,21 +55,25 @@ def test_committed_set_is_small_and_complete():
 def test_generator_geometry_matches_the_drawn_sheet(tmp_path, demo_db):
     """The pen goes where the sheet prints its rows: every printed name lies in the row box
     make_photos computes for it (checked on the PDF text layer, several random styles)."""
-    import pdfplumber
+    import pypdfium2 as pdfium
+
+    from scanner.pdf.words import page_text
     mp = _make_photos()
     for seed in range(4):
         sheet = mp.sample_sheet(("blue-eyes", "sky-striker", "hero")[seed % 3], demo_db,
                                 np.random.default_rng(seed))
         pdf = tmp_path / f"s{seed}.pdf"
         mp.draw_db_sheet(pdf, sheet.deck, sheet.style)
-        words = pdfplumber.open(pdf).pages[0].extract_words(keep_blank_chars=True)
+        doc = pdfium.PdfDocument(str(pdf))
+        words = page_text(doc[0]).tokens
+        doc.close()
         geom = mp.sheet_geometry(sheet.deck, sheet.style)
         for col, lines in sheet.deck.columns.items():
             for row, (name, _) in enumerate(lines, 1):
                 x0, y0, x1, y1 = geom[col].row_box(row)
                 head = name.split()[0][:2]
-                assert any(x0 <= w["x0"] <= x1 and y0 <= (w["top"] + w["bottom"]) / 2 <= y1
-                           and head in w["text"] for w in words), (seed, col, row, name)
+                assert any(x0 <= w.x0 <= x1 and y0 <= (w.top + w.bottom) / 2 <= y1
+                           and head in w.text for w in words), (seed, col, row, name)
 
 
 def deck_from_printed_lines(t: dict, section_of: dict) -> dict:

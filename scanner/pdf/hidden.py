@@ -1,15 +1,17 @@
-"""Text the page does not show: characters painted over by a filled shape drawn after them.
+"""Text the page does not show: characters painted over by an opaque shape drawn after them.
 
 A row "deleted" by drawing an opaque (white) box over it is gone for the eye but still in the
-text layer, where the reader finds it. pdfplumber (pdfminer) gives the page's characters and
-filled rectangles/paths in drawing order with their fill colours; a character whose centre lies
-under a fill painted later is hidden. Evidence only: any failure here yields nothing.
+text layer, where the reader finds it. pdfium lists the page's objects in paint order (text,
+filled paths with their fill colour, images; Form XObjects opened in place); a character whose
+centre lies under an opaque fill or image painted *later* is hidden. Fills painted before the
+text (table shading, grey title rows) are backgrounds and hide nothing. Evidence only: any
+failure here yields nothing.
 """
 from __future__ import annotations
 
+import ctypes
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -18,10 +20,23 @@ from scanner.model import SheetRead
 log = logging.getLogger("decksheet.read_pdf")
 
 Box = tuple[float, float, float, float]
-MAX_FILLS = 5_000
-"""Filled shapes examined per page (a sheet has a few dozen); bounds the work on hostile files."""
+Matrix = tuple[float, float, float, float, float, float]
+MAX_OBJECTS = 50_000
+"""Page objects walked per page (a sheet has a few hundred); bounds the work on hostile files."""
+MAX_COVERS = 5_000
+"""Fills and images examined as covers per page (a sheet has a few hundred)."""
+MAX_FORM_DEPTH = 8
+"""Nesting of Form XObjects followed; deeper content is not examined."""
 MIN_FILL_SIDE = 2.0
 """Thinner fills (pt) are rules and underlines, not covers."""
+MIN_ALPHA = 192
+"""Fill alpha (0–255) from which a fill hides what is under it; a fainter one leaves it legible."""
+MAX_IMAGE_AREA = 4_000_000.0
+"""An image over text larger than this (pt², ~4 A4 pages) is taken as opaque, not rendered."""
+WHITE = 230
+"""Each RGB channel at least this (0–255): a white cover, the colour of the paper."""
+_IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+_BLANK = frozenset((0x20, 0x0D, 0x0A, 0x09, 0xA0, 0x3000))
 
 
 @dataclass(frozen=True)
@@ -30,75 +45,237 @@ class HiddenRun:
 
     text: str
     box: Box
-    colour: str
+    cover: str
+    """What hides them: 'a white box', 'an opaque box' or 'an image'."""
 
 
-def hidden_runs(path: Path, page_index: int) -> list[HiddenRun]:
-    """Runs of characters covered by a fill drawn after them on page `page_index` (0-based)."""
+@dataclass
+class _Cover:
+    """An opaque fill or an image, in page coordinates (bottom-left origin)."""
+
+    order: int
+    box: Box
+    what: str
+    image: object = None
+    """The pdfium image object: its own alpha (a soft mask) decides where it hides."""
+    alpha: np.ndarray | None = None
+
+
+@dataclass
+class _PaintOrder:
+    """The page's text objects and covers, by paint order."""
+
+    text_order: dict[int, int]
+    """Text object address → its place in paint order."""
+    text_boxes: list[tuple[int, Box]]
+    covers: list[_Cover]
+
+
+def hidden_runs(page) -> list[HiddenRun]:
+    """Runs of characters of a pypdfium2 page covered by an opaque fill or image drawn after them."""
     try:
-        import pdfplumber
-
-        with pdfplumber.open(str(path)) as pdf:
-            if page_index >= len(pdf.pages):
-                return []
-            page = pdf.pages[page_index]
-            return _covered(list(page.iter_layout_objects(list(page.layout))))
+        paint = _paint_order(page)
+        if not _text_under_a_later_cover(paint):
+            return []  # the usual case: every fill on the page is drawn before the text it meets
+        return _covered_chars(page, paint)
     except Exception as exc:  # noqa: BLE001 - extra evidence; the text reader already succeeded
-        log.debug("hidden-text check of %s failed: %s", path.name, exc)
+        log.debug("hidden-text check failed: %s", exc)
         return []
 
 
-def _covered(objs: list[dict]) -> list[HiddenRun]:
-    chars: list[tuple[int, dict]] = []
-    fills: list[tuple[int, dict]] = []
-    for order, obj in enumerate(objs):
-        kind = obj.get("object_type")
-        if kind == "char" and str(obj.get("text", "")).strip():
-            chars.append((order, obj))
-        elif (kind in ("rect", "curve") and obj.get("fill") and len(fills) < MAX_FILLS
-              and obj["x1"] - obj["x0"] >= MIN_FILL_SIDE
-              and obj["bottom"] - obj["top"] >= MIN_FILL_SIDE):
-            fills.append((order, obj))
-    if not chars or not fills:
-        return []
-    when = np.array([o for o, _ in chars])
-    cx = np.array([(c["x0"] + c["x1"]) / 2 for _, c in chars])
-    cy = np.array([(c["top"] + c["bottom"]) / 2 for _, c in chars])
-    hidden_by = np.full(len(chars), -1)
-    for i, (order, f) in enumerate(fills):
-        under = (when < order) & (cx > f["x0"]) & (cx < f["x1"]) & (cy > f["top"]) & (cy < f["bottom"])
-        hidden_by[under] = i
-    runs: dict[tuple[int, int], list[dict]] = {}
-    for k in np.flatnonzero(hidden_by >= 0):
-        c = chars[k][1]
-        runs.setdefault((int(hidden_by[k]), round(c["top"])), []).append(c)
+def _paint_order(page) -> _PaintOrder:
+    import pypdfium2.raw as pdfium_c
+
+    paint = _PaintOrder({}, [], [])
+    order = 0
+    fill_mode, stroke = ctypes.c_int(), ctypes.c_int()
+    rgba = [ctypes.c_uint() for _ in range(4)]
+    # Depth-first in content order: a form's objects are painted where the form is drawn.
+    # Each frame: (container, its object getter, object count, next index, depth, matrix).
+    stack = [(page.raw, pdfium_c.FPDFPage_GetObject, pdfium_c.FPDFPage_CountObjects(page.raw), 0, 0,
+              _IDENTITY)]
+    while stack and order < MAX_OBJECTS:
+        parent, get_object, count, index, depth, matrix = stack.pop()
+        if index >= count:
+            continue
+        stack.append((parent, get_object, count, index + 1, depth, matrix))
+        obj = get_object(parent, index)
+        if not obj:
+            continue
+        order += 1
+        kind = pdfium_c.FPDFPageObj_GetType(obj)
+        if kind == pdfium_c.FPDF_PAGEOBJ_TEXT:
+            if (box := _bounds(obj, matrix)) is not None:
+                paint.text_order[_address(obj)] = order
+                paint.text_boxes.append((order, box))
+        elif kind == pdfium_c.FPDF_PAGEOBJ_FORM:
+            if depth < MAX_FORM_DEPTH:
+                stack.append((obj, pdfium_c.FPDFFormObj_GetObject, pdfium_c.FPDFFormObj_CountObjects(obj),
+                              0, depth + 1, _compose(_matrix(obj), matrix)))
+        elif len(paint.covers) >= MAX_COVERS:
+            continue
+        elif kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
+            # A soft mask, an alpha or a blend mode may let the text show through.
+            if not pdfium_c.FPDFPageObj_HasTransparency(obj) and (box := _cover_bounds(obj, matrix)):
+                paint.covers.append(_Cover(order, box, "an image", image=obj))
+        elif (kind == pdfium_c.FPDF_PAGEOBJ_PATH and pdfium_c.FPDFPath_GetDrawMode(obj, fill_mode, stroke)
+              and fill_mode.value and pdfium_c.FPDFPageObj_GetFillColor(obj, *rgba)
+              and rgba[3].value >= MIN_ALPHA and (box := _cover_bounds(obj, matrix))):
+            white = min(v.value for v in rgba[:3]) >= WHITE
+            paint.covers.append(_Cover(order, box, "a white box" if white else "an opaque box"))
+    return paint
+
+
+def _cover_bounds(obj, matrix: Matrix) -> Box | None:
+    """Bounds of a fill or image big enough to hide a character (thin ones are rules)."""
+    box = _bounds(obj, matrix)
+    if box is None or box[2] - box[0] < MIN_FILL_SIDE or box[3] - box[1] < MIN_FILL_SIDE:
+        return None
+    return box
+
+
+def _text_under_a_later_cover(paint: _PaintOrder) -> bool:
+    """Whether any text object meets a cover painted after it (object bounds, a cheap screen)."""
+    if not paint.text_boxes or not paint.covers:
+        return False
+    order = np.array([o for o, _ in paint.text_boxes])
+    x0, y0, x1, y1 = np.array([b for _, b in paint.text_boxes]).T
+    for cover in paint.covers:
+        cx0, cy0, cx1, cy1 = cover.box
+        if np.any((order < cover.order) & (x0 < cx1) & (x1 > cx0) & (y0 < cy1) & (y1 > cy0)):
+            return True
+    return False
+
+
+def _covered_chars(page, paint: _PaintOrder) -> list[HiddenRun]:
+    import pypdfium2.raw as pdfium_c
+
+    height = float(page.get_size()[1])
+    textpage = page.get_textpage()
+    try:
+        chars: list[tuple[int, str, Box]] = []  # (index, character, page box)
+        for i in range(textpage.count_chars()):
+            code = pdfium_c.FPDFText_GetUnicode(textpage, i)
+            if code in _BLANK or pdfium_c.FPDFText_IsGenerated(textpage, i):
+                continue
+            chars.append((i, chr(code), textpage.get_charbox(i, loose=True)))
+        if not chars:
+            return []
+        cx = np.array([(b[0] + b[2]) / 2 for _, _, b in chars])
+        cy = np.array([(b[1] + b[3]) / 2 for _, _, b in chars])
+        under: list[list[int]] = [[] for _ in chars]  # covers over each character's centre
+        for k, cover in enumerate(paint.covers):
+            x0, y0, x1, y1 = cover.box
+            for i in np.flatnonzero((cx > x0) & (cx < x1) & (cy > y0) & (cy < y1)):
+                under[i].append(k)
+        runs: dict[tuple[int, int], list[tuple[str, Box]]] = {}
+        for i in (i for i, ks in enumerate(under) if ks):
+            index, ch, (left, bottom, right, top) = chars[i]
+            text_obj = pdfium_c.FPDFText_GetTextObject(textpage, index)
+            when = paint.text_order.get(_address(text_obj)) if text_obj else None
+            if when is None:
+                continue
+            # The last cover painted after the character's text that is opaque at its centre.
+            hider = next((k for k in reversed(under[i]) if paint.covers[k].order > when
+                          and _opaque_at(page, paint.covers[k], cx[i], cy[i])), None)
+            if hider is not None:
+                tl = (left, height - top, right, height - bottom)
+                runs.setdefault((hider, round(tl[1])), []).append((ch, tl))
+    finally:
+        textpage.close()
     out = []
-    for (fill, _), cs in sorted(runs.items(), key=lambda kv: (kv[0][1], kv[1][0]["x0"])):
-        cs.sort(key=lambda c: c["x0"])
-        out.append(HiddenRun(text="".join(c["text"] for c in cs),
-                             box=(min(c["x0"] for c in cs), min(c["top"] for c in cs),
-                                  max(c["x1"] for c in cs), max(c["bottom"] for c in cs)),
-                             colour=_colour(fills[fill][1].get("non_stroking_color"))))
+    for (cover, _), cs in sorted(runs.items(), key=lambda kv: (kv[0][1], min(b[0] for _, b in kv[1]))):
+        cs.sort(key=lambda c: c[1][0])
+        out.append(HiddenRun(text="".join(ch for ch, _ in cs),
+                             box=(min(b[0] for _, b in cs), min(b[1] for _, b in cs),
+                                  max(b[2] for _, b in cs), max(b[3] for _, b in cs)),
+                             cover=paint.covers[cover].what))
     return out
 
 
-def _colour(value) -> str:
-    if isinstance(value, (list, tuple)) and value:
-        v = [float(x) for x in value if isinstance(x, (int, float))]
-        if len(v) in (1, 3) and min(v, default=0) >= 0.9:
-            return "white"
-        if len(v) == 4 and max(v) <= 0.1:
-            return "white"
-    elif isinstance(value, (int, float)) and value >= 0.9:
-        return "white"
-    return "opaque"
+def _opaque_at(page, cover: _Cover, x: float, y: float) -> bool:
+    """Whether the cover hides the point: fills are opaque (their alpha was checked); an image
+    is rendered once with its soft mask or colour-key mask and its alpha read at the point
+    (scaled to its bounds: exact for upright images, close for turned ones)."""
+    if cover.image is None:
+        return True
+    if cover.alpha is None:
+        cover.alpha = _image_alpha(page, cover)
+    if cover.alpha.size == 1:
+        return bool(cover.alpha.flat[0] >= MIN_ALPHA)
+    h, w = cover.alpha.shape
+    x0, y0, x1, y1 = cover.box
+    col = min(w - 1, max(0, int((x - x0) / (x1 - x0) * w)))
+    row = min(h - 1, max(0, int((y1 - y) / (y1 - y0) * h)))
+    return bool(cover.alpha[row, col] >= MIN_ALPHA)
 
 
-def flag_hidden_text(sheet: SheetRead, path: Path, page_index: int, boxes: list[Box]) -> None:
+def _image_alpha(page, cover: _Cover) -> np.ndarray:
+    """The image's alpha as placed on the page (rows top-down); a huge one is taken as opaque
+    rather than rendered."""
+    import pypdfium2.raw as pdfium_c
+
+    x0, y0, x1, y1 = cover.box
+    if (x1 - x0) * (y1 - y0) > MAX_IMAGE_AREA:
+        return np.full((1, 1), 255, np.uint8)
+    bitmap = pdfium_c.FPDFImageObj_GetRenderedBitmap(page.pdf.raw, page.raw, cover.image)
+    if not bitmap:
+        return np.full((1, 1), 255, np.uint8)
+    try:
+        w, h = pdfium_c.FPDFBitmap_GetWidth(bitmap), pdfium_c.FPDFBitmap_GetHeight(bitmap)
+        stride = pdfium_c.FPDFBitmap_GetStride(bitmap)
+        if pdfium_c.FPDFBitmap_GetFormat(bitmap) != pdfium_c.FPDFBitmap_BGRA or not w or not h:
+            return np.full((1, 1), 255, np.uint8)  # no alpha channel: opaque
+        buf = ctypes.cast(pdfium_c.FPDFBitmap_GetBuffer(bitmap), ctypes.POINTER(ctypes.c_ubyte))
+        pixels = np.ctypeslib.as_array(buf, shape=(h * stride,)).reshape(h, stride)
+        return pixels[:, 3:4 * w:4].copy()
+    finally:
+        pdfium_c.FPDFBitmap_Destroy(bitmap)
+
+
+def _address(obj) -> int:
+    return ctypes.cast(obj, ctypes.c_void_p).value or 0
+
+
+def _matrix(obj) -> Matrix:
+    import pypdfium2.raw as pdfium_c
+
+    m = pdfium_c.FS_MATRIX()
+    if not pdfium_c.FPDFPageObj_GetMatrix(obj, m):
+        return _IDENTITY
+    return (m.a, m.b, m.c, m.d, m.e, m.f)
+
+
+def _compose(inner: Matrix, outer: Matrix) -> Matrix:
+    """`inner` then `outer` (PDF row-vector convention: p' = p · inner · outer)."""
+    a, b, c, d, e, f = inner
+    A, B, C, D, E, F = outer
+    return (a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D,
+            e * A + f * C + E, e * B + f * D + F)
+
+
+def _bounds(obj, matrix: Matrix) -> Box | None:
+    """Bounds of a page object in page space; a form's objects report theirs in the form's space."""
+    import pypdfium2.raw as pdfium_c
+
+    l, b, r, t = ctypes.c_float(), ctypes.c_float(), ctypes.c_float(), ctypes.c_float()
+    if not pdfium_c.FPDFPageObj_GetBounds(obj, l, b, r, t):
+        return None
+    if matrix == _IDENTITY:
+        return (l.value, b.value, r.value, t.value)
+    ma, mb, mc, md, me, mf = matrix
+    xs, ys = [], []
+    for x, y in ((l.value, b.value), (r.value, b.value), (l.value, t.value), (r.value, t.value)):
+        xs.append(x * ma + y * mc + me)
+        ys.append(x * mb + y * md + mf)
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def flag_hidden_text(sheet: SheetRead, page, page_index: int, boxes: list[Box]) -> None:
     """Flag each read line with hidden characters on it ('hidden-text'), and the sheet for hidden
     text on no read line: what the reader found there, the page does not show."""
-    for run in hidden_runs(path, page_index):
-        detail = f"{run.text[:60]!r} is covered by a {run.colour} box drawn over it"
+    for run in hidden_runs(page):
+        detail = f"{run.text[:60]!r} is covered by {run.cover} drawn over it"
         sheet.flag_line_or_sheet(_line_of(run.box, boxes), "hidden-text",
                                  detail + " on the page", f"page {page_index + 1}: {detail}")
 

@@ -1,6 +1,6 @@
 """PDF deck sheets: filled form fields, else the text layer, else OCR of the page images.
 
-Order of evidence: AcroForm values (pdfplumber cannot see them) → the flattened Konami form →
+Order of evidence: AcroForm values (not in the page's text layer) → the flattened Konami form →
 the card-database sheet found by its header words → OCR when the page has no usable text.
 """
 from __future__ import annotations
@@ -56,45 +56,43 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
         check_pages(len(doc), path.name)
         needs_ocr = False
         for number in range(len(doc)):
-            page = doc[number]
-            try:
-                text = page_text(page)
-                has_images = _has_images(page)
-            except pdfium.PdfiumError as exc:
-                raise UnreadableInput(f"{path.name}: page {number + 1} cannot be read ({exc})") from None
-            finally:
-                page.close()
-            if not _usable_text(text):
-                needs_ocr = needs_ocr or has_images or text.chars > 0
-                continue
-            boxes: list[Box] = []
-            if looks_like_kde(text.tokens, text.width, text.height):
-                sheet = sheet_from_kde_fields(fields_from_flat_text(text.tokens), "pdf-text")
-                sheet.notes.append("layout: Konami deck list form, flattened")
-                boxes = _form_line_boxes(sheet, layout_kde.line_box)
-            elif layout_cn.looks_like_cn(text.tokens, text.width, text.height):
-                sheet = layout_cn.sheet_from_cn_fields(layout_cn.fields_from_flat_cn(text.tokens),
-                                                       "pdf-text")
-                sheet.notes.append("layout: Chinese official deck list form, flattened")
-                boxes = _form_line_boxes(sheet, layout_cn.line_box)
-            else:
-                sheet = read_db_sheet(text.tokens, text.width, text.height, boxes)
-                if sheet is None:
-                    needs_ocr = needs_ocr or has_images
+            with contextlib.closing(doc[number]) as page:  # open until the hidden-text check
+                try:
+                    text = page_text(page)
+                    has_images = _has_images(page)
+                except pdfium.PdfiumError as exc:
+                    raise UnreadableInput(f"{path.name}: page {number + 1} cannot be read ({exc})") from None
+                if not _usable_text(text):
+                    needs_ocr = needs_ocr or has_images or text.chars > 0
                     continue
-            if not sheet.lines:
-                raise UnreadableInput(f"{path.name}: the deck sheet is blank (no card names or "
-                                      f"counts on page {number + 1})")
-            if len(doc) > 1:
-                sheet.notes.append(f"sheet found on page {number + 1} of {len(doc)}")
-                for other in _later_sheet_pages(doc, number + 1):
-                    sheet.review.append(ReviewFlag(
-                        section=None, reason="another-sheet-page",
-                        detail=f"page {other} also holds deck lines; only page {number + 1} was "
-                               f"read (a continuation or a second sheet)"))
-            add_annotations(sheet, reader, number, boxes)
-            flag_hidden_text(sheet, path, number, boxes)
-            return sheet
+                boxes: list[Box] = []
+                if looks_like_kde(text.tokens, text.width, text.height):
+                    sheet = sheet_from_kde_fields(fields_from_flat_text(text.tokens), "pdf-text")
+                    sheet.notes.append("layout: Konami deck list form, flattened")
+                    boxes = _form_line_boxes(sheet, layout_kde.line_box)
+                elif layout_cn.looks_like_cn(text.tokens, text.width, text.height):
+                    sheet = layout_cn.sheet_from_cn_fields(layout_cn.fields_from_flat_cn(text.tokens),
+                                                           "pdf-text")
+                    sheet.notes.append("layout: Chinese official deck list form, flattened")
+                    boxes = _form_line_boxes(sheet, layout_cn.line_box)
+                else:
+                    sheet = read_db_sheet(text.tokens, text.width, text.height, boxes)
+                    if sheet is None:
+                        needs_ocr = needs_ocr or has_images
+                        continue
+                if not sheet.lines:
+                    raise UnreadableInput(f"{path.name}: the deck sheet is blank (no card names or "
+                                          f"counts on page {number + 1})")
+                if len(doc) > 1:
+                    sheet.notes.append(f"sheet found on page {number + 1} of {len(doc)}")
+                    for other in _later_sheet_pages(doc, number + 1):
+                        sheet.review.append(ReviewFlag(
+                            section=None, reason="another-sheet-page",
+                            detail=f"page {other} also holds deck lines; only page {number + 1} was "
+                                   f"read (a continuation or a second sheet)"))
+                add_annotations(sheet, reader, number, boxes)
+                flag_hidden_text(sheet, page, number, boxes)
+                return sheet
     finally:
         doc.close()
     if needs_ocr:

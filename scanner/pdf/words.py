@@ -105,7 +105,7 @@ class PageText:
 
 
 def page_text(page) -> PageText:
-    """Tokens of a pypdfium2 page (pdfium is ~8x faster than pdfminer for this).
+    """Tokens of a pypdfium2 page (pdfium is ~8x faster than pdfminer was for this).
 
     A token ends at a space, a size change, a jump back or down (a new line) or a gap wider
     than a quarter of the font size; names are re-joined by geometry later.
