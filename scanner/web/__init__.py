@@ -1,7 +1,7 @@
 """The check-in station (`decksheet serve`): a web app for a judge team on phones and tablets.
 
-`serve(StationConfig(...))` runs it; `build_app` gives the ASGI app (tests). Only this package's
-`service` module calls the event layer.
+`serve(StationConfig(...))` runs it; `build_app` gives the ASGI app (tests). Only its `service`
+package calls the event layer.
 """
 from scanner.web.config import StationConfig
 

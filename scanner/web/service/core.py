@@ -1,0 +1,142 @@
+"""What every part of the station service shares: the event and station connections, the
+refusal type, the registration lookup, the verdict cache and the crops folder."""
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from card_db.cdb import CardDatabase, load_card_db
+from card_db.models import LimitList
+from scanner.errors import EventError
+from scanner.event import flows
+from scanner.event.flows import apply_decisions, decklist_from_json, event_limits
+from scanner.event.store import EventStore, Registration, normalise_konami_id
+from scanner.model import Decklist
+from scanner.rules.codes import REVIEW_CODES, VERDICT_CODES
+from scanner.web.config import StationConfig
+from scanner.web.station_store import StationStore
+from scanner.web.views import Verdict
+
+SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드"}
+COLUMN_KO = {"monster": "몬스터", "spell": "마법", "trap": "함정", "extra": "엑스트라",
+             "side": "사이드"}
+"""Where a line is on the paper, as the review pages and the decision log name it."""
+
+
+class StationError(Exception):
+    """A request the station refuses; `status` is the HTTP status (4xx)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class StationCore:
+    """Event, roster, jobs and card database of one running station (the shared part)."""
+
+    def __init__(self, config: StationConfig, db: CardDatabase | None = None) -> None:
+        self.config = config
+        self.db = db or load_card_db(config.card_db or None, aliases=config.aliases or None)
+        with self.store() as store:
+            self.event = store.event()
+            self.limits: LimitList = event_limits(self.event, self.db, config.lflist,
+                                                  config.list_name, config.extra_bans)
+        StationStore(config.event_path, create=True).close()  # the station's tables
+        self.crops_root.mkdir(parents=True, exist_ok=True)
+        self._status_cache: dict[tuple[int, int], Verdict] = {}
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def store(self) -> Iterator[EventStore]:
+        """A connection per use: requests run on several threads."""
+        store = EventStore.open(self.config.event_path)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    @contextlib.contextmanager
+    def station(self) -> Iterator[StationStore]:
+        st = StationStore(self.config.event_path)
+        try:
+            yield st
+        finally:
+            st.close()
+
+    def event_label(self) -> str:
+        return f"{self.event.name} ({self.event.date.isoformat()})"
+
+    # ------------------------------------------------------------------ crops
+
+    @property
+    def crops_root(self) -> Path:
+        return self.config.station_dir / "crops"
+
+    def crops_dir(self, sha256: str) -> Path:
+        return self.crops_root / sha256
+
+    def crop_file(self, sha256: str, name: str) -> Path | None:
+        """A saved crop, or None (names are checked: no way out of the crops folder)."""
+        if not re.fullmatch(r"[0-9a-f]{64}", sha256) or not re.fullmatch(r"[\w.\-]+\.png", name):
+            return None
+        p = self.crops_dir(sha256) / name
+        return p if p.is_file() else None
+
+    def _crop_url(self, path: str | None) -> str | None:
+        if not path:
+            return None
+        p = Path(path)
+        return f"/crops/{p.parent.name}/{p.name}" if p.parent.parent == self.crops_root else None
+
+    # ------------------------------------------------------------------ registrations
+
+    def _reg(self, store: EventStore, konami_id: str, version: int | None) -> Registration:
+        try:
+            kid = normalise_konami_id(konami_id)
+        except EventError:
+            raise StationError("코나미 ID가 올바르지 않습니다", 404) from None
+        reg = store.registration(kid, version) if version else store.latest_registration(kid)
+        if reg is None:
+            raise StationError("등록된 덱 리스트가 없습니다", 404)
+        return reg
+
+    @staticmethod
+    def _player_names(store: EventStore) -> dict[str, str | None]:
+        """Konami ID → the name on the player's latest registration."""
+        return {r.konami_id: r.player_name for r in store.registrations(latest_only=True)}
+
+    def _decided_deck(self, store: EventStore, reg: Registration) -> Decklist:
+        """The registered list with the judges' review decisions applied."""
+        return apply_decisions(decklist_from_json(reg.decklist_json), store.decisions(reg.id),
+                               self.db)
+
+    def _verdict(self, store: EventStore, reg: Registration) -> Verdict:
+        """The registration's verdict now (decisions applied, re-checked), cached per
+        (registration, decisions so far): the dashboard asks for every player at once."""
+        decisions = store.decisions(reg.id)
+        key = (reg.id, len(decisions))
+        with self._lock:
+            cached = self._status_cache.get(key)
+        if cached is not None:
+            return cached
+        deck, check = flows.registration_check(store, reg, self.db, self.limits)
+        breaches = sum(1 for i in check.infractions if i.code not in REVIEW_CODES)
+        verdict = Verdict(VERDICT_CODES[check.verdict], deck.needs_review, breaches)
+        with self._lock:
+            self._status_cache[key] = verdict
+        return verdict
+
+    # ------------------------------------------------------------------ card database
+
+    def card_search(self, text: str, limit: int = 8) -> list[dict]:
+        text = (text or "").strip()[:60]
+        if not text:
+            return []
+        if text.isdigit():
+            card = self.db.get(int(text))
+            return [{"card_id": card.card_id, "name": card.name, "score": 1.0}] if card else []
+        return [{"card_id": c.card.card_id, "name": c.card.name, "score": round(c.score, 3)}
+                for c in self.db.search(text, limit)]

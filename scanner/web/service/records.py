@@ -1,0 +1,70 @@
+"""The event's records for the dashboard and the exports: infractions (and their voids), the
+audit, the exported lists."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from scanner.errors import EventError
+from scanner.event import flows
+from scanner.event.store import EventStore
+from scanner.web.service.core import StationCore, StationError
+from scanner.web.views import InfractionView
+
+
+class RecordsService(StationCore):
+    @staticmethod
+    def _voids(store: EventStore) -> dict[int, list[dict]]:
+        """Voids/amendments per infraction, oldest first (appended records)."""
+        out: dict[int, list[dict]] = {}
+        for a in store.amendments():
+            out.setdefault(a.infraction_id, []).append(
+                {"reason": a.reason, "new_penalty": a.new_penalty if a.action != "void" else None,
+                 "judge": a.judge, "at": a.created_at})
+        return out
+
+    def infractions(self) -> list[InfractionView]:
+        with self.store() as store:
+            voids = self._voids(store)
+            names = self._player_names(store)
+            return [InfractionView(i.id, i.konami_id, names.get(i.konami_id), i.code, i.penalty,
+                                   i.remedy, i.rule, i.message, i.round, i.judge, i.created_at,
+                                   voids.get(i.id, []))
+                    for i in store.infractions()]
+
+    def void_infraction(self, infraction_id: int, reason: str, judge: str | None,
+                        new_penalty: str | None = None) -> InfractionView:
+        """Void (or amend to `new_penalty`) a recorded infraction: a new record; the original
+        row stays as it was."""
+        from scanner.rules.codes import PENALTY_KO
+
+        reason = (reason or "").strip()
+        if not reason:
+            raise StationError("무효/정정 사유를 입력하세요")
+        if new_penalty and new_penalty not in PENALTY_KO:
+            raise StationError("알 수 없는 벌칙입니다")
+        with self.store() as store:
+            if not any(i.id == infraction_id for i in store.infractions()):
+                raise StationError("그런 위반 기록이 없습니다", 404)
+            try:
+                flows.void_infraction(store, infraction_id, reason=reason[:300],
+                                      judge=judge or "?", new_penalty=new_penalty or None)
+            except EventError as exc:
+                raise StationError(str(exc)) from None
+        return next(i for i in self.infractions() if i.id == infraction_id)
+
+    def run_audit(self, out_dir: Path) -> dict:
+        from scanner.event.audit import run_audit
+        from scanner.event.audit_report import write_report
+
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with self.store() as store:
+            result = run_audit(store, self.db, self.limits, workers=1)
+            write_report(result, out_dir)
+            store.log("audit", {"registrations": len(result.current), "out": str(out_dir)})
+        return result.to_json()
+
+    def export_lists(self, out_dir: Path) -> None:
+        from scanner.event.export import export_event
+
+        with self.store() as store:
+            export_event(store, self.db, out_dir, {"csv"})

@@ -1,0 +1,203 @@
+"""A registration as the judge reviews it, the judge's answers to its review items, and the log
+of every decision."""
+from __future__ import annotations
+
+import re
+
+from scanner.errors import EventError
+from scanner.event import flows
+from scanner.event.flows import CHOOSE, KEEP, SKIP, apply_decisions, decklist_from_json
+from scanner.event.store import Registration, ReviewDecision
+from scanner.model import SECTIONS, Decklist, Entry
+from scanner.web.service.checkin import CHECKIN_CONFIRMED
+from scanner.web.service.core import COLUMN_KO, SECTION_KO, StationCore, StationError
+from scanner.web.views import DecisionView, LineView, RegistrationView, SheetFlagView
+
+RESTORE = "restore"
+"""The station's word for putting a struck-through printed row back (stored as the event
+layer's `choose` on that sheet-level item, with the card and count the sheet printed)."""
+_CROP_IN_DETAIL = re.compile(r";?\s*crop (\S+)")
+_STRUCK_CARD = re.compile(r"\[(\d+)\]\)? ×([123])\b")
+
+
+class ReviewService(StationCore):
+    def registration(self, konami_id: str, version: int | None = None) -> RegistrationView:
+        with self.store() as store, self.station() as st:
+            reg = self._reg(store, konami_id, version)
+            decisions = store.decisions(reg.id)
+            read = decklist_from_json(reg.decklist_json)
+            deck = apply_decisions(read, decisions, self.db)
+            verdict = self._verdict(store, reg)
+            versions = [r.version for r in store.registrations() if r.konami_id == reg.konami_id]
+            entry = st.roster_entry(reg.konami_id)
+            confirmed = any(a == CHECKIN_CONFIRMED and d.get("player") == reg.konami_id
+                            and d.get("version") == reg.version
+                            for _, _, a, d in store.audit_log())
+        latest = {(d.section, d.line): d for d in decisions if d.line is not None}
+        columns: dict[str, list[LineView]] = {}
+        flagged: list[LineView] = []
+        for s in SECTIONS:
+            for i, (e_read, e_now) in enumerate(zip(read.sections[s], deck.sections[s]), 1):
+                lv = self._line_view(s, i, e_read, e_now, latest.get((s, i)))
+                key = COLUMN_KO.get(e_read.column or "", SECTION_KO[s])
+                columns.setdefault(key, []).append(lv)
+                if e_read.needs_review:
+                    flagged.append(lv)
+        # Indexed among sheet-level items only, as `_decision` reads them back.
+        sheet_flags = [self._flag_view(n, r.section, r.reason, r.detail, r.position) for n, r in
+                       enumerate(r for r in deck.review if r.line is None and r.card_id is None)]
+        data = reg.decklist_json
+        return RegistrationView(
+            konami_id=reg.konami_id, name=(entry.name if entry else None) or reg.player_name,
+            table_no=entry.table_no if entry else None, version=reg.version, versions=versions,
+            file_name=reg.file_name, reader=reg.reader, created_at=reg.created_at,
+            judge=reg.judge, verdict=verdict, columns=list(columns.items()), flagged=flagged,
+            sheet_flags=sheet_flags,
+            infractions=[i for i in reg.infractions if i.get("penalty") != "NONE"],
+            totals=deck.totals(), printed_totals=data.get("printed_totals") or {},
+            sheet_id=(data.get("player") or {}).get("konami_id"),
+            sheet_name=(data.get("player") or {}).get("name"), warnings=[],
+            decisions=self._decision_views(reg, decisions), checkin_confirmed=confirmed)
+
+    def _line_view(self, section: str, line: int, read: Entry, now: Entry,
+                   decision: ReviewDecision | None) -> LineView:
+        place = (f"{COLUMN_KO.get(read.column, read.column)} {read.row}" if read.column and read.row
+                 else f"{SECTION_KO[section]} {line}")
+        cands = list(read.candidates[:5])
+        if read.needs_review and not cands:
+            text = read.name if read.card_id is None else read.read
+            cands = [(c.card.card_id, c.card.name, c.score) for c in self.db.search(text, 5)]
+        from scanner.report.review_reasons import REASON_KO
+
+        decided = None
+        if decision is not None:
+            decided = {KEEP: "읽은 그대로 확정", SKIP: "보류",
+                       CHOOSE: f"{now.name} ×{now.count}"}.get(decision.action, decision.action)
+        return LineView(section=section, line=line, place=place, card_id=now.card_id,
+                        name=now.name, count=now.count, read=read.read,
+                        needs_review=now.needs_review,
+                        reasons=[REASON_KO.get(x, x) for x in read.reasons], candidates=cands,
+                        crop_url=self._crop_url(read.crop), decided=decided)
+
+    def _flag_view(self, index: int, section: str | None, reason: str, detail: str,
+                   place: str | None = None) -> SheetFlagView:
+        from scanner.report.review_reasons import REASON_KO
+
+        m = _CROP_IN_DETAIL.search(detail)
+        crop = self._crop_url(m.group(1)) if m else None
+        detail = _CROP_IN_DETAIL.sub("", detail)
+        restore = None
+        if reason == "struck-through":
+            found = _STRUCK_CARD.search(detail)
+            card = self.db.get(int(found.group(1))) if found else None
+            if card is not None:  # the name as the database spells it, not as the detail runs on
+                restore = (card.card_id, card.name, int(found.group(2)))
+        return SheetFlagView(index=index, section=section, reason=reason,
+                             reason_ko=REASON_KO.get(reason, reason), detail=detail,
+                             crop_url=crop, restore=restore, place=place)
+
+    def _decision_views(self, reg: Registration, decisions: list[ReviewDecision]
+                        ) -> list[DecisionView]:
+        sections = (reg.decklist_json.get("sections") or {})
+        out = []
+        for d in decisions:
+            place, before = "시트", d.read
+            if d.section in SECTIONS and d.line is not None:
+                items = sections.get(d.section) or []
+                if 1 <= d.line <= len(items):
+                    e = items[d.line - 1]
+                    place = (f"{COLUMN_KO.get(e.get('column'), SECTION_KO[d.section])} "
+                             f"{e.get('row') or d.line}")
+                    before = f"{e.get('name')} ×{e.get('count')} (읽음: {e.get('read')})"
+            if d.action == CHOOSE:
+                card = self.db.get(d.card_id) if d.card_id is not None else None
+                after = f"{card.name if card else d.card_id} ×{d.count}"
+                if d.line is None:
+                    after = f"줄 되살림: {after}"
+            else:
+                after = {KEEP: "확정", SKIP: "보류"}.get(d.action, d.action)
+            if isinstance(d.before, dict) and d.before.get("name"):  # as stored at the time
+                before = f"{d.before['name']} ×{d.before.get('count')} (읽음: {d.read})"
+            out.append(DecisionView(reg.konami_id, reg.player_name, reg.version, place, before,
+                                    after, d.judge, d.created_at))
+        return out
+
+    def record_review(self, konami_id: str, version: int, answers: list[dict],
+                      judge: str | None) -> int:
+        """Store a judge's answers: [{section, line, action, card_id?, count?}] for lines, or
+        [{flag: index, action}] for sheet-level items. Nothing stored if any answer is bad."""
+        with self.store() as store:
+            reg = self._reg(store, konami_id, version)
+            deck = self._decided_deck(store, reg)
+            decisions: list[ReviewDecision] = []
+            for a in answers:
+                decisions.append(self._decision(reg, deck, a, judge))
+            return store.add_decisions(decisions, judge)
+
+    def _decision(self, reg: Registration, deck: Decklist, a: dict, judge: str | None
+                  ) -> ReviewDecision:
+        action = a.get("action")
+        if a.get("flag") is not None:
+            if action not in (KEEP, SKIP, RESTORE):
+                raise StationError(f"알 수 없는 결정: {str(action)[:20]!r}")
+            flags = [r for r in deck.review if r.line is None and r.card_id is None]
+            try:
+                flag = flags[int(a["flag"])] if int(a["flag"]) >= 0 else None
+            except (ValueError, IndexError):
+                flag = None
+            if flag is None:
+                raise StationError("그런 시트 항목이 없습니다")
+            card_id = count = None
+            if action == RESTORE:  # the struck row back, as the sheet printed it
+                restore = self._flag_view(0, flag.section, flag.reason, flag.detail).restore
+                if restore is None:
+                    raise StationError("이 항목은 줄을 되살릴 수 없습니다 (카드를 읽지 못한 줄)")
+                card_id, _, count = restore
+                action = CHOOSE
+            return self._flow_decision(deck, reg, flag.section, None, action, card_id, count,
+                                       judge, flag.reason, flag.detail)
+        if action not in (KEEP, CHOOSE, SKIP):
+            raise StationError(f"알 수 없는 결정: {str(action)[:20]!r}")
+        section = a.get("section")
+        try:
+            line = int(a.get("line"))
+        except (TypeError, ValueError):
+            raise StationError("줄 번호가 없습니다") from None
+        if section not in SECTIONS or not 1 <= line <= len(deck.sections[section]):
+            raise StationError("그런 줄이 없습니다")
+        e = deck.sections[section][line - 1]
+        card_id = count = None
+        if action == CHOOSE:
+            try:
+                card_id = int(a.get("card_id") if a.get("card_id") not in (None, "") else e.card_id)
+                count = int(a.get("count") if a.get("count") not in (None, "") else e.count)
+            except (TypeError, ValueError):
+                raise StationError("카드와 매수를 정하세요") from None
+            card = self.db.get(card_id)
+            if card is None:
+                raise StationError("카드 데이터베이스에 없는 카드입니다")
+            card_id = card.card_id
+            if not 1 <= count <= 3:
+                raise StationError("매수는 1~3장입니다")
+        elif action == KEEP and (e.card_id is None or not 1 <= e.count <= 3):
+            raise StationError("카드나 매수가 정해지지 않은 줄은 그대로 확정할 수 없습니다")
+        return self._flow_decision(deck, reg, section, line, action, card_id, count, judge)
+
+    def _flow_decision(self, deck: Decklist, reg: Registration, section: str | None,
+                       line: int | None, action: str, card_id: int | None, count: int | None,
+                       judge: str | None, reason: str | None = None,
+                       detail: str | None = None) -> ReviewDecision:
+        """The event layer's decision (it keeps the line before → after)."""
+        try:
+            return flows.decision_for(deck, reg.id, section, line, action, card_id, count,
+                                      judge=judge, db=self.db, reason=reason, detail=detail)
+        except EventError as exc:
+            raise StationError(str(exc)) from None
+
+    def decision_log(self) -> list[DecisionView]:
+        with self.store() as store:
+            out = []
+            for reg in store.registrations():
+                out += self._decision_views(reg, store.decisions(reg.id))
+        out.sort(key=lambda d: d.at, reverse=True)
+        return out
