@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scanner.model import SheetRead
+from scanner.pdf.words import BLANK
 
 log = logging.getLogger("decksheet.read_pdf")
 
@@ -36,7 +37,6 @@ MAX_IMAGE_AREA = 4_000_000.0
 WHITE = 230
 """Each RGB channel at least this (0–255): a white cover, the colour of the paper."""
 _IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-_BLANK = frozenset((0x20, 0x0D, 0x0A, 0x09, 0xA0, 0x3000))
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,8 @@ def _paint_order(page) -> _PaintOrder:
     rgba = [ctypes.c_uint() for _ in range(4)]
     # Depth-first in content order: a form's objects are painted where the form is drawn.
     # Each frame: (container, its object getter, object count, next index, depth, matrix).
-    stack = [(page.raw, pdfium_c.FPDFPage_GetObject, pdfium_c.FPDFPage_CountObjects(page.raw), 0, 0,
-              _IDENTITY)]
+    stack = [(page.raw, pdfium_c.FPDFPage_GetObject, pdfium_c.FPDFPage_CountObjects(page.raw),
+              0, 0, _IDENTITY)]
     while stack and order < MAX_OBJECTS:
         parent, get_object, count, index, depth, matrix = stack.pop()
         if index >= count:
@@ -110,16 +110,19 @@ def _paint_order(page) -> _PaintOrder:
                 paint.text_boxes.append((order, box))
         elif kind == pdfium_c.FPDF_PAGEOBJ_FORM:
             if depth < MAX_FORM_DEPTH:
-                stack.append((obj, pdfium_c.FPDFFormObj_GetObject, pdfium_c.FPDFFormObj_CountObjects(obj),
-                              0, depth + 1, _compose(_matrix(obj), matrix)))
+                stack.append((obj, pdfium_c.FPDFFormObj_GetObject,
+                              pdfium_c.FPDFFormObj_CountObjects(obj), 0, depth + 1,
+                              _compose(_matrix(obj), matrix)))
         elif len(paint.covers) >= MAX_COVERS:
             continue
         elif kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
-            # A soft mask, an alpha or a blend mode may let the text show through.
+            # A graphics-state alpha, soft mask or blend mode may let the text show through;
+            # the image's own mask is read per character (`_opaque_at`).
             if not pdfium_c.FPDFPageObj_HasTransparency(obj) and (box := _cover_bounds(obj, matrix)):
                 paint.covers.append(_Cover(order, box, "an image", image=obj))
-        elif (kind == pdfium_c.FPDF_PAGEOBJ_PATH and pdfium_c.FPDFPath_GetDrawMode(obj, fill_mode, stroke)
-              and fill_mode.value and pdfium_c.FPDFPageObj_GetFillColor(obj, *rgba)
+        elif (kind == pdfium_c.FPDF_PAGEOBJ_PATH
+              and pdfium_c.FPDFPath_GetDrawMode(obj, fill_mode, stroke) and fill_mode.value
+              and pdfium_c.FPDFPageObj_GetFillColor(obj, *rgba)
               and rgba[3].value >= MIN_ALPHA and (box := _cover_bounds(obj, matrix))):
             white = min(v.value for v in rgba[:3]) >= WHITE
             paint.covers.append(_Cover(order, box, "a white box" if white else "an opaque box"))
@@ -156,7 +159,7 @@ def _covered_chars(page, paint: _PaintOrder) -> list[HiddenRun]:
         chars: list[tuple[int, str, Box]] = []  # (index, character, page box)
         for i in range(textpage.count_chars()):
             code = pdfium_c.FPDFText_GetUnicode(textpage, i)
-            if code in _BLANK or pdfium_c.FPDFText_IsGenerated(textpage, i):
+            if code in BLANK or pdfium_c.FPDFText_IsGenerated(textpage, i):
                 continue
             chars.append((i, chr(code), textpage.get_charbox(i, loose=True)))
         if not chars:

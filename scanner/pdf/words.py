@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 _PUNCT = re.compile(r"[\s<>:：()（）\[\]·・.,/\-－_*#]+")
 COUNT_RE = re.compile(r"^[x×X]?(\d{1,2})(?:장|枚|매)?$")
+BLANK = frozenset((0x20, 0x0D, 0x0A, 0x09, 0xA0, 0x3000))
+"""Code points that end a token: spaces, line breaks and tabs (ASCII, no-break, ideographic)."""
 
 
 @dataclass
@@ -131,7 +133,7 @@ def page_text(page) -> PageText:
 
         for i in range(n):
             code = pdfium_c.FPDFText_GetUnicode(textpage, i)
-            if pdfium_c.FPDFText_IsGenerated(textpage, i) or code in (0x20, 0x0D, 0x0A, 0x09, 0xA0, 0x3000):
+            if pdfium_c.FPDFText_IsGenerated(textpage, i) or code in BLANK:
                 flush()
                 continue
             total += 1
