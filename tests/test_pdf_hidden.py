@@ -71,6 +71,12 @@ def test_shading_drawn_before_the_text_hides_nothing(tmp_path):
         _words(cv)
     assert _page(tmp_path / "p.pdf", draw) == []
 
+    def shaded_and_covered(cv):
+        _box(cv, 10, 85, 60, 105, grey=0.8)  # under 'KEEP'
+        _words(cv)
+        _box(cv, 110, 85, 170, 105)  # over 'GONE'
+    assert [r.text for r in _page(tmp_path / "both.pdf", shaded_and_covered)] == ["GONE"]
+
 
 def test_a_faint_fill_or_a_thin_rule_over_text_hides_nothing(tmp_path):
     def draw(cv):
