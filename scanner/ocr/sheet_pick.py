@@ -1,0 +1,311 @@
+"""Which quadrilateral of a photo is the deck sheet, when other papers lie around it.
+
+The outline tests of `page.find_page` (bright, A4-like, a step all round) also accept another
+paper, or the union of the sheet and a paper touching it. What only the sheet has is its
+content: table rules that run straight along its sides once the quad is undone. So:
+- `content_score`: warp a candidate quad small and measure how sharp the row and column
+  profiles of its ink are (ruled tables give sharp peaks; a quad off by a few degrees smears
+  them, a quad twice too wide halves the column peaks' share);
+- `line_quads`: more candidates, from straight brightness steps (LSD segments merged into
+  lines) rather than from region outlines: a sheet side stays a line where a paper touches or
+  covers part of it, while the region outline runs round both papers.
+Everything runs on the ~800 px copy `find_page` already made.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import cv2
+import numpy as np
+
+CONTENT_W, CONTENT_H = 300, 424
+ROW_SHARP = 0.2
+"""Share of the row profile's ink in peaks (rules) for a deck sheet: ~0.3–0.4 on sheets and
+forms seen square (0.23 with a corner 1 % off), under 0.17 on a quad a few degrees off or on
+another paper."""
+COL_SHARP = 0.06
+"""The same for the column profile (column rules): ~0.08–0.12 on a sheet, ≤ 0.05 when the quad
+also holds a paper beside the sheet."""
+MIN_MARGIN = 0.45
+"""Share of each side's border band that must be blank paper (a hand or a card may cover some)."""
+MIN_STEP = 5.0
+SEAM_STEP = 20.0
+"""Below this step a line may be the seam between the sheet and a paper under it."""
+MIN_EDGE = 0.3
+"""edge_strength below which a quad is not worth a look (a sheet scores ~0.6 with a side
+against a paper, ~0.8–0.9 on a dark table)."""
+"""Lab L difference across a segment for it to count as a paper edge (rules are lines, not steps)."""
+
+
+@dataclass
+class Candidate:
+    quad: np.ndarray
+    edge: float
+    """edge_strength: how much lighter inside its sides than outside (0..1)."""
+    content: float = 0.0
+    """content_fit: ruled tables square to its sides (0 = none)."""
+    margin: float = 0.0
+    """margin_fit: share of its border band that is blank paper."""
+
+
+def _profile_sharpness(p: np.ndarray) -> float:
+    base = cv2.blur(p.reshape(-1, 1).astype(np.float32), (1, 9)).ravel()
+    return float(np.clip(p - base, 0, None).sum() / (p.sum() + 1e-6))
+
+
+def _upright(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The quad (TL, TR, BR, BL) warped to CONTENT_W × CONTENT_H, stood up as warp_page does."""
+    tl, tr, br, bl = quad
+    w = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
+    h = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
+    if w > h * 1.15:
+        quad = np.array([bl, tl, tr, br], np.float32)
+    dst = np.float32([[0, 0], [CONTENT_W, 0], [CONTENT_W, CONTENT_H], [0, CONTENT_H]])
+    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    return cv2.warpPerspective(gray, m, (CONTENT_W, CONTENT_H), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+
+
+def content_score(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
+    """(row, column) sharpness of the ink inside the quad, warped upright."""
+    g = _upright(gray, quad)
+    paper = cv2.blur(cv2.dilate(g, np.ones((7, 7), np.uint8)), (15, 15))
+    ink = np.clip(paper - g, 0, 255)
+    rows = ink[:, int(0.08 * CONTENT_W):int(0.92 * CONTENT_W)].mean(axis=1)
+    cols = ink[int(0.1 * CONTENT_H):int(0.9 * CONTENT_H), :].mean(axis=0)
+    return _profile_sharpness(rows), _profile_sharpness(cols)
+
+MARGIN_BAND = (0.006, 0.025)
+MARGIN_INK = 0.8
+"""A margin pixel darker than this share of the paper near it is print (or not paper)."""
+"""Where a sheet's blank margin is sure to be, as shares of the page size from each side."""
+
+
+def margin_fit(gray: np.ndarray, quad: np.ndarray) -> float:
+    """Share of the quad's border band that is blank paper, on its worst side: a sheet has a
+    margin all round. A quad reaching past the sheet has table or another paper's print there;
+    one cut inside the sheet (on a rule) has text and column rules there. Each side is cut into
+    chunks, each judged against the paper just inside it (light falls unevenly)."""
+    g = _upright(gray, quad)
+    a, b = MARGIN_BAND
+    worst = 1.0
+    for side in (g, g.T, g[::-1], g.T[::-1]):  # top, left, bottom, right: row 0 on the side
+        n, m = side.shape
+        band = side[max(1, int(a * n)):int(b * n) + 1]
+        ref = np.percentile(side[:int(0.08 * n)], 90, axis=0)  # the paper, column by column
+        dark = (band < MARGIN_INK * ref).mean(axis=0)
+        chunks = dark[:m - m % 10].reshape(10, -1).mean(axis=1)
+        worst = min(worst, float((chunks < 0.03).mean()))
+    return worst
+
+
+def content_fit(gray: np.ndarray, quad: np.ndarray) -> float:
+    """0 unless the quad holds ruled tables square to its sides; then up to 1."""
+    rows, cols = content_score(gray, quad)
+    if rows < ROW_SHARP or cols < COL_SHARP:
+        return 0.0
+    return min(1.0, rows / 0.32) * min(1.0, cols / 0.09)
+
+
+STRONG_STEP = 30.0
+"""Lab L step at which a side counts fully as the sheet's edge against a dark table."""
+
+
+def edge_strength(quads: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """For each quad (N × 4 × 2, any corner order round the quad): how much lighter it is just
+    inside its sides than just outside, graded (0..1 per sample, STRONG_STEP or more = 1),
+    averaged over the samples inside the frame. A sheet on a dark table scores near 1 along its
+    free sides; a line inside the sheet (a rule, a row of text) or the seam with a paper under
+    it scores low."""
+    h, w = light.shape
+    quads = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    a, b = quads, np.roll(quads, -1, axis=1)
+    side = b - a                                                   # N × 4 × 2
+    normal = np.stack([side[..., 1], -side[..., 0]], axis=-1)
+    normal /= np.maximum(np.linalg.norm(normal, axis=-1, keepdims=True), 1e-6)
+    towards = quads.mean(axis=1, keepdims=True) - (a + b) / 2
+    normal *= np.where((towards * normal).sum(-1, keepdims=True) > 0, -1.0, 1.0)  # outwards
+    d = max(3.0, 0.006 * max(h, w))
+    t = np.linspace(0.05, 0.95, 24, dtype=np.float32)[None, None, :, None]
+    pts = a[:, :, None] + t * side[:, :, None]                     # N × 4 × 24 × 2
+    pin, pout = pts - d * normal[:, :, None], pts + d * normal[:, :, None]
+    lim = np.array([w - 2, h - 2], np.float32)
+    ok = ((pin >= 1) & (pin < lim) & (pout >= 1) & (pout < lim)).all(-1)
+    pin = np.clip(pin, 0, lim).astype(int)
+    pout = np.clip(pout, 0, lim).astype(int)
+    step = light[pin[..., 1], pin[..., 0]].astype(np.float32) - light[pout[..., 1], pout[..., 0]]
+    graded = np.clip(step / STRONG_STEP, 0, 1) * ok
+    seen = ok.sum(axis=(1, 2))
+    return np.where(seen > 0, graded.sum(axis=(1, 2)) / np.maximum(seen, 1), 0.0)
+
+
+def aspect_ok(quads: np.ndarray, frame: tuple[int, int], min_area: float = 0.1) -> np.ndarray:
+    """Quads that could be an A4 sheet seen in perspective: long / short side 1.1–1.9 and at
+    least min_area of the frame."""
+    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    sides = np.linalg.norm(np.roll(q, -1, axis=1) - q, axis=-1)
+    one, two = (sides[:, 0] + sides[:, 2]) / 2, (sides[:, 1] + sides[:, 3]) / 2
+    ratio = np.maximum(one, two) / np.maximum(np.minimum(one, two), 1.0)
+    x, y = q[..., 0], q[..., 1]
+    area = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+    return (ratio > 1.1) & (ratio < 1.9) & (area >= min_area * frame[0] * frame[1])
+
+
+# --------------------------------------------------------------------------- lines
+
+@dataclass
+class Line:
+    point: np.ndarray
+    direction: np.ndarray
+    """Unit vector; the lighter side is to its left (normal = (-dy, dx) points to the light)."""
+    length: float
+    seam: bool = False
+    """Only a faint step across it (as between two papers)."""
+
+
+def _steps(light: np.ndarray, a: np.ndarray, b: np.ndarray, d: float = 4.0) -> np.ndarray:
+    """For each segment a→b (N × 2 each): mean L on its left minus on its right."""
+    h, w = light.shape
+    v = b - a
+    n = np.stack([-v[:, 1], v[:, 0]], axis=1) / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-6)
+    t = np.linspace(0.1, 0.9, 9)[None, :, None]
+    pts = a[:, None] + t * v[:, None]
+    left, right = pts + d * n[:, None], pts - d * n[:, None]
+    lim = np.array([w - 1, h - 1])
+    ok = ((left >= 0) & (left < lim) & (right >= 0) & (right < lim)).all(-1)
+    left, right = np.clip(left, 0, lim).astype(int), np.clip(right, 0, lim).astype(int)
+    diff = light[left[..., 1], left[..., 0]].astype(np.float32) - light[right[..., 1], right[..., 0]]
+    return np.where(ok.sum(1) >= 4, (diff * ok).sum(1) / np.maximum(ok.sum(1), 1), 0.0)
+
+
+def edge_lines(gray: np.ndarray, light: np.ndarray, extra: list[Line] = (),
+               max_lines: int = 32) -> list[Line]:
+    """Straight brightness steps (paper against something darker), long ones first: LSD
+    segments with a step across them, merged when collinear with the same light side, with
+    `extra` lines (the sides of region outlines) merged the same way."""
+    h, w = gray.shape
+    found: list[Line] = list(extra)
+    segs = cv2.createLineSegmentDetector().detect(gray)[0]
+    if segs is not None:
+        segs = segs.reshape(-1, 4).astype(np.float64)
+        a, b = segs[:, :2], segs[:, 2:]
+        length = np.linalg.norm(b - a, axis=1)
+        keep = length >= 0.04 * max(h, w)
+        a, b, length = a[keep], b[keep], length[keep]
+        step = _steps(light, a, b)
+        for i in np.nonzero(np.abs(step) >= MIN_STEP)[0]:
+            s0, s1 = (a[i], b[i]) if step[i] > 0 else (b[i], a[i])
+            found.append(Line((s0 + s1) / 2, (s1 - s0) / length[i], float(length[i]),
+                              seam=bool(abs(step[i]) < SEAM_STEP)))
+    found.sort(key=lambda ln: -ln.length)
+    groups: list[list[Line]] = []
+    for seg in found:
+        for g in groups:
+            head = g[0]
+            if float(np.dot(seg.direction, head.direction)) < np.cos(np.radians(2.5)):
+                continue
+            off = seg.point - head.point
+            if abs(off[0] * head.direction[1] - off[1] * head.direction[0]) < 3.0:
+                g.append(seg)
+                break
+        else:
+            groups.append([seg])
+    lines = [_fit(g) for g in groups]
+    lines.sort(key=lambda ln: -ln.length)
+    lines = [ln for ln in lines if ln.length >= 0.08 * min(h, w)][:max_lines]
+    # A seam between the sheet and a paper under it: either may be the lighter, so such a line
+    # serves as a side both ways round.
+    return lines + [Line(ln.point, -ln.direction, ln.length) for ln in lines if ln.seam]
+
+
+def _fit(group: list[Line]) -> Line:
+    """One line through collinear segments: the length-weighted least-squares fit of their
+    ends (the longest segment alone may be a degree off)."""
+    head = group[0]
+    if len(group) == 1:
+        return head
+    ends = np.array([ln.point + s * ln.direction * ln.length / 2 for ln in group for s in (-1, 1)])
+    weight = np.repeat([ln.length for ln in group], 2)
+    centre = (ends * weight[:, None]).sum(0) / weight.sum()
+    cov = ((ends - centre) * weight[:, None]).T @ (ends - centre)
+    d = np.linalg.eigh(cov)[1][:, -1]
+    if np.dot(d, head.direction) < 0:
+        d = -d
+    return Line(centre, d, float(sum(ln.length for ln in group)), all(ln.seam for ln in group))
+
+
+def quad_sides(quad: np.ndarray) -> list[Line]:
+    """The four sides of a quad as lines, each with the quad's inside on its light side."""
+    out = []
+    centre = quad.mean(axis=0)
+    for a, b in zip(quad.astype(np.float64), np.roll(quad, -1, axis=0).astype(np.float64)):
+        length = float(np.linalg.norm(b - a))
+        if length < 1:
+            continue
+        d = (b - a) / length
+        if np.dot(centre - (a + b) / 2, np.array([-d[1], d[0]])) < 0:
+            d = -d
+        out.append(Line((a + b) / 2, d, length))
+    return out
+
+
+def line_quads(lines: list[Line], frame: tuple[int, int]) -> np.ndarray:
+    """Quads (N × 4 × 2: TL, TR, BR, BL) bounded by four lines whose light sides all face
+    inwards. With y pointing down and the light on each line's left, a quad is walked top →
+    right → bottom → left, each side's direction the previous one's turned by 50–130°."""
+    h, w = frame
+    n = len(lines)
+    if n < 4:
+        return np.zeros((0, 4, 2), np.float32)
+    p = np.array([ln.point for ln in lines], np.float64)
+    d = np.array([ln.direction for ln in lines], np.float64)
+    ang = np.arctan2(d[:, 1], d[:, 0])
+    turn = np.degrees((ang[None, :] - ang[:, None] + np.pi) % (2 * np.pi) - np.pi)
+    nxt = (turn >= 50) & (turn <= 130)
+    i, j, k, m = np.nonzero(nxt[:, :, None, None] & nxt[None, :, :, None] & nxt[None, None, :, :]
+                            & nxt.T[:, None, None, :])
+    first = (i < j) & (i < k) & (i < m)  # one of the four rotations of each quad
+    i, j, k, m = i[first], j[first], k[first], m[first]
+
+    def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        den = d[a, 0] * d[b, 1] - d[a, 1] * d[b, 0]
+        off = p[b] - p[a]
+        t = (off[:, 0] * d[b, 1] - off[:, 1] * d[b, 0]) / np.where(np.abs(den) < 1e-9, 1e-9, den)
+        return p[a] + t[:, None] * d[a]
+
+    q = np.stack([cross(m, i), cross(i, j), cross(j, k), cross(k, m)], axis=1)   # TL TR BR BL
+    sides = np.roll(q, -1, axis=1) - q
+    forward = ((sides * d[np.stack([i, j, k, m], axis=1)]).sum(-1) > 0).all(axis=1)
+    inside = ((q[..., 0] > -0.3 * w) & (q[..., 0] < 1.3 * w) & (q[..., 1] > -0.3 * h)
+              & (q[..., 1] < 1.3 * h)).all(axis=1)
+    return q[forward & inside].astype(np.float32)
+
+
+def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray],
+               order: Callable[[np.ndarray], np.ndarray], max_checked: int = 40) -> Candidate | None:
+    """The quad (among the candidates given and quads from edge lines) holding a deck sheet's
+    ruled content, with blank margins, lightest inside its sides against the outside; None when
+    no quad holds such content."""
+    # The region outlines' sides join the edge lines: a seam with a paper under the sheet is
+    # too faint a step for a line, but the outline of the sheet's other side may hold it.
+    lines = edge_lines(gray, light, [ln for q in candidates for ln in quad_sides(q)])
+    arr = np.concatenate([np.array([order(q) for q in candidates], np.float32).reshape(-1, 4, 2),
+                          line_quads(lines, gray.shape)])
+    if not len(arr):
+        return None
+    keep = np.nonzero(aspect_ok(arr, gray.shape))[0]
+    edges = edge_strength(arr[keep], light) if len(keep) else np.zeros(0)
+    checked: list[Candidate] = []
+    for i in np.argsort(-edges, kind="stable"):
+        if len(checked) >= max_checked or edges[i] < MIN_EDGE:
+            break
+        quad = arr[keep[i]]
+        if any(np.abs(quad - c.quad).max() < 0.01 * max(gray.shape) for c in checked):
+            continue
+        c = Candidate(quad, float(edges[i]), content_fit(gray, quad))
+        if c.content > 0:
+            c.margin = margin_fit(gray, quad)
+        checked.append(c)
+    good = [c for c in checked if c.content > 0 and c.margin >= MIN_MARGIN]
+    return max(good, key=lambda c: c.edge * c.margin) if good else None
