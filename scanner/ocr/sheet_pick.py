@@ -30,6 +30,8 @@ also holds a paper beside the sheet."""
 MIN_MARGIN = 0.45
 """Share of each side's border band that must be blank paper (a hand or a card may cover some)."""
 MIN_STEP = 5.0
+MAX_SEGMENTS = 200
+"""Longest segments merged into lines (the rest are short bits of text)."""
 SEAM_STEP = 20.0
 """Below this step a line may be the seam between the sheet and a paper under it."""
 MIN_EDGE = 0.3
@@ -64,17 +66,18 @@ def _upright(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
     dst = np.float32([[0, 0], [CONTENT_W, 0], [CONTENT_W, CONTENT_H], [0, CONTENT_H]])
     m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
     return cv2.warpPerspective(gray, m, (CONTENT_W, CONTENT_H), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+                               borderMode=cv2.BORDER_REPLICATE)
 
 
 def content_score(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
     """(row, column) sharpness of the ink inside the quad, warped upright."""
     g = _upright(gray, quad)
     paper = cv2.blur(cv2.dilate(g, np.ones((7, 7), np.uint8)), (15, 15))
-    ink = np.clip(paper - g, 0, 255)
+    ink = cv2.subtract(paper, g).astype(np.float32)
     rows = ink[:, int(0.08 * CONTENT_W):int(0.92 * CONTENT_W)].mean(axis=1)
     cols = ink[int(0.1 * CONTENT_H):int(0.9 * CONTENT_H), :].mean(axis=0)
     return _profile_sharpness(rows), _profile_sharpness(cols)
+
 
 MARGIN_BAND = (0.006, 0.025)
 MARGIN_INK = 0.8
@@ -87,13 +90,14 @@ def margin_fit(gray: np.ndarray, quad: np.ndarray) -> float:
     margin all round. A quad reaching past the sheet has table or another paper's print there;
     one cut inside the sheet (on a rule) has text and column rules there. Each side is cut into
     chunks, each judged against the paper just inside it (light falls unevenly)."""
-    g = _upright(gray, quad)
+    g = _upright(gray, quad).astype(np.float32)
     a, b = MARGIN_BAND
     worst = 1.0
     for side in (g, g.T, g[::-1], g.T[::-1]):  # top, left, bottom, right: row 0 on the side
         n, m = side.shape
         band = side[max(1, int(a * n)):int(b * n) + 1]
-        ref = np.percentile(side[:int(0.08 * n)], 90, axis=0)  # the paper, column by column
+        inner = side[:int(0.08 * n)]
+        ref = np.partition(inner, int(0.9 * len(inner)), axis=0)[int(0.9 * len(inner))]  # the paper
         dark = (band < MARGIN_INK * ref).mean(axis=0)
         chunks = dark[:m - m % 10].reshape(10, -1).mean(axis=1)
         worst = min(worst, float((chunks < 0.03).mean()))
@@ -179,8 +183,7 @@ def _steps(light: np.ndarray, a: np.ndarray, b: np.ndarray, d: float = 4.0) -> n
     return np.where(ok.sum(1) >= 4, (diff * ok).sum(1) / np.maximum(ok.sum(1), 1), 0.0)
 
 
-def edge_lines(gray: np.ndarray, light: np.ndarray, extra: list[Line] = (),
-               max_lines: int = 32) -> list[Line]:
+def edge_lines(gray: np.ndarray, light: np.ndarray, extra: list[Line] = ()) -> list[Line]:
     """Straight brightness steps (paper against something darker), long ones first: LSD
     segments with a step across them, merged when collinear with the same light side, with
     `extra` lines (the sides of region outlines) merged the same way."""
@@ -199,6 +202,7 @@ def edge_lines(gray: np.ndarray, light: np.ndarray, extra: list[Line] = (),
             found.append(Line((s0 + s1) / 2, (s1 - s0) / length[i], float(length[i]),
                               seam=bool(abs(step[i]) < SEAM_STEP)))
     found.sort(key=lambda ln: -ln.length)
+    del found[MAX_SEGMENTS:]
     groups: list[list[Line]] = []
     for seg in found:
         for g in groups:
@@ -213,10 +217,14 @@ def edge_lines(gray: np.ndarray, light: np.ndarray, extra: list[Line] = (),
             groups.append([seg])
     lines = [_fit(g) for g in groups]
     lines.sort(key=lambda ln: -ln.length)
-    lines = [ln for ln in lines if ln.length >= 0.08 * min(h, w)][:max_lines]
-    # A seam between the sheet and a paper under it: either may be the lighter, so such a line
-    # serves as a side both ways round.
-    return lines + [Line(ln.point, -ln.direction, ln.length) for ln in lines if ln.seam]
+    return lines
+
+
+def side_lines(lines: list[Line], frame: tuple[int, int], max_lines: int = 32) -> list[Line]:
+    """The longest lines, as sides for `line_quads`. A seam between the sheet and a paper under
+    it may have either paper the lighter, so such a line serves both ways round."""
+    top = [ln for ln in lines if ln.length >= 0.08 * min(frame)][:max_lines]
+    return top + [Line(ln.point, -ln.direction, ln.length) for ln in top if ln.seam]
 
 
 def _fit(group: list[Line]) -> Line:
@@ -263,9 +271,12 @@ def line_quads(lines: list[Line], frame: tuple[int, int]) -> np.ndarray:
     ang = np.arctan2(d[:, 1], d[:, 0])
     turn = np.degrees((ang[None, :] - ang[:, None] + np.pi) % (2 * np.pi) - np.pi)
     nxt = (turn >= 50) & (turn <= 130)
-    i, j, k, m = np.nonzero(nxt[:, :, None, None] & nxt[None, :, :, None] & nxt[None, None, :, :]
-                            & nxt.T[:, None, None, :])
-    first = (i < j) & (i < k) & (i < m)  # one of the four rotations of each quad
+    i, j, k = np.nonzero(nxt[:, :, None] & nxt[None, :, :])
+    first = (i < j) & (i < k)  # one of the four rotations of each quad (with m > i below)
+    i, j, k = i[first], j[first], k[first]
+    t, m = np.nonzero(nxt[k] & nxt.T[i])
+    i, j, k = i[t], j[t], k[t]
+    first = m > i
     i, j, k, m = i[first], j[first], k[first], m[first]
 
     def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -283,7 +294,7 @@ def line_quads(lines: list[Line], frame: tuple[int, int]) -> np.ndarray:
 
 
 def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray],
-               order: Callable[[np.ndarray], np.ndarray], max_checked: int = 40) -> Candidate | None:
+               order: Callable[[np.ndarray], np.ndarray], max_checked: int = 32) -> Candidate | None:
     """The quad (among the candidates given and quads from edge lines) holding a deck sheet's
     ruled content, with blank margins, lightest inside its sides against the outside; None when
     no quad holds such content."""
@@ -291,21 +302,73 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray]
     # too faint a step for a line, but the outline of the sheet's other side may hold it.
     lines = edge_lines(gray, light, [ln for q in candidates for ln in quad_sides(q)])
     arr = np.concatenate([np.array([order(q) for q in candidates], np.float32).reshape(-1, 4, 2),
-                          line_quads(lines, gray.shape)])
-    if not len(arr):
-        return None
-    keep = np.nonzero(aspect_ok(arr, gray.shape))[0]
-    edges = edge_strength(arr[keep], light) if len(keep) else np.zeros(0)
+                          line_quads(side_lines(lines, gray.shape), gray.shape)])
+    checked = _check(gray, light, arr, max_checked)
+    good = [c for c in checked if c.content > 0 and c.margin >= MIN_MARGIN]
+    if not good:
+        # The tables are there but a side runs past the sheet (over a paper it lies on, with
+        # too faint a seam for a long line): try each shorter line as that side instead.
+        near = sorted((c for c in checked if c.content > 0), key=lambda c: -c.edge)[:2]
+        trials = [q for c in near for q in _moved_sides(c.quad, lines, gray.shape)]
+        if trials:
+            checked = _check(gray, light, np.array(trials, np.float32), max_checked)
+            good = [c for c in checked if c.content > 0 and c.margin >= MIN_MARGIN]
+    return max(good, key=lambda c: c.edge * c.margin) if good else None
+
+
+def _check(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_checked: int) -> list[Candidate]:
+    """Content (and, where there is content, margins) of the quads with the strongest edges."""
+    if not len(quads):
+        return []
+    keep = np.nonzero(aspect_ok(quads, gray.shape))[0]
+    edges = edge_strength(quads[keep], light) if len(keep) else np.zeros(0)
     checked: list[Candidate] = []
     for i in np.argsort(-edges, kind="stable"):
         if len(checked) >= max_checked or edges[i] < MIN_EDGE:
             break
-        quad = arr[keep[i]]
+        quad = quads[keep[i]]
         if any(np.abs(quad - c.quad).max() < 0.01 * max(gray.shape) for c in checked):
             continue
         c = Candidate(quad, float(edges[i]), content_fit(gray, quad))
         if c.content > 0:
             c.margin = margin_fit(gray, quad)
         checked.append(c)
-    good = [c for c in checked if c.content > 0 and c.margin >= MIN_MARGIN]
-    return max(good, key=lambda c: c.edge * c.margin) if good else None
+    return checked
+
+
+def _moved_sides(quad: np.ndarray, lines: list[Line], frame: tuple[int, int]) -> list[np.ndarray]:
+    """The quad with one side replaced by a line within 8° of it that crosses the quad's inside
+    (between 2 % and 35 % of the way to the opposite side)."""
+    out = []
+    sides = quad_sides(quad)
+    for s in range(4):
+        side, before, after = sides[s], sides[s - 1], sides[(s + 1) % 4]
+        opposite = sides[(s + 2) % 4]
+        span = abs(float(np.cross(side.direction, opposite.point - side.point)))
+        for ln in lines:
+            if abs(float(np.dot(ln.direction, side.direction))) < np.cos(np.radians(8)):
+                continue
+            # How far the line's middle lies inside, from this side towards the opposite one.
+            inward = float(np.cross(side.direction, ln.point - side.point))
+            if not 0.02 * span < inward < 0.35 * span:
+                continue
+            along = ln.direction if np.dot(ln.direction, side.direction) > 0 else -ln.direction
+            moved = Line(ln.point, along, ln.length)
+            a, b = _cross(before, moved), _cross(moved, after)
+            if a is None or b is None:
+                continue
+            corners: list[np.ndarray] = [quad[0]] * 4
+            # corners: side s runs from corner s to corner s+1 (TL→TR for the top side).
+            corners[s], corners[(s + 1) % 4] = a, b
+            corners[(s + 2) % 4], corners[(s + 3) % 4] = quad[(s + 2) % 4], quad[(s + 3) % 4]
+            out.append(np.array(corners, np.float32))
+    return out
+
+
+def _cross(l1: Line, l2: Line) -> np.ndarray | None:
+    den = l1.direction[0] * l2.direction[1] - l1.direction[1] * l2.direction[0]
+    if abs(den) < 0.2:
+        return None
+    off = l2.point - l1.point
+    t = (off[0] * l2.direction[1] - off[1] * l2.direction[0]) / den
+    return l1.point + t * l1.direction
