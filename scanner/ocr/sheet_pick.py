@@ -313,7 +313,11 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray]
         if trials:
             checked = _check(gray, light, np.array(trials, np.float32), max_checked)
             good = [c for c in checked if c.content > 0 and c.margin >= MIN_MARGIN]
-    return max(good, key=lambda c: c.edge * c.margin) if good else None
+    if not good:
+        return None
+    best = max(good, key=lambda c: c.edge * c.margin)
+    best.quad = order(best.quad)
+    return best
 
 
 def _check(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_checked: int) -> list[Candidate]:
