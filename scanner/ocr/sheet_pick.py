@@ -27,8 +27,9 @@ another paper."""
 COL_SHARP = 0.06
 """The same for the column profile (column rules): ~0.08–0.12 on a sheet, ≤ 0.05 when the quad
 also holds a paper beside the sheet."""
-MIN_MARGIN = 0.45
-"""Share of each side's border band that must be blank paper (a hand or a card may cover some)."""
+MIN_MARGIN = 0.25
+"""Share of each side's border band that must be blank paper (a hand or a card may cover much
+of a side; a side cut inside the sheet has next to none)."""
 MIN_STEP = 5.0
 MAX_SEGMENTS = 200
 """Longest segments merged into lines (the rest are short bits of text)."""
@@ -48,7 +49,9 @@ class Candidate:
     content: float = 0.0
     """content_fit: ruled tables square to its sides (0 = none)."""
     margin: float = 0.0
-    """margin_fit: share of its border band that is blank paper."""
+    """margin_fit: share of its border band that is blank paper (mean of the sides)."""
+    worst: float = 0.0
+    """The same on its worst side."""
 
 
 def _profile_sharpness(p: np.ndarray) -> float:
@@ -85,14 +88,16 @@ MARGIN_INK = 0.8
 """Where a sheet's blank margin is sure to be, as shares of the page size from each side."""
 
 
-def margin_fit(gray: np.ndarray, quad: np.ndarray) -> float:
-    """Share of the quad's border band that is blank paper, on its worst side: a sheet has a
-    margin all round. A quad reaching past the sheet has table or another paper's print there;
-    one cut inside the sheet (on a rule) has text and column rules there. Each side is cut into
-    chunks, each judged against the paper just inside it (light falls unevenly)."""
+def margin_fit(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
+    """(mean, worst) over the quad's four sides of the share of its border band that is blank
+    paper: a sheet has a margin all round. A quad reaching past the sheet has table or another
+    paper's print there; one cut inside the sheet (on a rule, or the gap between its tables)
+    has text and column rules there on the cut side. A paper or a hand on the margin covers
+    part of a side. Each side is cut into chunks, each judged against the paper just inside it
+    (light falls unevenly)."""
     g = _upright(gray, quad).astype(np.float32)
     a, b = MARGIN_BAND
-    worst = 1.0
+    shares = []
     for side in (g, g.T, g[::-1], g.T[::-1]):  # top, left, bottom, right: row 0 on the side
         n, m = side.shape
         band = side[max(1, int(a * n)):int(b * n) + 1]
@@ -100,8 +105,8 @@ def margin_fit(gray: np.ndarray, quad: np.ndarray) -> float:
         ref = np.partition(inner, int(0.9 * len(inner)), axis=0)[int(0.9 * len(inner))]  # the paper
         dark = (band < MARGIN_INK * ref).mean(axis=0)
         chunks = dark[:m - m % 10].reshape(10, -1).mean(axis=1)
-        worst = min(worst, float((chunks < 0.03).mean()))
-    return worst
+        shares.append(float((chunks < 0.03).mean()))
+    return float(np.mean(shares)), min(shares)
 
 
 def content_fit(gray: np.ndarray, quad: np.ndarray) -> float:
@@ -304,15 +309,13 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray]
     arr = np.concatenate([np.array([order(q) for q in candidates], np.float32).reshape(-1, 4, 2),
                           line_quads(side_lines(lines, gray.shape), gray.shape)])
     checked = _check(gray, light, arr, max_checked)
-    good = [c for c in checked if c.content > 0 and c.margin >= MIN_MARGIN]
-    if not good:
-        # The tables are there but a side runs past the sheet (over a paper it lies on, with
-        # too faint a seam for a long line): try each shorter line as that side instead.
-        near = sorted((c for c in checked if c.content > 0), key=lambda c: -c.edge)[:2]
-        trials = [q for c in near for q in _moved_sides(c.quad, lines, gray.shape)]
-        if trials:
-            checked = _check(gray, light, np.array(trials, np.float32), max_checked)
-            good = [c for c in checked if c.content > 0 and c.margin >= MIN_MARGIN]
+    # Where the tables are but a side may run past the sheet (over a paper it lies on, with
+    # too faint a seam for a long line), each shorter line is tried as that side instead.
+    near = sorted((c for c in checked if c.content > 0), key=lambda c: -c.edge)[:2]
+    trials = [q for c in near for q in _moved_sides(c.quad, lines, gray.shape)]
+    if trials:
+        checked += _check(gray, light, np.array(trials, np.float32), max_checked)
+    good = [c for c in checked if c.content > 0 and c.worst >= MIN_MARGIN]
     if not good:
         return None
     best = max(good, key=lambda c: c.edge * c.margin)
@@ -335,7 +338,7 @@ def _check(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_checked: 
             continue
         c = Candidate(quad, float(edges[i]), content_fit(gray, quad))
         if c.content > 0:
-            c.margin = margin_fit(gray, quad)
+            c.margin, c.worst = margin_fit(gray, quad)
         checked.append(c)
     return checked
 
