@@ -20,7 +20,7 @@ import numpy as np
 from scanner.errors import UnreadableInput
 from scanner.inputs.image_header import decode_heif, is_heif, probe_image
 from scanner.inputs.limits import MAX_PIXELS  # noqa: F401  (re-exported: its old home)
-from scanner.ocr.sheet_pick import content_fit, pick_sheet
+from scanner.ocr.sheet_pick import ROW_SHARP_SURE, content_fit, pick_sheet
 
 log = logging.getLogger("decksheet.ocr")
 
@@ -343,7 +343,8 @@ def find_page(img: np.ndarray) -> np.ndarray | None:
                 best = (score, quad)
     # On a plain background the best outline is the sheet. Among other papers it may be another
     # paper, or the sheet and a paper together: then the sheet is the quad holding ruled tables.
-    if best is None or best[0] < PAGE_MIN_SCORE or content_fit(gray, best[1]) == 0.0:
+    if (best is None or best[0] < PAGE_MIN_SCORE
+            or content_fit(gray, best[1], min_rows=ROW_SHARP_SURE) == 0.0):
         picked = pick_sheet(gray, light, quads, order_corners)
         if picked is not None:
             log.debug("page: the quad holding the tables (edge %.2f, margin %.2f)",

@@ -20,10 +20,13 @@ import cv2
 import numpy as np
 
 CONTENT_W, CONTENT_H = 300, 424
-ROW_SHARP = 0.2
-"""Share of the row profile's ink in peaks (rules) for a deck sheet: ~0.3–0.4 on sheets and
-forms seen square (0.23 with a corner 1 % off), under 0.17 on a quad a few degrees off or on
-another paper."""
+ROW_SHARP = 0.12
+"""Share of the row profile's ink in peaks (rules) for a quad to be looked at as the sheet:
+~0.25–0.4 on sheets and forms seen square (0.18 on a sparse sheet photographed twice), under
+0.1 on another paper or a quad a few degrees off."""
+ROW_SHARP_SURE = 0.2
+"""The same, for the best outline to be taken as the sheet with no search (every plain-background
+fixture and sample photo: ≥ 0.245; the sheet and a paper touching it: 0.16)."""
 COL_SHARP = 0.06
 """The same for the column profile (column rules): ~0.08–0.12 on a sheet, ≤ 0.05 when the quad
 also holds a paper beside the sheet."""
@@ -109,10 +112,10 @@ def margin_fit(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
     return float(np.mean(shares)), min(shares)
 
 
-def content_fit(gray: np.ndarray, quad: np.ndarray) -> float:
+def content_fit(gray: np.ndarray, quad: np.ndarray, min_rows: float = ROW_SHARP) -> float:
     """0 unless the quad holds ruled tables square to its sides; then up to 1."""
     rows, cols = content_score(gray, quad)
-    if rows < ROW_SHARP or cols < COL_SHARP:
+    if rows < min_rows or cols < COL_SHARP:
         return 0.0
     return min(1.0, rows / 0.32) * min(1.0, cols / 0.09)
 
@@ -311,10 +314,10 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray]
     checked = _check(gray, light, arr, max_checked)
     # Where the tables are but a side may run past the sheet (over a paper it lies on, with
     # too faint a seam for a long line), each shorter line is tried as that side instead.
-    near = sorted((c for c in checked if c.content > 0), key=lambda c: -c.edge)[:2]
+    near = sorted((c for c in checked if c.content > 0), key=lambda c: -c.edge)[:4]
     trials = [q for c in near for q in _moved_sides(c.quad, lines, gray.shape)]
     if trials:
-        checked += _check(gray, light, np.array(trials, np.float32), max_checked)
+        checked += _check(gray, light, np.array(trials, np.float32), 2 * max_checked)
     good = [c for c in checked if c.content > 0 and c.worst >= MIN_MARGIN]
     if not good:
         return None
@@ -344,7 +347,7 @@ def _check(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_checked: 
 
 
 def _moved_sides(quad: np.ndarray, lines: list[Line], frame: tuple[int, int]) -> list[np.ndarray]:
-    """The quad with one side replaced by a line within 8° of it that crosses the quad's inside
+    """The quad with one side replaced by a line within 15° of it that crosses the quad's inside
     (between 2 % and 35 % of the way to the opposite side)."""
     out = []
     sides = quad_sides(quad)
@@ -353,7 +356,7 @@ def _moved_sides(quad: np.ndarray, lines: list[Line], frame: tuple[int, int]) ->
         opposite = sides[(s + 2) % 4]
         span = abs(float(np.cross(side.direction, opposite.point - side.point)))
         for ln in lines:
-            if abs(float(np.dot(ln.direction, side.direction))) < np.cos(np.radians(8)):
+            if abs(float(np.dot(ln.direction, side.direction))) < np.cos(np.radians(15)):
                 continue
             # How far the line's middle lies inside, from this side towards the opposite one.
             inward = float(np.cross(side.direction, ln.point - side.point))
