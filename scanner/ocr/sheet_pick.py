@@ -33,6 +33,9 @@ also holds a paper beside the sheet."""
 MIN_MARGIN = 0.25
 """Share of each side's border band that must be blank paper (a hand or a card may cover much
 of a side; a side cut inside the sheet has next to none)."""
+SURE_SHEET = 0.8
+"""edge × margin of a quad that needs no other side tried (a sheet on a dark table, its margins
+clear: ~0.85–0.95)."""
 MIN_STEP = 5.0
 MAX_SEGMENTS = 200
 """Longest segments merged into lines (the rest are short bits of text)."""
@@ -312,13 +315,15 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray]
     arr = np.concatenate([np.array([order(q) for q in candidates], np.float32).reshape(-1, 4, 2),
                           line_quads(side_lines(lines, gray.shape), gray.shape)])
     checked = _check(gray, light, arr, max_checked)
-    # Where the tables are but a side may run past the sheet (over a paper it lies on, with
-    # too faint a seam for a long line), each shorter line is tried as that side instead.
-    near = sorted((c for c in checked if c.content > 0), key=lambda c: -c.edge)[:4]
-    trials = [q for c in near for q in _moved_sides(c.quad, lines, gray.shape)]
-    if trials:
-        checked += _check(gray, light, np.array(trials, np.float32), 2 * max_checked)
     good = [c for c in checked if c.content > 0 and c.worst >= MIN_MARGIN]
+    if max((c.edge * c.margin for c in good), default=0.0) < SURE_SHEET:
+        # Where the tables are but a side may run past the sheet (over a paper it lies on, with
+        # too faint a seam for a long line), each shorter line is tried as that side instead.
+        near = sorted((c for c in checked if c.content > 0), key=lambda c: -c.edge)[:4]
+        trials = [q for c in near for q in _moved_sides(c.quad, lines, gray.shape)]
+        if trials:
+            more = _check(gray, light, np.array(trials, np.float32), 2 * max_checked)
+            good += [c for c in more if c.content > 0 and c.worst >= MIN_MARGIN]
     if not good:
         return None
     best = max(good, key=lambda c: c.edge * c.margin)
