@@ -17,7 +17,6 @@ from scoring import score_scan
 
 REPO = Path(__file__).resolve().parent.parent
 PHOTOS = REPO / "samples" / "photos"
-SHEETS = REPO / "samples" / "sheets"
 
 
 def _sample_page() -> tuple[np.ndarray, np.ndarray]:
@@ -76,7 +75,7 @@ def test_content_tells_the_sheet_from_another_paper():
 
 def _clutter_scene():
     sys.path.insert(0, str(REPO / "samples"))
-    from clutter_scene import cluttered_photo  # noqa: E402  (samples/ is not a package)
+    from clutter_scene import cluttered_photo  # samples/ is not a package
     return cluttered_photo
 
 

@@ -1,20 +1,24 @@
 """Which quadrilateral of a photo is the deck sheet, when other papers lie around it.
 
-The outline tests of `page.find_page` (bright, A4-like, a step all round) also accept another
-paper, or the union of the sheet and a paper touching it. What only the sheet has is its
-content: table rules that run straight along its sides once the quad is undone. So:
-- `content_score`: warp a candidate quad small and measure how sharp the row and column
-  profiles of its ink are (ruled tables give sharp peaks; a quad off by a few degrees smears
-  them, a quad twice too wide halves the column peaks' share);
-- `line_quads`: more candidates, from straight brightness steps (LSD segments merged into
-  lines) rather than from region outlines: a sheet side stays a line where a paper touches or
-  covers part of it, while the region outline runs round both papers.
-Everything runs on the ~800 px copy `find_page` already made.
+`page.find_page` takes the quad with the most page-like outline (bright, A4-like, lighter
+inside all round). Among other papers that may be another paper, or the sheet and a paper
+touching it taken together. What only the sheet has is its content, so when the best outline
+does not hold ruled tables square to its sides (`content_fit`), `pick_sheet` looks further:
+- candidates: the region outlines' quads, plus quads bounded by four straight brightness
+  steps (`edge_lines`: LSD segments merged into lines; `line_quads`): a sheet side stays a
+  line where a paper touches it or covers part of it, while a region outline runs round both;
+- a candidate must hold ruled tables (`content_fit`: sharp row and column profiles of its ink,
+  warped upright) and blank margins along its sides (`margin_fit`: a quad reaching past the
+  sheet has table or another paper's print there, one cut inside it has rules and text);
+- of those, the one most lighter inside than outside along its sides (`edge_strength`) with
+  the clearest margins wins; when none is sure, each shorter line is tried in place of a side
+  (a seam with a paper under the sheet is often a short, faint line).
+Everything runs on the ~800 px copy `find_page` already made; None when nothing holds tables.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import cv2
 import numpy as np
@@ -37,6 +41,7 @@ SURE_SHEET = 0.8
 """edge × margin of a quad that needs no other side tried (a sheet on a dark table, its margins
 clear: ~0.85–0.95)."""
 MIN_STEP = 5.0
+"""Lab L difference across a segment for it to count as a paper edge (rules are lines, not steps)."""
 MAX_SEGMENTS = 200
 """Longest segments merged into lines (the rest are short bits of text)."""
 SEAM_STEP = 20.0
@@ -44,7 +49,6 @@ SEAM_STEP = 20.0
 MIN_EDGE = 0.3
 """edge_strength below which a quad is not worth a look (a sheet scores ~0.6 with a side
 against a paper, ~0.8–0.9 on a dark table)."""
-"""Lab L difference across a segment for it to count as a paper edge (rules are lines, not steps)."""
 
 
 @dataclass
@@ -61,6 +65,7 @@ class Candidate:
 
 
 def _profile_sharpness(p: np.ndarray) -> float:
+    """Share of a profile's ink standing above its 9-sample running mean (rules are peaks)."""
     base = cv2.blur(p.reshape(-1, 1).astype(np.float32), (1, 9)).ravel()
     return float(np.clip(p - base, 0, None).sum() / (p.sum() + 1e-6))
 
@@ -89,9 +94,9 @@ def content_score(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
 
 
 MARGIN_BAND = (0.006, 0.025)
+"""Where a sheet's blank margin is sure to be, as shares of the page size from each side."""
 MARGIN_INK = 0.8
 """A margin pixel darker than this share of the paper near it is print (or not paper)."""
-"""Where a sheet's blank margin is sure to be, as shares of the page size from each side."""
 
 
 def margin_fit(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
@@ -320,7 +325,7 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray]
         # Where the tables are but a side may run past the sheet (over a paper it lies on, with
         # too faint a seam for a long line), each shorter line is tried as that side instead.
         near = sorted((c for c in checked if c.content > 0), key=lambda c: -c.edge)[:4]
-        trials = [q for c in near for q in _moved_sides(c.quad, lines, gray.shape)]
+        trials = [q for c in near for q in _moved_sides(c.quad, lines)]
         if trials:
             more = _check(gray, light, np.array(trials, np.float32), 2 * max_checked)
             good += [c for c in more if c.content > 0 and c.worst >= MIN_MARGIN]
@@ -351,7 +356,7 @@ def _check(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_checked: 
     return checked
 
 
-def _moved_sides(quad: np.ndarray, lines: list[Line], frame: tuple[int, int]) -> list[np.ndarray]:
+def _moved_sides(quad: np.ndarray, lines: list[Line]) -> list[np.ndarray]:
     """The quad with one side replaced by a line within 15° of it that crosses the quad's inside
     (between 2 % and 35 % of the way to the opposite side)."""
     out = []
@@ -359,12 +364,12 @@ def _moved_sides(quad: np.ndarray, lines: list[Line], frame: tuple[int, int]) ->
     for s in range(4):
         side, before, after = sides[s], sides[s - 1], sides[(s + 1) % 4]
         opposite = sides[(s + 2) % 4]
-        span = abs(float(np.cross(side.direction, opposite.point - side.point)))
+        span = abs(_perp(side.direction, opposite.point - side.point))
         for ln in lines:
             if abs(float(np.dot(ln.direction, side.direction))) < np.cos(np.radians(15)):
                 continue
             # How far the line's middle lies inside, from this side towards the opposite one.
-            inward = float(np.cross(side.direction, ln.point - side.point))
+            inward = _perp(side.direction, ln.point - side.point)
             if not 0.02 * span < inward < 0.35 * span:
                 continue
             along = ln.direction if np.dot(ln.direction, side.direction) > 0 else -ln.direction
@@ -380,7 +385,13 @@ def _moved_sides(quad: np.ndarray, lines: list[Line], frame: tuple[int, int]) ->
     return out
 
 
+def _perp(d: np.ndarray, v: np.ndarray) -> float:
+    """How far v lies to the left of the unit direction d (the 2-D cross product)."""
+    return float(d[0] * v[1] - d[1] * v[0])
+
+
 def _cross(l1: Line, l2: Line) -> np.ndarray | None:
+    """Where two lines meet (None when within ~12° of parallel)."""
     den = l1.direction[0] * l2.direction[1] - l1.direction[1] * l2.direction[0]
     if abs(den) < 0.2:
         return None
