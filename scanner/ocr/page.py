@@ -325,7 +325,8 @@ def find_page(img: np.ndarray) -> np.ndarray | None:
     """Corners (TL, TR, BR, BL) of the paper in a photo, or None when the paper fills the frame
     (a scan) or no page-like quad is found. Candidate quads come from several paper masks
     (thresholds of brightness and colour, a watershed over the gradient); the one with the
-    most page-like outline wins."""
+    most page-like outline wins when it holds ruled tables. Otherwise (other papers around the
+    sheet) `sheet_pick` chooses the quad holding them, or the best outline stays."""
     h, w = img.shape[:2]
     scale = 800.0 / max(h, w)
     small = cv2.resize(img, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
