@@ -1,5 +1,5 @@
 """Benchmark the OCR reader on sheets with truth files (scan, photo, photo-corrected,
-photo-sparse, kde-scan, kde-photo).
+photo-sparse, photo-cluttered, kde-scan, kde-photo).
 
     python bench/bench_ocr.py [--sheets DIR] [--card-db PATH] [--kinds scan,photo,kde-scan]
     python bench/bench_ocr.py --samples            # samples/photos/ with the demo database
@@ -29,11 +29,11 @@ from scoring import score_scan  # noqa: E402
 from scanner.model import SECTIONS  # noqa: E402
 from scanner.read import ReadOptions, load_decklist  # noqa: E402
 
-KINDS = ("scan", "photo-corrected", "photo-sparse", "photo", "kde-scan", "kde-photo")
+KINDS = ("scan", "photo-corrected", "photo-sparse", "photo-cluttered", "photo", "kde-scan", "kde-photo")
 
 
 def kind_of(name: str) -> str | None:
-    for k in KINDS:  # photo-corrected and photo-sparse before photo
+    for k in KINDS:  # photo-corrected, photo-sparse and photo-cluttered before photo
         if name.startswith(k + "-"):
             return k
     return None

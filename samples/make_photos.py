@@ -13,7 +13,12 @@ in a random style, rendered with pypdfium2, then:
   band, blur σ 0–1.2, noise, JPEG 55–85, long side 2000–4000 px, some landscape frames;
 - photo-corrected: 1–3 pen corrections drawn on the page before the photo step: a whole row
   struck through with another card of its column written by hand in the first empty row, or a
-  printed count struck (slash / dash / double dash) with the new count written beside it.
+  printed count struck (slash / dash / double dash) with the new count written beside it;
+- photo-cluttered (not made unless asked: `--kinds photo-cluttered`): the sheet at an angle
+  (±18°, a strong perspective) on a dark table among 1–4 other papers (another sheet with text
+  or a grid, a receipt, a note, a card, a card box), some cut by the frame, some touching the
+  sheet or lying on its margin, sometimes a hand; see clutter_scene.py. `distortions.scene`
+  is "cluttered" and `distortions.others` lists every other paper with its frame corners.
 Each `NAME.EXT` gets `NAME.truth.json` in the schema of ../shared/fixtures/sheets (deck after
 the corrections, printed totals from before them, printed lines, distortions, corrections).
 Everything is seeded: the same arguments give the same bytes.
@@ -39,10 +44,13 @@ sys.path.insert(0, str(HERE))
 
 from card_db.cdb import CardDatabase, demo_db_path, load_card_db  # noqa: E402
 from card_db.models import Card  # noqa: E402
+from clutter_scene import cluttered_photo  # noqa: E402
 from make_samples import (A4, FONT_DIR, FONTS, PLAYERS, DbStyle, SampleDeck,  # noqa: E402
                           deck_from_ydk, draw_db_sheet)
 
 KINDS = ("scan", "photo", "photo-corrected")
+EXTRA_KINDS = {"photo-cluttered": 100}
+"""Kinds made only when asked (`--kinds`), each with its own random stream number."""
 MAIN_COLUMNS = ("monster", "spell", "trap")
 SECTION_OF = {"monster": "main", "spell": "main", "trap": "main", "extra": "extra", "side": "side"}
 PEN_FONTS = {"NanumPen": "NanumPen.ttf", "NanumBrush": "NanumBrush.ttf"}
@@ -476,6 +484,13 @@ def page_to_photo(page: np.ndarray, rng: np.random.Generator, limits: dict) -> t
         "blur_sigma": round(blur, 3), "noise_sigma": round(noise, 2), "jpeg_quality": quality}
 
 
+def _jpeg(img: np.ndarray, dist: dict, rng: np.random.Generator, limits: dict) -> tuple[bytes, dict]:
+    quality = int(rng.integers(limits["quality"][0], limits["quality"][1] + 1))
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(img, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return buf.tobytes(), {**dist, "jpeg_quality": quality}
+
+
 # ---------------------------------------------------------------- truth and driver
 
 def truth_json(sheet: Sheet, kind: str, file: str, distortions: dict) -> dict:
@@ -517,7 +532,10 @@ def make_one(sheet: Sheet, kind: str, stem: str, out: Path, rng: np.random.Gener
         page = render_sheet(sheet, PHOTO_DPI, work)
         if kind == "photo-corrected":
             page = add_corrections(page, sheet, db, pools, rng, PHOTO_DPI)
-        data, dist = page_to_photo(page, rng, limits)
+        if kind == "photo-cluttered":
+            data, dist = _jpeg(*cluttered_photo(page, rng, limits), rng, limits)
+        else:
+            data, dist = page_to_photo(page, rng, limits)
         path = out / f"{stem}.jpg"
         path.write_bytes(data)
     truth = truth_json(sheet, kind, path.name, dist)
@@ -541,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
 
     db = load_card_db(args.card_db or demo_db_path())
     pools = card_pools(db)
-    kinds = [k for k in KINDS if k in args.kinds.split(",")]
+    kinds = [k for k in (*KINDS, *EXTRA_KINDS) if k in args.kinds.split(",")]
     if args.out is None:
         out, limits = HERE / "photos", SMALL
         jobs = [(kind, seed, deck) for kind, deck, seed in COMMITTED if kind in kinds]
@@ -554,7 +572,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for kind, seed, deck_name in jobs:
             counters[kind] = counters.get(kind, 0) + 1
-            rng = np.random.default_rng([seed, KINDS.index(kind)])
+            rng = np.random.default_rng([seed, EXTRA_KINDS.get(kind) or KINDS.index(kind)])
             if deck_name is not None:
                 sheet = sample_sheet(deck_name, db, rng)
             elif args.card_db:

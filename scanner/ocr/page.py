@@ -20,6 +20,7 @@ import numpy as np
 from scanner.errors import UnreadableInput
 from scanner.inputs.image_header import decode_heif, is_heif, probe_image
 from scanner.inputs.limits import MAX_PIXELS  # noqa: F401  (re-exported: its old home)
+from scanner.ocr.sheet_pick import ROW_SHARP_SURE, content_fit, pick_sheet
 
 log = logging.getLogger("decksheet.ocr")
 
@@ -324,19 +325,32 @@ def find_page(img: np.ndarray) -> np.ndarray | None:
     """Corners (TL, TR, BR, BL) of the paper in a photo, or None when the paper fills the frame
     (a scan) or no page-like quad is found. Candidate quads come from several paper masks
     (thresholds of brightness and colour, a watershed over the gradient); the one with the
-    most page-like outline wins."""
+    most page-like outline wins when it holds ruled tables. Otherwise (other papers around the
+    sheet) `sheet_pick` chooses the quad holding them, or the best outline stays."""
     h, w = img.shape[:2]
     scale = 800.0 / max(h, w)
     small = cv2.resize(img, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     small = cv2.GaussianBlur(small, (0, 0), 2)
     light = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)[:, :, 0]
     best: tuple[float, np.ndarray] | None = None
+    quads: list[np.ndarray] = []
     for mask in _paper_masks(small):
         for quad in _quads_from_mask(mask):
             score = page_score(quad, light)
             log.debug("page candidate score %.2f", score)
+            quads.append(quad)
             if best is None or score > best[0]:
                 best = (score, quad)
+    # On a plain background the best outline is the sheet. Among other papers it may be another
+    # paper, or the sheet and a paper together: then the sheet is the quad holding ruled tables.
+    if (best is None or best[0] < PAGE_MIN_SCORE
+            or content_fit(gray, best[1], min_rows=ROW_SHARP_SURE) == 0.0):
+        picked = pick_sheet(gray, light, quads, order_corners)
+        if picked is not None:
+            log.debug("page: the quad holding the tables (edge %.2f, margin %.2f)",
+                      picked.edge, picked.margin)
+            best = (1.0, picked.quad)
     if best is None or best[0] < PAGE_MIN_SCORE:
         return None
     return refine_corners(img, (best[1] / scale).astype(np.float32))
