@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from scanner.ocr.order_stats import percentile
 from scanner.ocr.thresholds import INK_RULE
 
 
@@ -143,7 +144,7 @@ def profile_peaks(profile: np.ndarray, min_value: float, min_gap: int) -> list[t
 
 def _gaps(coverage: np.ndarray, min_len: int) -> list[tuple[int, int]]:
     """Runs (start, end) of near-zero coverage at least min_len long, inside the span."""
-    low = coverage <= max(1.0, 0.25 * float(np.percentile(coverage, 75)))
+    low = coverage <= max(1.0, 0.25 * percentile(coverage, 75))
     out, i, n = [], 0, len(coverage)
     while i < n:
         if low[i]:
@@ -489,30 +490,33 @@ def page_to_grid(gray: np.ndarray) -> Grid:
 
     Rules are taken as dark ink only, and again by their contrast with the paper beside them
     (faint or hairline rules in a blurred, low-resolution photo pass only the second test): the
-    grid with more deck tables, then fewer faults, then more rows wins (ink only on a tie)."""
-    ink = _grid(gray, faint_rules=False)
-    faint = _grid(gray, faint_rules=True)
-    grid, other = (faint, ink) if _quality(faint) > _quality(ink) else (ink, faint)
-    if grid is faint:
+    grid with more deck tables, then fewer faults, then more rows wins (ink only on a tie).
+    Only the winner's rules are painted out (`remove_rules` is the costly step of a mode)."""
+    ink = _find_rules(gray, faint_rules=False)
+    faint = _find_rules(gray, faint_rules=True)
+    mine, other = (faint, ink) if _quality(faint.tables) > _quality(ink.tables) else (ink, faint)
+    grid = Grid(tables=mine.tables, clean=gray, rule_mask=np.zeros_like(gray), notes=mine.notes)
+    if mine is faint:
         grid.notes.append("grid: faint rules")
     # Each mode may miss a different table's end rule: a table with more rows, all regular,
     # from the other mode replaces its namesake (never a table it would overlap).
     swapped = False
     for kind in DECK_KINDS:
-        mine, theirs = grid.by_kind(kind), other.by_kind(kind)
+        ours, theirs = grid.by_kind(kind), _by_kind(other.tables, kind)
         if theirs is None or not theirs.rows or _table_faults(theirs):
             continue
-        if mine is not None and (len(theirs.rows) <= len(mine.rows) or not _overlap(mine.box, theirs.box)):
+        if ours is not None and (len(theirs.rows) <= len(ours.rows) or not _overlap(ours.box, theirs.box)):
             continue
-        rest = [t for t in grid.tables if t is not mine]
+        rest = [t for t in grid.tables if t is not ours]
         if any(_overlap(t.box, theirs.box) for t in rest):
             continue
         grid.tables = rest + [theirs]
         grid.notes.append(f"{kind}: rules of the other mode ({len(theirs.rows)} rows)")
         swapped = True
-    _, horiz, vert = line_masks(gray, faint_rules=True)
-    if _shared_ends(grid, horiz) or swapped:
-        grid.clean, grid.rule_mask = remove_rules(gray, horiz, vert, grid.tables)
+    if _shared_ends(grid, faint.horiz_whole) or swapped:
+        grid.clean, grid.rule_mask = remove_rules(gray, faint.horiz_whole, faint.vert_whole, grid.tables)
+    else:
+        grid.clean, grid.rule_mask = remove_rules(gray, mine.horiz, mine.vert, mine.tables)
     return grid
 
 
@@ -567,24 +571,43 @@ def _table_faults(t: Table) -> int:
     return sum(1 for r in t.rows if not 0.6 * usual <= r.box.h <= 1.4 * usual)
 
 
-def _faults(grid: Grid) -> int:
+def _faults(tables: list[Table]) -> int:
     """Signs of lost or false rules: irregular rows, and main columns (printed with the same
     number of rows) that disagree."""
-    faults = sum(_table_faults(t) for t in grid.tables if t.kind in DECK_KINDS)
-    counts = [len(t.rows) for t in grid.tables if t.kind in DECK_KINDS[:3] and t.rows]
+    faults = sum(_table_faults(t) for t in tables if t.kind in DECK_KINDS)
+    counts = [len(t.rows) for t in tables if t.kind in DECK_KINDS[:3] and t.rows]
     if counts:
         faults += max(counts) - min(counts)
     return faults
 
 
-def _quality(grid: Grid) -> tuple[int, int, int]:
+def _quality(tables: list[Table]) -> tuple[int, int, int]:
     """Deck tables with rows, then fewest faults, then rows."""
-    tables = [t for t in grid.tables if t.kind in DECK_KINDS and t.rows]
-    return len(tables), -_faults(grid), sum(len(t.rows) for t in tables)
+    deck = [t for t in tables if t.kind in DECK_KINDS and t.rows]
+    return len(deck), -_faults(tables), sum(len(t.rows) for t in deck)
 
 
-def _grid(gray: np.ndarray, faint_rules: bool) -> Grid:
-    _, horiz, vert = line_masks(gray, faint_rules)
+def _by_kind(tables: list[Table], kind: str) -> Table | None:
+    return next((t for t in tables if t.kind == kind), None)
+
+
+@dataclass
+class _RuleMode:
+    """The tables one rule mode finds, with its rule masks."""
+
+    tables: list[Table]
+    horiz: np.ndarray
+    vert: np.ndarray
+    """The masks with the page's edge band cleared (what the tables were found on)."""
+    horiz_whole: np.ndarray
+    vert_whole: np.ndarray
+    """The masks as `line_masks` gave them."""
+    notes: list[str]
+
+
+def _find_rules(gray: np.ndarray, faint_rules: bool) -> _RuleMode:
+    _, horiz_whole, vert_whole = line_masks(gray, faint_rules)
+    horiz, vert = horiz_whole.copy(), vert_whole.copy()
     # The page edge (and a sliver of background after the warp) is not a table.
     m = int(gray.shape[1] * 0.015)
     for mask in (horiz, vert):
@@ -602,6 +625,5 @@ def _grid(gray: np.ndarray, faint_rules: bool) -> Grid:
     for t in tables:
         if t.kind in DECK_KINDS:
             build_rows(t)
-    clean, rules = remove_rules(gray, horiz, vert, tables)
     notes = [f"{t.kind}: {len(t.rows)} rows, {len(t.xs)} cols" for t in tables if t.rows]
-    return Grid(tables=tables, clean=clean, rule_mask=rules, notes=notes)
+    return _RuleMode(tables, horiz, vert, horiz_whole, vert_whole, notes)

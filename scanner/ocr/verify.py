@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from scanner.ocr.order_stats import percentile
 from scanner.ocr.thresholds import INK_ANY, INK_GLYPH
 
 log = logging.getLogger("decksheet.ocr")
@@ -83,7 +84,7 @@ def ink_level(gray: np.ndarray) -> float:
     dark = gray[gray < INK_ANY]
     if dark.size < 8:
         return float(INK_GLYPH)
-    core = float(np.percentile(dark, 5))
+    core = percentile(dark, 5)
     return max(float(INK_GLYPH), 255.0 - 0.4 * (255.0 - core))
 
 
