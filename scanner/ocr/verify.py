@@ -14,6 +14,7 @@ over glyph-sized windows (the worst window catches a single different character)
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -214,30 +215,57 @@ BLURS = (1.0, 1.6, 2.4)
 fainter than a crisp rendering's; the page's blur is chosen with its font."""
 
 
-def compare(cell_ink: np.ndarray, rendered_ink: np.ndarray, shift: int = 2,
-            blur: float = BLURS[0]) -> Likeness:
-    """Likeness of a cell (cut to its ink) and a rendered name (cut to its ink)."""
+@dataclass
+class CellWindows:
+    """The cell's side of `compare`, the same for every name it is compared with: its ink
+    normalised to NORM_H, and the glyph-sized windows of it that hold ink."""
+
+    shape: tuple[int, int]
+    """(height, width) of the cell's ink."""
+    norm: np.ndarray
+    windows: list[tuple[int, np.ndarray]]
+    """(x, window) for each window with contrast, left to right."""
+
+
+def cell_windows(cell_ink: np.ndarray) -> CellWindows:
     ch, cw = cell_ink.shape
-    rh, rw = rendered_ink.shape
     w = max(8, int(round(cw * NORM_H / ch)))
-    aspect = (cw / ch) / max(rw / rh, 1e-6)
     a = _norm(cell_ink, w, NORM_H, 1.0)
-    b = _norm(rendered_ink, w, NORM_H, blur)
-    overall = _ncc(a, b)
     win, step = NORM_H, NORM_H // 2
-    pad_b = np.pad(b, ((0, 0), (shift, shift)))
-    worst = 1.0
+    windows = []
     for x in range(0, max(1, w - win // 2), step):
         aw = a[:, x:x + win]
         if aw.shape[1] < win // 2 or float(aw.std()) < 1.0:
             continue
+        windows.append((x, aw))
+    return CellWindows((ch, cw), a, windows)
+
+
+def compare(cell_ink: np.ndarray, rendered_ink: np.ndarray, shift: int = 2,
+            blur: float = BLURS[0], cell: CellWindows | None = None) -> Likeness:
+    """Likeness of a cell (cut to its ink) and a rendered name (cut to its ink); `cell`:
+    `cell_windows(cell_ink)` when the caller has it (one cell is compared with many names)."""
+    cell = cell or cell_windows(cell_ink)
+    ch, cw = cell.shape
+    rh, rw = rendered_ink.shape
+    a = cell.norm
+    w = a.shape[1]
+    aspect = (cw / ch) / max(rw / rh, 1e-6)
+    b = _norm(rendered_ink, w, NORM_H, blur)
+    overall = _ncc(a, b)
+    pad_b = np.pad(b, ((0, 0), (shift, shift)))
+    worst = 1.0
+    for x, aw in cell.windows:
         region = pad_b[:, x:x + aw.shape[1] + 2 * shift]
         if float(region.std()) < 1.0:
             worst = min(worst, 0.0)  # ink in the cell where the name has none
             continue
         # The best of small shifts: spacing differs by a pixel between printers.
         got = cv2.matchTemplate(region, aw, cv2.TM_CCOEFF_NORMED)
-        worst = min(worst, float(np.nan_to_num(got, nan=0.0).max()))
+        best = float(got.max())
+        if not math.isfinite(best):  # a flat window: NaN counts as no likeness
+            best = float(np.nan_to_num(got, nan=0.0).max())
+        worst = min(worst, best)
     return Likeness(overall=overall, worst=worst, aspect=aspect)
 
 
@@ -264,6 +292,8 @@ class NameRenderer:
         self.samples: list[tuple[np.ndarray, str]] = []
         self.estimate: FontEstimate | None = None
         self._cache: dict[tuple[str, str], np.ndarray | None] = {}
+        self._cells: dict[int, tuple[np.ndarray, CellWindows]] = {}
+        """id → (cell ink, its windows): the cell is held, so its id cannot be reused."""
 
     @property
     def usable(self) -> bool:
@@ -290,6 +320,17 @@ class NameRenderer:
                 self.estimate_family(self.samples)
 
     FIRST_GUESS = 3
+    CELLS_KEPT = 16
+
+    def windows(self, cell_ink: np.ndarray) -> CellWindows:
+        """`cell_windows(cell_ink)`, computed once for the cell (it is compared with every
+        candidate name, in every family and blur)."""
+        got = self._cells.get(id(cell_ink))
+        if got is None or got[0] is not cell_ink:
+            if len(self._cells) >= self.CELLS_KEPT:
+                self._cells.clear()
+            got = self._cells[id(cell_ink)] = (cell_ink, cell_windows(cell_ink))
+        return got[1]
 
     def likeness(self, cell_ink: np.ndarray, name: str) -> Likeness | None:
         """Likeness in the page's family; before the family is known, the best over families."""
@@ -299,7 +340,7 @@ class NameRenderer:
             r = self.rendered(name, fam)
             if r is None:
                 continue
-            lk = compare(cell_ink, r, blur=self.blur)
+            lk = compare(cell_ink, r, blur=self.blur, cell=self.windows(cell_ink))
             if best is None or lk.score > best.score:
                 best = lk
         return best
@@ -313,12 +354,13 @@ class NameRenderer:
             scores = []
             for cell, name in samples:
                 r = self.rendered(name, fam)
-                scores.append(compare(cell, r).score if r is not None else -1.0)
+                scores.append(compare(cell, r, cell=self.windows(cell)).score if r is not None else -1.0)
             totals[fam] = float(np.mean(scores))
         fam = max(totals, key=totals.get)
         by_blur = {BLURS[0]: totals[fam]}
         for blur in BLURS[1:]:
-            by_blur[blur] = float(np.mean([compare(cell, r, blur=blur).score for cell, name in samples
+            by_blur[blur] = float(np.mean([compare(cell, r, blur=blur, cell=self.windows(cell)).score
+                                           for cell, name in samples
                                            if (r := self.rendered(name, fam)) is not None] or [-1.0]))
         self.family, self.blur = fam, max(by_blur, key=by_blur.get)
         self.estimate = FontEstimate(fam, self.blur, totals)
