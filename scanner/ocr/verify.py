@@ -294,6 +294,8 @@ class NameRenderer:
         self._cache: dict[tuple[str, str], np.ndarray | None] = {}
         self._cells: dict[int, tuple[np.ndarray, CellWindows]] = {}
         """id → (cell ink, its windows): the cell is held, so its id cannot be reused."""
+        self._scores: dict[tuple[int, str, str, float], tuple[np.ndarray, float]] = {}
+        """(id of an exact read's cell, name, family, blur) → (the cell, likeness score)."""
 
     @property
     def usable(self) -> bool:
@@ -351,20 +353,28 @@ class NameRenderer:
             return FontEstimate(None)
         totals = {}
         for fam in self.families:
-            scores = []
-            for cell, name in samples:
-                r = self.rendered(name, fam)
-                scores.append(compare(cell, r, cell=self.windows(cell)).score if r is not None else -1.0)
-            totals[fam] = float(np.mean(scores))
+            totals[fam] = float(np.mean([self._sample_score(cell, name, fam, BLURS[0])
+                                         for cell, name in samples]))
         fam = max(totals, key=totals.get)
         by_blur = {BLURS[0]: totals[fam]}
         for blur in BLURS[1:]:
-            by_blur[blur] = float(np.mean([compare(cell, r, blur=blur, cell=self.windows(cell)).score
-                                           for cell, name in samples
-                                           if (r := self.rendered(name, fam)) is not None] or [-1.0]))
+            by_blur[blur] = float(np.mean([self._sample_score(cell, name, fam, blur) for cell, name in samples
+                                           if self.rendered(name, fam) is not None] or [-1.0]))
         self.family, self.blur = fam, max(by_blur, key=by_blur.get)
         self.estimate = FontEstimate(fam, self.blur, totals)
         return self.estimate
+
+    def _sample_score(self, cell: np.ndarray, name: str, fam: str, blur: float) -> float:
+        """Likeness score of one exact read in one family and blur (-1 when the family cannot
+        draw it); kept, since the first guess's samples are scored again when the font is
+        settled."""
+        key = (id(cell), name, fam, blur)
+        got = self._scores.get(key)
+        if got is None or got[0] is not cell:
+            r = self.rendered(name, fam)
+            score = compare(cell, r, blur=blur, cell=self.windows(cell)).score if r is not None else -1.0
+            got = self._scores[key] = (cell, score)
+        return got[1]
 
 
 TRUSTED_FIT = 0.6
