@@ -174,3 +174,21 @@ def test_a_page_in_an_unknown_font_gets_no_picks():
     v = decide(r, cell, best=1, ocr_sure=False, ocr_scores={1: 0.93, 2: 0.93, 3: 0.93},
                rivals={1: [2, 3], 2: [1, 3], 3: [1, 2]}, names=NAMES)
     assert not v.sure
+
+
+def test_flat_window_test_is_numpys():
+    """The rendering check's "no contrast" test (cv2.meanStdDev, numpy deciding near the
+    limit) answers as `float(window.std()) < 1.0` did, also on strided windows."""
+    from scanner.ocr.verify import _flat
+    rng = np.random.default_rng(3)
+    for i in range(3000):
+        page = np.zeros((32, 200), np.float32)
+        if i % 3 == 0:
+            page += rng.normal(0, rng.uniform(0.8, 1.2), page.shape).astype(np.float32)  # near the limit
+        elif i % 3 == 1:
+            page = cv2.GaussianBlur((rng.random(page.shape) < 0.01).astype(np.float32) * 255, (0, 0), 2)
+        else:
+            page[rng.integers(0, 32), rng.integers(0, 200)] = rng.uniform(0, 80)
+        x = int(rng.integers(0, 164))
+        window = page[:, x:x + 36]
+        assert _flat(window) == (float(window.std()) < 1.0)

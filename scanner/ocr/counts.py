@@ -14,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scanner.ocr.order_stats import median, percentile
 from scanner.ocr.thresholds import INK_RULE
 
 H_NORM = 64
@@ -88,7 +89,7 @@ def binarize_cell(gray: np.ndarray) -> np.ndarray:
     k = max(3, (min(g.shape) // 2) | 1)
     bg = cv2.GaussianBlur(cv2.dilate(g, np.ones((5, 5), np.uint8)), (k, k), 0)
     dark = np.clip(bg - g, 0, 255)
-    peak = float(np.percentile(dark, 99.7)) if dark.size else 0.0
+    peak = percentile(dark, 99.7) if dark.size else 0.0
     if peak < 45:
         return np.zeros(g.shape, bool)
     otsu, _ = cv2.threshold(dark.astype(np.uint8), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
@@ -144,7 +145,7 @@ def stroke_width(ink: np.ndarray) -> float:
     dist = cv2.distanceTransform(ink.astype(np.uint8), cv2.DIST_L2, 3)
     ridge = dist >= cv2.dilate(dist, np.ones((3, 3), np.uint8)) - 1e-6
     vals = dist[ridge & ink]
-    return float(2 * np.median(vals)) if vals.size else 1.0
+    return 2 * median(vals) if vals.size else 1.0
 
 
 def group_components(ink: np.ndarray, min_h: float) -> list[Glyph]:

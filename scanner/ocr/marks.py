@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from scanner.ocr.counts import binarize_cell
+from scanner.ocr.order_stats import median, percentile
 
 ROW_H_NORM = 48
 """Rows are scaled to this height before measuring."""
@@ -140,7 +141,7 @@ def find_row_strikes(ink: np.ndarray) -> list[RowStrike]:
 
 def ink_darkness(gray: np.ndarray, mask: np.ndarray) -> float:
     """255 − the 10th-percentile gray of the ink: how dark the darkest strokes are."""
-    return float(255 - np.percentile(gray[mask], 10)) if mask.any() else 0.0
+    return float(255 - percentile(gray[mask], 10)) if mask.any() else 0.0
 
 
 def pen_glyphs(gray: np.ndarray, ink: np.ndarray, reference: float | None) -> list[tuple[float, float]]:
@@ -172,7 +173,7 @@ def blue_ink_share(bgr: np.ndarray, ink: np.ndarray) -> float:
     b, g, r = (bgr[..., i].astype(np.float32) for i in range(3))
     paper = ~cv2.dilate(ink.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     if paper.any():  # remove the photo's colour cast
-        b, g, r = b - np.median(b[paper]), g - np.median(g[paper]), r - np.median(r[paper])
+        b, g, r = b - median(b[paper]), g - median(g[paper]), r - median(r[paper])
     blue = (b - r > 25) & (b - g > 12)
     return float(blue[ink].mean())
 

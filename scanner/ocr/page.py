@@ -20,6 +20,7 @@ import numpy as np
 from scanner.errors import UnreadableInput
 from scanner.inputs.image_header import decode_heif, is_heif, probe_image
 from scanner.inputs.limits import MAX_PIXELS  # noqa: F401  (re-exported: its old home)
+from scanner.ocr.order_stats import percentile
 from scanner.ocr.sheet_pick import ROW_SHARP_SURE, content_fit, pick_sheet
 
 log = logging.getLogger("decksheet.ocr")
@@ -399,13 +400,18 @@ def flatten(gray: np.ndarray) -> np.ndarray:
     bg = cv2.dilate(small, np.ones((7, 7), np.uint8))
     bg = cv2.medianBlur(bg, 21)
     bg = cv2.resize(bg, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
-    out = gray.astype(np.float32) / np.maximum(bg, 1.0) * 255.0
+    # (in place: the page-sized float temporaries cost more than the arithmetic)
+    out = gray.astype(np.float32)
+    np.divide(out, np.maximum(bg, 1.0, out=bg), out=out)
+    np.multiply(out, 255.0, out=out)
     # Stretch the contrast so the darkest ink sits near 40 whatever the exposure: pale
     # photos then threshold like crisp scans.
-    ink = float(np.percentile(out[::4, ::4], 0.5))
+    ink = percentile(out[::4, ::4], 0.5)
     gain = float(np.clip((255.0 - 40.0) / max(255.0 - ink, 1.0), 1.0, 4.0))
-    out = 255.0 - (255.0 - out) * gain
-    return np.clip(out, 0, 255).astype(np.uint8)
+    np.subtract(255.0, out, out=out)
+    np.multiply(out, gain, out=out)
+    np.subtract(255.0, out, out=out)
+    return np.clip(out, 0, 255, out=out).astype(np.uint8)
 
 
 def _ink_profile_image(gray: np.ndarray, width: int) -> np.ndarray:

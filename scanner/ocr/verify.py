@@ -14,6 +14,7 @@ over glyph-sized windows (the worst window catches a single different character)
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +23,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from scanner.ocr.order_stats import percentile
 from scanner.ocr.thresholds import INK_ANY, INK_GLYPH
 
 log = logging.getLogger("decksheet.ocr")
@@ -83,7 +85,7 @@ def ink_level(gray: np.ndarray) -> float:
     dark = gray[gray < INK_ANY]
     if dark.size < 8:
         return float(INK_GLYPH)
-    core = float(np.percentile(dark, 5))
+    core = percentile(dark, 5)
     return max(float(INK_GLYPH), 255.0 - 0.4 * (255.0 - core))
 
 
@@ -213,30 +215,67 @@ BLURS = (1.0, 1.6, 2.4)
 fainter than a crisp rendering's; the page's blur is chosen with its font."""
 
 
-def compare(cell_ink: np.ndarray, rendered_ink: np.ndarray, shift: int = 2,
-            blur: float = BLURS[0]) -> Likeness:
-    """Likeness of a cell (cut to its ink) and a rendered name (cut to its ink)."""
+def _flat(img: np.ndarray) -> bool:
+    """`float(img.std()) < 1.0` (no contrast in a window), decided by OpenCV's standard
+    deviation (a fraction of numpy's call overhead) unless it lies within 1 % of the limit,
+    where numpy's own float32 arithmetic decides, as it always did."""
+    sd = float(cv2.meanStdDev(img)[1][0, 0])
+    if abs(sd - 1.0) > 0.01:
+        return sd < 1.0
+    return float(img.std()) < 1.0
+
+
+@dataclass
+class CellWindows:
+    """The cell's side of `compare`, the same for every name it is compared with: its ink
+    normalised to NORM_H, and the glyph-sized windows of it that hold ink."""
+
+    shape: tuple[int, int]
+    """(height, width) of the cell's ink."""
+    norm: np.ndarray
+    windows: list[tuple[int, np.ndarray]]
+    """(x, window) for each window with contrast, left to right."""
+
+
+def cell_windows(cell_ink: np.ndarray) -> CellWindows:
     ch, cw = cell_ink.shape
-    rh, rw = rendered_ink.shape
     w = max(8, int(round(cw * NORM_H / ch)))
-    aspect = (cw / ch) / max(rw / rh, 1e-6)
     a = _norm(cell_ink, w, NORM_H, 1.0)
-    b = _norm(rendered_ink, w, NORM_H, blur)
-    overall = _ncc(a, b)
     win, step = NORM_H, NORM_H // 2
-    pad_b = np.pad(b, ((0, 0), (shift, shift)))
-    worst = 1.0
+    windows = []
     for x in range(0, max(1, w - win // 2), step):
         aw = a[:, x:x + win]
-        if aw.shape[1] < win // 2 or float(aw.std()) < 1.0:
+        if aw.shape[1] < win // 2 or _flat(aw):
             continue
+        windows.append((x, aw))
+    return CellWindows((ch, cw), a, windows)
+
+
+def compare(cell_ink: np.ndarray, rendered_ink: np.ndarray, shift: int = 2,
+            blur: float = BLURS[0], cell: CellWindows | None = None) -> Likeness:
+    """Likeness of a cell (cut to its ink) and a rendered name (cut to its ink); `cell`:
+    `cell_windows(cell_ink)` when the caller has it (one cell is compared with many names)."""
+    cell = cell or cell_windows(cell_ink)
+    ch, cw = cell.shape
+    rh, rw = rendered_ink.shape
+    a = cell.norm
+    w = a.shape[1]
+    aspect = (cw / ch) / max(rw / rh, 1e-6)
+    b = _norm(rendered_ink, w, NORM_H, blur)
+    overall = _ncc(a, b)
+    pad_b = cv2.copyMakeBorder(b, 0, 0, shift, shift, cv2.BORDER_CONSTANT, value=0)
+    worst = 1.0
+    for x, aw in cell.windows:
         region = pad_b[:, x:x + aw.shape[1] + 2 * shift]
-        if float(region.std()) < 1.0:
+        if _flat(region):
             worst = min(worst, 0.0)  # ink in the cell where the name has none
             continue
         # The best of small shifts: spacing differs by a pixel between printers.
         got = cv2.matchTemplate(region, aw, cv2.TM_CCOEFF_NORMED)
-        worst = min(worst, float(np.nan_to_num(got, nan=0.0).max()))
+        best = float(got.max())
+        if not math.isfinite(best):  # a flat window: NaN counts as no likeness
+            best = float(np.nan_to_num(got, nan=0.0).max())
+        worst = min(worst, best)
     return Likeness(overall=overall, worst=worst, aspect=aspect)
 
 
@@ -263,6 +302,10 @@ class NameRenderer:
         self.samples: list[tuple[np.ndarray, str]] = []
         self.estimate: FontEstimate | None = None
         self._cache: dict[tuple[str, str], np.ndarray | None] = {}
+        self._cells: dict[int, tuple[np.ndarray, CellWindows]] = {}
+        """id → (cell ink, its windows): the cell is held, so its id cannot be reused."""
+        self._scores: dict[tuple[int, str, str, float], tuple[np.ndarray, float]] = {}
+        """(id of an exact read's cell, name, family, blur) → (the cell, likeness score)."""
 
     @property
     def usable(self) -> bool:
@@ -289,6 +332,17 @@ class NameRenderer:
                 self.estimate_family(self.samples)
 
     FIRST_GUESS = 3
+    CELLS_KEPT = 16
+
+    def windows(self, cell_ink: np.ndarray) -> CellWindows:
+        """`cell_windows(cell_ink)`, computed once for the cell (it is compared with every
+        candidate name, in every family and blur)."""
+        got = self._cells.get(id(cell_ink))
+        if got is None or got[0] is not cell_ink:
+            if len(self._cells) >= self.CELLS_KEPT:
+                self._cells.clear()
+            got = self._cells[id(cell_ink)] = (cell_ink, cell_windows(cell_ink))
+        return got[1]
 
     def likeness(self, cell_ink: np.ndarray, name: str) -> Likeness | None:
         """Likeness in the page's family; before the family is known, the best over families."""
@@ -298,7 +352,7 @@ class NameRenderer:
             r = self.rendered(name, fam)
             if r is None:
                 continue
-            lk = compare(cell_ink, r, blur=self.blur)
+            lk = compare(cell_ink, r, blur=self.blur, cell=self.windows(cell_ink))
             if best is None or lk.score > best.score:
                 best = lk
         return best
@@ -309,19 +363,28 @@ class NameRenderer:
             return FontEstimate(None)
         totals = {}
         for fam in self.families:
-            scores = []
-            for cell, name in samples:
-                r = self.rendered(name, fam)
-                scores.append(compare(cell, r).score if r is not None else -1.0)
-            totals[fam] = float(np.mean(scores))
+            totals[fam] = float(np.mean([self._sample_score(cell, name, fam, BLURS[0])
+                                         for cell, name in samples]))
         fam = max(totals, key=totals.get)
         by_blur = {BLURS[0]: totals[fam]}
         for blur in BLURS[1:]:
-            by_blur[blur] = float(np.mean([compare(cell, r, blur=blur).score for cell, name in samples
-                                           if (r := self.rendered(name, fam)) is not None] or [-1.0]))
+            by_blur[blur] = float(np.mean([self._sample_score(cell, name, fam, blur) for cell, name in samples
+                                           if self.rendered(name, fam) is not None] or [-1.0]))
         self.family, self.blur = fam, max(by_blur, key=by_blur.get)
         self.estimate = FontEstimate(fam, self.blur, totals)
         return self.estimate
+
+    def _sample_score(self, cell: np.ndarray, name: str, fam: str, blur: float) -> float:
+        """Likeness score of one exact read in one family and blur (-1 when the family cannot
+        draw it); kept, since the first guess's samples are scored again when the font is
+        settled."""
+        key = (id(cell), name, fam, blur)
+        got = self._scores.get(key)
+        if got is None or got[0] is not cell:
+            r = self.rendered(name, fam)
+            score = compare(cell, r, blur=blur, cell=self.windows(cell)).score if r is not None else -1.0
+            got = self._scores[key] = (cell, score)
+        return got[1]
 
 
 TRUSTED_FIT = 0.6
