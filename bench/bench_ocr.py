@@ -1,12 +1,14 @@
 """Benchmark the OCR reader on sheets with truth files (scan, photo, photo-corrected,
-photo-sparse, kde-scan, kde-photo).
+photo-sparse, kde-scan, kde-photo, kde-hand).
 
     python bench/bench_ocr.py [--sheets DIR] [--card-db PATH] [--kinds scan,photo,kde-scan]
     python bench/bench_ocr.py --samples            # samples/photos/ with the demo database
     python bench/bench_ocr.py --generated DIR      # a set made by samples/make_photos.py --out DIR
 
 Scores every truth line as in fixtures/sheets/README.md (correct / flagged / silent error /
-missing), per kind, with seconds per sheet, and writes JSON into bench/results/.
+missing), per kind, with seconds per sheet, and writes JSON into bench/results/. On kde-hand
+(Konami's form filled by hand) every hand-written line must be flagged: the figures add how
+many hand-written lines were left unflagged (`hand_unflagged`, must be 0).
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from scoring import score_scan  # noqa: E402
 from scanner.model import SECTIONS  # noqa: E402
 from scanner.read import ReadOptions, load_decklist  # noqa: E402
 
-KINDS = ("scan", "photo-corrected", "photo-sparse", "photo", "kde-scan", "kde-photo")
+KINDS = ("scan", "photo-corrected", "photo-sparse", "photo", "kde-scan", "kde-photo", "kde-hand")
 
 
 def kind_of(name: str) -> str | None:
@@ -62,6 +64,26 @@ def score_sheet(out: dict, truth: dict) -> dict:
     """The shared scoring (tests/scoring.py), with where each wrong line sits on the sheet."""
     at = printed_at(truth) if "layout" in truth else {}
     return score_scan(out, truth, describe=lambda e: _where(e, at))
+
+
+def hand_unflagged(out: dict, truth: dict) -> list[str]:
+    """Output lines read from a hand-written row (truth `layout.lines[].written` = "hand") that
+    are not flagged: a hand-filled form must never give an unflagged guess, right or wrong."""
+    hand = {(ln["column"], ln["row"]) for ln in truth.get("layout", {}).get("lines", [])
+            if ln.get("written") == "hand"}
+    if not hand:
+        return []
+    review = out.get("review") or []
+    ids = {(r.get("section"), r.get("card_id")) for r in review if r.get("card_id") is not None}
+    lines = {(r.get("section"), r.get("line")) for r in review if r.get("line") is not None}
+    bad = []
+    for s, entries in (out.get("sections") or {}).items():
+        for pos, e in enumerate(entries, 1):
+            flagged = e.get("needs_review") or (s, e.get("card_id")) in ids or (s, pos) in lines
+            if not flagged and (e.get("column"), e.get("row")) in hand:
+                bad.append(f"{e.get('column')} row {e.get('row')}: hand-written, read unflagged as "
+                           f"{e.get('name')} ×{e.get('count')}")
+    return bad
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,14 +123,17 @@ def main(argv: list[str] | None = None) -> int:
             out, err = {"sections": {s: [] for s in SECTIONS}, "review": []}, str(exc)
         dt = time.perf_counter() - t0
         sc = score_sheet(out, truth)
+        sc["hand_unflagged"] = hand_unflagged(out, truth)
         sc.update(file=src.name, kind=kind, seconds=round(dt, 2), error=err)
         sheets.append(sc)
         k = per_kind.setdefault(kind, {"sheets": 0, "exact": 0, "lines": 0, "correct": 0, "flagged": 0,
-                                       "silent": 0, "missing": 0, "extra_silent": 0, "seconds": []})
+                                       "silent": 0, "missing": 0, "extra_silent": 0,
+                                       "hand_unflagged": 0, "seconds": []})
         k["sheets"] += 1
         k["exact"] += int(sc["exact"])
         for f in ("lines", "correct", "flagged", "silent", "missing", "extra_silent"):
             k[f] += sc[f]
+        k["hand_unflagged"] += len(sc["hand_unflagged"])
         k["seconds"].append(dt)
         print(f"{src.name:28s} {sc['correct']:3d}/{sc['lines']:3d} right, {sc['flagged']:2d} flagged, "
               f"{sc['silent']} silent, {sc['missing']} missing, {dt:5.2f}s"
@@ -118,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
                 print("    silent:", e)
             for e in sc["missed"]:
                 print("    missing:", e)
+            for e in sc["hand_unflagged"]:
+                print("    hand unflagged:", e)
     summary = {}
     for kind, k in per_kind.items():
         secs = k.pop("seconds")
@@ -127,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         summary[kind] = k
         print(f"{kind:16s} exact {k['exact']}/{k['sheets']}, right {k['right_unflagged']:.1%}, flagged "
               f"{k['flagged']}, silent {k['silent']}, missing {k['missing']}, "
+              + (f"hand unflagged {k['hand_unflagged']}, " if kind == "kde-hand" else "") +
               f"median {k['median_seconds']} s, p90 {k['p90_seconds']} s")
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
