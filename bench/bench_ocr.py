@@ -86,6 +86,13 @@ def hand_unflagged(out: dict, truth: dict) -> list[str]:
     return bad
 
 
+def player_wrong(out: dict, truth: dict) -> list[str]:
+    """A player name or Konami ID reported that is not the true one (None is fine: unread)."""
+    got, want = out.get("player") or {}, truth.get("player") or {}
+    return [f"{k}: read {got.get(k)!r}, true {want.get(k)!r}" for k in ("name", "konami_id")
+            if got.get(k) is not None and got.get(k) != want.get(k)]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sheets", type=Path, default=REPO.parent / "shared" / "fixtures" / "sheets")
@@ -124,16 +131,18 @@ def main(argv: list[str] | None = None) -> int:
         dt = time.perf_counter() - t0
         sc = score_sheet(out, truth)
         sc["hand_unflagged"] = hand_unflagged(out, truth)
+        sc["player_wrong"] = player_wrong(out, truth)
         sc.update(file=src.name, kind=kind, seconds=round(dt, 2), error=err)
         sheets.append(sc)
         k = per_kind.setdefault(kind, {"sheets": 0, "exact": 0, "lines": 0, "correct": 0, "flagged": 0,
                                        "silent": 0, "missing": 0, "extra_silent": 0,
-                                       "hand_unflagged": 0, "seconds": []})
+                                       "hand_unflagged": 0, "player_wrong": 0, "seconds": []})
         k["sheets"] += 1
         k["exact"] += int(sc["exact"])
         for f in ("lines", "correct", "flagged", "silent", "missing", "extra_silent"):
             k[f] += sc[f]
         k["hand_unflagged"] += len(sc["hand_unflagged"])
+        k["player_wrong"] += len(sc["player_wrong"])
         k["seconds"].append(dt)
         print(f"{src.name:28s} {sc['correct']:3d}/{sc['lines']:3d} right, {sc['flagged']:2d} flagged, "
               f"{sc['silent']} silent, {sc['missing']} missing, {dt:5.2f}s"
@@ -145,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
                 print("    missing:", e)
             for e in sc["hand_unflagged"]:
                 print("    hand unflagged:", e)
+            for e in sc["player_wrong"]:
+                print("    player wrong:", e)
     summary = {}
     for kind, k in per_kind.items():
         secs = k.pop("seconds")
@@ -154,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         summary[kind] = k
         print(f"{kind:16s} exact {k['exact']}/{k['sheets']}, right {k['right_unflagged']:.1%}, flagged "
               f"{k['flagged']}, silent {k['silent']}, missing {k['missing']}, "
-              + (f"hand unflagged {k['hand_unflagged']}, " if kind == "kde-hand" else "") +
+              + (f"hand unflagged {k['hand_unflagged']}, " if kind == "kde-hand" else "")
+              + f"player wrong {k['player_wrong']}, " +
               f"median {k['median_seconds']} s, p90 {k['p90_seconds']} s")
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
