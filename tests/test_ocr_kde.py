@@ -138,3 +138,34 @@ def test_cells_follow_leaning_column_rules(fixtures_dir):
     for cells in side.rows:
         assert ink_share(cells.count.crop(grid.clean, inset=3)) < EMPTY_INK, cells.row
         assert ink_share(cells.name.crop(grid.clean, inset=3)) < EMPTY_INK, cells.row
+
+
+def test_faint_print_is_darkened_before_the_cells_are_read(fixtures_dir):
+    """A portrait sheet far off in a landscape photo is small; brought to page size it is so
+    blurred that its print never reaches the ink cut-offs, and every row read as empty (a deck
+    of nothing, unflagged). The name cells' darkest print is stretched back to ink."""
+    from scanner.ocr.form_fit import fit_form
+    from scanner.ocr.ink import ink_share
+    from scanner.ocr.layouts import KDE
+    from scanner.ocr.thresholds import EMPTY_INK
+    gray = _page(fixtures_dir / "sheets" / "kde-scan-01.pdf").gray.astype(np.float32)
+    pale = (255 - (255 - gray) * 0.45).astype(np.uint8)  # the darkest print is now ~140
+    grid, _ = fit_form(pale, KDE)
+    assert "faint print: ink darkened" in grid.notes
+    for cells in grid.by_kind("monster").rows[:4]:  # typed lines on this sheet
+        assert ink_share(cells.name.crop(grid.clean, inset=3)) > 5 * EMPTY_INK
+    grid, _ = fit_form(_page(fixtures_dir / "sheets" / "kde-scan-01.pdf").gray, KDE)
+    assert "faint print: ink darkened" not in grid.notes  # a normal scan is left as it is
+
+
+def test_a_column_with_a_printed_total_but_no_line_is_a_review_item():
+    """Every row of a column read empty while its printed total says 23: the lines were not
+    read (faint, smudged), which the judge must hear about."""
+    from scanner.model import SheetRead
+    from scanner.ocr.totals import cross_check_totals
+    sheet = SheetRead(reader="ocr")
+    sheet.column_totals["monster"] = 23
+    sheet.printed_totals["side"] = 0
+    cross_check_totals([], sheet)
+    assert [(r.section, r.reason) for r in sheet.review] == [("main", "unreadable-line")]
+    assert "monster" in sheet.review[0].detail and "23" in sheet.review[0].detail

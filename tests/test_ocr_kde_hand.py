@@ -134,3 +134,19 @@ def test_a_player_name_written_with_a_pen_is_not_taken_for_print():
         pen = _glyph_box(name, fonts / "NanumPen.ttf", 40 * len(name) + 40, 40)[4:-4, 4:-4]
         assert looks_printed(typed, name), name
         assert not looks_printed(pen, name), name
+
+
+def test_a_blank_form_is_not_an_empty_deck(tmp_path, demo_db):
+    """The form found and every row empty (a blank form, or print too faint to see): the sheet
+    says so in a review item instead of reporting a deck of nothing."""
+    from scanner.read import ReadOptions, load_decklist
+    mp, kp = _samples()
+    require(kp.KDE_FORM.is_file(), f"needs {kp.KDE_FORM} (Konami's blank form in ../shared/forms)")
+    kp.draw_typed_form(kp.KDE_FORM, tmp_path / "blank.pdf", {}, "NanumGothic", 9.0)
+    page, _ = kp.print_on_a4(tmp_path / "blank.pdf", 200, 0.87)
+    img, _ = mp.page_to_scan(page, np.random.default_rng(1), 200)
+    path = tmp_path / "blank-scan.pdf"
+    path.write_bytes(mp.scan_pdf(img, 200, 85))
+    out = load_decklist(path, demo_db, ReadOptions()).to_json()
+    assert not any(out["sections"].values())
+    assert any(r["reason"] == "unreadable-line" and "no deck line" in r["detail"] for r in out["review"])

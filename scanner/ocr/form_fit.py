@@ -164,9 +164,35 @@ def fit_form(gray: np.ndarray, layout: Layout) -> tuple[Grid, Fit] | None:
         return None
     fit = _by_title_fill(gray, Fit(sx, ox, sy, oy, xm, ym), layout, hpk)
     tables = [_table(spec, fit, vpk, horiz, vert) for spec in layout.tables]
-    clean, rules = remove_rules(gray, horiz, vert, tables)
     notes = [f"layout {layout.name}: scale {sx:.3f} px/unit, column rules {xm:.0%}, row rules {ym:.0%}"]
+    clean, rules = remove_rules(gray, horiz, vert, tables)
+    ink = darken_faint_ink(gray, clean, tables)
+    if ink is not gray:
+        notes.append("faint print: ink darkened")
+        clean, rules = remove_rules(ink, horiz, vert, tables)
     return Grid(tables=tables, clean=clean, rule_mask=rules, notes=notes), fit
+
+
+FAINT_INK = 110
+"""Darkest print of the name cells (their 0.2th percentile) paler than this: a small, blurred page
+(a portrait sheet far off in a landscape photo) whose text never reaches the ink cut-offs."""
+DARK_INK = 40
+
+
+def darken_faint_ink(gray: np.ndarray, clean: np.ndarray, tables: list[Table]) -> np.ndarray:
+    """The page with its grey levels stretched so the darkest print in the name cells (rules
+    painted out) is dark again, paper staying paper; the page itself when its print is dark
+    enough (the rules and the grey fills are always dark: only the cells tell)."""
+    cells = [c.name.crop(clean, inset=3).ravel() for t in tables for c in t.rows]
+    region = np.concatenate(cells) if cells else np.zeros(0, np.uint8)
+    if region.size == 0:
+        return gray
+    lo, paper = float(np.percentile(region, 0.2)), float(np.median(region))
+    if lo < FAINT_INK or paper - lo < 40:
+        return gray
+    v = np.arange(256, dtype=np.float32)
+    lut = np.where(v < paper, DARK_INK + (v - lo) * (paper - DARK_INK) / (paper - lo), v)
+    return np.clip(lut, 0, 255).astype(np.uint8)[gray]
 
 
 def _title_contrast(gray: np.ndarray, fit: Fit, layout: Layout) -> float:

@@ -214,6 +214,9 @@ def check_rows(ctx: PageContext) -> None:
     if ctx.fit is not None:
         read_form_main_total(ctx.grid, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
     cross_check_totals(ctx.rows, ctx.sheet)
+    if not ctx.rows:  # tables found and every row empty: a blank sheet, or ink too faint to see
+        ctx.sheet.review.append(ReviewFlag(section=None, reason="unreadable-line",
+                                           detail="no deck line read on the sheet"))
     if ctx.layout is DB_KO:
         read_header(ctx.grid, ctx.tess, ctx.sheet)
     elif ctx.fit is not None:

@@ -7,7 +7,7 @@ import re
 import cv2
 import numpy as np
 
-from scanner.model import SheetRead
+from scanner.model import ReviewFlag, SheetRead
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.form_fit import Fit
 from scanner.ocr.grid import Box, Grid
@@ -106,6 +106,10 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
                    else sheet.printed_totals.get(column))
         col = [r for r in rows if r.column == column]
         if not col:
+            if printed:  # a printed total over a column read empty: its lines were not read
+                sheet.review.append(ReviewFlag(
+                    section="main" if column in MAIN_COLUMNS else column, reason="unreadable-line",
+                    detail=f"{column}: printed total {printed} but no line read in the column"))
             continue
         kept = [r for r in col if not r.struck_row]
         untouched = [r for r in kept if not r.count_struck and not r.handwritten]
