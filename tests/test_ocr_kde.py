@@ -169,3 +169,50 @@ def test_a_column_with_a_printed_total_but_no_line_is_a_review_item():
     cross_check_totals([], sheet)
     assert [(r.section, r.reason) for r in sheet.review] == [("main", "unreadable-line")]
     assert "monster" in sheet.review[0].detail and "23" in sheet.review[0].detail
+
+
+def _row(column: str, row: int, count: int | None, conf: float = 0.95, **kw):
+    from scanner.ocr.names import NameMatch
+    from scanner.ocr.rows import RowRead
+    base = dict(column=column, row=row, text="x", text_conf=1.0, match=NameMatch(1, "x", 1.0, 1.0),
+                count=count, count_conf=conf, count_detail="", struck_row=False, count_struck=False,
+                handwritten=False, flags=[])
+    base.update(kw)
+    return RowRead(**base)
+
+
+def test_on_the_form_a_hand_written_row_counts_in_the_written_total():
+    """On Konami's form the player writes every row and the total: a row in handwriting (or
+    one taken for it) is no later correction, so it counts in the total, and an unsure count
+    that explains the total is then the only line flagged (not the whole column)."""
+    from scanner.model import SheetRead
+    from scanner.ocr.totals import cross_check_totals
+    def rows():
+        return [_row("monster", 1, 3), _row("monster", 2, 3, handwritten=True, flags=["handwritten"]),
+                _row("monster", 3, 1, conf=0.4)]
+    sheet = SheetRead(reader="ocr")
+    sheet.column_totals["monster"] = 9  # 3 + 3 + the unsure count read as 1, written 3
+    form = rows()
+    cross_check_totals(form, sheet, hand_filled=True)
+    assert [r.flags for r in form] == [[], ["handwritten"], ["count-unclear"]]
+    db_ko = rows()  # on a printed db-ko sheet the hand row is a correction after the total
+    cross_check_totals(db_ko, sheet)
+    assert all("column-total-mismatch" in r.flags for r in db_ko)
+
+
+def test_an_impossible_printed_total_is_not_used():
+    """12 lines cannot add up to 2 (the 1 of a printed 12 lost beside its rule): such a total is
+    a misread and checks nothing, so sure counts stand (as with no total) and the whole column
+    is not flagged; a possible total that does not add up still flags every line."""
+    from scanner.model import SheetRead
+    from scanner.ocr.totals import cross_check_totals
+    sheet = SheetRead(reader="ocr")
+    sheet.column_totals["spell"] = 2
+    col = [_row("spell", r, 1) for r in range(1, 13)]
+    cross_check_totals(col, sheet)
+    assert all(r.flags == [] for r in col)
+    assert any("impossible" in n for n in sheet.notes)
+    sheet.column_totals["spell"] = 20
+    col = [_row("spell", r, 1) for r in range(1, 13)]
+    cross_check_totals(col, sheet)
+    assert all("column-total-mismatch" in r.flags for r in col)

@@ -89,7 +89,7 @@ def main_total_box(page: np.ndarray, region: Box) -> Box | None:
     return Box(region.x0 + x + 3, region.y0 + y + 3, region.x0 + x + w - 3, region.y0 + y + h - 3)
 
 
-def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
+def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool = False) -> None:
     """Check each column's counts against its printed total.
 
     The printed totals were printed BEFORE any pen correction, so they are compared with the
@@ -100,6 +100,9 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
     explain; a column nothing explains gets every count flagged (the printed
     total may be the wrong one, a judge decides). A total equal to the corrected sum (the
     writer updated the total too) also confirms.
+    On a form players fill by hand (`hand_filled`), a hand-written row is no correction: the
+    player wrote it, and the total, with the rest. A total no column of these lines can make
+    (fewer than one card a line, more than three) is a misread total and checks nothing.
     """
     for column in DECK_COLUMNS:
         printed = (sheet.column_totals.get(column) if column in MAIN_COLUMNS
@@ -112,7 +115,12 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
                     detail=f"{column}: printed total {printed} but no line read in the column"))
             continue
         kept = [r for r in col if not r.struck_row]
-        untouched = [r for r in kept if not r.count_struck and not r.handwritten]
+        untouched = [r for r in kept if not r.count_struck and (hand_filled or not r.handwritten)]
+        if (printed is not None and len(untouched) == len(col)
+                and not len(col) <= printed <= 3 * len(col)):
+            sheet.notes.append(f"{column}: printed total read as {printed}, impossible for "
+                               f"{len(col)} lines: not used")
+            printed = None
         corrected = [r for r in col if r.struck_row or r.count_struck]
         after = sum(r.count or 0 for r in kept)
         if printed is None:
