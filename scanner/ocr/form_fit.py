@@ -173,7 +173,7 @@ def fit_form(gray: np.ndarray, layout: Layout) -> tuple[Grid, Fit] | None:
     return Grid(tables=tables, clean=clean, rule_mask=rules, notes=notes), fit
 
 
-FAINT_INK = 110
+FAINT_INK = 120
 """Darkest print of the name cells (their 0.2th percentile) paler than this: a small, blurred page
 (a portrait sheet far off in a landscape photo) whose text never reaches the ink cut-offs."""
 DARK_INK = 40
