@@ -216,3 +216,18 @@ def test_an_impossible_printed_total_is_not_used():
     col = [_row("spell", r, 1) for r in range(1, 13)]
     cross_check_totals(col, sheet)
     assert all("column-total-mismatch" in r.flags for r in col)
+
+
+def test_a_fit_two_rows_off_is_brought_back_by_the_grey_titles(fixtures_dir):
+    """The row votes can leave the fit two rows off (a photo's residual perspective; seen on a
+    generated photo, where every line was then read two rows low and the top rows were the
+    header's): the grey title rows bring it back from up to three rows away."""
+    from scanner.ocr.form_fit import Fit, _by_title_fill, fit_form
+    from scanner.ocr.layouts import KDE
+    gray = _page(fixtures_dir / "sheets" / "kde-scan-01.pdf").gray
+    _, right = fit_form(gray, KDE)
+    pitch = KDE.tables[0].pitch
+    for m in (-2, 2, 3):
+        off = Fit(right.sx, right.ox, right.sy, right.oy + m * right.sy * pitch, right.x_match, right.y_match)
+        got = _by_title_fill(gray, off, KDE, np.array([]))
+        assert abs(got.oy - right.oy) < 0.2 * right.sy * pitch, m

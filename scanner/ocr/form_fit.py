@@ -211,12 +211,19 @@ def _title_contrast(gray: np.ndarray, fit: Fit, layout: Layout) -> float:
     return float(np.median(out))
 
 
+ROW_SHIFTS = 3
+"""Fits shifted by up to this many rows are weighed against the found one (a photo's residual
+perspective can leave the row votes two rows off)."""
+
+
 def _by_title_fill(gray: np.ndarray, fit: Fit, layout: Layout, hpk: np.ndarray) -> Fit:
     """Rows are evenly spaced, so a fit shifted by a row matches almost every rule too: of the
-    fit and its neighbours a row up and down, the one whose title rows are grey wins."""
+    fit and the fits up to ROW_SHIFTS rows up and down, the one whose title rows are grey wins."""
     pitch = float(np.median([t.pitch for t in layout.tables]))
     best, best_c = fit, _title_contrast(gray, fit, layout)
-    for m in (-1, 1):
+    for m in range(-ROW_SHIFTS, ROW_SHIFTS + 1):
+        if m == 0:
+            continue
         f = Fit(fit.sx, fit.ox, fit.sy, fit.oy + m * fit.sy * pitch, fit.x_match, fit.y_match)
         c = _title_contrast(gray, f, layout)
         if c > best_c + 3:
