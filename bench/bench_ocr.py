@@ -1,5 +1,5 @@
 """Benchmark the OCR reader on sheets with truth files (scan, photo, photo-corrected,
-photo-sparse, photo-cluttered, kde-scan, kde-photo).
+photo-sparse, photo-cluttered, kde-scan, kde-photo, kde-hand).
 
     python bench/bench_ocr.py [--sheets DIR] [--card-db PATH] [--kinds scan,photo,kde-scan]
     python bench/bench_ocr.py --samples            # samples/photos/ with the demo database
@@ -9,7 +9,10 @@ Scores every truth line as in fixtures/sheets/README.md (correct / flagged / sil
 missing), per kind, with wall and CPU seconds per sheet (CPU: `time.process_time`, what the
 reading costs one core, robust to a shared machine; the issue-14 goal is a CPU median ≤ 1.5 s
 per photo; one sheet is read first, untimed, so the one-off loading of models and fonts is
-not charged to a sheet), and writes JSON into bench/results/.
+not charged to a sheet), and writes JSON into bench/results/. On kde-hand (Konami's form
+filled by hand) every hand-written line must be flagged: the figures add how many hand-written
+lines were left unflagged (`hand_unflagged`, must be 0), and every kind counts a wrong player
+name or Konami ID (`player_wrong`).
 """
 from __future__ import annotations
 
@@ -32,7 +35,8 @@ from scoring import score_scan  # noqa: E402
 from scanner.model import SECTIONS  # noqa: E402
 from scanner.read import ReadOptions, load_decklist  # noqa: E402
 
-KINDS = ("scan", "photo-corrected", "photo-sparse", "photo-cluttered", "photo", "kde-scan", "kde-photo")
+KINDS = ("scan", "photo-corrected", "photo-sparse", "photo-cluttered", "photo", "kde-scan", "kde-photo",
+         "kde-hand")
 
 
 def kind_of(name: str) -> str | None:
@@ -70,6 +74,33 @@ def score_sheet(out: dict, truth: dict) -> dict:
 def median_p90(values: list[float]) -> tuple[float, float]:
     ordered = sorted(values)
     return round(statistics.median(ordered), 2), round(ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))], 2)
+
+
+def hand_unflagged(out: dict, truth: dict) -> list[str]:
+    """Output lines read from a hand-written row (truth `layout.lines[].written` = "hand") that
+    are not flagged: a hand-filled form must never give an unflagged guess, right or wrong."""
+    hand = {(ln["column"], ln["row"]) for ln in truth.get("layout", {}).get("lines", [])
+            if ln.get("written") == "hand"}
+    if not hand:
+        return []
+    review = out.get("review") or []
+    ids = {(r.get("section"), r.get("card_id")) for r in review if r.get("card_id") is not None}
+    lines = {(r.get("section"), r.get("line")) for r in review if r.get("line") is not None}
+    bad = []
+    for s, entries in (out.get("sections") or {}).items():
+        for pos, e in enumerate(entries, 1):
+            flagged = e.get("needs_review") or (s, e.get("card_id")) in ids or (s, pos) in lines
+            if not flagged and (e.get("column"), e.get("row")) in hand:
+                bad.append(f"{e.get('column')} row {e.get('row')}: hand-written, read unflagged as "
+                           f"{e.get('name')} ×{e.get('count')}")
+    return bad
+
+
+def player_wrong(out: dict, truth: dict) -> list[str]:
+    """A player name or Konami ID reported that is not the true one (None is fine: unread)."""
+    got, want = out.get("player") or {}, truth.get("player") or {}
+    return [f"{k}: read {got.get(k)!r}, true {want.get(k)!r}" for k in ("name", "konami_id")
+            if got.get(k) is not None and got.get(k) != want.get(k)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,14 +147,19 @@ def main(argv: list[str] | None = None) -> int:
             out, err = {"sections": {s: [] for s in SECTIONS}, "review": []}, str(exc)
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         sc = score_sheet(out, truth)
+        sc["hand_unflagged"] = hand_unflagged(out, truth)
+        sc["player_wrong"] = player_wrong(out, truth)
         sc.update(file=src.name, kind=kind, seconds=round(dt, 2), cpu_seconds=round(cpu, 2), error=err)
         sheets.append(sc)
         k = per_kind.setdefault(kind, {"sheets": 0, "exact": 0, "lines": 0, "correct": 0, "flagged": 0,
-                                       "silent": 0, "missing": 0, "extra_silent": 0, "seconds": [], "cpu": []})
+                                       "silent": 0, "missing": 0, "extra_silent": 0,
+                                       "hand_unflagged": 0, "player_wrong": 0, "seconds": [], "cpu": []})
         k["sheets"] += 1
         k["exact"] += int(sc["exact"])
         for f in ("lines", "correct", "flagged", "silent", "missing", "extra_silent"):
             k[f] += sc[f]
+        k["hand_unflagged"] += len(sc["hand_unflagged"])
+        k["player_wrong"] += len(sc["player_wrong"])
         k["seconds"].append(dt)
         k["cpu"].append(cpu)
         print(f"{src.name:28s} {sc['correct']:3d}/{sc['lines']:3d} right, {sc['flagged']:2d} flagged, "
@@ -134,6 +170,10 @@ def main(argv: list[str] | None = None) -> int:
                 print("    silent:", e)
             for e in sc["missed"]:
                 print("    missing:", e)
+            for e in sc["hand_unflagged"]:
+                print("    hand unflagged:", e)
+            for e in sc["player_wrong"]:
+                print("    player wrong:", e)
     summary = {}
     for kind, k in per_kind.items():
         secs, cpu = k.pop("seconds"), k.pop("cpu")
@@ -143,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         summary[kind] = k
         print(f"{kind:16s} exact {k['exact']}/{k['sheets']}, right {k['right_unflagged']:.1%}, flagged "
               f"{k['flagged']}, silent {k['silent']}, missing {k['missing']}, "
+              + (f"hand unflagged {k['hand_unflagged']}, " if kind == "kde-hand" else "")
+              + f"player wrong {k['player_wrong']}, "
               f"wall median {k['median_seconds']} s p90 {k['p90_seconds']} s, "
               f"CPU median {k['median_cpu_seconds']} s p90 {k['p90_cpu_seconds']} s")
     args.out.mkdir(parents=True, exist_ok=True)

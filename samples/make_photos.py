@@ -3,6 +3,8 @@
     python samples/make_photos.py                     # the small committed set → samples/photos/
     python samples/make_photos.py --out /tmp/gen --count 10 --seed 5 \\
         --card-db ../shared/carddb/ko-KR.cdb          # N of each kind from random real decks
+    python samples/make_photos.py --out /tmp/kde --kinds kde-scan,kde-photo,kde-hand \\
+        --count 8 --seed 9101 --card-db ../shared/carddb/ko-KR.cdb   # Konami's form on paper
 
 Sheets are drawn by make_samples.draw_db_sheet (DbStyle.ruled: the card database's column rules)
 in a random style, rendered with pypdfium2, then:
@@ -19,6 +21,13 @@ in a random style, rendered with pypdfium2, then:
   or a grid, a receipt, a note, a card, a card box), some cut by the frame, some touching the
   sheet or lying on its margin, sometimes a hand; see clutter_scene.py. `distortions.scene`
   is "cluttered" and `distortions.others` lists every other paper with its frame corners.
+Konami's deck-list form (asked for with --kinds; drawn by kde_paper on Konami's blank
+KDE_DeckList.pdf, --kde-form, in the sheet's random font family and size, printed on A4
+"fit to page" at 0.86–0.89, centred):
+- kde-scan / kde-photo: typed values (as the fixtures' kde-flat), then the scan or photo step;
+- kde-hand: the form filled by hand (Nanum Pen / Brush Script, one hand per sheet: slant, size,
+  per-glyph jitter): everything, or the header typed and the cards written, or the header and
+  main deck typed and extra / side written; then scanned (40 %) or photographed.
 Each `NAME.EXT` gets `NAME.truth.json` in the schema of ../shared/fixtures/sheets (deck after
 the corrections, printed totals from before them, printed lines, distortions, corrections).
 Everything is seeded: the same arguments give the same bytes.
@@ -31,6 +40,7 @@ import json
 import math
 import re
 import sys
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -47,10 +57,14 @@ from card_db.models import Card  # noqa: E402
 from clutter_scene import cluttered_photo  # noqa: E402
 from make_samples import (A4, FONT_DIR, FONTS, PLAYERS, DbStyle, SampleDeck,  # noqa: E402
                           deck_from_ydk, draw_db_sheet)
+from kde_paper import HAND_MODES, KDE_FORM, kde_page, line_written_by  # noqa: E402
 
-KINDS = ("scan", "photo", "photo-corrected")
+KINDS = ("scan", "photo", "photo-corrected", "kde-scan", "kde-photo", "kde-hand")
+"""Kinds in seed order (a kind's index seeds its sheets: new kinds go at the end)."""
+DB_KINDS = KINDS[:3]
+"""The db-ko kinds, made by default; the Konami-form kinds (kde_paper) are asked for by name."""
 EXTRA_KINDS = {"photo-cluttered": 100}
-"""Kinds made only when asked (`--kinds`), each with its own random stream number."""
+"""db-ko kinds made only when asked (`--kinds`), each with its own random stream number."""
 MAIN_COLUMNS = ("monster", "spell", "trap")
 SECTION_OF = {"monster": "main", "spell": "main", "trap": "main", "extra": "extra", "side": "side"}
 PEN_FONTS = {"NanumPen": "NanumPen.ttf", "NanumBrush": "NanumBrush.ttf"}
@@ -519,15 +533,24 @@ def truth_json(sheet: Sheet, kind: str, file: str, distortions: dict) -> dict:
     }
 
 
+PDF_DATE = time.strptime("2026-01-01", "%Y-%m-%d")
+"""PIL stamps a PDF with the current time: a fixed date keeps the same arguments → the same bytes."""
+
+
+def scan_pdf(img: Image.Image, dpi: int, quality: int) -> bytes:
+    """A scan as one JPEG in an image-only PDF."""
+    buf = io.BytesIO()
+    img.save(buf, "PDF", resolution=dpi, quality=quality, creationDate=PDF_DATE, modDate=PDF_DATE)
+    return buf.getvalue()
+
+
 def make_one(sheet: Sheet, kind: str, stem: str, out: Path, rng: np.random.Generator,
              db: CardDatabase, pools: dict[str, list[Card]], limits: dict, work: Path) -> Path:
     if kind == "scan":
         dpi = int(rng.choice(limits["scan_dpi"]))
         img, dist = page_to_scan(render_sheet(sheet, dpi, work), rng, dpi)
         path = out / f"{stem}.pdf"
-        buf = io.BytesIO()
-        img.save(buf, "PDF", resolution=dpi, quality=dist["jpeg_quality"])
-        path.write_bytes(buf.getvalue())
+        path.write_bytes(scan_pdf(img, dpi, dist["jpeg_quality"]))
     else:
         page = render_sheet(sheet, PHOTO_DPI, work)
         if kind == "photo-corrected":
@@ -544,6 +567,41 @@ def make_one(sheet: Sheet, kind: str, stem: str, out: Path, rng: np.random.Gener
     return path
 
 
+def make_kde(sheet: Sheet, kind: str, stem: str, out: Path, rng: np.random.Generator, limits: dict,
+             work: Path, template: Path = KDE_FORM) -> Path:
+    """A Konami form on paper (kde_paper): typed (kde-scan, kde-photo) or hand-filled (kde-hand,
+    scanned or photographed), in the sheet's random font family and size."""
+    capture = kind.split("-")[1]
+    mode = None
+    if kind == "kde-hand":
+        capture = "scan" if rng.random() < 0.4 else "photo"
+        mode = str(rng.choice(HAND_MODES, p=[0.4, 0.4, 0.2]))
+        if mode == "typed-main" and not (sheet.deck.columns["extra"] or sheet.deck.columns["side"]):
+            mode = "typed-header"
+    dpi = int(rng.choice(limits["scan_dpi"])) if capture == "scan" else PHOTO_DPI
+    page, info = kde_page(sheet.deck, sheet.style.family, sheet.style.size, dpi, rng, work,
+                          template, mode)
+    if capture == "scan":
+        img, dist = page_to_scan(page, rng, dpi)
+        path = out / f"{stem}.pdf"
+        path.write_bytes(scan_pdf(img, dpi, dist["jpeg_quality"]))
+    else:
+        data, dist = page_to_photo(page, rng, limits)
+        path = out / f"{stem}.jpg"
+        path.write_bytes(data)
+    dist["capture"] = capture
+    truth = truth_json(sheet, kind, path.name, dist)
+    layout = info.layout()
+    deck = sheet.deck
+    layout["player_fields"] = {"Last Names": deck.player_family, "First  Middle Names": deck.player_given}
+    layout["lines"] = [{**ln, "written": line_written_by(info, ln["column"], ln["row"])}
+                       if info.hand_fields else ln for ln in truth["layout"]["lines"]]
+    truth["layout"] = layout
+    (out / f"{stem}.truth.json").write_text(json.dumps(truth, ensure_ascii=False, indent=1) + "\n",
+                                            encoding="utf-8")
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, help="folder for a generated set (default: the committed "
@@ -552,7 +610,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--card-db", type=Path, help="draw random decks from this cards.cdb (default: "
                     "the sample decks and the demo database)")
-    ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--kinds", default=",".join(DB_KINDS), help=f"any of {','.join((*KINDS, *EXTRA_KINDS))}")
+    ap.add_argument("--kde-form", type=Path, default=KDE_FORM,
+                    help="Konami's blank KDE_DeckList.pdf (for the kde-* kinds)")
     ap.add_argument("--thin-rules", action="store_true", help="hairline row rules (0.3–0.45 pt)")
     args = ap.parse_args(argv)
     import tempfile
@@ -580,7 +640,10 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 sheet = sample_sheet(decks[seed % 3], db, rng)
             stem = f"{kind}-{counters[kind]:02d}"
-            path = make_one(sheet, kind, stem, out, rng, db, pools, limits, Path(tmp))
+            if kind.startswith("kde-"):
+                path = make_kde(sheet, kind, stem, out, rng, limits, Path(tmp), args.kde_form)
+            else:
+                path = make_one(sheet, kind, stem, out, rng, db, pools, limits, Path(tmp))
             print(f"wrote {path} ({path.stat().st_size // 1024} KiB)")
     return 0
 

@@ -96,3 +96,138 @@ def test_a_hand_written_name_on_the_form_is_flagged(fixtures_dir, real_db):
     # printed total, which flags them as it should)
     typed = [ln for ln in sheet.lines if ln.column == "spell" and ln.row in used]
     assert typed and not any("handwritten" in ln.flags for ln in typed)
+
+
+def _tilted(gray: np.ndarray, degrees: float) -> np.ndarray:
+    """The page turned a little, as a photo's residual perspective leaves it (no deskew)."""
+    h, w = gray.shape
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    return cv2.warpAffine(gray, m, (w, h), borderValue=255)
+
+
+def test_fit_holds_when_the_rules_tilt(fixtures_dir):
+    """Tilted by 0.6°, a row rule drifts ~20 px across the form and its profile across the whole
+    width falls under the threshold (the fit then missed the form and read it as a db-ko
+    table of garbage); across each table alone it stays sharp."""
+    from scanner.ocr.form_fit import fit_form
+    from scanner.ocr.layouts import KDE
+    gray = _tilted(_page(fixtures_dir / "sheets" / "kde-scan-01.pdf").gray, 0.6)
+    fitted = fit_form(gray, KDE)
+    assert fitted is not None
+    grid, fit = fitted
+    assert fit.y_match >= 0.95
+    monster = grid.by_kind("monster")
+    title = float(np.median(monster.title.crop(grid.clean, inset=6)))
+    row1 = float(np.median(monster.rows[0].name.crop(grid.clean, inset=6)))
+    assert row1 - title > 25  # row 1 under the grey title, not a row off
+
+
+def test_cells_follow_leaning_column_rules(fixtures_dir):
+    """The column rules lean on a tilted page: count cells cut straight down meet the rule in the
+    far rows, where its sliver reads as a hand-written 1 in an empty row. The cells follow the
+    lean: the empty side deck of this sheet stays empty in every row."""
+    from scanner.ocr.form_fit import fit_form
+    from scanner.ocr.ink import ink_share
+    from scanner.ocr.layouts import KDE
+    from scanner.ocr.thresholds import EMPTY_INK
+    src = fixtures_dir / "sheets" / "kde-scan-01.pdf"
+    assert _truth(src)["side"] == {}
+    grid, _ = fit_form(_tilted(_page(src).gray, 0.6), KDE)
+    side = grid.by_kind("side")
+    assert abs(side.lean) > 0.005
+    for cells in side.rows:
+        assert ink_share(cells.count.crop(grid.clean, inset=3)) < EMPTY_INK, cells.row
+        assert ink_share(cells.name.crop(grid.clean, inset=3)) < EMPTY_INK, cells.row
+
+
+def test_faint_print_is_darkened_before_the_cells_are_read(fixtures_dir):
+    """A portrait sheet far off in a landscape photo is small; brought to page size it is so
+    blurred that its print never reaches the ink cut-offs, and every row read as empty (a deck
+    of nothing, unflagged). The name cells' darkest print is stretched back to ink."""
+    from scanner.ocr.form_fit import fit_form
+    from scanner.ocr.ink import ink_share
+    from scanner.ocr.layouts import KDE
+    from scanner.ocr.thresholds import EMPTY_INK
+    gray = _page(fixtures_dir / "sheets" / "kde-scan-01.pdf").gray.astype(np.float32)
+    pale = (255 - (255 - gray) * 0.45).astype(np.uint8)  # the darkest print is now ~140
+    grid, _ = fit_form(pale, KDE)
+    assert "faint print: ink darkened" in grid.notes
+    for cells in grid.by_kind("monster").rows[:4]:  # typed lines on this sheet
+        assert ink_share(cells.name.crop(grid.clean, inset=3)) > 5 * EMPTY_INK
+    grid, _ = fit_form(_page(fixtures_dir / "sheets" / "kde-scan-01.pdf").gray, KDE)
+    assert "faint print: ink darkened" not in grid.notes  # a normal scan is left as it is
+
+
+def test_a_column_with_a_printed_total_but_no_line_is_a_review_item():
+    """Every row of a column read empty while its printed total says 23: the lines were not
+    read (faint, smudged), which the judge must hear about."""
+    from scanner.model import SheetRead
+    from scanner.ocr.totals import cross_check_totals
+    sheet = SheetRead(reader="ocr")
+    sheet.column_totals["monster"] = 23
+    sheet.printed_totals["side"] = 0
+    cross_check_totals([], sheet)
+    assert [(r.section, r.reason) for r in sheet.review] == [("main", "unreadable-line")]
+    assert "monster" in sheet.review[0].detail and "23" in sheet.review[0].detail
+
+
+def _row(column: str, row: int, count: int | None, conf: float = 0.95, **kw):
+    from scanner.ocr.names import NameMatch
+    from scanner.ocr.rows import RowRead
+    base = dict(column=column, row=row, text="x", text_conf=1.0, match=NameMatch(1, "x", 1.0, 1.0),
+                count=count, count_conf=conf, count_detail="", struck_row=False, count_struck=False,
+                handwritten=False, flags=[])
+    base.update(kw)
+    return RowRead(**base)
+
+
+def test_on_the_form_a_hand_written_row_counts_in_the_written_total():
+    """On Konami's form the player writes every row and the total: a row in handwriting (or
+    one taken for it) is no later correction, so it counts in the total, and an unsure count
+    that explains the total is then the only line flagged (not the whole column)."""
+    from scanner.model import SheetRead
+    from scanner.ocr.totals import cross_check_totals
+    def rows():
+        return [_row("monster", 1, 3), _row("monster", 2, 3, handwritten=True, flags=["handwritten"]),
+                _row("monster", 3, 1, conf=0.4)]
+    sheet = SheetRead(reader="ocr")
+    sheet.column_totals["monster"] = 9  # 3 + 3 + the unsure count read as 1, written 3
+    form = rows()
+    cross_check_totals(form, sheet, hand_filled=True)
+    assert [r.flags for r in form] == [[], ["handwritten"], ["count-unclear"]]
+    db_ko = rows()  # on a printed db-ko sheet the hand row is a correction after the total
+    cross_check_totals(db_ko, sheet)
+    assert all("column-total-mismatch" in r.flags for r in db_ko)
+
+
+def test_an_impossible_printed_total_is_not_used():
+    """12 lines cannot add up to 2 (the 1 of a printed 12 lost beside its rule): such a total is
+    a misread and checks nothing, so sure counts stand (as with no total) and the whole column
+    is not flagged; a possible total that does not add up still flags every line."""
+    from scanner.model import SheetRead
+    from scanner.ocr.totals import cross_check_totals
+    sheet = SheetRead(reader="ocr")
+    sheet.column_totals["spell"] = 2
+    col = [_row("spell", r, 1) for r in range(1, 13)]
+    cross_check_totals(col, sheet)
+    assert all(r.flags == [] for r in col)
+    assert any("impossible" in n for n in sheet.notes)
+    sheet.column_totals["spell"] = 20
+    col = [_row("spell", r, 1) for r in range(1, 13)]
+    cross_check_totals(col, sheet)
+    assert all("column-total-mismatch" in r.flags for r in col)
+
+
+def test_a_fit_two_rows_off_is_brought_back_by_the_grey_titles(fixtures_dir):
+    """The row votes can leave the fit two rows off (a photo's residual perspective; seen on a
+    generated photo, where every line was then read two rows low and the top rows were the
+    header's): the grey title rows bring it back from up to three rows away."""
+    from scanner.ocr.form_fit import Fit, _by_title_fill, fit_form
+    from scanner.ocr.layouts import KDE
+    gray = _page(fixtures_dir / "sheets" / "kde-scan-01.pdf").gray
+    _, right = fit_form(gray, KDE)
+    pitch = KDE.tables[0].pitch
+    for m in (-2, 2, 3):
+        off = Fit(right.sx, right.ox, right.sy, right.oy + m * right.sy * pitch, right.x_match, right.y_match)
+        got = _by_title_fill(gray, off, KDE, np.array([]))
+        assert abs(got.oy - right.oy) < 0.2 * right.sy * pitch, m

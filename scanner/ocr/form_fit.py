@@ -110,6 +110,34 @@ def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int) -> tupl
     return best[0], best[1], best[2]
 
 
+STRIP_MERGE = 0.15
+"""Peaks of one rule seen in different strips lie within this share of a row pitch."""
+
+
+def row_rule_peaks(horiz: np.ndarray, sx: float, ox: float, layout: Layout) -> np.ndarray:
+    """Row rules across the whole form and across each table alone. A photo's residual keystone
+    tilts a long rule: across the whole width its profile smears below the threshold, while
+    across one column it stays sharp. Peaks of one rule in several strips are merged."""
+    w = horiz.shape[1]
+    xs = _rule_xs(layout)
+    spans = [(min(xs), max(xs), 0.3)] + sorted({(t.left, t.right, 0.5) for t in layout.tables})
+    found: list[float] = []
+    for a, b, share in spans:
+        x0, x1 = max(0, int(ox + sx * a)), min(w, int(ox + sx * b))
+        if x1 - x0 < 8:
+            continue
+        prof = (horiz[:, x0:x1] > 0).sum(axis=1).astype(np.float32)
+        found.extend(p for p, _ in profile_peaks(prof, share * (x1 - x0), 6))
+    pitch = sx * float(np.median([t.pitch for t in layout.tables]))
+    merged: list[list[float]] = []
+    for p in sorted(found):
+        if merged and p - merged[-1][-1] <= max(3.0, STRIP_MERGE * pitch):
+            merged[-1].append(p)
+        else:
+            merged.append([p])
+    return np.array([float(np.median(m)) for m in merged], float)
+
+
 def _snap(v: float, peaks: np.ndarray, tol: float) -> int:
     if peaks.size:
         i = int(np.argmin(np.abs(peaks - v)))
@@ -130,17 +158,41 @@ def fit_form(gray: np.ndarray, layout: Layout) -> tuple[Grid, Fit] | None:
     sx, ox, xm = fit_x(vpk, _rule_xs(layout), w, layout.width)
     if xm < MIN_X_MATCH:
         return None
-    x0, x1 = int(ox + sx * min(_rule_xs(layout))), int(ox + sx * max(_rule_xs(layout)))
-    hprof = (horiz[:, max(0, x0):min(w, x1)] > 0).sum(axis=1).astype(np.float32)
-    hpk = np.array([p for p, _ in profile_peaks(hprof, 0.3 * (x1 - x0), 6)], float)
+    hpk = row_rule_peaks(horiz, sx, ox, layout)
     sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h)
     if ym < MIN_Y_MATCH:
         return None
     fit = _by_title_fill(gray, Fit(sx, ox, sy, oy, xm, ym), layout, hpk)
-    tables = [_table(spec, fit, vpk, horiz) for spec in layout.tables]
-    clean, rules = remove_rules(gray, horiz, vert, tables)
+    tables = [_table(spec, fit, vpk, horiz, vert) for spec in layout.tables]
     notes = [f"layout {layout.name}: scale {sx:.3f} px/unit, column rules {xm:.0%}, row rules {ym:.0%}"]
+    clean, rules = remove_rules(gray, horiz, vert, tables)
+    ink = darken_faint_ink(gray, clean, tables)
+    if ink is not gray:
+        notes.append("faint print: ink darkened")
+        clean, rules = remove_rules(ink, horiz, vert, tables)
     return Grid(tables=tables, clean=clean, rule_mask=rules, notes=notes), fit
+
+
+FAINT_INK = 120
+"""Darkest print of the name cells (their 0.2th percentile) paler than this: a small, blurred page
+(a portrait sheet far off in a landscape photo) whose text never reaches the ink cut-offs."""
+DARK_INK = 40
+
+
+def darken_faint_ink(gray: np.ndarray, clean: np.ndarray, tables: list[Table]) -> np.ndarray:
+    """The page with its grey levels stretched so the darkest print in the name cells (rules
+    painted out) is dark again, paper staying paper; the page itself when its print is dark
+    enough (the rules and the grey fills are always dark: only the cells tell)."""
+    cells = [c.name.crop(clean, inset=3).ravel() for t in tables for c in t.rows]
+    region = np.concatenate(cells) if cells else np.zeros(0, np.uint8)
+    if region.size == 0:
+        return gray
+    lo, paper = float(np.percentile(region, 0.2)), float(np.median(region))
+    if lo < FAINT_INK or paper - lo < 40:
+        return gray
+    v = np.arange(256, dtype=np.float32)
+    lut = np.where(v < paper, DARK_INK + (v - lo) * (paper - DARK_INK) / (paper - lo), v)
+    return np.clip(lut, 0, 255).astype(np.uint8)[gray]
 
 
 def _title_contrast(gray: np.ndarray, fit: Fit, layout: Layout) -> float:
@@ -159,12 +211,19 @@ def _title_contrast(gray: np.ndarray, fit: Fit, layout: Layout) -> float:
     return float(np.median(out))
 
 
+ROW_SHIFTS = 3
+"""Fits shifted by up to this many rows are weighed against the found one (a photo's residual
+perspective can leave the row votes two rows off)."""
+
+
 def _by_title_fill(gray: np.ndarray, fit: Fit, layout: Layout, hpk: np.ndarray) -> Fit:
     """Rows are evenly spaced, so a fit shifted by a row matches almost every rule too: of the
-    fit and its neighbours a row up and down, the one whose title rows are grey wins."""
+    fit and the fits up to ROW_SHIFTS rows up and down, the one whose title rows are grey wins."""
     pitch = float(np.median([t.pitch for t in layout.tables]))
     best, best_c = fit, _title_contrast(gray, fit, layout)
-    for m in (-1, 1):
+    for m in range(-ROW_SHIFTS, ROW_SHIFTS + 1):
+        if m == 0:
+            continue
         f = Fit(fit.sx, fit.ox, fit.sy, fit.oy + m * fit.sy * pitch, fit.x_match, fit.y_match)
         c = _title_contrast(gray, f, layout)
         if c > best_c + 3:
@@ -172,7 +231,47 @@ def _by_title_fill(gray: np.ndarray, fit: Fit, layout: Layout, hpk: np.ndarray) 
     return best
 
 
-def _table(spec: TableSpec, fit: Fit, vpk: np.ndarray, horiz: np.ndarray) -> Table:
+MAX_LEAN = 0.035
+"""Largest lean (x shift per pixel down, about 2°) taken for a table's column rules."""
+MIN_DRIFT = 3.0
+"""A lean that moves a rule by fewer pixels than this over the table's rows is not taken."""
+
+
+def column_lean(vert: np.ndarray, xs: list[int], y0: int, y1: int, tol: int) -> tuple[list[int], float]:
+    """The column rules where they cross the middle of rows y0..y1, and their lean (x shift per
+    pixel down): a photo's residual perspective tilts them, so a count cell cut straight down
+    meets its rule in the lower rows, and the rule's sliver reads as a 1. Each rule is found
+    near its fitted x in the top and in the bottom third; rules not found there keep their x."""
+    h, w = y1 - y0, vert.shape[1]
+    third = h // 3
+    if third < 10:
+        return xs, 0.0
+    ends = []
+    for x in xs:
+        a, b = max(0, x - tol), min(w, x + tol + 1)
+        top = (vert[y0:y0 + third, a:b] > 0).sum(axis=0)
+        bot = (vert[y1 - third:y1, a:b] > 0).sum(axis=0)
+        if b - a < 3 or top.max() < 0.3 * third or bot.max() < 0.3 * third:
+            ends.append(None)
+            continue
+        ends.append((a + _centre(top), a + _centre(bot)))
+    slopes = [(xb - xt) / (h - third) for e in ends if e is not None for xt, xb in [e]]
+    if not slopes:
+        return xs, 0.0
+    lean = float(np.clip(np.median(slopes), -MAX_LEAN, MAX_LEAN))
+    if abs(lean) * h < MIN_DRIFT:
+        return xs, 0.0  # upright enough: the fit's rules stand (cells cut as before)
+    out = [x if e is None or abs((e[0] + e[1]) / 2 - x) > tol else int(round((e[0] + e[1]) / 2))
+           for x, e in zip(xs, ends)]
+    return out, lean
+
+
+def _centre(prof: np.ndarray) -> float:
+    """Middle of the columns where a rule's profile is near its peak (a thick rule is flat-topped)."""
+    return float(np.flatnonzero(prof >= 0.8 * prof.max()).mean())
+
+
+def _table(spec: TableSpec, fit: Fit, vpk: np.ndarray, horiz: np.ndarray, vert: np.ndarray) -> Table:
     tol_x = max(4.0, SNAP * fit.sx * spec.pitch)
     left, div, right = (_snap(fit.x(v), vpk, tol_x) for v in (spec.left, spec.divider, spec.right))
     # Row rules snap to the rules found across this table only (other tables have their own).
@@ -180,10 +279,16 @@ def _table(spec: TableSpec, fit: Fit, vpk: np.ndarray, horiz: np.ndarray) -> Tab
     hpk = np.array([p for p, _ in profile_peaks(prof, 0.5 * (right - left), 4)], float)
     tol_y = SNAP * fit.sy * spec.pitch
     ys = [_snap(fit.y(v), hpk, tol_y) for v in spec.row_rules()]
+    # Column rules at the table's own mid-height, with their lean (cells follow it row by row).
+    mid = (ys[0] + ys[-1] + 1) / 2
+    (left, div, right), lean = column_lean(vert, [left, div, right], ys[1], ys[-2], int(tol_x))
+    if lean:  # column_lean measured the rules at the rows' middle; the table's differs a little
+        shift = lean * (mid - (ys[1] + ys[-2]) / 2)
+        left, div, right = (int(round(v + shift)) for v in (left, div, right))
     count_l, count_r = (left, div) if spec.count_side == "left" else (div, right)
     name_l, name_r = (div, right) if spec.count_side == "left" else (left, div)
     t = Table(box=Box(left, ys[0], right + 1, ys[-1] + 1), xs=[left, div, right], ys=ys, kind=spec.kind,
-              number_column=True)  # no printed row numbers: ink at a name's left end is the name
+              number_column=True, lean=lean)  # no row numbers: ink at a name's left end is the name
     t.title = Box(left, ys[0], right, ys[1])
     t.total = Box(count_l, ys[-2], count_r, ys[-1])
     for i in range(1, spec.rows + 1):
@@ -191,6 +296,8 @@ def _table(spec: TableSpec, fit: Fit, vpk: np.ndarray, horiz: np.ndarray) -> Tab
         # The form's rules are thicker than db-ko's: their grey halo stays beside a painted
         # rule, and in a narrow count cell it reads as a second glyph. Cells keep clear of it.
         m = CELL_MARGIN
-        t.rows.append(RowCells(row=i, box=Box(left, y0, right, y1), name=Box(name_l + m, y0, name_r - m, y1),
-                               count=Box(count_l + m, y0, count_r - m, y1)))
+        d = int(round(lean * ((y0 + y1) / 2 - mid)))
+        t.rows.append(RowCells(row=i, box=Box(left + d, y0, right + d, y1),
+                               name=Box(name_l + m + d, y0, name_r - m + d, y1),
+                               count=Box(count_l + m + d, y0, count_r - m + d, y1)))
     return t

@@ -14,6 +14,11 @@ from scanner.ocr.grid import Box, Grid, Table
 from scanner.ocr.layouts import Layout
 from scanner.ocr.ink import trim_to_ink
 from scanner.ocr.thresholds import INK_RULE
+from scanner.ocr.counts import (H_NORM, K_NEIGHBOURS, MIN_GLYPH_H, binarize_cell, classify_glyph,
+                                drop_rule_remnants, glyph_features, group_components, load_templates,
+                                normalise)
+from scanner.ocr.rows import TYPED_LIKENESS
+from scanner.ocr.verify import NameRenderer, cell_name_ink
 
 HANGUL_NAME = re.compile(r"^[가-힣]{2,5}$")
 NAME_CONFIDENCE = 0.85
@@ -123,14 +128,15 @@ def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract
         # the box rules' remnants); every digit must be sure.
         x0, y0, x1, y1 = boxes["konami_id"]
         step = (x1 - x0) / 10
-        digits = []
+        digits, glyphs = [], []
         for i in range(10):
             cell = _box(fit, (x0 + i * step, y0, x0 + (i + 1) * step, y1)).crop(gray, inset=2).copy()
-            d = read_id_digit(cell, tess) if cell.size else None
+            d = read_id_digit(cell, tess) if cell.size else None  # (paints the box out of cell)
             if d is None:
                 break
             digits.append(d)
-        if len(digits) == 10:
+            glyphs.append(id_glyph(cell))
+        if len(digits) == 10 and printed_id(digits, glyphs):
             sheet.konami_id = "".join(digits)
     parts = []
     for key in ("surname", "given_name"):
@@ -147,6 +153,47 @@ def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract
         part = texts.pop() if len(texts) == 1 else ""
         if not HANGUL_PART.match(part) or min(r.confidence for r in reads) <= NAME_CONFIDENCE:
             return
+        if not looks_printed(img, part):
+            return  # written by hand: Tesseract's confident guess at handwriting is no name
         parts.append(part)
     if HANGUL_NAME.match("".join(parts)):
         sheet.player_name = "".join(parts)
+
+
+HAND_SHARE = 0.5
+"""An ID whose digits' nearest digit templates are this much pen-font on average is hand-written
+(per digit, a printed 1 in a plain font looks like a pen 1: the ID as a whole decides)."""
+
+
+def id_glyph(cell: np.ndarray) -> tuple[str | None, float]:
+    """What the count reader's digit templates (printed and pen fonts) see in one ID box: the
+    digit (None unless one glyph) and the share of pen-font templates among its nearest."""
+    t = load_templates()
+    ink = drop_rule_remnants(binarize_cell(normalise(cell)))
+    glyphs = group_components(ink, MIN_GLYPH_H * H_NORM)
+    if len(glyphs) != 1:
+        return None, 1.0
+    mask = glyphs[0].mask
+    near = np.argsort(np.linalg.norm(t.features - glyph_features(mask), axis=1))[:K_NEIGHBOURS]
+    return str(classify_glyph(mask, t).digit), float(np.mean(t.hand[near]))
+
+
+def printed_id(digits: list[str], glyphs: list[tuple[str | None, float]]) -> bool:
+    """The templates agree with Tesseract on every ID digit and place the ID among printed
+    digits: a form's ID boxes are often filled by hand, and Tesseract reads a hand digit
+    confidently wrong (7 → 1), so a hand-written ID is never reported."""
+    if len(digits) != len(glyphs) or not digits:
+        return False
+    if any(g != d for (g, _), d in zip(glyphs, digits)):
+        return False
+    return float(np.mean([h for _, h in glyphs])) < HAND_SHARE
+
+
+def looks_printed(img: np.ndarray, text: str) -> bool:
+    """The text, rendered in a known font, fits the box's ink: typed, not written by hand."""
+    renderer = NameRenderer()
+    ink = cell_name_ink(img)
+    if ink is None or not renderer.usable:
+        return False
+    lk = renderer.likeness(ink, text)
+    return lk is not None and lk.score >= TYPED_LIKENESS

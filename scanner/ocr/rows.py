@@ -95,10 +95,9 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
         return None  # an empty row that only carries its printed number
     text, conf, match = name_read.text, name_read.confidence, name_read.match
     flags.extend(name_read.flags)
-    if ctx.hand_filled and not name_read.flags and not looks_typed(name_img, match, ctx.vocab):
-        handwritten_name = True
-    else:
-        handwritten_name = False
+    # On a form filled by hand, a name that does not fit a font is written: flagged as such even
+    # when the name read has flags of its own (the judge must know it is handwriting).
+    handwritten_name = ctx.hand_filled and not looks_typed(name_img, match, ctx.vocab)
     # Count: read from a band taller than the row, so a pen digit poking out stays whole.
     count_band = row_band(grid.clean, cells.count, cells.box)
     beside_box = Box(max(cells.name.x0, cells.name.x1 - max(8, cells.name.w // 5)), cells.name.y0,
@@ -141,17 +140,29 @@ def row_band(clean: np.ndarray, cell: Box, row: Box, inset: int = 3) -> RowBand:
     return RowBand(isolate_row(band, row.y0 + inset - y0, row.y1 - inset - y0), row.h - 2 * inset)
 
 
+TYPED_CANDIDATES = 3
+"""A name read with doubts is typed when one of its first candidates fits the cell this well."""
+
+
 def looks_typed(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> bool:
-    """The matched name, drawn in the page's font (or the best known font), fits the cell's ink:
-    typed text. Handwriting never fits a font this well, and neither does a font decksheet does
-    not have (that line is flagged too, never decided by a mismatching font)."""
-    if match.card_id is None or not vocab.renderer.usable:
+    """The matched name (or one of the first candidates, when the read was unsure), drawn in
+    the page's font (or the best known font), fits the cell's ink: typed text. Handwriting never
+    fits a font this well, and neither does a font decksheet does not have (that line is flagged
+    too, never decided by a mismatching font)."""
+    if not vocab.renderer.usable:
+        return False
+    names = list(dict.fromkeys(([match.name] if match.card_id is not None else [])
+                               + [n for _, n, _ in match.candidates[:TYPED_CANDIDATES]]))
+    if not names:
         return False
     ink = cell_name_ink(name_img)
     if ink is None:
         return False
-    lk = vocab.renderer.likeness(ink, match.name)
-    return lk is not None and lk.score >= TYPED_LIKENESS
+    for name in names:
+        lk = vocab.renderer.likeness(ink, name)
+        if lk is not None and lk.score >= TYPED_LIKENESS:
+            return True
+    return False
 
 
 def read_count(count: RowBand, beside: RowBand) -> tuple[int | None, float, str, bool, float]:

@@ -7,7 +7,7 @@ import re
 import cv2
 import numpy as np
 
-from scanner.model import SheetRead
+from scanner.model import ReviewFlag, SheetRead
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.form_fit import Fit
 from scanner.ocr.grid import Box, Grid
@@ -89,7 +89,7 @@ def main_total_box(page: np.ndarray, region: Box) -> Box | None:
     return Box(region.x0 + x + 3, region.y0 + y + 3, region.x0 + x + w - 3, region.y0 + y + h - 3)
 
 
-def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
+def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool = False) -> None:
     """Check each column's counts against its printed total.
 
     The printed totals were printed BEFORE any pen correction, so they are compared with the
@@ -100,15 +100,27 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead) -> None:
     explain; a column nothing explains gets every count flagged (the printed
     total may be the wrong one, a judge decides). A total equal to the corrected sum (the
     writer updated the total too) also confirms.
+    On a form players fill by hand (`hand_filled`), a hand-written row is no correction: the
+    player wrote it, and the total, with the rest. A total no column of these lines can make
+    (fewer than one card a line, more than three) is a misread total and checks nothing.
     """
     for column in DECK_COLUMNS:
         printed = (sheet.column_totals.get(column) if column in MAIN_COLUMNS
                    else sheet.printed_totals.get(column))
         col = [r for r in rows if r.column == column]
         if not col:
+            if printed:  # a printed total over a column read empty: its lines were not read
+                sheet.review.append(ReviewFlag(
+                    section="main" if column in MAIN_COLUMNS else column, reason="unreadable-line",
+                    detail=f"{column}: printed total {printed} but no line read in the column"))
             continue
         kept = [r for r in col if not r.struck_row]
-        untouched = [r for r in kept if not r.count_struck and not r.handwritten]
+        untouched = [r for r in kept if not r.count_struck and (hand_filled or not r.handwritten)]
+        if (printed is not None and len(untouched) == len(col)
+                and not len(col) <= printed <= 3 * len(col)):
+            sheet.notes.append(f"{column}: printed total read as {printed}, impossible for "
+                               f"{len(col)} lines: not used")
+            printed = None
         corrected = [r for r in col if r.struck_row or r.count_struck]
         after = sum(r.count or 0 for r in kept)
         if printed is None:
