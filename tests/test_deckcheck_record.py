@@ -544,3 +544,18 @@ def test_two_struck_rows_are_two_items_and_a_struck_row_can_be_restored(demo_db)
     with pytest.raises(EventError):  # a count the rules cannot hold is refused
         decision_for(deck, 1, "main", None, "choose", first.card_id, 4, db=demo_db,
                      reason="struck-through", detail=struck[1].detail)
+
+
+@pytest.mark.slow
+def test_a_player_name_read_by_ocr_is_registered_with_a_warning(store, demo_db, limits):
+    """OCR can misread one syllable of a name with confidence; the judge is told to check it,
+    unless the name was given."""
+    photo = Path(__file__).resolve().parent.parent / "samples" / "photos" / "scan-01.pdf"
+    read = load_decklist(photo, demo_db).player_name
+    assert read, "the sample scan's header name should be read"
+    got = register_input(store, str(photo), "0000000005", demo_db, limits)
+    assert got.registration.player_name == read
+    assert any("read from the sheet by OCR" in w and read in w for w in got.warnings)
+    given = register_input(store, str(photo), "0000000005", demo_db, limits, name="김철수", replace=True)
+    assert given.registration.player_name == "김철수"
+    assert not any("by OCR" in w for w in given.warnings)

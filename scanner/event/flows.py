@@ -349,6 +349,10 @@ def register_input(store: EventStore, source: str, konami_id: str | None, db: Ca
     if file_name:
         deck.source_path = file_name
     player_name = clean_name(name) or clean_name(deck.player_name)
+    if not clean_name(name) and player_name and deck.reader == "ocr":
+        # One syllable misread (용지우 → 용기우) is a confident read no check can catch.
+        warnings.append(f"player name {player_name} was read from the sheet by OCR: check it "
+                        f"against the player (--name sets it)")
     reg = store.add_registration(kid, player_name, deck.to_json(), sha, file_name,
                                  check.legal, infractions, limits.name, judge, walk_in=walk_in)
     return RegisterResult(registration=reg, decklist=deck, legal=check.legal,
