@@ -253,3 +253,25 @@ def test_scan_with_lv_namesakes_reads_each_one(fixtures_dir, real_db):
         assert cid in main and not main[cid]["needs_review"], main.get(cid)
     sc = score_scan(out, truth)
     assert sc["silent"] == 0 and sc.get("extra_silent", 0) == 0
+
+
+@pytest.mark.parametrize("name", ["클러스터 컨제스터", "전기 도마뱀", "테레키 어택커"])
+def test_a_blurred_glued_number_that_reaches_high_is_cut_on_a_second_look(tess, name):
+    """A far corner of a tilted photo blurs a 6 pt row number until its top sits only a quarter
+    of the line below the name's (`1클러스터`): the first look keeps it, the read does not
+    resolve, and the second look with the looser height cuts it."""
+    from scanner.ocr.names import ROW_NUMBER_TOP, without_row_number
+    text = render_name(name, FAMILIES["NanumGothic"], px=26)
+    digit = render_name("1", FAMILIES["NanumGothic"], px=24)  # 0.75 of the line, as seen
+    h = text.shape[0]
+    cell = np.full((h + 16, text.shape[1] + digit.shape[1] + 24), 255, np.uint8)
+    x_name = 8 + digit.shape[1] + 3
+    cell[8:8 + h, x_name:x_name + text.shape[1]] = text
+    ys = slice(8 + h - digit.shape[0], 8 + h)
+    cell[ys, 8:8 + digit.shape[1]] = np.minimum(cell[ys, 8:8 + digit.shape[1]], digit)
+    cell = cv2.GaussianBlur(cell, (0, 0), 1.2)
+    assert (without_row_number(cell, ROW_NUMBER_TOP) == cell).all()  # the first look keeps it
+    vocab = Vocabulary.from_names(CARDS + [(9, name, "monster")])
+    vocab.renderer.family = "NanumGothic"
+    got = read_name(cell, "monster", tess, vocab, scale=1.5)
+    assert got.match.card_id == 9 and not got.flags, (got.text, got.flags)
