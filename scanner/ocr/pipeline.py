@@ -165,6 +165,7 @@ def _other_quads(img: np.ndarray, got: Located) -> Located:
         grid = page_to_grid(page.gray)
         alt = Located(page, grid, _tables_found(grid))
         if len(alt.found) > len(got.found):
+            page.notes[0] = "page: another quad holding tables (the first one's grid missed some)"
             got = alt
             if all(c in got.found for c in MAIN):
                 break
