@@ -309,7 +309,66 @@ def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
         retry = glued_number_retry(cell, column, tess, vocab, scale)
         if retry is not None and not retry.flags:
             return retry
+    if numbers_in_cell and got.flags and not got.row_number_only:
+        retry = number_rule_retry(cell, column, tess, vocab, scale)
+        if retry is not None and (retry.row_number_only or not retry.flags):
+            return retry
     return got
+
+
+NUMBER_RULE_HEIGHT = 0.6
+"""A row-number rule left in a name cell spans at least this share of the cell's height (names
+fill ≈ 0.55 of it)."""
+NUMBER_RULE_RUN = 0.6
+"""The rule and a number touching it are at most this share of the cell's height wide."""
+
+
+def without_number_rule(cell: np.ndarray) -> np.ndarray | None:
+    """The cell with a row-number column's rule the grid missed (dashed, blurred) painted out,
+    with the number left of it: near the cell's left end, a run of ink columns holding a stroke
+    taller than the ink right of the run and than NUMBER_RULE_HEIGHT of the cell (no first
+    letter is: `I`, `l` and `1` are shorter than Hangul). None when there is no such stroke."""
+    cut: int | None
+    ink = strip_rule_remnants((cell < ink_level(cell)).astype(np.uint8)).astype(bool)
+    ink[:, ink.sum(axis=0) < 2] = False  # lone specks
+    on = ink.any(axis=0)
+    h, w = ink.shape
+    top = np.argmax(ink, axis=0)
+    bottom = h - np.argmax(ink[::-1], axis=0)
+    edge = int(0.1 * h)
+    x, cut = 0, None
+    while x < int(ROW_NUMBER_LEFT * w):
+        if not on[x]:
+            x += 1
+            continue
+        end = x
+        while end < w and on[end]:
+            end += 1  # one run of ink columns: [x, end)
+        # (bits of dashed row rules hug the cell's top and bottom: not the name's height)
+        rest_rows = np.flatnonzero(ink[edge:h - edge, end:].any(axis=1))
+        rest_h = rest_rows[-1] + 1 - rest_rows[0] if rest_rows.size else 0
+        tallest = int((bottom[x:end] - top[x:end]).max())
+        if end - x <= NUMBER_RULE_RUN * h and tallest >= max(NUMBER_RULE_HEIGHT * h, rest_h + 2):
+            cut = end  # the rightmost such run (a sliver of the table's own left rule may come first)
+        x = end
+    if cut is None:
+        return None
+    out = cell.copy()
+    out[:, :cut] = 255
+    return out
+
+
+def number_rule_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
+                      scale: float) -> NameRead | None:
+    """The cell read again without a row-number rule (and number) the grid missed; a cell
+    holding nothing else is an empty row. None when there is no such rule."""
+    cut = without_number_rule(cell)
+    if cut is None:
+        return None
+    if only_row_number(cut) or tesseract_image(cut, scale) is None:
+        return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
+                        row_number_only=True)
+    return read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=True)
 
 
 def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
