@@ -11,7 +11,13 @@ import cv2
 import numpy as np
 
 from scanner.ocr.page import _paper_masks, _quads_from_mask, order_corners
-from scanner.ocr.sheet_pick import _check, edge_lines, line_quads, quad_sides, side_lines
+from scanner.ocr.sheet_pick import (
+    _check,
+    edge_lines,
+    line_quads,
+    quad_sides,
+    side_lines,
+)
 
 MAX_ALTERNATIVES = 3
 """Quads tried besides the chosen one (each costs a warp and a grid, ~1 s)."""
