@@ -109,3 +109,25 @@ def test_cluttered_photo_of_a_sample_sheet_reads(tmp_path, demo_db, seed):
     assert res["silent"] == 0, res["errors"]
     assert res["missing"] == 0, res["missed"]
     assert res["correct"] >= 0.85 * res["lines"], res
+
+
+def test_a_quad_on_one_table_s_rules_gives_way_to_the_quad_whose_grid_finds_the_tables():
+    """A card and a note over the sheet's margins can make the page stage pick a quad drawn on
+    one table's own rules: the grid there misses tables, and the other quads holding ruled
+    content are tried (pipeline._other_quads); the one showing all main tables stays."""
+    from scanner.ocr.grid import page_to_grid
+    from scanner.ocr.page import image_to_page
+    from scanner.ocr.pipeline import MAIN, Located, _other_quads, _tables_found
+
+    sheet = np.array([[260, 300], [1180, 250], [1250, 1560], [300, 1620]], np.float32)
+    img = two_papers(sheet)
+    # The top-left part of the sheet: its title and the monster table, cut at the middle.
+    tl, tr, br, bl = sheet
+    part = np.float32([tl, tl + 0.45 * (tr - tl), tl + 0.45 * (br - tl), tl + 0.6 * (bl - tl)])
+    page = image_to_page(img, corners=part)
+    grid = page_to_grid(page.gray)
+    wrong = Located(page, grid, _tables_found(grid))
+    assert not all(c in wrong.found for c in MAIN)
+    got = _other_quads(img, wrong)
+    assert all(c in got.found for c in MAIN), got.found
+    assert float(np.linalg.norm(got.page.corners - sheet, axis=1).max()) / max(img.shape[:2]) < 0.012

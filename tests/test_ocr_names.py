@@ -253,3 +253,70 @@ def test_scan_with_lv_namesakes_reads_each_one(fixtures_dir, real_db):
         assert cid in main and not main[cid]["needs_review"], main.get(cid)
     sc = score_scan(out, truth)
     assert sc["silent"] == 0 and sc.get("extra_silent", 0) == 0
+
+
+@pytest.mark.parametrize("name", ["클러스터 컨제스터", "전기 도마뱀", "테레키 어택커"])
+def test_a_blurred_glued_number_that_reaches_high_is_cut_on_a_second_look(tess, name):
+    """A far corner of a tilted photo blurs a 6 pt row number until its top sits only a quarter
+    of the line below the name's (`1클러스터`): the first look keeps it, the read does not
+    resolve, and the second look with the looser height cuts it."""
+    from scanner.ocr.names import ROW_NUMBER_TOP, without_row_number
+    text = render_name(name, FAMILIES["NanumGothic"], px=26)
+    digit = render_name("1", FAMILIES["NanumGothic"], px=24)  # 0.75 of the line, as seen
+    h = text.shape[0]
+    cell = np.full((h + 16, text.shape[1] + digit.shape[1] + 24), 255, np.uint8)
+    x_name = 8 + digit.shape[1] + 3
+    cell[8:8 + h, x_name:x_name + text.shape[1]] = text
+    ys = slice(8 + h - digit.shape[0], 8 + h)
+    cell[ys, 8:8 + digit.shape[1]] = np.minimum(cell[ys, 8:8 + digit.shape[1]], digit)
+    cell = cv2.GaussianBlur(cell, (0, 0), 1.2)
+    assert (without_row_number(cell, ROW_NUMBER_TOP) == cell).all()  # the first look keeps it
+    vocab = Vocabulary.from_names(CARDS + [(9, name, "monster")])
+    vocab.renderer.family = "NanumGothic"
+    got = read_name(cell, "monster", tess, vocab, scale=1.5)
+    assert got.match.card_id == 9 and not got.flags, (got.text, got.flags)
+
+
+def _numbered_cell(name: str, number: str, dashed: bool = True) -> tuple[np.ndarray, int]:
+    """A name cell the grid cut without finding the row-number column's rule: the number, the
+    dashed rule (full cell height) and the name, blurred; and where the name starts."""
+    text = render_name(name or "가나다라", FAMILIES["NanumGothic"], px=26)
+    if not name:
+        text = np.full_like(text, 255)  # an empty row
+    digit = render_name(number, FAMILIES["NanumGothic"], px=16)
+    h = text.shape[0]
+    cell_h = int(1.7 * h)
+    cell = np.full((cell_h, max(text.shape[1] + 60, 420)), 255, np.uint8)  # a cell ~ 420 px wide
+    y0 = (cell_h - h) // 2
+    ys = slice(y0 + h - digit.shape[0], y0 + h)
+    cell[ys, 4:4 + digit.shape[1]] = np.minimum(cell[ys, 4:4 + digit.shape[1]], digit)
+    rule_x = 8 + digit.shape[1]
+    for y in range(0, cell_h, 6 if dashed else cell_h):
+        cell[y:y + (4 if dashed else cell_h), rule_x:rule_x + 2] = 40
+    x_name = rule_x + 7
+    cell[y0:y0 + h, x_name:x_name + text.shape[1]] = text
+    return cv2.GaussianBlur(cell, (0, 0), 1.0), x_name
+
+
+@pytest.mark.parametrize("name", ["마굉신 레이븐", "서지 블리츠크리크", "EM 레벨맨"])
+def test_a_row_number_rule_the_grid_missed_goes_with_its_number(tess, name):
+    """A dashed, blurred row-number rule the grid did not find stays in the name cell
+    (`1¦마굉신`): the rule renders as ink no name has, so the read is flagged; the second look
+    cuts the rule and the number, and the name resolves. An empty row is an empty row."""
+    from scanner.ocr.names import without_number_rule
+    cell, x_name = _numbered_cell(name, "7")
+    out = without_number_rule(cell)
+    assert out is not None and (out[:, :x_name - 3] > 160).all()  # no ink left of the name
+    assert (out[:, x_name:] == cell[:, x_name:]).all()  # the name is whole
+    vocab = Vocabulary.from_names(CARDS + [(9, name, "monster")])
+    vocab.renderer.family = "NanumGothic"
+    got = read_name(cell, "monster", tess, vocab, scale=1.5)
+    assert got.match.card_id == 9 and not got.flags, (got.text, got.flags)
+    empty, _ = _numbered_cell("", "12")
+    assert read_name(empty, "monster", tess, vocab, scale=1.5).row_number_only
+
+
+@pytest.mark.parametrize("name", ["Ignister 케이", "l 레이디", "1000 니들", "ㅣ마굉신 레이븐", "리볼버 드래곤"])
+def test_a_name_without_a_number_rule_is_not_cut(name):
+    from scanner.ocr.names import without_number_rule
+    assert without_number_rule(sheet_cell(name, blur=1.0)) is None, name

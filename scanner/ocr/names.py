@@ -224,9 +224,12 @@ ROW_NUMBER_TOP = 0.3
 """A glued row number's top lies at least this share of the line's height below the name's top
 (6 pt digits beside 8–10 pt names: ≥ 0.4); Hangul starts higher (ㅁ of a serif 매: ≈ 0.23),
 so a letter whose top is only a little low is not taken into the number."""
+ROW_NUMBER_TOP_RETRY = 0.15
+"""The same, for the second look at a line read as a number glued to a name (`1클러스터`) that
+did not resolve: blur (a far corner of a tilted photo) can lift a 6 pt digit's top to ≈ 0.26."""
 
 
-def without_row_number(cell: np.ndarray) -> np.ndarray:
+def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP) -> np.ndarray:
     """The cell with a row number printed against the name's start (`₂마운틴 워리어`, as some
     exports print it) painted out: at the left end, a run of columns whose ink is small and sits
     on the baseline, before the first column that reaches the top of the line (the digits may
@@ -242,7 +245,7 @@ def without_row_number(cell: np.ndarray) -> np.ndarray:
     first_top = np.where(ink.any(axis=0), np.argmax(ink, axis=0), bottom + 1)  # blank: below all
     x0 = cols[0]
     x = x0
-    while x < ink.shape[1] and first_top[x] > top + ROW_NUMBER_TOP * h:
+    while x < ink.shape[1] and first_top[x] > top + number_top * h:
         x += 1  # the low start of the line, up to the first glyph that reaches the top
     if x >= ink.shape[1]:
         return cell
@@ -262,7 +265,7 @@ def without_row_number(cell: np.ndarray) -> np.ndarray:
         return cell
     lead_top, lead_bottom = lead_rows[0], lead_rows[-1] + 1
     width = cut - x0
-    if (width < 0.1 * h or width > 1.6 * h or lead_top < top + ROW_NUMBER_TOP * h
+    if (width < 0.1 * h or width > 1.6 * h or lead_top < top + number_top * h
             or lead_bottom < bottom - 0.25 * h or lead_bottom - lead_top < 0.35 * h):
         return cell
     out = cell.copy()
@@ -293,8 +296,95 @@ def only_row_number(cell: np.ndarray) -> bool:
                 and xs.min() < ROW_NUMBER_LEFT * w and xs.max() - xs.min() + 1 < 1.6 * h)
 
 
+GLUED_NUMBER = re.compile(r"[0-9]{1,2}[^0-9\s.,:;]")
+"""An OCR read that starts with a row number glued to the name's first letter."""
+
+
 def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
               scale: float = 1.0, numbers_in_cell: bool = True) -> NameRead:
+    """Read one name cell (see `read_name_once`); a read that did not resolve and starts with
+    a glued row number (`1클러스터`) is read again with the number cut at a looser height."""
+    got = read_name_once(cell, column, tess, vocab, scale, numbers_in_cell)
+    if numbers_in_cell and got.flags and GLUED_NUMBER.match(got.text.strip()):
+        retry = glued_number_retry(cell, column, tess, vocab, scale)
+        if retry is not None and not retry.flags:
+            return retry
+    if numbers_in_cell and got.flags and not got.row_number_only:
+        retry = number_rule_retry(cell, column, tess, vocab, scale)
+        if retry is not None and (retry.row_number_only or not retry.flags):
+            return retry
+    return got
+
+
+NUMBER_RULE_HEIGHT = 0.6
+"""A row-number rule left in a name cell spans at least this share of the cell's height (names
+fill ≈ 0.55 of it)."""
+NUMBER_RULE_RUN = 0.6
+"""The rule and a number touching it are at most this share of the cell's height wide."""
+
+
+def without_number_rule(cell: np.ndarray) -> np.ndarray | None:
+    """The cell with a row-number column's rule the grid missed (dashed, blurred) painted out,
+    with the number left of it: near the cell's left end, a run of ink columns holding a stroke
+    taller than the ink right of the run and than NUMBER_RULE_HEIGHT of the cell (no first
+    letter is: `I`, `l` and `1` are shorter than Hangul). None when there is no such stroke."""
+    cut: int | None
+    ink = strip_rule_remnants((cell < ink_level(cell)).astype(np.uint8)).astype(bool)
+    ink[:, ink.sum(axis=0) < 2] = False  # lone specks
+    on = ink.any(axis=0)
+    h, w = ink.shape
+    top = np.argmax(ink, axis=0)
+    bottom = h - np.argmax(ink[::-1], axis=0)
+    edge = int(0.1 * h)
+    x, cut = 0, None
+    while x < int(ROW_NUMBER_LEFT * w):
+        if not on[x]:
+            x += 1
+            continue
+        end = x
+        while end < w and on[end]:
+            end += 1  # one run of ink columns: [x, end)
+        # (bits of dashed row rules hug the cell's top and bottom: not the name's height)
+        rest_rows = np.flatnonzero(ink[edge:h - edge, end:].any(axis=1))
+        rest_h = rest_rows[-1] + 1 - rest_rows[0] if rest_rows.size else 0
+        tallest = int((bottom[x:end] - top[x:end]).max())
+        if end - x <= NUMBER_RULE_RUN * h and tallest >= max(NUMBER_RULE_HEIGHT * h, rest_h + 2):
+            cut = end  # the rightmost such run (a sliver of the table's own left rule may come first)
+        x = end
+    if cut is None:
+        return None
+    out = cell.copy()
+    out[:, :cut] = 255
+    return out
+
+
+def number_rule_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
+                      scale: float) -> NameRead | None:
+    """The cell read again without a row-number rule (and number) the grid missed; a cell
+    holding nothing else is an empty row. None when there is no such rule."""
+    cut = without_number_rule(cell)
+    if cut is None:
+        return None
+    if only_row_number(cut) or tesseract_image(cut, scale) is None:
+        return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
+                        row_number_only=True)
+    return read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=True)
+
+
+def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
+                       scale: float) -> NameRead | None:
+    """The cell read again with its leading small digits cut by the looser height test; None
+    when that test cuts nothing more than the first read did. Kept by the caller only when the
+    name then stands on its own (sure match and rendering check), so a real name's first
+    letter wrongly cut cannot pass unnoticed."""
+    cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY)
+    if np.array_equal(cut, without_row_number(cell)):
+        return None
+    return read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=False)
+
+
+def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
+                   scale: float = 1.0, numbers_in_cell: bool = True) -> NameRead:
     """Read one name cell (`cell` as cropped from the clean page; `scale` brings its text to the
     height Tesseract reads best; `numbers_in_cell`: the sheet may print the row number inside
     the name cell — False when the grid found a row-number column, where cutting a "number"

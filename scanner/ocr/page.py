@@ -457,10 +457,13 @@ def shear(img: np.ndarray, lean_deg: float) -> np.ndarray:
     return cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def image_to_page(img: np.ndarray, *, is_scan: bool = False) -> PageImage:
-    """The whole page stage: find, warp, flatten, deskew."""
+def image_to_page(img: np.ndarray, *, is_scan: bool = False,
+                  corners: np.ndarray | None = None) -> PageImage:
+    """The whole page stage: find, warp, flatten, deskew (`corners`: a quad to use instead of
+    the one `find_page` would choose)."""
     notes: list[str] = []
-    corners = None if is_scan else find_page(img)
+    if corners is None:
+        corners = None if is_scan else find_page(img)
     notes.append("page: whole image" if corners is None else "page: quad found")
     color = warp_page(img, corners)
     if corners is not None:

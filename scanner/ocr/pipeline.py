@@ -29,6 +29,7 @@ from scanner.ocr.lines import SECTION_OF, struck_review, to_read_line
 from scanner.ocr.names import Vocabulary
 from scanner.ocr.orient import TURN_NAMES, TURNS, downscale, turned
 from scanner.ocr.page import PageImage, image_to_page, load_image
+from scanner.ocr.page_alternatives import alternative_corners
 from scanner.ocr.rasterize import MAX_PAGES, pdf_page_count, pdf_page_image
 from scanner.ocr.rows import RowRead, TableContext, read_row
 from scanner.ocr.totals import cross_check_totals, read_form_main_total, read_totals
@@ -139,6 +140,10 @@ def locate(img: np.ndarray, is_scan: bool) -> Located:
     form = _as_form(page)
     if form is not None:
         return form
+    if not is_scan and page.corners is not None:
+        got = _other_quads(img, got)
+        if all(c in got.found for c in MAIN):
+            return got
     if not is_scan:
         # maybe the "photo" is a flat scan with a white border
         page2 = image_to_page(img, is_scan=True)
@@ -148,6 +153,22 @@ def locate(img: np.ndarray, is_scan: bool) -> Located:
             got = Located(page2, grid2, found2)
         if not all(c in got.found for c in MAIN):
             got = _as_form(page2) or got
+    return got
+
+
+def _other_quads(img: np.ndarray, got: Located) -> Located:
+    """Among other papers the chosen quad may be drawn on one table's own rules (the sheet's
+    real sides hidden under a card and a note): the grid then misses tables. The other quads
+    holding ruled content are tried; the one whose grid finds the most tables stays."""
+    for corners in alternative_corners(img, got.page.corners):
+        page = image_to_page(img, corners=corners)
+        grid = page_to_grid(page.gray)
+        alt = Located(page, grid, _tables_found(grid))
+        if len(alt.found) > len(got.found):
+            page.notes[0] = "page: another quad holding tables (the first one's grid missed some)"
+            got = alt
+            if all(c in got.found for c in MAIN):
+                break
     return got
 
 
