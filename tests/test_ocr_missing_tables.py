@@ -71,3 +71,23 @@ def test_a_page_without_any_deck_table_is_refused(scan_page, demo_db):
     page, grid, _ = scan_page
     with pytest.raises(UnreadableInput, match="not a deck sheet"):
         _read(_without(page, grid, ("monster", "spell", "trap", "extra", "side")), demo_db)
+
+
+def test_a_table_cut_off_by_the_photo_edge_is_a_review_item_not_a_short_table(scan_page, demo_db):
+    """The frame (or a paper over the sheet) cuts the lower tables through row 12: the last
+    whole row (11) is not taken for the 합계 row, and the rows from it on are unread, said so."""
+    page, grid, truth = scan_page
+    extra = grid.by_kind("extra")
+    cut = (extra.rows[11].box.y0 + extra.rows[11].box.y1) // 2  # through row 12
+    sheet = _read(page.color[:cut].copy(), demo_db)
+    cut_off = {r.detail.split()[0]: r.detail for r in sheet.review if "cut off" in r.detail}
+    assert set(cut_off) == {"extra", "side"}, sheet.review
+    assert "rows 11 on were not read" in cut_off["extra"]
+    seen = [ln for ln in truth["layout"]["lines"] if ln["column"] in ("extra", "side") and ln["row"] <= 10]
+    assert sorted((ln.column, ln.row, ln.card_id, ln.count) for ln in sheet.lines
+                  if ln.column in ("extra", "side")) == sorted(
+        (ln["column"], ln["row"], ln["card_id"], ln["count"]) for ln in seen)
+    assert sheet.printed_totals.get("extra") is None and sheet.printed_totals.get("side") is None
+    main = ("monster", "spell", "trap")
+    assert _read_lines(sheet, main) == _truth_lines(truth, main)
+    assert not any("cut off" in r.detail for r in _read(page.color, demo_db).review)

@@ -58,14 +58,19 @@ class Layout:
     """Named header boxes (x0, y0, x1, y1): where a value is written."""
     labels: dict[str, str]
     """Printed words that identify the layout, by the box they are printed in."""
+    min_rows: dict[str, int] | None = None
+    """Rows every table of a kind has at least (layouts whose tables are found by their rules):
+    a table that ends sooner was cut off by the photo's edge or an object on the sheet."""
 
 
 DB_KO = Layout(
     name="db-ko", width=595.28, height=841.89, tables=(), count_side="right", row_numbers=True,
     boxes={}, labels={"monster": "몬스터 카드", "spell": "마법 카드", "trap": "함정 카드",
-                      "extra": "엑스트라 덱", "side": "사이드 덱"})
+                      "extra": "엑스트라 덱", "side": "사이드 덱"},
+    min_rows={"monster": 20, "spell": 20, "trap": 20, "extra": 15, "side": 15})
 """Column order monster, spell, trap side by side; extra (left) and side (right) below; tables
-found by their rules (`grid.classify_tables`, `grid.build_rows`)."""
+found by their rules (`grid.classify_tables`, `grid.build_rows`); 20 rows per main column (more
+when a column needs them), 15 for extra and side."""
 
 _MAIN_ROW1, _MAIN_PITCH = 160.5, (474.5 - 160.5) / 18
 _LOW_ROW1, _LOW_PITCH = 507.5, (769.0 - 507.5) / 15

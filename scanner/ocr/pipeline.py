@@ -210,6 +210,25 @@ def find_tables(ctx: PageContext) -> None:
             ctx.sheet.review.append(ReviewFlag(
                 section=SECTION_OF[column], reason="unreadable-line",
                 detail=f"{column} table not found on the page: its lines were not read"))
+    for column in ctx.found:
+        flag = cut_off_table(ctx.grid, column, ctx.layout)
+        if flag is not None:
+            ctx.sheet.review.append(flag)
+
+
+def cut_off_table(grid: Grid, column: str, layout: Layout) -> ReviewFlag | None:
+    """A table that ends before the layout's fewest rows was cut off (the photo's edge, a paper
+    or a hand over the sheet): the rows past it are unread, and its last rule is no 합계 row —
+    the row above it is a card row, so it is not read as the printed total."""
+    table = grid.by_kind(column)
+    least = (layout.min_rows or {}).get(column)
+    if table is None or not least or not table.rows or table.rows[-1].row >= least:
+        return None
+    table.total = None
+    seen = table.rows[-1].row
+    return ReviewFlag(section=SECTION_OF[column], reason="unreadable-line",
+                      detail=f"{column} table cut off after row {seen} (a table has at least "
+                             f"{least} rows): rows {seen + 1} on were not read")
 
 
 def read_rows(ctx: PageContext) -> None:
