@@ -11,6 +11,7 @@ import numpy as np
 
 from scanner.ocr.corrections import row_pen_coloured, row_struck
 from scanner.ocr.counts import isolate_row, read_count_cell
+from scanner.ocr.edge_bits import clear_edge_bits
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.grid import Box, Grid, RowCells, Table
 from scanner.ocr.ink import ink_share
@@ -74,6 +75,8 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     """The row's line, or None for an empty row."""
     grid, page = ctx.grid, ctx.page
     name_img = cells.name.crop(grid.clean, inset=3)
+    if ctx.hand_filled:  # the form's bent, blurred row rules leave dashes at the cell's edges
+        name_img = clear_edge_bits(name_img)
     count_img = cells.count.crop(grid.clean, inset=3)
     name_ink, count_ink = ink_share(name_img), ink_share(count_img)
     if name_ink < EMPTY_INK and count_ink < EMPTY_INK:

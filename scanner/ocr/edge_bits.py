@@ -1,0 +1,59 @@
+"""Bits of a row rule left at a form cell's top or bottom edge, cleared before the name is read.
+
+On a photographed Konami form the row rules bend and blur; the grid stage removes most of a
+rule but leaves broken dashes along the cell's edge (too short for `verify.strip_rule_remnants`,
+which only drops runs longer than 1.5 × the cell height). Kept, they make the name's ink box a
+third taller than the text: its rendering then fits badly and a typed name is flagged
+'handwritten' or 'uncertain-name'. A dash is told from a glyph by where and how it lies: a thin
+band of ink rows at the cell's edge, apart from the text by a blank row.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from scanner.ocr.verify import ink_level
+
+EDGE_ZONE = 0.25
+"""A rule bit lies within this share of the cell height from its top or bottom edge."""
+BAND_MAX = 0.12
+"""…and is at most this share of the cell height thick (a glyph's stroke stack is thicker;
+a Hangul final consonant under a vowel bar is a third of the text height)."""
+ROW_INK = 2
+"""A pixel row holds ink with at least this many ink pixels (paper grain gives one)."""
+
+
+def clear_edge_bits(gray: np.ndarray) -> np.ndarray:
+    """The cell with thin ink bands at its top and bottom edge, apart from the text by a blank
+    row, painted paper white (a copy; the cell itself is unchanged when there are none)."""
+    h = gray.shape[0]
+    if h < 12:
+        return gray
+    rows = (gray < ink_level(gray)).sum(axis=1) >= ROW_INK
+    runs = _runs(rows)
+    if len(runs) < 2:
+        return gray
+    weights = [int((gray[a:b] < ink_level(gray)).sum()) for a, b in runs]
+    body = int(np.argmax(weights))
+    out = gray
+    for i, (a, b) in enumerate(runs):
+        if i == body or b - a > max(2, BAND_MAX * h):
+            continue
+        at_top = i < body and a < EDGE_ZONE * h
+        at_bottom = i > body and b > (1 - EDGE_ZONE) * h
+        if at_top or at_bottom:
+            if out is gray:
+                out = gray.copy()
+            out[a:b] = 255
+    return out
+
+
+def _runs(on: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) of each run of True."""
+    out, start = [], None
+    for i, v in enumerate(on.tolist() + [False]):
+        if v and start is None:
+            start = i
+        elif not v and start is not None:
+            out.append((start, i))
+            start = None
+    return out
