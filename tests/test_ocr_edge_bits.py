@@ -86,3 +86,31 @@ def test_typed_names_on_a_blurred_small_form_photo_are_not_taken_for_handwriting
     assert s["correct"] >= 17, s
     hand = [e["name"] for lines in out["sections"].values() for e in lines if "handwritten" in e.get("reasons", [])]
     assert len(hand) <= 2, hand
+
+
+def count_cell(digit: str) -> np.ndarray:
+    """A 40 px form count cell with a printed digit and the dashes the grid stage left of its
+    rules: two along the top, one along the bottom, one down the left side."""
+    from PIL import Image, ImageDraw, ImageFont
+    font = Path("/usr/share/fonts/truetype/nanum/NanumGothic.ttf")
+    require(font.exists(), "needs fonts-nanum (apt-get install fonts-nanum)")
+    img = Image.new("L", (38, 40), 255)
+    ImageDraw.Draw(img).text((12, 7), digit, font=ImageFont.truetype(str(font), 24), fill=30)
+    a = np.array(img)
+    a[0:2, 4:14] = 120
+    a[0:2, 20:33] = 120
+    a[38:40, 6:30] = 120
+    a[8:30, 0:2] = 120
+    return cv2.GaussianBlur(a, (0, 0), 1.0)
+
+
+@pytest.mark.parametrize("digit", ["1", "2", "3", "7"])
+def test_rule_dashes_around_a_count_are_cleared_and_the_digit_is_read_sure(digit):
+    from scanner.ocr.counts import read_count_cell
+    from scanner.ocr.edge_bits import clear_count_bits
+    from scanner.ocr.thresholds import COUNT_ACCEPT
+    cell = count_cell(digit)
+    raw = read_count_cell(cell)
+    got = read_count_cell(clear_count_bits(cell))
+    assert raw.confidence <= COUNT_ACCEPT  # the dashes read as a second glyph: doubted
+    assert (got.value, got.glyphs) == (int(digit), 1) and got.confidence >= 0.8, got

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scanner.ocr.thresholds import INK_ANY
 from scanner.ocr.verify import ink_level
 
 EDGE_ZONE = 0.25
@@ -22,17 +23,18 @@ ROW_INK = 2
 """A pixel row holds ink with at least this many ink pixels (paper grain gives one)."""
 
 
-def clear_edge_bits(gray: np.ndarray) -> np.ndarray:
+def clear_edge_bits(gray: np.ndarray, level: float | None = None) -> np.ndarray:
     """The cell with thin ink bands at its top and bottom edge, apart from the text by a blank
-    row, painted paper white (a copy; the cell itself is unchanged when there are none)."""
+    row, painted paper white (a copy; the cell itself is unchanged when there are none). Ink is
+    darker than `level` (default: `verify.ink_level`, relative to the cell's darkest ink)."""
     h = gray.shape[0]
     if h < 12:
         return gray
-    rows = (gray < ink_level(gray)).sum(axis=1) >= ROW_INK
-    runs = _runs(rows)
+    ink = gray < (ink_level(gray) if level is None else level)
+    runs = _runs(ink.sum(axis=1) >= ROW_INK)
     if len(runs) < 2:
         return gray
-    weights = [int((gray[a:b] < ink_level(gray)).sum()) for a, b in runs]
+    weights = [int(ink[a:b].sum()) for a, b in runs]
     body = int(np.argmax(weights))
     out = gray
     for i, (a, b) in enumerate(runs):
@@ -57,3 +59,16 @@ def _runs(on: np.ndarray) -> list[tuple[int, int]]:
             out.append((start, i))
             start = None
     return out
+
+
+def clear_side_bits(gray: np.ndarray, level: float | None = None) -> np.ndarray:
+    """`clear_edge_bits` across: thin ink columns at the cell's left and right edge, apart from
+    the glyph by a blank column (the stubs of a column rule beside a count digit)."""
+    return np.ascontiguousarray(clear_edge_bits(np.ascontiguousarray(gray.T), level).T)
+
+
+def clear_count_bits(gray: np.ndarray) -> np.ndarray:
+    """A form's count cell without rule bits on any side. The cut is the palest ink
+    (`INK_ANY`): the count reader binarizes a faint rule stub as a stroke, which joined to a
+    digit made a 3 read as 8 (or a 1 as 7) and the glyph look taller than print (pen)."""
+    return clear_side_bits(clear_edge_bits(gray, INK_ANY), INK_ANY)

@@ -11,7 +11,7 @@ import numpy as np
 
 from scanner.ocr.corrections import row_pen_coloured, row_struck
 from scanner.ocr.counts import isolate_row, read_count_cell
-from scanner.ocr.edge_bits import clear_edge_bits
+from scanner.ocr.edge_bits import clear_count_bits, clear_edge_bits
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.grid import Box, Grid, RowCells, Table
 from scanner.ocr.ink import ink_share
@@ -103,6 +103,8 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     handwritten_name = ctx.hand_filled and not looks_typed(name_img, match, ctx.vocab)
     # Count: read from a band taller than the row, so a pen digit poking out stays whole.
     count_band = row_band(grid.clean, cells.count, cells.box)
+    if ctx.hand_filled:
+        count_band = RowBand(clear_count_bits(count_band.image), count_band.row_h)
     beside_box = Box(max(cells.name.x0, cells.name.x1 - max(8, cells.name.w // 5)), cells.name.y0,
                      cells.name.x1, cells.name.y1)
     beside_band = row_band(grid.clean, beside_box, cells.box)
