@@ -114,3 +114,36 @@ def test_rule_dashes_around_a_count_are_cleared_and_the_digit_is_read_sure(digit
     got = read_count_cell(clear_count_bits(cell))
     assert raw.confidence <= COUNT_ACCEPT  # the dashes read as a second glyph: doubted
     assert (got.value, got.glyphs) == (int(digit), 1) and got.confidence >= 0.8, got
+
+
+def _soft_cell(name: str, font: Path, blur: float) -> np.ndarray:
+    """A name printed small (16 px), photographed soft: down- and up-sampled, blurred, noisy."""
+    ink = render_name(name, font, px=16)
+    assert ink is not None
+    h, w = ink.shape
+    c = np.full((40, w + 30), 255, np.uint8)
+    c[(40 - h) // 2:(40 - h) // 2 + h, 10:10 + w] = ink
+    c = cv2.resize(cv2.resize(c, None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA), (c.shape[1], 40))
+    c = cv2.GaussianBlur(c, (0, 0), blur)
+    return np.clip(c + np.random.default_rng(0).normal(0, 4, c.shape), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("blur", [1.6, 2.2])
+def test_before_the_font_is_known_a_soft_typed_name_is_typed_and_a_pen_name_is_not(blur):
+    """The first rows of a page are checked before the renderer knows the page's font and blur:
+    a soft photo's typed name fits only a blurred rendering (seen: 웜 카르타로스 at 0.54 with
+    the sharp one, flagged 'handwritten'); a pen-written one fits no rendering at any blur."""
+    from types import SimpleNamespace
+    from scanner.ocr.names import NameMatch
+    from scanner.ocr.rows import TYPED_LIKENESS, looks_typed
+    pen = Path("/usr/share/fonts/truetype/nanum/NanumPen.ttf")
+    require("NanumMyeongjo" in FAMILIES and pen.exists(), "needs fonts-nanum (apt-get install fonts-nanum)")
+    name = "웜 카르타로스"
+    match = NameMatch(1, name, 1.0, 1.0, [(1, name, 1.0)])
+    typed = _soft_cell(name, FAMILIES["NanumMyeongjo"], blur)
+    fresh = NameRenderer()
+    assert fresh.family is None and fresh.likeness(cell_name_ink(typed), name).score < TYPED_LIKENESS
+    assert looks_typed(typed, match, SimpleNamespace(renderer=NameRenderer()))
+    for font in (pen, Path("/usr/share/fonts/truetype/nanum/NanumBrush.ttf")):
+        written = _soft_cell(name, font, blur)
+        assert not looks_typed(written, match, SimpleNamespace(renderer=NameRenderer()))

@@ -19,7 +19,7 @@ from scanner.ocr.marks import row_marks
 from scanner.ocr.names import NameMatch, Vocabulary, read_name
 from scanner.ocr.page import PageImage
 from scanner.ocr.thresholds import COUNT_ACCEPT, EMPTY_INK
-from scanner.ocr.verify import cell_name_ink
+from scanner.ocr.verify import BLURS, NameRenderer, cell_name_ink, compare
 
 UPSCALE_TO = 48
 """Name cells are scaled so the row is about this many pixels high for Tesseract."""
@@ -167,6 +167,22 @@ def looks_typed(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> bo
         lk = vocab.renderer.likeness(ink, name)
         if lk is not None and lk.score >= TYPED_LIKENESS:
             return True
+    return vocab.renderer.family is None and any(
+        _fits_some_blur(vocab.renderer, ink, name) for name in names)
+
+
+def _fits_some_blur(renderer: NameRenderer, ink: np.ndarray, name: str) -> bool:
+    """Before the page's font is known (its first rows), the name drawn in any family at any
+    of `verify.BLURS` fits the cell: a small, soft photo of the form needs the blur its later
+    rows are compared at (`NameRenderer.estimate_family` picks it once three names are read),
+    and handwriting fits no font at any blur."""
+    for fam in renderer.families:
+        rendered = renderer.rendered(name, fam)
+        if rendered is None:
+            continue
+        for blur in BLURS[1:]:
+            if compare(ink, rendered, blur=blur, cell=renderer.windows(ink)).score >= TYPED_LIKENESS:
+                return True
     return False
 
 
