@@ -147,3 +147,18 @@ def test_before_the_font_is_known_a_soft_typed_name_is_typed_and_a_pen_name_is_n
     for font in (pen, Path("/usr/share/fonts/truetype/nanum/NanumBrush.ttf")):
         written = _soft_cell(name, font, blur)
         assert not looks_typed(written, match, SimpleNamespace(renderer=NameRenderer()))
+
+
+def test_a_pen_stroke_apart_from_the_count_is_not_cleared():
+    """A strike drawn above the digit (missing it) or a thin new `1` by an old digit lies inside
+    the cell, not at its edge: it is kept, and the count stays doubted."""
+    from scanner.ocr.counts import read_count_cell
+    from scanner.ocr.edge_bits import clear_count_bits
+    from scanner.ocr.thresholds import COUNT_ACCEPT
+    above = count_cell("2")
+    above[6:9, 10:30] = 40  # a pen line over the digit's top, apart from it
+    side = count_cell("3")
+    side[10:32, 5:8] = 40  # a thin stroke left of the digit, apart from it
+    for cell in (above, side):
+        got = read_count_cell(clear_count_bits(cell))
+        assert got.confidence <= COUNT_ACCEPT, got

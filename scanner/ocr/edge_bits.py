@@ -19,11 +19,15 @@ EDGE_ZONE = 0.25
 BAND_MAX = 0.12
 """…and is at most this share of the cell height thick (a glyph's stroke stack is thicker;
 a Hangul final consonant under a vowel bar is a third of the text height)."""
+COUNT_ZONE = 0.1
+"""In a count cell the zone is narrower: a rule stub lies at the cell's very edge, while a pen
+stroke that misses the digit (a strike above it, a new digit by the old one) lies further in
+and must stay a second glyph, which the count reader doubts."""
 ROW_INK = 2
 """A pixel row holds ink with at least this many ink pixels (paper grain gives one)."""
 
 
-def clear_edge_bits(gray: np.ndarray, level: float | None = None) -> np.ndarray:
+def clear_edge_bits(gray: np.ndarray, level: float | None = None, zone: float = EDGE_ZONE) -> np.ndarray:
     """The cell with thin ink bands at its top and bottom edge, apart from the text by a blank
     row, painted paper white (a copy; the cell itself is unchanged when there are none). Ink is
     darker than `level` (default: `verify.ink_level`, relative to the cell's darkest ink)."""
@@ -40,8 +44,8 @@ def clear_edge_bits(gray: np.ndarray, level: float | None = None) -> np.ndarray:
     for i, (a, b) in enumerate(runs):
         if i == body or b - a > max(2, BAND_MAX * h):
             continue
-        at_top = i < body and a < EDGE_ZONE * h
-        at_bottom = i > body and b > (1 - EDGE_ZONE) * h
+        at_top = i < body and a < zone * h
+        at_bottom = i > body and b > (1 - zone) * h
         if at_top or at_bottom:
             if out is gray:
                 out = gray.copy()
@@ -61,14 +65,14 @@ def _runs(on: np.ndarray) -> list[tuple[int, int]]:
     return out
 
 
-def clear_side_bits(gray: np.ndarray, level: float | None = None) -> np.ndarray:
+def clear_side_bits(gray: np.ndarray, level: float | None = None, zone: float = EDGE_ZONE) -> np.ndarray:
     """`clear_edge_bits` across: thin ink columns at the cell's left and right edge, apart from
     the glyph by a blank column (the stubs of a column rule beside a count digit)."""
-    return np.ascontiguousarray(clear_edge_bits(np.ascontiguousarray(gray.T), level).T)
+    return np.ascontiguousarray(clear_edge_bits(np.ascontiguousarray(gray.T), level, zone).T)
 
 
 def clear_count_bits(gray: np.ndarray) -> np.ndarray:
     """A form's count cell without rule bits on any side. The cut is the palest ink
     (`INK_ANY`): the count reader binarizes a faint rule stub as a stroke, which joined to a
     digit made a 3 read as 8 (or a 1 as 7) and the glyph look taller than print (pen)."""
-    return clear_side_bits(clear_edge_bits(gray, INK_ANY), INK_ANY)
+    return clear_side_bits(clear_edge_bits(gray, INK_ANY, COUNT_ZONE), INK_ANY, COUNT_ZONE)
