@@ -11,6 +11,7 @@ import numpy as np
 
 from scanner.ocr.corrections import row_pen_coloured, row_struck
 from scanner.ocr.counts import isolate_row, read_count_cell
+from scanner.ocr.edge_bits import clear_count_bits, clear_edge_bits
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.grid import Box, Grid, RowCells, Table
 from scanner.ocr.ink import ink_share
@@ -18,7 +19,7 @@ from scanner.ocr.marks import row_marks
 from scanner.ocr.names import NameMatch, Vocabulary, read_name
 from scanner.ocr.page import PageImage
 from scanner.ocr.thresholds import COUNT_ACCEPT, EMPTY_INK
-from scanner.ocr.verify import cell_name_ink
+from scanner.ocr.verify import BLURS, NameRenderer, cell_name_ink, compare
 
 UPSCALE_TO = 48
 """Name cells are scaled so the row is about this many pixels high for Tesseract."""
@@ -74,6 +75,8 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     """The row's line, or None for an empty row."""
     grid, page = ctx.grid, ctx.page
     name_img = cells.name.crop(grid.clean, inset=3)
+    if ctx.hand_filled:  # the form's bent, blurred row rules leave dashes at the cell's edges
+        name_img = clear_edge_bits(name_img)
     count_img = cells.count.crop(grid.clean, inset=3)
     name_ink, count_ink = ink_share(name_img), ink_share(count_img)
     if name_ink < EMPTY_INK and count_ink < EMPTY_INK:
@@ -100,6 +103,8 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     handwritten_name = ctx.hand_filled and not looks_typed(name_img, match, ctx.vocab)
     # Count: read from a band taller than the row, so a pen digit poking out stays whole.
     count_band = row_band(grid.clean, cells.count, cells.box)
+    if ctx.hand_filled:
+        count_band = RowBand(clear_count_bits(count_band.image), count_band.row_h)
     beside_box = Box(max(cells.name.x0, cells.name.x1 - max(8, cells.name.w // 5)), cells.name.y0,
                      cells.name.x1, cells.name.y1)
     beside_band = row_band(grid.clean, beside_box, cells.box)
@@ -162,6 +167,22 @@ def looks_typed(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> bo
         lk = vocab.renderer.likeness(ink, name)
         if lk is not None and lk.score >= TYPED_LIKENESS:
             return True
+    return vocab.renderer.family is None and any(
+        _fits_some_blur(vocab.renderer, ink, name) for name in names)
+
+
+def _fits_some_blur(renderer: NameRenderer, ink: np.ndarray, name: str) -> bool:
+    """Before the page's font is known (its first rows), the name drawn in any family at any
+    of `verify.BLURS` fits the cell: a small, soft photo of the form needs the blur its later
+    rows are compared at (`NameRenderer.estimate_family` picks it once three names are read),
+    and handwriting fits no font at any blur."""
+    for fam in renderer.families:
+        rendered = renderer.rendered(name, fam)
+        if rendered is None:
+            continue
+        for blur in BLURS[1:]:
+            if compare(ink, rendered, blur=blur, cell=renderer.windows(ink)).score >= TYPED_LIKENESS:
+                return True
     return False
 
 

@@ -1,0 +1,78 @@
+"""Bits of a row rule left at a form cell's top or bottom edge, cleared before the name is read.
+
+On a photographed Konami form the row rules bend and blur; the grid stage removes most of a
+rule but leaves broken dashes along the cell's edge (too short for `verify.strip_rule_remnants`,
+which only drops runs longer than 1.5 × the cell height). Kept, they make the name's ink box a
+third taller than the text: its rendering then fits badly and a typed name is flagged
+'handwritten' or 'uncertain-name'. A dash is told from a glyph by where and how it lies: a thin
+band of ink rows at the cell's edge, apart from the text by a blank row.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from scanner.ocr.thresholds import INK_ANY
+from scanner.ocr.verify import ink_level
+
+EDGE_ZONE = 0.25
+"""A rule bit lies within this share of the cell height from its top or bottom edge."""
+BAND_MAX = 0.12
+"""…and is at most this share of the cell height thick (a glyph's stroke stack is thicker;
+a Hangul final consonant under a vowel bar is a third of the text height)."""
+COUNT_ZONE = 0.1
+"""In a count cell the zone is narrower: a rule stub lies at the cell's very edge, while a pen
+stroke that misses the digit (a strike above it, a new digit by the old one) lies further in
+and must stay a second glyph, which the count reader doubts."""
+ROW_INK = 2
+"""A pixel row holds ink with at least this many ink pixels (paper grain gives one)."""
+
+
+def clear_edge_bits(gray: np.ndarray, level: float | None = None, zone: float = EDGE_ZONE) -> np.ndarray:
+    """The cell with thin ink bands at its top and bottom edge, apart from the text by a blank
+    row, painted paper white (a copy; the cell itself is unchanged when there are none). Ink is
+    darker than `level` (default: `verify.ink_level`, relative to the cell's darkest ink)."""
+    h = gray.shape[0]
+    if h < 12:
+        return gray
+    ink = gray < (ink_level(gray) if level is None else level)
+    runs = _runs(ink.sum(axis=1) >= ROW_INK)
+    if len(runs) < 2:
+        return gray
+    weights = [int(ink[a:b].sum()) for a, b in runs]
+    body = int(np.argmax(weights))
+    out = gray
+    for i, (a, b) in enumerate(runs):
+        if i == body or b - a > max(2, BAND_MAX * h):
+            continue
+        at_top = i < body and a < zone * h
+        at_bottom = i > body and b > (1 - zone) * h
+        if at_top or at_bottom:
+            if out is gray:
+                out = gray.copy()
+            out[a:b] = 255
+    return out
+
+
+def _runs(on: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) of each run of True."""
+    out, start = [], None
+    for i, v in enumerate(on.tolist() + [False]):
+        if v and start is None:
+            start = i
+        elif not v and start is not None:
+            out.append((start, i))
+            start = None
+    return out
+
+
+def clear_side_bits(gray: np.ndarray, level: float | None = None, zone: float = EDGE_ZONE) -> np.ndarray:
+    """`clear_edge_bits` across: thin ink columns at the cell's left and right edge, apart from
+    the glyph by a blank column (the stubs of a column rule beside a count digit)."""
+    return np.ascontiguousarray(clear_edge_bits(np.ascontiguousarray(gray.T), level, zone).T)
+
+
+def clear_count_bits(gray: np.ndarray) -> np.ndarray:
+    """A form's count cell without rule bits on any side. The cut is the palest ink
+    (`INK_ANY`): the count reader binarizes a faint rule stub as a stroke, which joined to a
+    digit made a 3 read as 8 (or a 1 as 7) and the glyph look taller than print (pen)."""
+    return clear_side_bits(clear_edge_bits(gray, INK_ANY, COUNT_ZONE), INK_ANY, COUNT_ZONE)
