@@ -13,7 +13,9 @@ def format_scan(deck: Decklist) -> str:
     src = deck.source_path or "-"
     out.append(f"== {src}  [{deck.reader}]")
     if deck.player_name or deck.konami_id:
-        out.append(f"   선수: {deck.player_name or '?'}   코나미 ID: {deck.konami_id or '?'}")
+        # OCR can misread one syllable of a name with confidence (용지우 → 용기우): say so.
+        read_by = "  (OCR로 읽음 — 신분증과 확인)" if deck.reader == "ocr" and deck.player_name else ""
+        out.append(f"   선수: {deck.player_name or '?'}   코나미 ID: {deck.konami_id or '?'}{read_by}")
     totals = deck.totals()
     for s in SECTIONS:
         printed = deck.printed_totals.get(s)
