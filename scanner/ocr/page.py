@@ -416,9 +416,10 @@ def flatten(gray: np.ndarray) -> np.ndarray:
     return np.clip(out, 0, 255, out=out).astype(np.uint8)
 
 
-SKEW_STRIP = 6
+SKEW_STRIP = 5
 """Columns of the profile image averaged into one strip for the skew search: the search shears
-the strips up and down instead of rotating every pixel (6× fewer pixels per angle)."""
+the strips up and down instead of rotating every pixel (5× fewer pixels per angle). With 5 the
+angles found are the rotation's own on every photo tried (6 moved one weak column peak by 0.01°)."""
 
 
 def _ink_strips(small: np.ndarray, columns: bool) -> np.ndarray:
