@@ -117,3 +117,32 @@ def test_small_pale_page_in_a_landscape_frame():
     grid = page_to_grid(page.gray)
     assert [len(grid.by_kind(k).rows) for k in ("monster", "spell", "trap", "extra", "side")] == \
         [20, 20, 20, 15, 15]
+
+
+@pytest.fixture(scope="module")
+def upright_page():
+    return image_to_page(load_image(PHOTOS / "photo-02.jpg"))
+
+
+@pytest.mark.parametrize("angle", [-3.7, -1.3, 0.45, 2.2, 4.6])
+def test_skew_estimated_on_a_rotated_page(upright_page, angle):
+    """The skew search (strips of the ink sheared, not the page rotated) finds a known rotation
+    within 0.05°: far inside what the grid tolerates (next test)."""
+    from scanner.ocr.page import estimate_skew, rotate
+    tilted = rotate(upright_page.gray, -angle)
+    assert abs(estimate_skew(tilted) - angle) < 0.05
+    # The columns of a rotated page lean the other way (`columns`: the search on the page on
+    # its side). A few column rules only: a small lean is read less sharply.
+    if 1.0 < abs(angle) < 2.5:
+        assert abs(estimate_skew(tilted, max_deg=3.0, columns=True) + angle) < 0.1
+
+
+@pytest.mark.parametrize("residual", [-0.5, 0.3])
+def test_grid_whole_with_a_residual_skew(upright_page, residual):
+    """The grid tolerates a skew left over by the page stage of at least 0.5° (it breaks near
+    1.2°): the skew search's precision (0.01° steps) is not what limits the read."""
+    from scanner.ocr.grid import page_to_grid
+    from scanner.ocr.page import rotate
+    grid = page_to_grid(rotate(upright_page.gray, residual))
+    assert [len(grid.by_kind(k).rows) for k in ("monster", "spell", "trap", "extra", "side")] == \
+        [20, 20, 20, 15, 15]
