@@ -243,6 +243,23 @@ def test_cli_password_protected_pdf(tmp_path):
     _assert_refused(_scan(p), "password")
 
 
+@pytest.mark.parametrize("sheet, algorithm", [("db-blue-eyes-gothic.pdf", "AES-128"),
+                                              ("kde-form-sky-striker.pdf", "AES-256")])
+def test_an_owner_password_pdf_opens_without_a_password(tmp_path, sheet, algorithm):
+    """Printing apps may lock a sheet's permissions (an owner password, AES) and leave it open to
+    read: it is read like any other (pypdf needs `cryptography` for AES: pypdf[crypto])."""
+    import pypdf
+    src = SAMPLES / "sheets" / sheet
+    writer = pypdf.PdfWriter(clone_from=str(src))
+    writer.encrypt(user_password="", owner_password="owner", algorithm=algorithm)
+    p = tmp_path / f"locked-{sheet}"
+    with open(p, "wb") as f:
+        writer.write(f)
+    got, plain = _scan(p), _scan(src)
+    assert got.exit_code == plain.exit_code, got.output
+    assert json.loads(got.stdout)["sections"] == json.loads(plain.stdout)["sections"]
+
+
 def test_cli_pdf_that_is_not_a_deck_sheet(tmp_path):
     import reportlab  # noqa: F401  (a test extra: installed wherever the tests run)
     from reportlab.pdfgen import canvas
