@@ -23,7 +23,8 @@ SIZES_MM = {"sheet-text": (210, 297), "sheet-grid": (210, 297), "receipt": (80, 
             "card": (59, 86), "card-box": (72, 98)}
 
 
-def _smooth(h: int, w: int, cells: int, rng: np.random.Generator) -> np.ndarray:
+def smooth_noise(h: int, w: int, cells: int, rng: np.random.Generator) -> np.ndarray:
+    """Noise 0–1 varying smoothly over about `cells` cells down the image."""
     small = rng.random((cells, max(2, int(cells * w / h)))).astype(np.float32)
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
 
@@ -33,16 +34,16 @@ def dark_table(h: int, w: int, kind: str, rng: np.random.Generator) -> np.ndarra
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     if kind == "dark-wood":
         base = np.array(rng.choice([[62, 40, 26], [48, 32, 22], [75, 48, 30]]), np.float32)
-        warp = _smooth(h, w, 6, rng) * 40
+        warp = smooth_noise(h, w, 6, rng) * 40
         grain = np.sin((xx if rng.random() < 0.5 else yy) / rng.uniform(8, 18) + warp)
-        shade = 0.82 + 0.15 * grain + 0.1 * _smooth(h, w, 40, rng)
+        shade = 0.82 + 0.15 * grain + 0.1 * smooth_noise(h, w, 40, rng)
     elif kind == "dark-fabric":
         base = np.array(rng.choice([[35, 38, 55], [40, 40, 42], [30, 45, 35], [55, 28, 30]]), np.float32)
         p = rng.uniform(2.5, 5)
-        shade = 0.85 + 0.1 * np.sin(xx / p) * np.sin(yy / p) + 0.1 * _smooth(h, w, 14, rng)
+        shade = 0.85 + 0.1 * np.sin(xx / p) * np.sin(yy / p) + 0.1 * smooth_noise(h, w, 14, rng)
     else:  # near-black laminate with a little speckle
         base = np.array(rng.choice([[22, 22, 24], [28, 26, 24], [18, 20, 26]]), np.float32)
-        shade = 0.9 + 0.15 * _smooth(h, w, 10, rng) + rng.normal(0, 0.04, (h, w)).astype(np.float32)
+        shade = 0.9 + 0.15 * smooth_noise(h, w, 10, rng) + rng.normal(0, 0.04, (h, w)).astype(np.float32)
     return base * shade[..., None]
 
 

@@ -54,7 +54,7 @@ sys.path.insert(0, str(HERE))
 
 from card_db.cdb import CardDatabase, demo_db_path, load_card_db  # noqa: E402
 from card_db.models import Card  # noqa: E402
-from clutter_scene import cluttered_photo  # noqa: E402
+from clutter_scene import cluttered_photo, smooth_noise  # noqa: E402
 from make_samples import (A4, FONT_DIR, FONTS, PLAYERS, DbStyle, SampleDeck,  # noqa: E402
                           deck_from_ydk, draw_db_sheet)
 from kde_paper import HAND_MODES, KDE_FORM, kde_page, line_written_by  # noqa: E402
@@ -401,26 +401,21 @@ def page_to_scan(page: np.ndarray, rng: np.random.Generator, dpi: int) -> tuple[
                  "pixels": [w, h]}
 
 
-def _smooth_noise(h: int, w: int, cells: int, rng: np.random.Generator) -> np.ndarray:
-    small = rng.random((cells, max(2, int(cells * w / h)))).astype(np.float32)
-    return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
-
-
 def background(h: int, w: int, kind: str, rng: np.random.Generator) -> np.ndarray:
     """A procedural surface behind the page (float32 RGB 0–255)."""
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     if kind == "wood":
         base = np.array(rng.choice([[120, 78, 45], [150, 100, 60], [95, 60, 38]]), np.float32)
-        warp = _smooth_noise(h, w, 6, rng) * 40
+        warp = smooth_noise(h, w, 6, rng) * 40
         grain = np.sin((xx if rng.random() < 0.5 else yy) / rng.uniform(9, 20) + warp)
-        shade = 0.85 + 0.12 * grain + 0.08 * _smooth_noise(h, w, 30, rng)
+        shade = 0.85 + 0.12 * grain + 0.08 * smooth_noise(h, w, 30, rng)
     elif kind == "fabric":
         base = np.array(rng.choice([[70, 80, 110], [120, 50, 50], [60, 90, 70], [90, 90, 95]]), np.float32)
         p = rng.uniform(3, 6)
-        shade = 0.85 + 0.08 * np.sin(xx / p) * np.sin(yy / p) + 0.06 * _smooth_noise(h, w, 12, rng)
+        shade = 0.85 + 0.08 * np.sin(xx / p) * np.sin(yy / p) + 0.06 * smooth_noise(h, w, 12, rng)
     elif kind == "desk":
         base = np.array(rng.choice([[200, 195, 185], [170, 170, 175], [60, 60, 65]]), np.float32)
-        shade = 0.9 + 0.1 * _smooth_noise(h, w, 8, rng)
+        shade = 0.9 + 0.1 * smooth_noise(h, w, 8, rng)
     else:  # gradient
         a = np.array(rng.uniform(40, 200, 3), np.float32)
         b = np.array(rng.uniform(40, 200, 3), np.float32)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+from fakes import row_read as _row
 from scoring import score_scan
 
 pytest.importorskip("tesserocr")
@@ -169,16 +170,6 @@ def test_a_column_with_a_printed_total_but_no_line_is_a_review_item():
     cross_check_totals([], sheet)
     assert [(r.section, r.reason) for r in sheet.review] == [("main", "unreadable-line")]
     assert "monster" in sheet.review[0].detail and "23" in sheet.review[0].detail
-
-
-def _row(column: str, row: int, count: int | None, conf: float = 0.95, **kw):
-    from scanner.ocr.names import NameMatch
-    from scanner.ocr.rows import RowRead
-    base = dict(column=column, row=row, text="x", text_conf=1.0, match=NameMatch(1, "x", 1.0, 1.0),
-                count=count, count_conf=conf, count_detail="", struck_row=False, count_struck=False,
-                handwritten=False, flags=[])
-    base.update(kw)
-    return RowRead(**base)
 
 
 def test_on_the_form_a_hand_written_row_counts_in_the_written_total():

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from fakes import row_read as _row
 from scoring import score_scan
 
 
@@ -154,16 +155,6 @@ def test_all_ocr_fixtures_have_no_silent_error(fixtures_dir, real_db, prefix):
         s = score(out, truth)
         assert s["silent"] == 0, (src.name, s)
         assert s["correct"] + s["flagged"] >= 0.9 * s["lines"], (src.name, s)
-
-
-def _row(column: str, row: int, count: int | None, conf: float = 0.95, **kw):
-    from scanner.ocr.names import NameMatch
-    from scanner.ocr.rows import RowRead
-    base = dict(column=column, row=row, text="x", text_conf=1.0, match=NameMatch(1, "x", 1.0, 1.0),
-                count=count, count_conf=conf, count_detail="", struck_row=False, count_struck=False,
-                handwritten=False, flags=[])
-    base.update(kw)
-    return RowRead(**base)
 
 
 def _sheet(total: int):
