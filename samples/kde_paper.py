@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from make_samples import A4, FONT_DIR, SampleDeck, _fit, _register, _text, kde_values
+from make_samples import A4, FONT_DIR, SampleDeck, _register, _text, kde_values, type_value
 from scanner.pdf.layout_kde import GROUPS, KDE_SIZE, TOTAL_FIELDS, form_boxes
 
 KDE_FORM = Path(__file__).resolve().parent.parent.parent / "shared" / "forms" / "KDE_DeckList.pdf"
@@ -113,12 +113,7 @@ def draw_typed_form(template: Path, out: Path, values: dict[str, str], family: s
                 cx = x0 + (i + 0.5) * step
                 _text(c, cx - stringWidth(d, reg, size + 1) / 2, base, d, reg, size + 1)
             continue
-        fs, scale = _fit(c, value, reg, size, x1 - x0 - 4)
-        base = H - (t + b) / 2 - fs * 0.35
-        if "Count" in name or name.startswith("Total") or name == "Main Deck Total":
-            _text(c, (x0 + x1) / 2 - stringWidth(value, reg, fs) / 2, base, value, reg, fs)
-        else:
-            _text(c, x0 + 2, base, value, reg, fs, scale)
+        type_value(c, name, value, (x0, t, x1, b), reg, size, H)
     c.showPage()  # one page even when nothing is typed
     c.save()
     writer = PdfWriter(clone_from=str(template))

@@ -169,6 +169,20 @@ def _fit(c, text: str, font: str, size: float, width: float) -> tuple[float, flo
     return small, min(100.0, 100.0 * width / w)
 
 
+def type_value(c, name: str, value: str, box: tuple[float, float, float, float], font: str,
+               size: float, page_h: float) -> None:
+    """One form value typed in its box (top-left coordinates): counts and totals centred, other
+    values left-aligned, shrunk then squeezed to fit."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+    x0, t, x1, b = box
+    fs, scale = _fit(c, value, font, size, x1 - x0 - 4)
+    base = page_h - (t + b) / 2 - fs * 0.35
+    if "Count" in name or name.startswith("Total") or name == "Main Deck Total":
+        _text(c, (x0 + x1) / 2 - stringWidth(value, font, fs) / 2, base, value, font, fs)
+    else:
+        _text(c, x0 + 2, base, value, font, fs, scale)
+
+
 def _text(c, x: float, y: float, text: str, font: str, size: float, scale: float = 100.0) -> None:
     t = c.beginText(x, y)
     t.setHorizScale(scale)
@@ -299,7 +313,6 @@ def draw_db_sheet(path: Path, deck: SampleDeck, style: DbStyle = DbStyle()) -> N
 def draw_kde_sheet(path: Path, deck: SampleDeck, filled: bool = True, family: str = "NanumGothic",
                    size: float = 9.0) -> None:
     """A Konami-style deck list: the form drawn here; values as form fields or as page text."""
-    from reportlab.pdfbase.pdfmetrics import stringWidth
     from reportlab.pdfgen import canvas
 
     reg, bold = _register(family)
@@ -332,13 +345,7 @@ def draw_kde_sheet(path: Path, deck: SampleDeck, filled: bool = True, family: st
     values = kde_values(deck)
     if not filled:
         for name, value in values.items():
-            x0, t, x1, b = boxes[name]
-            fs, scale = _fit(c, value, reg, size, x1 - x0 - 4)
-            base = H - (t + b) / 2 - fs * 0.35
-            if "Count" in name or name.startswith("Total") or name == "Main Deck Total":
-                _text(c, (x0 + x1) / 2 - stringWidth(value, reg, fs) / 2, base, value, reg, fs)
-            else:
-                _text(c, x0 + 2, base, value, reg, fs, scale)
+            type_value(c, name, value, boxes[name], reg, size, H)
     c.save()
     if filled:
         _add_form_fields(background, path, values, boxes)
