@@ -113,7 +113,7 @@ def order_corners(pts: np.ndarray) -> np.ndarray:
 A4_ASPECT = 297 / 210
 
 
-def _paper_masks(small: np.ndarray) -> list[np.ndarray]:
+def paper_masks(small: np.ndarray) -> list[np.ndarray]:
     """Candidate paper masks: the paper is bright and nearly colourless, and it holds the centre
     of the frame. Several thresholds, because backgrounds range from dark wood to pale desks."""
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
@@ -258,7 +258,7 @@ def _polygon_to_quad(poly: np.ndarray, frame: tuple[int, int]) -> np.ndarray | N
     return order_corners(np.array(pts, dtype=np.float32))
 
 
-def _quads_from_mask(mask: np.ndarray) -> list[np.ndarray]:
+def quads_from_mask(mask: np.ndarray) -> list[np.ndarray]:
     """Four corners of each large region of the mask (the paper is one of them)."""
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((9, 9), np.uint8))
@@ -336,8 +336,8 @@ def find_page(img: np.ndarray) -> np.ndarray | None:
     light = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)[:, :, 0]
     best: tuple[float, np.ndarray] | None = None
     quads: list[np.ndarray] = []
-    for mask in _paper_masks(small):
-        for quad in _quads_from_mask(mask):
+    for mask in paper_masks(small):
+        for quad in quads_from_mask(mask):
             score = page_score(quad, light)
             log.debug("page candidate score %.2f", score)
             quads.append(quad)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scanner.ocr.page import _paper_masks, _quads_from_mask, order_corners
+from scanner.ocr.page import paper_masks, quads_from_mask, order_corners
 from scanner.ocr.sheet_pick import (
-    _check,
+    check_quads,
     edge_lines,
     line_quads,
     quad_sides,
@@ -34,12 +34,12 @@ def alternative_corners(img: np.ndarray, chosen: np.ndarray | None,
     small = cv2.resize(img, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     light = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 2), cv2.COLOR_BGR2LAB)[:, :, 0]
-    quads = [q for mask in _paper_masks(cv2.GaussianBlur(small, (0, 0), 2))
-             for q in _quads_from_mask(mask)]
+    quads = [q for mask in paper_masks(cv2.GaussianBlur(small, (0, 0), 2))
+             for q in quads_from_mask(mask)]
     lines = edge_lines(gray, light, [ln for q in quads for ln in quad_sides(q)])
     arr = np.concatenate([np.array([order_corners(q) for q in quads], np.float32).reshape(-1, 4, 2),
                           line_quads(side_lines(lines, gray.shape), gray.shape)])
-    held = sorted((c for c in _check(gray, light, arr, 32) if c.content > 0), key=lambda c: -c.edge)
+    held = sorted((c for c in check_quads(gray, light, arr, 32) if c.content > 0), key=lambda c: -c.edge)
     tol = SAME_QUAD * max(gray.shape)
     seen = [chosen * scale] if chosen is not None else []
     out: list[np.ndarray] = []

@@ -319,7 +319,7 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray]
     lines = edge_lines(gray, light, [ln for q in candidates for ln in quad_sides(q)])
     arr = np.concatenate([np.array([order(q) for q in candidates], np.float32).reshape(-1, 4, 2),
                           line_quads(side_lines(lines, gray.shape), gray.shape)])
-    checked = _check(gray, light, arr, max_checked)
+    checked = check_quads(gray, light, arr, max_checked)
     good = [c for c in checked if c.content > 0 and c.worst >= MIN_MARGIN]
     if max((c.edge * c.margin for c in good), default=0.0) < SURE_SHEET:
         # Where the tables are but a side may run past the sheet (over a paper it lies on, with
@@ -327,7 +327,7 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray]
         near = sorted((c for c in checked if c.content > 0), key=lambda c: -c.edge)[:4]
         trials = [q for c in near for q in _moved_sides(c.quad, lines)]
         if trials:
-            more = _check(gray, light, np.array(trials, np.float32), 2 * max_checked)
+            more = check_quads(gray, light, np.array(trials, np.float32), 2 * max_checked)
             good += [c for c in more if c.content > 0 and c.worst >= MIN_MARGIN]
     if not good:
         return None
@@ -336,7 +336,7 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray]
     return best
 
 
-def _check(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_checked: int) -> list[Candidate]:
+def check_quads(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_checked: int) -> list[Candidate]:
     """Content (and, where there is content, margins) of the quads with the strongest edges."""
     if not len(quads):
         return []
