@@ -20,7 +20,11 @@ in a random style, rendered with pypdfium2, then:
   (±18°, a strong perspective) on a dark table among 1–4 other papers (another sheet with text
   or a grid, a receipt, a note, a card, a card box), some cut by the frame, some touching the
   sheet or lying on its margin, sometimes a hand; see clutter_scene.py. `distortions.scene`
-  is "cluttered" and `distortions.others` lists every other paper with its frame corners.
+  is "cluttered" and `distortions.others` lists every other paper with its frame corners;
+- photo-sparse (not made unless asked): the sheet printed with its extra deck, side deck or
+  both left empty (and a third of the time no trap: an empty main column), photographed in a
+  strong pose (far edge 10–22 % shorter, a lean, rotated 2.5–7°); `distortions.dropped` names
+  the empty sections, as ../shared/fixtures/sheets' photo-sparse.
 Konami's deck-list form (asked for with --kinds; drawn by kde_paper on Konami's blank
 KDE_DeckList.pdf, --kde-form, in the sheet's random font family and size, printed on A4
 "fit to page" at 0.86–0.89, centred):
@@ -41,7 +45,7 @@ import math
 import re
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -63,7 +67,7 @@ KINDS = ("scan", "photo", "photo-corrected", "kde-scan", "kde-photo", "kde-hand"
 """Kinds in seed order (a kind's index seeds its sheets: new kinds go at the end)."""
 DB_KINDS = KINDS[:3]
 """The db-ko kinds, made by default; the Konami-form kinds (kde_paper) are asked for by name."""
-EXTRA_KINDS = {"photo-cluttered": 100}
+EXTRA_KINDS = {"photo-cluttered": 100, "photo-sparse": 101}
 """db-ko kinds made only when asked (`--kinds`), each with its own random stream number."""
 MAIN_COLUMNS = ("monster", "spell", "trap")
 SECTION_OF = {"monster": "main", "spell": "main", "trap": "main", "extra": "extra", "side": "side"}
@@ -425,19 +429,31 @@ def background(h: int, w: int, kind: str, rng: np.random.Generator) -> np.ndarra
     return base * shade[..., None]
 
 
-def page_to_photo(page: np.ndarray, rng: np.random.Generator, limits: dict) -> tuple[bytes, dict]:
-    """A phone photo of the printed page."""
+def page_to_photo(page: np.ndarray, rng: np.random.Generator, limits: dict,
+                  pose: str = "normal") -> tuple[bytes, dict]:
+    """A phone photo of the printed page. The "strong" pose (photo-sparse) shoots it at more
+    of a slant: the far edge 10–22 % shorter, one side edge 3–8 % shorter (a lean), rotated
+    2.5–7° either way, corners moved up to 4 % (the fixtures' photo-sparse: far edge 13–22 %,
+    side 3.5–8 % shorter)."""
     ph, pw = page.shape[:2]
     long_side = int(rng.integers(limits["long_side"][0], limits["long_side"][1] + 1))
     landscape = bool(rng.random() < limits["landscape"])
     fw, fh = (long_side, int(long_side * 0.75)) if landscape else (int(long_side * 0.75), long_side)
     cover = float(rng.uniform(0.82, 0.93)) if landscape else float(rng.uniform(0.74, 0.9))
     scale = cover * fh / ph
-    angle = float(rng.uniform(-5, 5))
-    jitter = float(rng.uniform(0.01, 0.08))
-    tilt = float(rng.uniform(0, 0.05))  # top edge narrower than the bottom (camera leaning)
+    lean, lean_side = 0.0, 1
+    if pose == "strong":
+        angle = float(rng.choice([-1, 1]) * rng.uniform(2.5, 7))
+        jitter = float(rng.uniform(0.01, 0.04))
+        tilt, lean = float(rng.uniform(0.10, 0.22)), float(rng.uniform(0.03, 0.08))
+        lean_side = 1 if rng.random() < 0.5 else -1
+    else:  # (the draws of the normal pose keep their order: generated sets stay the same)
+        angle = float(rng.uniform(-5, 5))
+        jitter = float(rng.uniform(0.01, 0.08))
+        tilt = float(rng.uniform(0, 0.05))  # top edge narrower than the bottom (camera leaning)
     dw, dh = pw * scale, ph * scale
-    base = np.array([[-dw / 2 * (1 - tilt), -dh / 2], [dw / 2 * (1 - tilt), -dh / 2],
+    base = np.array([[-dw / 2 * (1 - tilt), -dh / 2 * (1 - lean * (lean_side < 0))],
+                     [dw / 2 * (1 - tilt), -dh / 2 * (1 - lean * (lean_side > 0))],
                      [dw / 2, dh / 2], [-dw / 2, dh / 2]], np.float32)
     base += rng.uniform(-jitter, jitter, size=(4, 2)).astype(np.float32) * np.float32([dw, dh])
     a = math.radians(angle)
@@ -486,6 +502,7 @@ def page_to_photo(page: np.ndarray, rng: np.random.Generator, limits: dict) -> t
         "render_dpi": PHOTO_DPI, "frame": [fw, fh],
         "page_corners": [[round(float(x), 1), round(float(y), 1)] for x, y in corners],
         "rotation_deg": round(angle, 3), "tilt": round(tilt, 4), "max_corner_jitter_frac": round(jitter, 4),
+        **({"pose": "strong", "lean": round(lean * lean_side, 4)} if pose == "strong" else {}),
         "background": bg_kind,
         "light": {"gradient": [round(g0, 3), round(g1, 3)], "vignette": round(vig, 3),
                   "shadow_band": {"angle_rad": round(sa, 3), "pos": round(pos, 3),
@@ -539,8 +556,25 @@ def scan_pdf(img: Image.Image, dpi: int, quality: int) -> bytes:
     return buf.getvalue()
 
 
+SPARSE_DROPS = (("extra",), ("side",), ("extra", "side"))
+
+
+def drop_sections(sheet: Sheet, rng: np.random.Generator) -> tuple[Sheet, list[str]]:
+    """The sheet printed with sections left empty, as photo-sparse: the extra deck, the side
+    deck or both (their blocks keep their empty rows and 합계 0), and a third of the time no
+    trap either (many decks play none: an empty main column)."""
+    dropped = list(SPARSE_DROPS[int(rng.integers(len(SPARSE_DROPS)))])
+    if rng.random() < 0.33:
+        dropped.append("trap")
+    columns = {c: ([] if c in dropped else lines) for c, lines in sheet.deck.columns.items()}
+    return replace(sheet, deck=replace(sheet.deck, columns=columns)), dropped
+
+
 def make_one(sheet: Sheet, kind: str, stem: str, out: Path, rng: np.random.Generator,
              db: CardDatabase, pools: dict[str, list[Card]], limits: dict, work: Path) -> Path:
+    dropped: list[str] = []
+    if kind == "photo-sparse":
+        sheet, dropped = drop_sections(sheet, rng)
     if kind == "scan":
         dpi = int(rng.choice(limits["scan_dpi"]))
         img, dist = page_to_scan(render_sheet(sheet, dpi, work), rng, dpi)
@@ -553,9 +587,11 @@ def make_one(sheet: Sheet, kind: str, stem: str, out: Path, rng: np.random.Gener
         if kind == "photo-cluttered":
             data, dist = _jpeg(*cluttered_photo(page, rng, limits), rng, limits)
         else:
-            data, dist = page_to_photo(page, rng, limits)
+            data, dist = page_to_photo(page, rng, limits, "strong" if kind == "photo-sparse" else "normal")
         path = out / f"{stem}.jpg"
         path.write_bytes(data)
+    if dropped:
+        dist["dropped"] = dropped
     truth = truth_json(sheet, kind, path.name, dist)
     (out / f"{stem}.truth.json").write_text(json.dumps(truth, ensure_ascii=False, indent=1) + "\n",
                                             encoding="utf-8")
