@@ -76,3 +76,35 @@ def clear_count_bits(gray: np.ndarray) -> np.ndarray:
     (`INK_ANY`): the count reader binarizes a faint rule stub as a stroke, which joined to a
     digit made a 3 read as 8 (or a 1 as 7) and the glyph look taller than print (pen)."""
     return clear_side_bits(clear_edge_bits(gray, INK_ANY, COUNT_ZONE), INK_ANY, COUNT_ZONE)
+
+
+BORDER_DARK = 25
+"""A pixel of a rule left in the cell is at least this much darker than white paper (a faint
+remnant the count reader's local binarization still takes for ink)."""
+BORDER_ZONE = (0.15, 0.1)
+"""A border line lies within this share of the cell's height (top, bottom) or width (sides)."""
+BORDER_SPAN = (0.6, 0.3)
+"""…and runs along at least this share of the cell's width (top, bottom) or height (sides):
+no stroke of a digit, which stands in the middle and fills a quarter of the width, does."""
+
+
+def clear_border_lines(gray: np.ndarray) -> np.ndarray:
+    """The count cell without rule lines along its edges, painted paper white (a copy). A
+    table border a warped photo leaves a few pixels inside the cell, its faint rule bits
+    joined into an L round the corner, defeats `clear_count_bits` (no blank row or column parts
+    its arms from the digit); a line is told from a digit by where it lies and how long it runs."""
+    h, w = gray.shape[:2]
+    if h < 12 or w < 12:
+        return gray
+    dark = gray < 255 - BORDER_DARK
+    (zy, zx), (sy, sx) = (int(BORDER_ZONE[0] * h), int(BORDER_ZONE[1] * w)), (BORDER_SPAN[0] * w, BORDER_SPAN[1] * h)
+    rows = np.flatnonzero(dark.sum(axis=1) >= sy)
+    cols = np.flatnonzero(dark.sum(axis=0) >= sx)
+    rows = rows[(rows < zy) | (rows >= h - zy)]
+    cols = cols[(cols < zx) | (cols >= w - zx)]
+    if not rows.size and not cols.size:
+        return gray
+    out = gray.copy()
+    out[rows, :] = 255
+    out[:, cols] = 255
+    return out

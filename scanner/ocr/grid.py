@@ -339,12 +339,33 @@ ROW_NO_WIDTH = 0.10
 further in is glyph strokes stacked row on row, not the row-number rule."""
 
 
-def column_rules(table: Table) -> tuple[int, int, int, int] | None:
+ROW_NO_CROSSING = 0.4
+"""A row-number rule runs on through the row rules: its mask is there just above and below at
+least this share of them. Glyph strokes stacked row on row (names that all start at one x, on
+a blurred photo of a sheet without row numbers) stop short of every rule (≤ 0.13 measured; a
+broken real rule ≥ 0.57)."""
+
+
+def crossing_share(vert: np.ndarray, table: Table, x: int) -> float:
+    """Share of the table's inner row rules that the vertical mask at x (following the lean)
+    runs through: ink on the 3 pixel rows just above and just below the rule."""
+    mid = (table.box.y0 + table.box.y1) / 2
+    inner = table.ys[2:-2]
+    hits = 0
+    for y in inner:
+        xc = int(round(x + table.lean * (y - mid)))
+        cols = slice(max(0, xc - 2), xc + 3)
+        hits += all(vert[y0:y0 + 3, cols].any(axis=1).all() for y0 in (y - 5, y + 3))
+    return hits / len(inner) if inner else 1.0
+
+
+def column_rules(table: Table, vert: np.ndarray | None = None) -> tuple[int, int, int, int] | None:
     """(left, row-number, count, right) rule positions of a deck table, by the db-ko geometry
     rather than by counting rules: an outer border the rule masks missed is the table box's edge,
     the row-number rule is the narrow first column (ROW_NO_WIDTH; absent when the numbers are glued to the
-    names: then it is the left edge), the count rule the last rule in the right 30 %. None when
-    no count rule is there (the cells cannot be told apart; never guess them)."""
+    names: then it is the left edge; with the vertical-rule mask `vert`, also when it does not
+    run through the row rules, ROW_NO_CROSSING), the count rule the last rule in the right 30 %.
+    None when no count rule is there (the cells cannot be told apart; never guess them)."""
     xs, box = table.xs, table.box
     # A leaning border reaches the box edge only at its ends.
     edge = max(8, box.w // 60) + int(abs(table.lean) * box.h / 2)
@@ -353,16 +374,19 @@ def column_rules(table: Table) -> tuple[int, int, int, int] | None:
     width = right - left
     inner = [x for x in xs if left + edge < x < right - edge]
     no_x = inner[0] if inner and inner[0] - left < ROW_NO_WIDTH * width else left
+    if no_x != left and vert is not None and crossing_share(vert, table, no_x) < ROW_NO_CROSSING:
+        no_x = left  # (a rule that was never printed would cut every name's first letter)
     counts = [x for x in inner if right - x < 0.3 * width and x != no_x]
     if width <= 0 or not counts:
         return None
     return left, no_x, counts[0], right
 
 
-def build_rows(table: Table) -> None:
-    """Header row, data rows, 합계 row from the table's rules (db-ko layout)."""
+def build_rows(table: Table, vert: np.ndarray | None = None) -> None:
+    """Header row, data rows, 합계 row from the table's rules (db-ko layout); `vert`: the
+    vertical-rule mask the table was found on (see column_rules)."""
     ys = table.ys
-    cols = column_rules(table) if len(ys) >= 4 else None
+    cols = column_rules(table, vert) if len(ys) >= 4 else None
     if cols is None:
         return
     left, no_x, count_x, right = cols
@@ -519,7 +543,7 @@ def page_to_grid(gray: np.ndarray) -> Grid:
         grid.tables = rest + [theirs]
         grid.notes.append(f"{kind}: rules of the other mode ({len(theirs.rows)} rows)")
         swapped = True
-    if _shared_ends(grid, faint.horiz_whole) or swapped:
+    if _shared_ends(grid, faint.horiz_whole, faint.vert_whole) or swapped:
         grid.clean, grid.rule_mask = remove_rules(gray, faint.horiz_whole, faint.vert_whole, grid.tables)
     else:
         grid.clean, grid.rule_mask = remove_rules(gray, mine.horiz, mine.vert, mine.tables)
@@ -530,7 +554,7 @@ SIDE_BY_SIDE = (DECK_KINDS[:3], DECK_KINDS[3:])
 """Tables printed side by side with the same rows: the main columns; extra and side."""
 
 
-def _shared_ends(grid: Grid, horiz: np.ndarray) -> bool:
+def _shared_ends(grid: Grid, horiz: np.ndarray, vert: np.ndarray) -> bool:
     """A table whose first or last rule was lost while its neighbours in the same band have it:
     the neighbours' rule is taken when this table shows some trace of it (a quarter of its width
     in the faint-rule mask). Rows are then rebuilt. True when a table changed."""
@@ -556,7 +580,7 @@ def _shared_ends(grid: Grid, horiz: np.ndarray) -> bool:
                     added = True
             if added:
                 t.rows, t.title, t.total = [], None, None
-                build_rows(t)
+                build_rows(t, vert)
                 grid.notes.append(f"{t.kind}: end rule taken from the tables beside it")
                 changed = True
     return changed
@@ -630,6 +654,6 @@ def _find_rules(gray: np.ndarray, faint_rules: bool) -> _RuleMode:
     classify_tables(tables, gray.shape[0], gray.shape[1])
     for t in tables:
         if t.kind in DECK_KINDS:
-            build_rows(t)
+            build_rows(t, vert)
     notes = [f"{t.kind}: {len(t.rows)} rows, {len(t.xs)} cols" for t in tables if t.rows]
     return _RuleMode(tables, horiz, vert, horiz_whole, vert_whole, notes)

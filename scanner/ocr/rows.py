@@ -11,14 +11,14 @@ import numpy as np
 
 from scanner.ocr.corrections import row_pen_coloured, row_struck
 from scanner.ocr.counts import isolate_row, read_count_cell
-from scanner.ocr.edge_bits import clear_count_bits, clear_edge_bits
+from scanner.ocr.edge_bits import clear_border_lines, clear_count_bits, clear_edge_bits
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.grid import Box, Grid, RowCells, Table
 from scanner.ocr.ink import ink_share
 from scanner.ocr.marks import row_marks
 from scanner.ocr.names import NameMatch, Vocabulary, read_name
 from scanner.ocr.page import PageImage
-from scanner.ocr.thresholds import COUNT_ACCEPT, EMPTY_INK
+from scanner.ocr.thresholds import COUNT_ACCEPT, EMPTY_INK, SURE_COUNT
 from scanner.ocr.verify import BLURS, NameRenderer, cell_name_ink, compare
 
 UPSCALE_TO = 48
@@ -109,6 +109,9 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
                      cells.name.x1, cells.name.y1)
     beside_band = row_band(grid.clean, beside_box, cells.box)
     count, count_conf, detail, count_struck, count_h = read_count(count_band, beside_band)
+    if not ctx.hand_filled and (count is None or count_conf < COUNT_ACCEPT):
+        count, count_conf, detail, count_struck, count_h = recount_without_rule_bits(
+            count_band, beside_band, (count, count_conf, detail, count_struck, count_h))
     if (detail == "empty" and not text.strip() and name_ink < EMPTY_INK
             and not (struck or handwritten or marks.struck or simple_strike)):
         # A blank row whose count cell kept a sliver of a bent rule: both readers see nothing.
@@ -191,6 +194,19 @@ def read_count(count: RowBand, beside: RowBand) -> tuple[int | None, float, str,
     got = read_count_cell(count.image, beside.image)
     height = got.height * count.image.shape[0] / max(count.row_h, 1)
     return got.value, got.confidence, got.detail, got.struck, height
+
+
+def recount_without_rule_bits(count: RowBand, beside: RowBand, first: tuple[int | None, float, str, bool, float]
+                              ) -> tuple[int | None, float, str, bool, float]:
+    """A second look at an unsure count cell, with the rule bits at its edges cleared (as on the
+    form: a border a warped photo leaves a few pixels inside the cell joins a digit, or reads
+    as a strike). It stands only when it reads one clean digit surely; else the first read
+    stays, with its doubt."""
+    again = read_count(RowBand(clear_count_bits(clear_border_lines(count.image)), count.row_h), beside)
+    value, conf, detail, struck, _ = again
+    if value is None or struck or conf < SURE_COUNT or not detail.startswith("digit "):
+        return first
+    return value, conf, f"{detail}, rule bits cleared", struck, again[4]
 
 
 def count_old_digit(detail: str) -> int | None:
