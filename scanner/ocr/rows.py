@@ -108,7 +108,8 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     beside_box = Box(max(cells.name.x0, cells.name.x1 - max(8, cells.name.w // 5)), cells.name.y0,
                      cells.name.x1, cells.name.y1)
     beside_band = row_band(grid.clean, beside_box, cells.box)
-    count, count_conf, detail, count_struck, count_h = read_count(count_band, beside_band)
+    count, count_conf, detail, count_struck, count_h = read_count(count_band, beside_band,
+                                                                  whole=ctx.hand_filled)
     if (detail == "empty" and not text.strip() and name_ink < EMPTY_INK
             and not (struck or handwritten or marks.struck or simple_strike)):
         # A blank row whose count cell kept a sliver of a bent rule: both readers see nothing.
@@ -190,9 +191,12 @@ def _fits_any_font(renderer: NameRenderer, ink: np.ndarray, name: str) -> bool:
     return False
 
 
-def read_count(count: RowBand, beside: RowBand) -> tuple[int | None, float, str, bool, float]:
-    """(value, confidence, detail, struck, glyph height / row height) of a count cell."""
-    got = read_count_cell(count.image, beside.image)
+def read_count(count: RowBand, beside: RowBand,
+               whole: bool = False) -> tuple[int | None, float, str, bool, float]:
+    """(value, confidence, detail, struck, glyph height / row height) of a count cell; `whole`:
+    a strike must run out past the whole digit (`counts.find_struck_glyphs`; the Konami form,
+    whose serif 2 on a soft, blocky photo has a straight diagonal)."""
+    got = read_count_cell(count.image, beside.image, whole=whole)
     height = got.height * count.image.shape[0] / max(count.row_h, 1)
     return got.value, got.confidence, got.detail, got.struck, height
 
