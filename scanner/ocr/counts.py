@@ -229,12 +229,15 @@ def strikes_through(line: StrikeLine, core: np.ndarray, box: tuple[int, int, int
     return ext_x >= 0.25 * gh or (abs(line.angle_deg) > 25 and ext_y >= 0.2 * gh)
 
 
-def find_struck_glyphs(ink: np.ndarray, min_h: float) -> tuple[list[Glyph], list[StrikeLine]]:
+def find_struck_glyphs(ink: np.ndarray, min_h: float,
+                       whole: bool = False) -> tuple[list[Glyph], list[StrikeLine]]:
     """Glyphs of the cell and the strikes that cross them.
 
     Each candidate is tested with its parallel lines of similar length taken out too (a double
     dash is two lines: with the twin still in place the glyph would look as wide as the dash). The returned glyphs are the ink minus
     the confirmed strikes only, so a new digit touching a strike separates from the old one.
+    `whole`: the line must also run out past all the ink in its columns taken together, not
+    only past the piece it touches (`_under_box`).
     """
     sw = stroke_width(ink)
     thick = max(3, int(round(sw * 1.6)) + 1)
@@ -249,11 +252,15 @@ def find_struck_glyphs(ink: np.ndarray, min_h: float) -> tuple[list[Glyph], list
             if (j != i and abs(other.angle_deg - line.angle_deg) < 12 and lengths[j] >= 0.7 * lengths[i]
                     and _twins(line, other, ink.shape[0])):
                 core &= ~masks[j]
-        for g in group_components(core, min_h):
+        pieces = group_components(core, min_h)
+        for g in pieces:
             if g.height < min_h:
                 continue
             near = cv2.dilate(g.mask.astype(np.uint8), grow).astype(bool)
-            if (lm[g.y0:g.y1, g.x0:g.x1] & near).any() and strikes_through(line, g.mask, (g.x0, g.y0, g.x1, g.y1)):
+            if not (lm[g.y0:g.y1, g.x0:g.x1] & near).any():
+                continue
+            if strikes_through(line, g.mask, (g.x0, g.y0, g.x1, g.y1)) and (
+                    not whole or strikes_through(line, g.mask, _under_box(core, line))):
                 confirmed.append(line)
                 break
     glyphs = _glyphs_without(ink, confirmed, thick, min_h)
@@ -264,6 +271,18 @@ def find_struck_glyphs(ink: np.ndarray, min_h: float) -> tuple[list[Glyph], list
         confirmed = used
         glyphs = _glyphs_without(ink, confirmed, thick, min_h)
     return glyphs, confirmed
+
+
+def _under_box(core: np.ndarray, line: StrikeLine) -> tuple[int, int, int, int]:
+    """The box of all the ink (the line taken out, specks kept) in the line's columns. A
+    straight stroke of a digit cuts it into pieces and runs out past each (the diagonal of a
+    serif 2 between its arc and its foot, on a blocky, soft photo of a form: `struck [5]`), never
+    past the digit; a strike runs out past the digit it crosses."""
+    ys, xs = np.nonzero(core[:, max(0, line.x0):line.x1 + 1])
+    if xs.size == 0:
+        return line.x0, min(line.y0, line.y1), line.x1 + 1, max(line.y0, line.y1) + 1
+    x0 = max(0, line.x0)
+    return x0 + int(xs.min()), int(ys.min()), x0 + int(xs.max()) + 1, int(ys.max()) + 1
 
 
 TWIN_GAP = 0.25
@@ -385,20 +404,21 @@ strike is a silent wrong count, a false one only costs a review."""
 
 
 def read_count_cell(cell: np.ndarray, beside: np.ndarray | None = None,
-                    templates: DigitTemplates | None = None) -> CountRead:
+                    templates: DigitTemplates | None = None, whole: bool = False) -> CountRead:
     """Read a count cell (grayscale uint8, white paper, table rules removed).
 
     A struck digit with an unstruck one beside it → the unstruck (new) value, struck=True.
     A struck digit alone → value None unless `beside` (the strip of the name cell left of the
     count cell, same rows) holds a digit, which is then taken as the new value.
-    Callers should flag any read with struck=True, value None or confidence < 0.5.
+    Callers should flag any read with struck=True, value None or confidence < 0.5. `whole`: a
+    strike must run out past all the ink it touches (`find_struck_glyphs`; the Konami form).
     """
     if cell is None or cell.size == 0 or min(cell.shape[:2]) < 6:
         return CountRead(None, 0.0, 0, False, "empty or tiny cell image")
     templates = templates or load_templates()
     ink = drop_rule_remnants(binarize_cell(normalise(cell)))
     min_h = MIN_GLYPH_H * H_NORM
-    glyphs, lines = find_struck_glyphs(ink, min_h)
+    glyphs, lines = find_struck_glyphs(ink, min_h, whole)
     if not glyphs:
         return CountRead(None, 0.0, 0, bool(lines), "struck, nothing left" if lines else "empty")
     reads = [classify_glyph(g.mask, templates) for g in glyphs]

@@ -86,7 +86,7 @@ KDE = Layout(
         TableSpec("side", _X[0], _X[1], _X[2], 493.0, _LOW_ROW1, _LOW_PITCH, 15, 786.5),
         TableSpec("extra", _X[2], _X[3], _X[4], 493.0, _LOW_ROW1, _LOW_PITCH, 15, 786.5),
     ),
-    boxes={"main_total": (551.0, 127.0, 605.0, 144.0), "konami_id": (113.4, 123.0, 303.2, 144.3),
+    boxes={"main_total": (551.0, 120.0, 605.0, 144.0), "konami_id": (113.4, 123.0, 303.2, 144.3),
            "given_name": (105.4, 72.7, 302.2, 93.5), "surname": (105.4, 96.8, 302.2, 119.0)},
     labels={"total": "TOTAL"},
 )

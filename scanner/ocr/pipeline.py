@@ -250,7 +250,7 @@ def read_rows(ctx: PageContext) -> None:
 def check_rows(ctx: PageContext) -> None:
     """Page-level checks: pen counts, the printed totals, the header."""
     mark_pen_counts(ctx.rows, ctx.sheet)
-    read_totals(ctx.grid, ctx.tess, ctx.sheet, main_box=ctx.layout is DB_KO)
+    read_totals(ctx.grid, ctx.tess, ctx.sheet, main_box=ctx.layout is DB_KO, form=ctx.layout is KDE)
     if ctx.fit is not None:
         read_form_main_total(ctx.grid, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
     cross_check_totals(ctx.rows, ctx.sheet, hand_filled=ctx.layout is KDE)

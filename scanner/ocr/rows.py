@@ -108,7 +108,8 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     beside_box = Box(max(cells.name.x0, cells.name.x1 - max(8, cells.name.w // 5)), cells.name.y0,
                      cells.name.x1, cells.name.y1)
     beside_band = row_band(grid.clean, beside_box, cells.box)
-    count, count_conf, detail, count_struck, count_h = read_count(count_band, beside_band)
+    count, count_conf, detail, count_struck, count_h = read_count(count_band, beside_band,
+                                                                  whole=ctx.hand_filled)
     if not ctx.hand_filled and (count is None or count_conf < COUNT_ACCEPT):
         count, count_conf, detail, count_struck, count_h = recount_without_rule_bits(
             count_band, beside_band, (count, count_conf, detail, count_struck, count_h))
@@ -154,7 +155,7 @@ TYPED_CANDIDATES = 3
 
 def looks_typed(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> bool:
     """The matched name (or one of the first candidates, when the read was unsure), drawn in
-    the page's font (or the best known font), fits the cell's ink: typed text. Handwriting never
+    the page's font (or any known font), fits the cell's ink: typed text. Handwriting never
     fits a font this well, and neither does a font decksheet does not have (that line is flagged
     too, never decided by a mismatching font)."""
     if not vocab.renderer.usable:
@@ -170,28 +171,35 @@ def looks_typed(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> bo
         lk = vocab.renderer.likeness(ink, name)
         if lk is not None and lk.score >= TYPED_LIKENESS:
             return True
-    return vocab.renderer.family is None and any(
-        _fits_some_blur(vocab.renderer, ink, name) for name in names)
+    return any(_fits_any_font(vocab.renderer, ink, name) for name in names)
 
 
-def _fits_some_blur(renderer: NameRenderer, ink: np.ndarray, name: str) -> bool:
-    """Before the page's font is known (its first rows), the name drawn in any family at any
-    of `verify.BLURS` fits the cell: a small, soft photo of the form needs the blur its later
-    rows are compared at (`NameRenderer.estimate_family` picks it once three names are read),
-    and handwriting fits no font at any blur."""
+def _fits_any_font(renderer: NameRenderer, ink: np.ndarray, name: str) -> bool:
+    """The name drawn in any known family at any of `verify.BLURS` fits the cell. Whether a
+    name is typed does not hang on the page's font and blur, which the renderer guesses from
+    the Hangul of a few exact reads: before it knows them (the first rows) a small, soft photo
+    needs a blurred rendering (`웜 카르타로스` fit 0.54 sharp); after, Nanum Square and Barun
+    Gothic, alike in Hangul, are taken for each other, and a name in Latin letters then fits
+    only its true font (`The Fallen & The Virtuous`: 0.82 Square, < 0.6 Barun Gothic).
+    Handwriting fits no font at any blur (pen and brush ≤ 0.58 on the generated sets)."""
     for fam in renderer.families:
         rendered = renderer.rendered(name, fam)
         if rendered is None:
             continue
-        for blur in BLURS[1:]:
+        for blur in BLURS:
+            if blur == renderer.blur and renderer.family in (None, fam):
+                continue  # `NameRenderer.likeness` compared it already
             if compare(ink, rendered, blur=blur, cell=renderer.windows(ink)).score >= TYPED_LIKENESS:
                 return True
     return False
 
 
-def read_count(count: RowBand, beside: RowBand) -> tuple[int | None, float, str, bool, float]:
-    """(value, confidence, detail, struck, glyph height / row height) of a count cell."""
-    got = read_count_cell(count.image, beside.image)
+def read_count(count: RowBand, beside: RowBand,
+               whole: bool = False) -> tuple[int | None, float, str, bool, float]:
+    """(value, confidence, detail, struck, glyph height / row height) of a count cell; `whole`:
+    a strike must run out past the whole digit (`counts.find_struck_glyphs`; the Konami form,
+    whose serif 2 on a soft, blocky photo has a straight diagonal)."""
+    got = read_count_cell(count.image, beside.image, whole=whole)
     height = got.height * count.image.shape[0] / max(count.row_h, 1)
     return got.value, got.confidence, got.detail, got.struck, height
 

@@ -12,6 +12,7 @@ from scanner.ocr.engine import Tesseract
 from scanner.ocr.form_fit import Fit
 from scanner.ocr.grid import Box, Grid
 from scanner.ocr.layouts import Layout
+from scanner.ocr.counts import binarize_cell
 from scanner.ocr.ink import trim_to_ink
 from scanner.ocr.rows import RowRead
 from scanner.ocr.thresholds import INK_RULE, SURE_COUNT
@@ -38,14 +39,73 @@ def read_digits(tess: Tesseract, img: np.ndarray) -> int | None:
     return int(t) if re.fullmatch(r"[0-9]{1,3}", t) and got.confidence > DIGITS_CONFIDENCE else None
 
 
-def read_totals(grid: Grid, tess: Tesseract, sheet: SheetRead, main_box: bool = True) -> None:
+FORM_H = 64
+"""A form's total cell is scaled to this height before its digits are picked out."""
+FORM_EDGE = 3
+"""Ink within this many pixels (at FORM_H) of the cell's edge is its frame, not a digit."""
+FORM_DIGIT_H = 0.15
+"""A digit is at least this share of the cell height (the main total's box is twice as tall
+as its number)…"""
+FORM_DIGIT_TWIN = 0.6
+"""…and at least this share of the tallest glyph's height (digits of one number are one height;
+a speck or a bit of the fill's edge is lower)."""
+
+
+def form_total_digits(cell: np.ndarray) -> np.ndarray | None:
+    """The digits of a Konami form's total cell, black on white, or None when there are none.
+
+    The form's TOTAL cells are filled grey and framed: on a soft photo the frame, the fill's
+    edges and the bar under the number stay in the crop, and Tesseract reads nothing (`23`
+    framed on a dark 120 dpi page) or a wrong number (`12` read `2` beside the bar). The
+    background is flattened (`counts.binarize_cell`), ink touching the cell's edge (frame,
+    fill edges, bar) is dropped, and so is ink too small to be a digit."""
+    if cell is None or cell.size == 0 or min(cell.shape[:2]) < 8:
+        return None
+    k = FORM_H / cell.shape[0]
+    g = cv2.resize(cell, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
+    ink = binarize_cell(g).astype(np.uint8)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    h, w = ink.shape
+    inside = np.zeros(n, bool)
+    for i in range(1, n):
+        x, y, bw, bh = (int(v) for v in stats[i][:4])
+        inside[i] = not (x < FORM_EDGE or y < FORM_EDGE or x + bw > w - FORM_EDGE or y + bh > h - FORM_EDGE)
+    if not inside.any():
+        return None
+    tallest = int(stats[inside, cv2.CC_STAT_HEIGHT].max())
+    keep = inside & (stats[:, cv2.CC_STAT_HEIGHT] >= max(FORM_DIGIT_H * h, FORM_DIGIT_TWIN * tallest))
+    digits = keep[lab]
+    ys, xs = np.nonzero(digits)
+    if xs.size < 8:
+        return None
+    digits = digits[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    out = cv2.copyMakeBorder(np.where(digits, 0, 255).astype(np.uint8), 10, 10, 10, 10,
+                             cv2.BORDER_CONSTANT, value=255)
+    s = 48 / digits.shape[0]
+    return cv2.GaussianBlur(cv2.resize(out, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), (3, 3), 0)
+
+
+def read_form_digits(tess: Tesseract, cell: np.ndarray) -> int | None:
+    """A typed number of 1-3 digits in a form's total cell (`form_total_digits`), or None."""
+    digits = form_total_digits(cell)
+    if digits is None:
+        return None
+    got = tess.read(digits, lang="eng", psm=7, whitelist="0123456789")
+    t = got.text.replace(" ", "")
+    return int(t) if re.fullmatch(r"[0-9]{1,3}", t) and got.confidence > DIGITS_CONFIDENCE else None
+
+
+def read_totals(grid: Grid, tess: Tesseract, sheet: SheetRead, main_box: bool = True,
+                form: bool = False) -> None:
     """Printed 합계 cells: per column, extra, side, and (`main_box`) the db-ko sheet's
-    메인 덱 합계 box under the trap column."""
+    메인 덱 합계 box under the trap column; `form`: the cells are a Konami form's framed grey
+    TOTAL cells (`read_form_digits`)."""
+    read = read_form_digits if form else read_digits
     for column in DECK_COLUMNS:
         t = grid.by_kind(column)
         if t is None or t.total is None:
             continue
-        value = read_digits(tess, t.total.crop(grid.clean, inset=4))
+        value = read(tess, t.total.crop(grid.clean, inset=4))
         if column in MAIN_COLUMNS:
             sheet.column_totals[column] = value
         else:
@@ -66,7 +126,7 @@ def read_form_main_total(grid: Grid, fit: Fit, layout: Layout, tess: Tesseract, 
         return
     x0, y0, x1, y1 = layout.boxes["main_total"]  # under the box's printed label
     box = Box(int(fit.x(x0)), int(fit.y(y0)), int(fit.x(x1)), int(fit.y(y1)))
-    sheet.printed_totals["main"] = read_digits(tess, box.crop(grid.clean, inset=4))
+    sheet.printed_totals["main"] = read_form_digits(tess, box.crop(grid.clean, inset=4))
 
 
 def main_total_box(page: np.ndarray, region: Box) -> Box | None:
@@ -134,8 +194,12 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
             unknown = len(olds) - len(known)
             unsure = [r for r in untouched if r.count is None or r.count_conf < SURE_COUNT]
             sure = sum(r.count or 0 for r in untouched if r.count is not None and r.count_conf >= SURE_COUNT)
+            # On the form a row with neither a card nor a count may be no line at all (a
+            # sliver of a bent rule read as junk): it may add nothing to the total.
+            floor = sum(1 for r in unsure
+                        if not (hand_filled and r.count is None and "unresolved-name" in r.flags))
             if (not corrected and 0 < len(unsure) <= UNSURE_EXPLAIN
-                    and len(unsure) <= printed - sure <= 3 * len(unsure)):
+                    and floor <= printed - sure <= 3 * len(unsure)):
                 # A misread unsure count explains the total: it alone is flagged (sure counts
                 # stand, as they do with no total at all).
                 verdict = "unchecked"

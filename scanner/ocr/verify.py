@@ -33,8 +33,11 @@ FONT_DIRS = ("/usr/share/fonts/truetype/nanum", "/usr/share/fonts/truetype/dejav
 FAMILIES = {"NanumGothic": "NanumGothic.ttf", "NanumBarunGothic": "NanumBarunGothic.ttf",
             "NanumMyeongjo": "NanumMyeongjo.ttf", "NanumSquare": "NanumSquareR.ttf"}
 """The fonts the card database's sheets are printed in."""
-FALLBACK = "DejaVuSans.ttf"
-"""Glyphs a Nanum font lacks (ϝ, some symbols) are printed in DejaVu Sans."""
+FALLBACKS = ("DejaVuSans.ttf", "NanumGothic.ttf")
+"""Glyphs a Nanum font lacks (ϝ, some symbols) are printed in the first of these that has them:
+DejaVu Sans, else Nanum Gothic (DejaVu has no `・` U+30FB, which Nanum Myeongjo and Barun Gothic
+lack too: drawn from the sheet's font it was a blank box, and a typed `X・Y・Z 컴바인` fit its
+rendering at 0.4)."""
 NORM_H = 32
 """Height (px) both images are brought to before comparing."""
 RENDER_PX = 32
@@ -139,17 +142,27 @@ def cell_name_ink(gray: np.ndarray) -> np.ndarray | None:
     return ink
 
 
+def _fallback_for(code: int) -> str | None:
+    """The first of `FALLBACKS` that has a glyph for `code` (a font whose cmap cannot be read is
+    taken on trust); when none has it, the first one installed (None: none is)."""
+    found = [str(p) for p in (_find_font(f) for f in FALLBACKS) if p is not None]
+    for path in found:
+        cmap = _cmap(path)
+        if not cmap or code in cmap:
+            return path
+    return found[0] if found else None
+
+
 def render_name(name: str, family_path: Path, px: int = RENDER_PX) -> np.ndarray | None:
     """`name` drawn black on white as the sheet prints it (fallback font per missing glyph),
     cut to its ink."""
     main = str(family_path)
-    fb = _find_font(FALLBACK)
     cmap = _cmap(main)
     runs: list[tuple[str, str]] = []
     for ch in name:
         use = main
-        if fb is not None and cmap and not ch.isspace() and ord(ch) not in cmap:
-            use = str(fb)
+        if cmap and not ch.isspace() and ord(ch) not in cmap:
+            use = _fallback_for(ord(ch)) or main
         if runs and runs[-1][1] == use:
             runs[-1] = (runs[-1][0] + ch, use)
         else:
