@@ -116,7 +116,7 @@ def test_a_quad_on_one_table_s_rules_gives_way_to_the_quad_whose_grid_finds_the_
     one table's own rules: the grid there misses tables, and the other quads holding ruled
     content are tried (pipeline._other_quads); the one showing all main tables stays."""
     from scanner.ocr.grid import page_to_grid
-    from scanner.ocr.page import image_to_page
+    from scanner.ocr.page import image_to_page, search_page
     from scanner.ocr.pipeline import MAIN, Located, _other_quads, _tables_found
 
     sheet = np.array([[260, 300], [1180, 250], [1250, 1560], [300, 1620]], np.float32)
@@ -125,6 +125,7 @@ def test_a_quad_on_one_table_s_rules_gives_way_to_the_quad_whose_grid_finds_the_
     tl, tr, br, bl = sheet
     part = np.float32([tl, tl + 0.45 * (tr - tl), tl + 0.45 * (br - tl), tl + 0.6 * (bl - tl)])
     page = image_to_page(img, corners=part)
+    page.search = search_page(img)[1]  # what the page stage saw: the quads to try come from it
     grid = page_to_grid(page.gray)
     wrong = Located(page, grid, _tables_found(grid))
     assert not all(c in wrong.found for c in MAIN)

@@ -18,7 +18,7 @@ Everything runs on the ~800 px copy `find_page` already made; None when nothing 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -309,17 +309,33 @@ def line_quads(lines: list[Line], frame: tuple[int, int]) -> np.ndarray:
     return q[forward & inside].astype(np.float32)
 
 
-def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray],
-               order: Callable[[np.ndarray], np.ndarray], max_checked: int = 32) -> Candidate | None:
-    """The quad (among the candidates given and quads from edge lines) holding a deck sheet's
-    ruled content, with blank margins, lightest inside its sides against the outside; None when
-    no quad holds such content."""
+@dataclass
+class Survey:
+    """What the search saw on the ~800 px copy: the edge lines and the quads checked (region
+    outlines and line quads with the strongest edges, content and margins measured). Kept with
+    the page so `page_alternatives` need not make it again."""
+
+    lines: list[Line]
+    checked: list[Candidate]
+
+
+def survey(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray],
+           order: Callable[[np.ndarray], np.ndarray], max_checked: int = 32) -> Survey:
+    """Edge lines and the checked quads: the candidates given and the quads of edge lines."""
     # The region outlines' sides join the edge lines: a seam with a paper under the sheet is
     # too faint a step for a line, but the outline of the sheet's other side may hold it.
     lines = edge_lines(gray, light, [ln for q in candidates for ln in quad_sides(q)])
     arr = np.concatenate([np.array([order(q) for q in candidates], np.float32).reshape(-1, 4, 2),
                           line_quads(side_lines(lines, gray.shape), gray.shape)])
-    checked = check_quads(gray, light, arr, max_checked)
+    return Survey(lines, check_quads(gray, light, arr, max_checked))
+
+
+def pick_sheet(gray: np.ndarray, light: np.ndarray, seen: Survey,
+               order: Callable[[np.ndarray], np.ndarray], max_checked: int = 32) -> Candidate | None:
+    """The quad (among the surveyed ones) holding a deck sheet's ruled content, with blank
+    margins, lightest inside its sides against the outside; None when no quad holds such
+    content."""
+    checked, lines = seen.checked, seen.lines
     good = [c for c in checked if c.content > 0 and c.worst >= MIN_MARGIN]
     if max((c.edge * c.margin for c in good), default=0.0) < SURE_SHEET:
         # Where the tables are but a side may run past the sheet (over a paper it lies on, with
@@ -332,8 +348,7 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray]
     if not good:
         return None
     best = max(good, key=lambda c: c.edge * c.margin)
-    best.quad = order(best.quad)
-    return best
+    return replace(best, quad=order(best.quad))
 
 
 def check_quads(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_checked: int) -> list[Candidate]:
