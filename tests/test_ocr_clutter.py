@@ -13,6 +13,7 @@ import pytest
 
 from scanner.ocr.page import find_page, load_image, order_corners
 from scanner.ocr.sheet_pick import content_fit, margin_fit
+from needs import require
 from scoring import score_scan
 
 REPO = Path(__file__).resolve().parent.parent
@@ -132,3 +133,43 @@ def test_a_quad_on_one_table_s_rules_gives_way_to_the_quad_whose_grid_finds_the_
     got = _other_quads(img, wrong)
     assert all(c in got.found for c in MAIN), got.found
     assert float(np.linalg.norm(got.page.corners - sheet, axis=1).max()) / max(img.shape[:2]) < 0.012
+
+
+def _generated(tmp_path: Path, db, seed: int, sheet: int) -> tuple[Path, dict]:
+    """Sheet `sheet` (1-based) of `make_photos.py --kinds photo-cluttered --seed SEED --card-db
+    ../shared/carddb/ko-KR.cdb`, made by the generator's own functions: the same bytes."""
+    import importlib.util
+
+    sys.path.insert(0, str(REPO / "samples"))
+    if "make_photos" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("make_photos", REPO / "samples" / "make_photos.py")
+        sys.modules["make_photos"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["make_photos"])
+    mp = sys.modules["make_photos"]
+    require(all((mp.FONT_DIR / f).is_file() for pair in mp.FONTS.values() for f in pair),
+            "needs the Nanum fonts of samples/make_samples.py (fonts-nanum)")
+    kind, index = "photo-cluttered", seed * 1000 + sheet - 1
+    rng = np.random.default_rng([index, mp.EXTRA_KINDS[kind]])
+    made = mp.random_sheet(db, mp.card_pools(db), rng, index, index)
+    path = mp.make_one(made, kind, f"{kind}-{sheet:02d}", tmp_path, rng, db, mp.card_pools(db),
+                       mp.FULL, tmp_path)
+    return path, json.loads(path.with_suffix(".truth.json").read_text("utf-8"))
+
+
+def _corner_error(found: np.ndarray | None, truth: dict) -> float:
+    """Largest corner distance as a share of the frame diagonal (1.0 when nothing was found)."""
+    if found is None:
+        return 1.0
+    want = order_corners(np.array(truth["distortions"]["page_corners"], np.float32))
+    return float(np.linalg.norm(found - want, axis=1).max() / np.hypot(*truth["distortions"]["frame"]))
+
+
+def test_a_side_stopped_on_a_table_rule_moves_out_to_the_sheet_edge(tmp_path, real_db):
+    """make_photos seed 4242, sheet 04: a card lies on the sheet's right margin and a note on
+    its bottom one. The quads with ruled content were one table's own rules (blank gaps round
+    it: taken, 32 % off) and the sheet with its bottom on the lower tables' last rule (no blank
+    margin there: refused). A side without a blank margin is now also tried further out, on
+    the sheet's edge beyond it: the whole sheet."""
+    path, truth = _generated(tmp_path, real_db, 4242, 4)
+    assert any(o["relation"] == "on-margin" and o["side"] == "bottom" for o in truth["distortions"]["others"])
+    assert _corner_error(find_page(load_image(path)), truth) < 0.01

@@ -62,6 +62,8 @@ class Candidate:
     """margin_fit: share of its border band that is blank paper (mean of the sides)."""
     worst: float = 0.0
     """The same on its worst side."""
+    sides: tuple[float, ...] = ()
+    """margin_sides: the share of each side (as `quad_sides`)."""
 
 
 def _profile_sharpness(p: np.ndarray) -> float:
@@ -70,17 +72,20 @@ def _profile_sharpness(p: np.ndarray) -> float:
     return float(np.clip(p - base, 0, None).sum() / (p.sum() + 1e-6))
 
 
-def _upright(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The quad (TL, TR, BR, BL) warped to CONTENT_W × CONTENT_H, stood up as warp_page does."""
+def _upright(gray: np.ndarray, quad: np.ndarray, with_turn: bool = False):
+    """The quad (TL, TR, BR, BL) warped to CONTENT_W × CONTENT_H, stood up as warp_page does
+    (`with_turn`: and whether it was turned, its side BL→TL becoming the top)."""
     tl, tr, br, bl = quad
     w = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
     h = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
-    if w > h * 1.15:
+    turned = bool(w > h * 1.15)
+    if turned:
         quad = np.array([bl, tl, tr, br], np.float32)
     dst = np.float32([[0, 0], [CONTENT_W, 0], [CONTENT_W, CONTENT_H], [0, CONTENT_H]])
     m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    return cv2.warpPerspective(gray, m, (CONTENT_W, CONTENT_H), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
+    out = cv2.warpPerspective(gray, m, (CONTENT_W, CONTENT_H), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    return (out, turned) if with_turn else out
 
 
 def content_score(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
@@ -99,14 +104,15 @@ MARGIN_INK = 0.8
 """A margin pixel darker than this share of the paper near it is print (or not paper)."""
 
 
-def margin_fit(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
-    """(mean, worst) over the quad's four sides of the share of its border band that is blank
-    paper: a sheet has a margin all round. A quad reaching past the sheet has table or another
-    paper's print there; one cut inside the sheet (on a rule, or the gap between its tables)
-    has text and column rules there on the cut side. A paper or a hand on the margin covers
-    part of a side. Each side is cut into chunks, each judged against the paper just inside it
-    (light falls unevenly)."""
-    g = _upright(gray, quad).astype(np.float32)
+def margin_sides(gray: np.ndarray, quad: np.ndarray) -> list[float]:
+    """For each side of the quad (side s from corner s to s + 1, as `quad_sides`), the share of
+    its border band that is blank paper: a sheet has a margin all round. A quad reaching past
+    the sheet has table or another paper's print there; one cut inside the sheet (on a rule, or
+    the gap between its tables) has text and column rules there on the cut side. A paper or a
+    hand on the margin covers part of a side. Each side is cut into chunks, each judged against
+    the paper just inside it (light falls unevenly)."""
+    g, turned = _upright(gray, quad, with_turn=True)
+    g = g.astype(np.float32)
     a, b = MARGIN_BAND
     shares = []
     for side in (g, g.T, g[::-1], g.T[::-1]):  # top, left, bottom, right: row 0 on the side
@@ -117,6 +123,17 @@ def margin_fit(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
         dark = (band < MARGIN_INK * ref).mean(axis=0)
         chunks = dark[:m - m % 10].reshape(10, -1).mean(axis=1)
         shares.append(float((chunks < 0.03).mean()))
+    # The upright page's top, left, bottom, right are these sides of the quad as given.
+    order = (3, 2, 1, 0) if turned else (0, 3, 2, 1)
+    out = [0.0] * 4
+    for share, s in zip(shares, order):
+        out[s] = share
+    return out
+
+
+def margin_fit(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
+    """(mean, worst) over the quad's four sides of `margin_sides`."""
+    shares = margin_sides(gray, quad)
     return float(np.mean(shares)), min(shares)
 
 
@@ -325,8 +342,10 @@ def survey(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray],
     # The region outlines' sides join the edge lines: a seam with a paper under the sheet is
     # too faint a step for a line, but the outline of the sheet's other side may hold it.
     lines = edge_lines(gray, light, [ln for q in candidates for ln in quad_sides(q)])
-    arr = np.concatenate([np.array([order(q) for q in candidates], np.float32).reshape(-1, 4, 2),
-                          line_quads(side_lines(lines, gray.shape), gray.shape)])
+    # Every quad in the order warp_page gives its corners, so its content is measured upright
+    # (a line quad walked from another corner stands sideways or upside down).
+    quads = list(candidates) + list(line_quads(side_lines(lines, gray.shape), gray.shape))
+    arr = np.array([order(q) for q in quads], np.float32).reshape(-1, 4, 2)
     return Survey(lines, check_quads(gray, light, arr, max_checked))
 
 
@@ -341,9 +360,10 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, seen: Survey,
         # Where the tables are but a side may run past the sheet (over a paper it lies on, with
         # too faint a seam for a long line), each shorter line is tried as that side instead.
         near = sorted((c for c in checked if c.content > 0), key=lambda c: -c.edge)[:4]
-        trials = [q for c in near for q in _moved_sides(c.quad, lines)]
+        trials = [q for c in near for q in _moved_sides(c.quad, lines, _bare_sides(c))]
         if trials:
-            more = check_quads(gray, light, np.array(trials, np.float32), 2 * max_checked)
+            more = check_quads(gray, light, np.array([order(q) for q in trials], np.float32),
+                               2 * max_checked)
             good += [c for c in more if c.content > 0 and c.worst >= MIN_MARGIN]
     if not good:
         return None
@@ -366,14 +386,23 @@ def check_quads(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_chec
             continue
         c = Candidate(quad, float(edges[i]), content_fit(gray, quad))
         if c.content > 0:
-            c.margin, c.worst = margin_fit(gray, quad)
+            c.sides = tuple(margin_sides(gray, quad))
+            c.margin, c.worst = float(np.mean(c.sides)), min(c.sides)
         checked.append(c)
     return checked
 
 
-def _moved_sides(quad: np.ndarray, lines: list[Line]) -> list[np.ndarray]:
+def _bare_sides(c: Candidate) -> tuple[int, ...]:
+    """Sides of a quad with ruled content that have no blank margin: a side stopped on a
+    table's outer rule (the sheet's edge beyond it hidden under a hand or a paper, or too
+    faint a step next to one) may move out to the sheet's edge."""
+    return tuple(s for s, share in enumerate(c.sides) if share < MIN_MARGIN)
+
+
+def _moved_sides(quad: np.ndarray, lines: list[Line], outward: tuple[int, ...] = ()) -> list[np.ndarray]:
     """The quad with one side replaced by a line within 15° of it that crosses the quad's inside
-    (between 2 % and 35 % of the way to the opposite side)."""
+    (between 2 % and 35 % of the way to the opposite side), or, for the sides in `outward`,
+    that lies as far outside it."""
     out = []
     sides = quad_sides(quad)
     for s in range(4):
@@ -385,7 +414,8 @@ def _moved_sides(quad: np.ndarray, lines: list[Line]) -> list[np.ndarray]:
                 continue
             # How far the line's middle lies inside, from this side towards the opposite one.
             inward = _perp(side.direction, ln.point - side.point)
-            if not 0.02 * span < inward < 0.35 * span:
+            if not (0.02 * span < inward < 0.35 * span
+                    or (s in outward and 0.02 * span < -inward < 0.35 * span)):
                 continue
             along = ln.direction if np.dot(ln.direction, side.direction) > 0 else -ln.direction
             moved = Line(ln.point, along, ln.length)
