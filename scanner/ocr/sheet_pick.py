@@ -46,6 +46,10 @@ MAX_SEGMENTS = 200
 """Longest segments merged into lines (the rest are short bits of text)."""
 SEAM_STEP = 20.0
 """Below this step a line may be the seam between the sheet and a paper under it."""
+FLAT_SIDE = 0.08
+"""edge_strength of one side below which it runs over paper, not along the sheet's edge: a quad
+cut inside the sheet (in the blank gap between its main and lower tables) scores ~0.04 there;
+a sheet's own side scores ≥ 0.14 even where papers touch it or lie on its margin."""
 MIN_EDGE = 0.3
 """edge_strength below which a quad is not worth a look (a sheet scores ~0.6 with a side
 against a paper, ~0.8–0.9 on a dark table)."""
@@ -64,6 +68,16 @@ class Candidate:
     """The same on its worst side."""
     sides: tuple[float, ...] = ()
     """margin_sides: the share of each side (as `quad_sides`)."""
+    rows: float = 0.0
+    """Row sharpness (content_score): ruled rows square to its top and bottom."""
+    flattest: float = 1.0
+    """edge_strength of its flattest side in the frame: next to 0 on a side cut inside the
+    sheet (the same paper both sides of it)."""
+
+    @property
+    def sheet_like(self) -> bool:
+        """Ruled tables, a blank margin along every side, a brightness step along every side."""
+        return self.content > 0 and self.worst >= MIN_MARGIN and self.flattest >= FLAT_SIDE
 
 
 def _profile_sharpness(p: np.ndarray) -> float:
@@ -139,7 +153,10 @@ def margin_fit(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
 
 def content_fit(gray: np.ndarray, quad: np.ndarray, min_rows: float = ROW_SHARP) -> float:
     """0 unless the quad holds ruled tables square to its sides; then up to 1."""
-    rows, cols = content_score(gray, quad)
+    return _content(*content_score(gray, quad), min_rows)
+
+
+def _content(rows: float, cols: float, min_rows: float = ROW_SHARP) -> float:
     if rows < min_rows or cols < COL_SHARP:
         return 0.0
     return min(1.0, rows / 0.32) * min(1.0, cols / 0.09)
@@ -149,7 +166,7 @@ STRONG_STEP = 30.0
 """Lab L step at which a side counts fully as the sheet's edge against a dark table."""
 
 
-def edge_strength(quads: np.ndarray, light: np.ndarray) -> np.ndarray:
+def edge_strength(quads: np.ndarray, light: np.ndarray, per_side: bool = False) -> np.ndarray:
     """For each quad (N × 4 × 2, any corner order round the quad): how much lighter it is just
     inside its sides than just outside, graded (0..1 per sample, STRONG_STEP or more = 1),
     averaged over the samples inside the frame. A sheet on a dark table scores near 1 along its
@@ -173,6 +190,9 @@ def edge_strength(quads: np.ndarray, light: np.ndarray) -> np.ndarray:
     pout = np.clip(pout, 0, lim).astype(int)
     step = light[pin[..., 1], pin[..., 0]].astype(np.float32) - light[pout[..., 1], pout[..., 0]]
     graded = np.clip(step / STRONG_STEP, 0, 1) * ok
+    if per_side:  # N × 4, NaN for a side wholly outside the frame
+        n = ok.sum(axis=2)
+        return np.where(n > 0, graded.sum(axis=2) / np.maximum(n, 1), np.nan)
     seen = ok.sum(axis=(1, 2))
     return np.where(seen > 0, graded.sum(axis=(1, 2)) / np.maximum(seen, 1), 0.0)
 
@@ -355,16 +375,19 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, seen: Survey,
     margins, lightest inside its sides against the outside; None when no quad holds such
     content."""
     checked, lines = seen.checked, seen.lines
-    good = [c for c in checked if c.content > 0 and c.worst >= MIN_MARGIN]
+    good = [c for c in checked if c.sheet_like]
     if max((c.edge * c.margin for c in good), default=0.0) < SURE_SHEET:
         # Where the tables are but a side may run past the sheet (over a paper it lies on, with
         # too faint a seam for a long line), each shorter line is tried as that side instead.
-        near = sorted((c for c in checked if c.content > 0), key=lambda c: -c.edge)[:4]
+        # Such a quad holds the tables' rows, but the paper beside the sheet blurs its column
+        # profile (content 0): ruled rows are enough to try its sides.
+        near = _distinct(sorted((c for c in checked if c.rows >= ROW_SHARP), key=lambda c: -c.edge),
+                         NEAR_SAME * max(gray.shape))[:4]
         trials = [q for c in near for q in _moved_sides(c.quad, lines, _bare_sides(c))]
         if trials:
             more = check_quads(gray, light, np.array([order(q) for q in trials], np.float32),
                                2 * max_checked)
-            good += [c for c in more if c.content > 0 and c.worst >= MIN_MARGIN]
+            good += [c for c in more if c.sheet_like]
     if not good:
         return None
     best = max(good, key=lambda c: c.edge * c.margin)
@@ -384,12 +407,27 @@ def check_quads(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_chec
         quad = quads[keep[i]]
         if any(np.abs(quad - c.quad).max() < 0.01 * max(gray.shape) for c in checked):
             continue
-        c = Candidate(quad, float(edges[i]), content_fit(gray, quad))
+        rows, cols = content_score(gray, quad)
+        c = Candidate(quad, float(edges[i]), _content(rows, cols), rows=rows)
         if c.content > 0:
             c.sides = tuple(margin_sides(gray, quad))
             c.margin, c.worst = float(np.mean(c.sides)), min(c.sides)
+            c.flattest = float(np.nanmin(edge_strength(quad[None], light, per_side=True)[0]))
         checked.append(c)
     return checked
+
+
+NEAR_SAME = 0.02
+"""Quads whose corners all lie within this share of the frame are one quad to try sides of."""
+
+
+def _distinct(cands: list[Candidate], tol: float) -> list[Candidate]:
+    """The candidates in order, each dropped that lies within tol of one kept before it."""
+    kept: list[Candidate] = []
+    for c in cands:
+        if not any(np.abs(c.quad - k.quad).max() < tol for k in kept):
+            kept.append(c)
+    return kept
 
 
 def _bare_sides(c: Candidate) -> tuple[int, ...]:
