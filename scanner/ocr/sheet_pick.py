@@ -34,9 +34,10 @@ fixture and sample photo: ≥ 0.245; the sheet and a paper touching it: 0.16).""
 COL_SHARP = 0.06
 """The same for the column profile (column rules): ~0.08–0.12 on a sheet, ≤ 0.05 when the quad
 also holds a paper beside the sheet."""
-MIN_MARGIN = 0.25
+MIN_MARGIN = 0.15
 """Share of each side's border band that must be blank paper (a hand or a card may cover much
-of a side; a side cut inside the sheet has next to none)."""
+of a side: a receipt over four fifths of one leaves 0.2; a side cut inside the sheet has next
+to none, and no brightness step either: FLAT_SIDE)."""
 SURE_SHEET = 0.8
 """edge × margin of a quad that needs no other side tried (a sheet on a dark table, its margins
 clear: ~0.85–0.95)."""
