@@ -208,3 +208,28 @@ def test_generated_cluttered_photos_read_whole(tmp_path, real_db, seed, sheet):
     assert res["silent"] == 0, res["errors"]
     assert res["missing"] == 0, res["missed"]
     assert res["correct"] >= res["lines"] - 1, res
+
+
+def test_a_quad_cut_above_the_lower_tables_is_a_part_of_the_sheet():
+    """The sample sheet photographed as photo-cluttered (seed 6 above): a quad whose bottom runs
+    just above the lower tables' grey header rows has blank margins all round and a brightness
+    step on every side (paper against the grey header), and scored above the whole sheet,
+    whose bottom margin a note and a receipt cover. Beyond its bottom side the tables go on
+    (rules along the side and square to it): it is a part of the sheet, and the sheet is
+    found."""
+    from scanner.ocr import sheet_pick
+    from scanner.ocr.page import search_page
+
+    src, corners = _sample_page()
+    w, h = 1800, int(1800 * 297 / 210)
+    m = cv2.getPerspectiveTransform(corners, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+    page = cv2.cvtColor(cv2.warpPerspective(src, m, (w, h), flags=cv2.INTER_CUBIC), cv2.COLOR_BGR2RGB)
+    rgb, dist = _clutter_scene()(page, np.random.default_rng(6),
+                                 {"long_side": (2600, 3000), "landscape": 0.0, "quality": (85, 85)})
+    img = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+    found, search = search_page(img)
+    assert _corner_error(found, {"distortions": {**dist, "frame": img.shape[1::-1]}}) < 0.01
+    sheet = order_corners(np.array(dist["page_corners"], np.float32)) * search.scale
+    parts = [c for c in search.surveyed().checked if c.content > 0 and c.worst >= sheet_pick.MIN_MARGIN
+             and c.flattest >= sheet_pick.FLAT_SIDE and cv2.contourArea(c.quad) < 0.8 * cv2.contourArea(sheet)]
+    assert parts and all(c.tables_beyond and not c.sheet_like for c in parts)

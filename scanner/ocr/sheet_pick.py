@@ -75,10 +75,15 @@ class Candidate:
     """edge_strength of its flattest side in the frame: next to 0 on a side cut inside the
     sheet (the same paper both sides of it)."""
 
+    tables_beyond: bool = False
+    """Ruled tables go on past one of its sides (`rules_beyond`): a part of the sheet."""
+
     @property
     def sheet_like(self) -> bool:
-        """Ruled tables, a blank margin along every side, a brightness step along every side."""
-        return self.content > 0 and self.worst >= MIN_MARGIN and self.flattest >= FLAT_SIDE
+        """Ruled tables, a blank margin along every side, a brightness step along every side,
+        and no tables beyond one."""
+        return (self.content > 0 and self.worst >= MIN_MARGIN and self.flattest >= FLAT_SIDE
+                and not self.tables_beyond)
 
 
 def _profile_sharpness(p: np.ndarray) -> float:
@@ -111,6 +116,54 @@ def content_score(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
     rows = ink[:, int(0.08 * CONTENT_W):int(0.92 * CONTENT_W)].mean(axis=1)
     cols = ink[int(0.1 * CONTENT_H):int(0.9 * CONTENT_H), :].mean(axis=0)
     return _profile_sharpness(rows), _profile_sharpness(cols)
+
+
+BEYOND = (0.03, 0.15)
+"""The band looked at beyond each side, as shares of the quad's size across it (from 3 %: a
+side found a little inside the sheet has the sheet's own edge just beyond it)."""
+
+
+BEYOND_ROWS, BEYOND_COLS = 0.2, 0.09
+"""Both sharpnesses of `rules_beyond` at or above these on one side: the tables go on there
+(a quad cut above the lower tables' grey header rows: 0.25, 0.11). Beyond the sides of 56
+generated sheets, other papers and lined notes included: never both (rows / 0.2 and
+cols / 0.09 at most 0.91 on one side)."""
+
+
+def rules_beyond(gray: np.ndarray, quad: np.ndarray) -> list[tuple[float, float]]:
+    """For each side of the quad (as `quad_sides`): the sharpness of the ink profiles of a band
+    just outside it, of lines parallel to the side (rows) and square to it (columns). A quad
+    cut inside the sheet has the sheet's own tables there, both; a sheet's side has a table,
+    a hand or another paper (a lined note: rows only)."""
+    tl, tr, br, bl = quad
+    w = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
+    h = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
+    turned = bool(w > h * 1.15)
+    q = np.array([bl, tl, tr, br], np.float32) if turned else quad.astype(np.float32)
+    dst = np.float32([[0, 0], [CONTENT_W, 0], [CONTENT_W, CONTENT_H], [0, CONTENT_H]])
+    m = cv2.getPerspectiveTransform(q, dst)
+    a, b = BEYOND
+    bw, bh = int((b - a) * CONTENT_W), int((b - a) * CONTENT_H)
+    ow, oh = int(b * CONTENT_W), int(b * CONTENT_H)
+    out = []
+    # top, left, bottom, right of the upright quad: a shift puts the band at the origin.
+    for dx, dy, size, across in ((0, oh, (CONTENT_W, bh), 1), (ow, 0, (bw, CONTENT_H), 0),
+                                 (0, -int((1 + a) * CONTENT_H), (CONTENT_W, bh), 1),
+                                 (-int((1 + a) * CONTENT_W), 0, (bw, CONTENT_H), 0)):
+        shift = np.float64([[1, 0, dx], [0, 1, dy], [0, 0, 1]])
+        g = cv2.warpPerspective(gray, shift @ m, size, flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)
+        paper = cv2.blur(cv2.dilate(g, np.ones((7, 7), np.uint8)), (15, 15))
+        ink = cv2.subtract(paper, g).astype(np.float32)
+        n = ink.shape[across]
+        mid = ink[:, int(0.1 * n):int(0.9 * n)] if across == 1 else ink[int(0.1 * n):int(0.9 * n), :]
+        # Lines parallel to the side (rows) and square to it (the tables' column rules).
+        out.append((_profile_sharpness(mid.mean(axis=across)), _profile_sharpness(ink.mean(axis=1 - across))))
+    order = (3, 2, 1, 0) if turned else (0, 3, 2, 1)
+    res: list = [0.0] * 4
+    for v, s in zip(out, order):
+        res[s] = v
+    return res
 
 
 MARGIN_BAND = (0.006, 0.025)
@@ -414,6 +467,7 @@ def check_quads(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_chec
             c.sides = tuple(margin_sides(gray, quad))
             c.margin, c.worst = float(np.mean(c.sides)), min(c.sides)
             c.flattest = float(np.nanmin(edge_strength(quad[None], light, per_side=True)[0]))
+            c.tables_beyond = any(r >= BEYOND_ROWS and k >= BEYOND_COLS for r, k in rules_beyond(gray, quad))
         checked.append(c)
     return checked
 
