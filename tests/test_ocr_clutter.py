@@ -189,12 +189,12 @@ def test_a_paper_over_most_of_a_margin_and_a_quad_cut_between_the_tables(tmp_pat
     assert any(o["relation"] == "on-margin" and o["side"] == "bottom" for o in truth["distortions"]["others"])
     found, search = search_page(load_image(path))
     assert _corner_error(found, truth) < 0.01
-    # The cut quad (a part of the sheet) is among those checked, with tables and margins: only
-    # its flat side keeps it from being the sheet.
-    sheet = order_corners(np.array(truth["distortions"]["page_corners"], np.float32)) * search.scale
-    cut = [c for c in search.surveyed().checked if c.content > 0 and c.worst >= sheet_pick.MIN_MARGIN
-           and cv2.contourArea(c.quad) < 0.8 * cv2.contourArea(sheet)]
-    assert cut and all(c.flattest < sheet_pick.FLAT_SIDE and not c.sheet_like for c in cut)
+    # The cut quad (the sheet down to the gap; taken before these rules) has tables and
+    # margins; its flat side and the tables going on past it say it is a part of the sheet.
+    cut = np.float32([[341, 1279], [1573, 1057], [1831, 2238], [440, 2461]]) * search.scale
+    (c,) = sheet_pick.check_quads(search.gray, search.light, cut[None], 1)
+    assert c.content > 0 and c.worst >= sheet_pick.MIN_MARGIN
+    assert c.flattest < sheet_pick.FLAT_SIDE and c.tables_beyond and not c.sheet_like
 
 
 @pytest.mark.slow
@@ -233,3 +233,13 @@ def test_a_quad_cut_above_the_lower_tables_is_a_part_of_the_sheet():
     parts = [c for c in search.surveyed().checked if c.content > 0 and c.worst >= sheet_pick.MIN_MARGIN
              and c.flattest >= sheet_pick.FLAT_SIDE and cv2.contourArea(c.quad) < 0.8 * cv2.contourArea(sheet)]
     assert parts and all(c.tables_beyond and not c.sheet_like for c in parts)
+
+
+def test_a_near_twin_of_a_checked_quad_is_checked_too(tmp_path, real_db):
+    """make_photos seed 7575, sheet 02 (held out; its loss, 31/31 → not a deck sheet, showed
+    this): the whole sheet's quad and a twin 4 px off, its left side on the monster table's
+    outer rule (no blank margin), measured in the same corner order, were one quad to check
+    (1 % of the frame): the twin came first, the sheet was never checked, and no quad was
+    left. Twins are now told apart down to 0.4 %."""
+    path, truth = _generated(tmp_path, real_db, 7575, 2)
+    assert _corner_error(find_page(load_image(path)), truth) < 0.01

@@ -448,6 +448,12 @@ def pick_sheet(gray: np.ndarray, light: np.ndarray, seen: Survey,
     return replace(best, quad=order(best.quad))
 
 
+SAME_CHECKED = 0.004
+"""Quads whose corners all lie within this share of the frame are checked once. Not more: the
+margin band is 2–8 px wide on the ~800 px copy, and a twin 4 px off (its side on a table's
+outer rule) has none where the other has one."""
+
+
 def check_quads(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_checked: int) -> list[Candidate]:
     """Content (and, where there is content, margins) of the quads with the strongest edges."""
     if not len(quads):
@@ -459,7 +465,7 @@ def check_quads(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_chec
         if len(checked) >= max_checked or edges[i] < MIN_EDGE:
             break
         quad = quads[keep[i]]
-        if any(np.abs(quad - c.quad).max() < 0.01 * max(gray.shape) for c in checked):
+        if any(np.abs(quad - c.quad).max() < SAME_CHECKED * max(gray.shape) for c in checked):
             continue
         rows, cols = content_score(gray, quad)
         c = Candidate(quad, float(edges[i]), _content(rows, cols), rows=rows)
