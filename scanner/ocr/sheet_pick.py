@@ -7,13 +7,18 @@ does not hold ruled tables square to its sides (`content_fit`), `pick_sheet` loo
 - candidates: the region outlines' quads, plus quads bounded by four straight brightness
   steps (`edge_lines`: LSD segments merged into lines; `line_quads`): a sheet side stays a
   line where a paper touches it or covers part of it, while a region outline runs round both;
-- a candidate must hold ruled tables (`content_fit`: sharp row and column profiles of its ink,
-  warped upright) and blank margins along its sides (`margin_fit`: a quad reaching past the
-  sheet has table or another paper's print there, one cut inside it has rules and text);
+- a candidate (its corners in warp_page's order, so it is measured upright) must hold ruled
+  tables (`content_fit`: sharp row and column profiles of its ink) and blank margins along
+  its sides (`margin_sides`: a quad reaching past the sheet has table or another paper's
+  print there, one cut inside it has rules and text); a quad cut inside the sheet is also
+  told by a side with no brightness step (`FLAT_SIDE`) or the tables going on past a side
+  (`rules_beyond`);
 - of those, the one most lighter inside than outside along its sides (`edge_strength`) with
   the clearest margins wins; when none is sure, each shorter line is tried in place of a side
-  (a seam with a paper under the sheet is often a short, faint line).
-Everything runs on the ~800 px copy `find_page` already made; None when nothing holds tables.
+  (a seam with a paper under the sheet is often a short, faint line), and a side with no
+  blank margin (on a table's outer rule, the margin under a paper) is tried further out.
+Everything runs on the ~800 px copy `find_page` already made (`survey` keeps what it saw for
+`page_alternatives`); None when nothing holds tables.
 """
 from __future__ import annotations
 
