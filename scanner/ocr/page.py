@@ -21,7 +21,7 @@ from scanner.errors import UnreadableInput
 from scanner.inputs.image_header import decode_heif, is_heif, probe_image
 from scanner.inputs.limits import MAX_PIXELS  # noqa: F401  (re-exported: its old home)
 from scanner.ocr.order_stats import percentile
-from scanner.ocr.sheet_pick import ROW_SHARP_SURE, content_fit, pick_sheet
+from scanner.ocr.sheet_pick import ROW_SHARP_SURE, Survey, content_fit, pick_sheet, survey
 
 log = logging.getLogger("decksheet.ocr")
 
@@ -42,6 +42,8 @@ class PageImage:
     """Page corners found in the source image (TL, TR, BR, BL), None when the image is the page."""
     skew_deg: float = 0.0
     notes: list[str] = field(default_factory=list)
+    search: PageSearch | None = None
+    """What `find_page` looked at (None for a scan or corners given): other quads to try."""
 
 
 def load_image(path: Path) -> np.ndarray:
@@ -322,12 +324,39 @@ EDGE_BAND = 0.012
 there would pass for a rule (and darken the contrast stretch); the sheet's margins are wider."""
 
 
+@dataclass
+class PageSearch:
+    """What `find_page` made on its ~800 px copy of the photo, kept with the page: when the grid
+    misses tables, `page_alternatives` takes other quads from it instead of making it again."""
+
+    scale: float
+    """Copy pixels per photo pixel."""
+    gray: np.ndarray
+    light: np.ndarray
+    """Lab L of the blurred copy."""
+    quads: list[np.ndarray]
+    """The paper masks' region outlines."""
+    seen: Survey | None = None
+    """Edge lines and checked quads, when the sheet had to be picked among them."""
+
+    def surveyed(self) -> Survey:
+        if self.seen is None:
+            self.seen = survey(self.gray, self.light, self.quads, order_corners)
+        return self.seen
+
+
 def find_page(img: np.ndarray) -> np.ndarray | None:
     """Corners (TL, TR, BR, BL) of the paper in a photo, or None when the paper fills the frame
-    (a scan) or no page-like quad is found. Candidate quads come from several paper masks
-    (thresholds of brightness and colour, a watershed over the gradient); the one with the
-    most page-like outline wins when it holds ruled tables. Otherwise (other papers around the
-    sheet) `sheet_pick` chooses the quad holding them, or the best outline stays."""
+    (a scan) or no page-like quad is found (`search_page` without what it looked at)."""
+    return search_page(img)[0]
+
+
+def search_page(img: np.ndarray) -> tuple[np.ndarray | None, PageSearch]:
+    """Corners (TL, TR, BR, BL) of the paper in a photo (None as for `find_page`), and what was
+    looked at. Candidate quads come from several paper masks (thresholds of brightness and
+    colour, a watershed over the gradient); the one with the most page-like outline wins when
+    it holds ruled tables. Otherwise (other papers around the sheet) `sheet_pick` chooses the
+    quad holding them, or the best outline stays."""
     h, w = img.shape[:2]
     scale = 800.0 / max(h, w)
     small = cv2.resize(img, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
@@ -343,18 +372,19 @@ def find_page(img: np.ndarray) -> np.ndarray | None:
             quads.append(quad)
             if best is None or score > best[0]:
                 best = (score, quad)
+    search = PageSearch(scale, gray, light, quads)
     # On a plain background the best outline is the sheet. Among other papers it may be another
     # paper, or the sheet and a paper together: then the sheet is the quad holding ruled tables.
     if (best is None or best[0] < PAGE_MIN_SCORE
             or content_fit(gray, best[1], min_rows=ROW_SHARP_SURE) == 0.0):
-        picked = pick_sheet(gray, light, quads, order_corners)
+        picked = pick_sheet(gray, light, search.surveyed(), order_corners)
         if picked is not None:
             log.debug("page: the quad holding the tables (edge %.2f, margin %.2f)",
                       picked.edge, picked.margin)
             best = (1.0, picked.quad)
     if best is None or best[0] < PAGE_MIN_SCORE:
-        return None
-    return refine_corners(img, (best[1] / scale).astype(np.float32))
+        return None, search
+    return refine_corners(img, (best[1] / scale).astype(np.float32)), search
 
 
 def refine_corners(img: np.ndarray, corners: np.ndarray) -> np.ndarray:
@@ -496,8 +526,9 @@ def image_to_page(img: np.ndarray, *, is_scan: bool = False,
     """The whole page stage: find, warp, flatten, deskew (`corners`: a quad to use instead of
     the one `find_page` would choose)."""
     notes: list[str] = []
-    if corners is None:
-        corners = None if is_scan else find_page(img)
+    search = None
+    if corners is None and not is_scan:
+        corners, search = search_page(img)
     notes.append("page: whole image" if corners is None else "page: quad found")
     color = warp_page(img, corners)
     if corners is not None:
@@ -515,4 +546,5 @@ def image_to_page(img: np.ndarray, *, is_scan: bool = False,
     if abs(lean) >= 0.1:
         gray, color = shear(gray, lean), shear(color, lean)
         notes.append(f"shear {lean:.2f}°")
-    return PageImage(gray=gray, color=color, corners=corners, skew_deg=total, notes=notes)
+    return PageImage(gray=gray, color=color, corners=corners, skew_deg=total, notes=notes,
+                     search=search)

@@ -140,7 +140,7 @@ def locate(img: np.ndarray, is_scan: bool) -> Located:
     form = _as_form(page)
     if form is not None:
         return form
-    if not is_scan and page.corners is not None:
+    if page.search is not None and page.corners is not None:
         got = _other_quads(img, got)
         if all(c in got.found for c in MAIN):
             return got
@@ -160,7 +160,9 @@ def _other_quads(img: np.ndarray, got: Located) -> Located:
     """Among other papers the chosen quad may be drawn on one table's own rules (the sheet's
     real sides hidden under a card and a note): the grid then misses tables. The other quads
     holding ruled content are tried; the one whose grid finds the most tables stays."""
-    for corners in alternative_corners(img, got.page.corners):
+    if got.page.search is None:
+        return got
+    for corners in alternative_corners(got.page.search, got.page.corners):
         page = image_to_page(img, corners=corners)
         grid = page_to_grid(page.gray)
         alt = Located(page, grid, _tables_found(grid))

@@ -7,18 +7,23 @@ does not hold ruled tables square to its sides (`content_fit`), `pick_sheet` loo
 - candidates: the region outlines' quads, plus quads bounded by four straight brightness
   steps (`edge_lines`: LSD segments merged into lines; `line_quads`): a sheet side stays a
   line where a paper touches it or covers part of it, while a region outline runs round both;
-- a candidate must hold ruled tables (`content_fit`: sharp row and column profiles of its ink,
-  warped upright) and blank margins along its sides (`margin_fit`: a quad reaching past the
-  sheet has table or another paper's print there, one cut inside it has rules and text);
+- a candidate (its corners in warp_page's order, so it is measured upright) must hold ruled
+  tables (`content_fit`: sharp row and column profiles of its ink) and blank margins along
+  its sides (`margin_sides`: a quad reaching past the sheet has table or another paper's
+  print there, one cut inside it has rules and text); a quad cut inside the sheet is also
+  told by a side with no brightness step (`FLAT_SIDE`) or the tables going on past a side
+  (`rules_beyond`);
 - of those, the one most lighter inside than outside along its sides (`edge_strength`) with
   the clearest margins wins; when none is sure, each shorter line is tried in place of a side
-  (a seam with a paper under the sheet is often a short, faint line).
-Everything runs on the ~800 px copy `find_page` already made; None when nothing holds tables.
+  (a seam with a paper under the sheet is often a short, faint line), and a side with no
+  blank margin (on a table's outer rule, the margin under a paper) is tried further out.
+Everything runs on the ~800 px copy `find_page` already made (`survey` keeps what it saw for
+`page_alternatives`); None when nothing holds tables.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -34,9 +39,10 @@ fixture and sample photo: ≥ 0.245; the sheet and a paper touching it: 0.16).""
 COL_SHARP = 0.06
 """The same for the column profile (column rules): ~0.08–0.12 on a sheet, ≤ 0.05 when the quad
 also holds a paper beside the sheet."""
-MIN_MARGIN = 0.25
+MIN_MARGIN = 0.15
 """Share of each side's border band that must be blank paper (a hand or a card may cover much
-of a side; a side cut inside the sheet has next to none)."""
+of a side: a receipt over four fifths of one leaves 0.2; a side cut inside the sheet has next
+to none, and no brightness step either: FLAT_SIDE)."""
 SURE_SHEET = 0.8
 """edge × margin of a quad that needs no other side tried (a sheet on a dark table, its margins
 clear: ~0.85–0.95)."""
@@ -46,6 +52,10 @@ MAX_SEGMENTS = 200
 """Longest segments merged into lines (the rest are short bits of text)."""
 SEAM_STEP = 20.0
 """Below this step a line may be the seam between the sheet and a paper under it."""
+FLAT_SIDE = 0.08
+"""edge_strength of one side below which it runs over paper, not along the sheet's edge: a quad
+cut inside the sheet (in the blank gap between its main and lower tables) scores ~0.04 there;
+a sheet's own side scores ≥ 0.14 even where papers touch it or lie on its margin."""
 MIN_EDGE = 0.3
 """edge_strength below which a quad is not worth a look (a sheet scores ~0.6 with a side
 against a paper, ~0.8–0.9 on a dark table)."""
@@ -62,6 +72,23 @@ class Candidate:
     """margin_fit: share of its border band that is blank paper (mean of the sides)."""
     worst: float = 0.0
     """The same on its worst side."""
+    sides: tuple[float, ...] = ()
+    """margin_sides: the share of each side (as `quad_sides`)."""
+    rows: float = 0.0
+    """Row sharpness (content_score): ruled rows square to its top and bottom."""
+    flattest: float = 1.0
+    """edge_strength of its flattest side in the frame: next to 0 on a side cut inside the
+    sheet (the same paper both sides of it)."""
+
+    tables_beyond: bool = False
+    """Ruled tables go on past one of its sides (`rules_beyond`): a part of the sheet."""
+
+    @property
+    def sheet_like(self) -> bool:
+        """Ruled tables, a blank margin along every side, a brightness step along every side,
+        and no tables beyond one."""
+        return (self.content > 0 and self.worst >= MIN_MARGIN and self.flattest >= FLAT_SIDE
+                and not self.tables_beyond)
 
 
 def _profile_sharpness(p: np.ndarray) -> float:
@@ -70,17 +97,20 @@ def _profile_sharpness(p: np.ndarray) -> float:
     return float(np.clip(p - base, 0, None).sum() / (p.sum() + 1e-6))
 
 
-def _upright(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The quad (TL, TR, BR, BL) warped to CONTENT_W × CONTENT_H, stood up as warp_page does."""
+def _upright(gray: np.ndarray, quad: np.ndarray, with_turn: bool = False):
+    """The quad (TL, TR, BR, BL) warped to CONTENT_W × CONTENT_H, stood up as warp_page does
+    (`with_turn`: and whether it was turned, its side BL→TL becoming the top)."""
     tl, tr, br, bl = quad
     w = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
     h = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
-    if w > h * 1.15:
+    turned = bool(w > h * 1.15)
+    if turned:
         quad = np.array([bl, tl, tr, br], np.float32)
     dst = np.float32([[0, 0], [CONTENT_W, 0], [CONTENT_W, CONTENT_H], [0, CONTENT_H]])
     m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
-    return cv2.warpPerspective(gray, m, (CONTENT_W, CONTENT_H), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
+    out = cv2.warpPerspective(gray, m, (CONTENT_W, CONTENT_H), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    return (out, turned) if with_turn else out
 
 
 def content_score(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
@@ -93,20 +123,69 @@ def content_score(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
     return _profile_sharpness(rows), _profile_sharpness(cols)
 
 
+BEYOND = (0.03, 0.15)
+"""The band looked at beyond each side, as shares of the quad's size across it (from 3 %: a
+side found a little inside the sheet has the sheet's own edge just beyond it)."""
+
+
+BEYOND_ROWS, BEYOND_COLS = 0.2, 0.09
+"""Both sharpnesses of `rules_beyond` at or above these on one side: the tables go on there
+(a quad cut above the lower tables' grey header rows: 0.25, 0.11). Beyond the sides of 56
+generated sheets, other papers and lined notes included: never both (rows / 0.2 and
+cols / 0.09 at most 0.91 on one side)."""
+
+
+def rules_beyond(gray: np.ndarray, quad: np.ndarray) -> list[tuple[float, float]]:
+    """For each side of the quad (as `quad_sides`): the sharpness of the ink profiles of a band
+    just outside it, of lines parallel to the side (rows) and square to it (columns). A quad
+    cut inside the sheet has the sheet's own tables there, both; a sheet's side has a table,
+    a hand or another paper (a lined note: rows only)."""
+    tl, tr, br, bl = quad
+    w = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
+    h = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
+    turned = bool(w > h * 1.15)
+    q = np.array([bl, tl, tr, br], np.float32) if turned else quad.astype(np.float32)
+    dst = np.float32([[0, 0], [CONTENT_W, 0], [CONTENT_W, CONTENT_H], [0, CONTENT_H]])
+    m = cv2.getPerspectiveTransform(q, dst)
+    a, b = BEYOND
+    bw, bh = int((b - a) * CONTENT_W), int((b - a) * CONTENT_H)
+    ow, oh = int(b * CONTENT_W), int(b * CONTENT_H)
+    out = []
+    # top, left, bottom, right of the upright quad: a shift puts the band at the origin.
+    for dx, dy, size, across in ((0, oh, (CONTENT_W, bh), 1), (ow, 0, (bw, CONTENT_H), 0),
+                                 (0, -int((1 + a) * CONTENT_H), (CONTENT_W, bh), 1),
+                                 (-int((1 + a) * CONTENT_W), 0, (bw, CONTENT_H), 0)):
+        shift = np.float64([[1, 0, dx], [0, 1, dy], [0, 0, 1]])
+        g = cv2.warpPerspective(gray, shift @ m, size, flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)
+        paper = cv2.blur(cv2.dilate(g, np.ones((7, 7), np.uint8)), (15, 15))
+        ink = cv2.subtract(paper, g).astype(np.float32)
+        n = ink.shape[across]
+        mid = ink[:, int(0.1 * n):int(0.9 * n)] if across == 1 else ink[int(0.1 * n):int(0.9 * n), :]
+        # Lines parallel to the side (rows) and square to it (the tables' column rules).
+        out.append((_profile_sharpness(mid.mean(axis=across)), _profile_sharpness(ink.mean(axis=1 - across))))
+    order = (3, 2, 1, 0) if turned else (0, 3, 2, 1)
+    res: list = [0.0] * 4
+    for v, s in zip(out, order):
+        res[s] = v
+    return res
+
+
 MARGIN_BAND = (0.006, 0.025)
 """Where a sheet's blank margin is sure to be, as shares of the page size from each side."""
 MARGIN_INK = 0.8
 """A margin pixel darker than this share of the paper near it is print (or not paper)."""
 
 
-def margin_fit(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
-    """(mean, worst) over the quad's four sides of the share of its border band that is blank
-    paper: a sheet has a margin all round. A quad reaching past the sheet has table or another
-    paper's print there; one cut inside the sheet (on a rule, or the gap between its tables)
-    has text and column rules there on the cut side. A paper or a hand on the margin covers
-    part of a side. Each side is cut into chunks, each judged against the paper just inside it
-    (light falls unevenly)."""
-    g = _upright(gray, quad).astype(np.float32)
+def margin_sides(gray: np.ndarray, quad: np.ndarray) -> list[float]:
+    """For each side of the quad (side s from corner s to s + 1, as `quad_sides`), the share of
+    its border band that is blank paper: a sheet has a margin all round. A quad reaching past
+    the sheet has table or another paper's print there; one cut inside the sheet (on a rule, or
+    the gap between its tables) has text and column rules there on the cut side. A paper or a
+    hand on the margin covers part of a side. Each side is cut into chunks, each judged against
+    the paper just inside it (light falls unevenly)."""
+    g, turned = _upright(gray, quad, with_turn=True)
+    g = g.astype(np.float32)
     a, b = MARGIN_BAND
     shares = []
     for side in (g, g.T, g[::-1], g.T[::-1]):  # top, left, bottom, right: row 0 on the side
@@ -117,12 +196,26 @@ def margin_fit(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
         dark = (band < MARGIN_INK * ref).mean(axis=0)
         chunks = dark[:m - m % 10].reshape(10, -1).mean(axis=1)
         shares.append(float((chunks < 0.03).mean()))
+    # The upright page's top, left, bottom, right are these sides of the quad as given.
+    order = (3, 2, 1, 0) if turned else (0, 3, 2, 1)
+    out = [0.0] * 4
+    for share, s in zip(shares, order):
+        out[s] = share
+    return out
+
+
+def margin_fit(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
+    """(mean, worst) over the quad's four sides of `margin_sides`."""
+    shares = margin_sides(gray, quad)
     return float(np.mean(shares)), min(shares)
 
 
 def content_fit(gray: np.ndarray, quad: np.ndarray, min_rows: float = ROW_SHARP) -> float:
     """0 unless the quad holds ruled tables square to its sides; then up to 1."""
-    rows, cols = content_score(gray, quad)
+    return _content(*content_score(gray, quad), min_rows)
+
+
+def _content(rows: float, cols: float, min_rows: float = ROW_SHARP) -> float:
     if rows < min_rows or cols < COL_SHARP:
         return 0.0
     return min(1.0, rows / 0.32) * min(1.0, cols / 0.09)
@@ -132,7 +225,7 @@ STRONG_STEP = 30.0
 """Lab L step at which a side counts fully as the sheet's edge against a dark table."""
 
 
-def edge_strength(quads: np.ndarray, light: np.ndarray) -> np.ndarray:
+def edge_strength(quads: np.ndarray, light: np.ndarray, per_side: bool = False) -> np.ndarray:
     """For each quad (N × 4 × 2, any corner order round the quad): how much lighter it is just
     inside its sides than just outside, graded (0..1 per sample, STRONG_STEP or more = 1),
     averaged over the samples inside the frame. A sheet on a dark table scores near 1 along its
@@ -156,6 +249,9 @@ def edge_strength(quads: np.ndarray, light: np.ndarray) -> np.ndarray:
     pout = np.clip(pout, 0, lim).astype(int)
     step = light[pin[..., 1], pin[..., 0]].astype(np.float32) - light[pout[..., 1], pout[..., 0]]
     graded = np.clip(step / STRONG_STEP, 0, 1) * ok
+    if per_side:  # N × 4, NaN for a side wholly outside the frame
+        n = ok.sum(axis=2)
+        return np.where(n > 0, graded.sum(axis=2) / np.maximum(n, 1), np.nan)
     seen = ok.sum(axis=(1, 2))
     return np.where(seen > 0, graded.sum(axis=(1, 2)) / np.maximum(seen, 1), 0.0)
 
@@ -309,31 +405,58 @@ def line_quads(lines: list[Line], frame: tuple[int, int]) -> np.ndarray:
     return q[forward & inside].astype(np.float32)
 
 
-def pick_sheet(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray],
-               order: Callable[[np.ndarray], np.ndarray], max_checked: int = 32) -> Candidate | None:
-    """The quad (among the candidates given and quads from edge lines) holding a deck sheet's
-    ruled content, with blank margins, lightest inside its sides against the outside; None when
-    no quad holds such content."""
+@dataclass
+class Survey:
+    """What the search saw on the ~800 px copy: the edge lines and the quads checked (region
+    outlines and line quads with the strongest edges, content and margins measured). Kept with
+    the page so `page_alternatives` need not make it again."""
+
+    lines: list[Line]
+    checked: list[Candidate]
+
+
+def survey(gray: np.ndarray, light: np.ndarray, candidates: list[np.ndarray],
+           order: Callable[[np.ndarray], np.ndarray], max_checked: int = 32) -> Survey:
+    """Edge lines and the checked quads: the candidates given and the quads of edge lines."""
     # The region outlines' sides join the edge lines: a seam with a paper under the sheet is
     # too faint a step for a line, but the outline of the sheet's other side may hold it.
     lines = edge_lines(gray, light, [ln for q in candidates for ln in quad_sides(q)])
-    arr = np.concatenate([np.array([order(q) for q in candidates], np.float32).reshape(-1, 4, 2),
-                          line_quads(side_lines(lines, gray.shape), gray.shape)])
-    checked = check_quads(gray, light, arr, max_checked)
-    good = [c for c in checked if c.content > 0 and c.worst >= MIN_MARGIN]
+    # Every quad in the order warp_page gives its corners, so its content is measured upright
+    # (a line quad walked from another corner stands sideways or upside down).
+    quads = list(candidates) + list(line_quads(side_lines(lines, gray.shape), gray.shape))
+    arr = np.array([order(q) for q in quads], np.float32).reshape(-1, 4, 2)
+    return Survey(lines, check_quads(gray, light, arr, max_checked))
+
+
+def pick_sheet(gray: np.ndarray, light: np.ndarray, seen: Survey,
+               order: Callable[[np.ndarray], np.ndarray], max_checked: int = 32) -> Candidate | None:
+    """The quad (among the surveyed ones) holding a deck sheet's ruled content, with blank
+    margins, lightest inside its sides against the outside; None when no quad holds such
+    content."""
+    checked, lines = seen.checked, seen.lines
+    good = [c for c in checked if c.sheet_like]
     if max((c.edge * c.margin for c in good), default=0.0) < SURE_SHEET:
         # Where the tables are but a side may run past the sheet (over a paper it lies on, with
         # too faint a seam for a long line), each shorter line is tried as that side instead.
-        near = sorted((c for c in checked if c.content > 0), key=lambda c: -c.edge)[:4]
-        trials = [q for c in near for q in _moved_sides(c.quad, lines)]
+        # Such a quad holds the tables' rows, but the paper beside the sheet blurs its column
+        # profile (content 0): ruled rows are enough to try its sides.
+        near = _distinct(sorted((c for c in checked if c.rows >= ROW_SHARP), key=lambda c: -c.edge),
+                         NEAR_SAME * max(gray.shape))[:4]
+        trials = [q for c in near for q in _moved_sides(c.quad, lines, _bare_sides(c))]
         if trials:
-            more = check_quads(gray, light, np.array(trials, np.float32), 2 * max_checked)
-            good += [c for c in more if c.content > 0 and c.worst >= MIN_MARGIN]
+            more = check_quads(gray, light, np.array([order(q) for q in trials], np.float32),
+                               2 * max_checked)
+            good += [c for c in more if c.sheet_like]
     if not good:
         return None
     best = max(good, key=lambda c: c.edge * c.margin)
-    best.quad = order(best.quad)
-    return best
+    return replace(best, quad=order(best.quad))
+
+
+SAME_CHECKED = 0.004
+"""Quads whose corners all lie within this share of the frame are checked once. Not more: the
+margin band is 2–8 px wide on the ~800 px copy, and a twin 4 px off (its side on a table's
+outer rule) has none where the other has one."""
 
 
 def check_quads(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_checked: int) -> list[Candidate]:
@@ -347,18 +470,43 @@ def check_quads(gray: np.ndarray, light: np.ndarray, quads: np.ndarray, max_chec
         if len(checked) >= max_checked or edges[i] < MIN_EDGE:
             break
         quad = quads[keep[i]]
-        if any(np.abs(quad - c.quad).max() < 0.01 * max(gray.shape) for c in checked):
+        if any(np.abs(quad - c.quad).max() < SAME_CHECKED * max(gray.shape) for c in checked):
             continue
-        c = Candidate(quad, float(edges[i]), content_fit(gray, quad))
+        rows, cols = content_score(gray, quad)
+        c = Candidate(quad, float(edges[i]), _content(rows, cols), rows=rows)
         if c.content > 0:
-            c.margin, c.worst = margin_fit(gray, quad)
+            c.sides = tuple(margin_sides(gray, quad))
+            c.margin, c.worst = float(np.mean(c.sides)), min(c.sides)
+            c.flattest = float(np.nanmin(edge_strength(quad[None], light, per_side=True)[0]))
+            c.tables_beyond = any(r >= BEYOND_ROWS and k >= BEYOND_COLS for r, k in rules_beyond(gray, quad))
         checked.append(c)
     return checked
 
 
-def _moved_sides(quad: np.ndarray, lines: list[Line]) -> list[np.ndarray]:
+NEAR_SAME = 0.02
+"""Quads whose corners all lie within this share of the frame are one quad to try sides of."""
+
+
+def _distinct(cands: list[Candidate], tol: float) -> list[Candidate]:
+    """The candidates in order, each dropped that lies within tol of one kept before it."""
+    kept: list[Candidate] = []
+    for c in cands:
+        if not any(np.abs(c.quad - k.quad).max() < tol for k in kept):
+            kept.append(c)
+    return kept
+
+
+def _bare_sides(c: Candidate) -> tuple[int, ...]:
+    """Sides of a quad with ruled content that have no blank margin: a side stopped on a
+    table's outer rule (the sheet's edge beyond it hidden under a hand or a paper, or too
+    faint a step next to one) may move out to the sheet's edge."""
+    return tuple(s for s, share in enumerate(c.sides) if share < MIN_MARGIN)
+
+
+def _moved_sides(quad: np.ndarray, lines: list[Line], outward: tuple[int, ...] = ()) -> list[np.ndarray]:
     """The quad with one side replaced by a line within 15° of it that crosses the quad's inside
-    (between 2 % and 35 % of the way to the opposite side)."""
+    (between 2 % and 35 % of the way to the opposite side), or, for the sides in `outward`,
+    that lies as far outside it."""
     out = []
     sides = quad_sides(quad)
     for s in range(4):
@@ -370,7 +518,8 @@ def _moved_sides(quad: np.ndarray, lines: list[Line]) -> list[np.ndarray]:
                 continue
             # How far the line's middle lies inside, from this side towards the opposite one.
             inward = _perp(side.direction, ln.point - side.point)
-            if not 0.02 * span < inward < 0.35 * span:
+            if not (0.02 * span < inward < 0.35 * span
+                    or (s in outward and 0.02 * span < -inward < 0.35 * span)):
                 continue
             along = ln.direction if np.dot(ln.direction, side.direction) > 0 else -ln.direction
             moved = Line(ln.point, along, ln.length)
