@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import random
-import time
 import unicodedata
 
 import pytest
@@ -106,11 +105,12 @@ def test_every_name_of_the_database_is_found_exactly(real_db):
     assert len(twins) <= 2  # the card data README: only two keys collide, each one card
 
 
-def test_fuzzy_finds_real_names_with_one_wrong_jamo_fast(real_db):
+def test_fuzzy_finds_real_names_with_one_wrong_jamo(real_db):
+    # (Its speed, ms per lookup, is bench/bench_resolver.py's to measure: a timed assert fails
+    # on a busy machine and proves nothing on an idle one.)
     rng = random.Random(3)
     cards = rng.sample(sorted(real_db.cards.values(), key=lambda c: c.card_id), 300)
     ok = 0
-    t = time.perf_counter()
     for card in cards:
         d = list(unicodedata.normalize("NFD", card.name))
         hangul = [i for i, ch in enumerate(d) if "\u1161" <= ch <= "\u1175"]  # vowels
@@ -119,9 +119,7 @@ def test_fuzzy_finds_real_names_with_one_wrong_jamo_fast(real_db):
         noisy = unicodedata.normalize("NFC", "".join(d))
         found = real_db.search(noisy, limit=3)
         ok += bool(found) and found[0].card.name == card.name
-    per_lookup_ms = (time.perf_counter() - t) * 1000 / len(cards)
     assert ok >= 0.95 * len(cards)
-    assert per_lookup_ms < 5.0  # ~0.3 ms measured; loose for busy CI machines
 
 
 @pytest.mark.parametrize("read, wrong", [
