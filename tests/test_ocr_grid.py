@@ -194,8 +194,8 @@ def test_lean_profiles_are_the_sheared_masks_column_sums(sample_page):
     """`_upright_profile` sums runs of rows moved sideways instead of warping the mask per lean:
     at every lean its column sums are those of the mask sheared by a nearest-neighbour warp,
     on the page's own vertical-rule mask (whole and cut into table-like boxes) and on noise."""
-    from scanner.ocr.grid import (TABLE_LEAN_DEG, _row_shifts, _sheared_sums, _upright_profile,
-                                  line_masks)
+    from scanner.ocr.grid import (TABLE_LEAN_DEG, _row_shifts, _shift_changes, _sheared_sums,
+                                  _upright_profile, line_masks)
     gray, _ = sample_page
     _, _, vert = line_masks(gray)
     rng = np.random.default_rng(7)
@@ -212,9 +212,10 @@ def test_lean_profiles_are_the_sheared_masks_column_sums(sample_page):
             m = np.float32([[1, -k, k * h / 2], [0, 1, 0]])
             want = cv2.reduce(cv2.warpAffine(mask, m, (w, h), flags=cv2.INTER_NEAREST), 0,
                               cv2.REDUCE_SUM, dtype=cv2.CV_32F).ravel()
-            cuts = np.unique(np.concatenate([[0, h], np.flatnonzero(np.diff(_row_shifts(h, k))) + 1]))
+            shifts = _row_shifts(h, k)
+            cuts = np.unique(np.concatenate([[0, h], _shift_changes(shifts)]))
             cum = np.diff(cv2.integral(mask)[cuts], axis=1)
-            got = _sheared_sums(cum, {int(c): i for i, c in enumerate(cuts)}, _row_shifts(h, k))
+            got = _sheared_sums(cum, {int(c): i for i, c in enumerate(cuts)}, shifts, _shift_changes(shifts))
             assert np.array_equal(got, want), (mask.shape, deg)
     # A rule leaning 1° over a tall box is found upright at the nearest lean step (1°).
     box = np.zeros((900, 200), np.uint8)

@@ -266,9 +266,10 @@ def _on_pitch(lines: list[tuple[int, float]]) -> list[tuple[int, float]]:
     if len(strong) < 4:
         return lines
     pitch = float(np.median(np.diff(strong)))
+    # distance of each line to its nearest strong one (a page has ~40 lines a table)
+    nearest = np.abs(np.subtract.outer([p for p, _ in lines], strong)).min(axis=1).tolist()
     out = []
-    for p, v in lines:
-        d = min(abs(p - q) for q in strong)
+    for (p, v), d in zip(lines, nearest):
         if d == 0 or (d >= 0.7 * pitch and abs(d / pitch - round(d / pitch)) * pitch < 0.15 * pitch):
             out.append((p, v))
     return out
@@ -287,12 +288,19 @@ def _row_shifts(h: int, k: float) -> np.ndarray:
     return np.rint(k32 * np.arange(h) - c32).astype(np.int64)
 
 
-def _sheared_sums(cum: np.ndarray, at: dict[int, int], shifts: np.ndarray) -> np.ndarray:
+def _shift_changes(shifts: np.ndarray) -> np.ndarray:
+    """The rows where the shift differs from the row above."""
+    return np.flatnonzero(np.diff(shifts)) + 1
+
+
+def _sheared_sums(cum: np.ndarray, at: dict[int, int], shifts: np.ndarray, changes: np.ndarray
+                  ) -> np.ndarray:
     """Column sums (float32) of a mask with row y moved left by shifts[y]: each run of rows
-    sharing a shift adds its column sums (`cum[at[b]] − cum[at[a]]`, rows a..b−1) once, moved.
-    Pixels moved past either side fall off, as in a warp with a blank border."""
+    sharing a shift (`changes` start the runs after the first) adds its column sums
+    (`cum[at[b]] − cum[at[a]]`, rows a..b−1) once, moved. Pixels moved past either side fall
+    off, as in a warp with a blank border."""
     h, w = len(shifts), cum.shape[1]
-    change = (np.flatnonzero(np.diff(shifts)) + 1).tolist()
+    change = changes.tolist()
     acc = np.zeros(w, np.int32)
     for a, b in zip([0] + change, change + [h]):
         sh, part = int(shifts[a]), cum[at[b]] - cum[at[a]]
@@ -315,12 +323,13 @@ def _upright_profile(vsub: np.ndarray) -> tuple[np.ndarray, float]:
     h, w = vsub.shape
     leans = [float(np.tan(np.radians(deg))) for deg in np.arange(-TABLE_LEAN_DEG, TABLE_LEAN_DEG + 1e-6, 0.25)]
     shifts = [_row_shifts(h, k) if k else None for k in leans]
-    cuts = np.unique(np.concatenate([[0, h]] + [np.flatnonzero(np.diff(s)) + 1 for s in shifts if s is not None]))
+    changes = [_shift_changes(s) if s is not None else None for s in shifts]
+    cuts = np.unique(np.concatenate([[0, h]] + [c for c in changes if c is not None]))
     cum = np.diff(cv2.integral(vsub)[cuts], axis=1)  # cum[i]: column sums of rows above cuts[i]
     at = {int(c): i for i, c in enumerate(cuts)}
     best, best_k, best_score = cum[-1].astype(np.float32), 0.0, None
-    for k, s in zip(leans, shifts):
-        prof = cum[-1].astype(np.float32) if s is None else _sheared_sums(cum, at, s)
+    for k, s, c in zip(leans, shifts, changes):
+        prof = cum[-1].astype(np.float32) if s is None else _sheared_sums(cum, at, s, c)
         score = float(np.square(prof).sum()) * (1.0 if s is None else 0.98)
         if best_score is None or score > best_score:
             best, best_k, best_score = prof, k, score
