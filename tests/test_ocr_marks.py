@@ -72,7 +72,7 @@ def test_strike_gate_skips_the_hough_transform_only_where_no_strike_can_be(monke
     photos = Path(__file__).resolve().parent.parent / "samples" / "photos"
     rows = [(gray, bgr) for *_, bgr, gray, _, _, _, _, _, _ in real_cases(photos)]
     rows += [(g, b) for kind, seed in (("struck", 31), ("printed", 32)) for g, b, _ in _rows(kind, 15, seed)]
-    gated, skipped = [], []
+    skipped: list[bool] = []
     real_gate = marks.strike_room
     monkeypatch.setattr(marks, "strike_room", lambda ink: skipped.append(not real_gate(ink)) or real_gate(ink))
     gated = [row_marks(g, b) for g, b in rows]
