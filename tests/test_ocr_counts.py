@@ -217,3 +217,23 @@ def test_the_arc_and_the_foot_of_a_2_are_not_a_double_dash():
     cell[15:15 + glyph.shape[0], 39:39 + glyph.shape[1]][glyph] = 40
     got = read_count_cell(cell)
     assert got.value == 2 and not got.struck and got.confidence >= 0.5, got
+
+
+def test_template_distances_are_numpys_norms():
+    """The blockwise distances to the digit templates are exactly numpy's norms of the
+    differences (the nearest templates and their order decide a count), for the glyphs of
+    synthetic printed, hand-written and struck cells."""
+    from scanner.ocr.counts import (H_NORM, MIN_GLYPH_H, binarize_cell, drop_rule_remnants,
+                                    glyph_features, group_components, normalise,
+                                    template_distances)
+    templates = load_templates()
+    glyphs = []
+    for kind, seed in (("printed", 41), ("hand", 42), ("struck-only", 43)):
+        for g, _, _ in _cells(kind, 10, seed):
+            ink = drop_rule_remnants(binarize_cell(normalise(g)))
+            glyphs += group_components(ink, MIN_GLYPH_H * H_NORM)
+    assert len(glyphs) >= 25
+    for g in glyphs:
+        f = glyph_features(g.mask)
+        assert np.array_equal(template_distances(templates.features, f),
+                              np.linalg.norm(templates.features - f, axis=1))

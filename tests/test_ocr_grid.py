@@ -188,3 +188,38 @@ def test_rows_keep_their_printed_numbers_under_a_lost_rule():
     build_rows(t)
     numbers = [r.row for r in t.rows]
     assert numbers[:4] == [1, 2, 3, 4] and numbers[4] == 6 and numbers[-1] == 20
+
+
+def test_lean_profiles_are_the_sheared_masks_column_sums(sample_page):
+    """`_upright_profile` sums runs of rows moved sideways instead of warping the mask per lean:
+    at every lean its column sums are those of the mask sheared by a nearest-neighbour warp,
+    on the page's own vertical-rule mask (whole and cut into table-like boxes) and on noise."""
+    from scanner.ocr.grid import (TABLE_LEAN_DEG, _row_shifts, _shift_changes, _sheared_sums,
+                                  _upright_profile, line_masks)
+    gray, _ = sample_page
+    _, _, vert = line_masks(gray)
+    rng = np.random.default_rng(7)
+    masks = [(vert > 0).astype(np.uint8)]
+    for _ in range(6):
+        y0, x0 = int(rng.integers(0, gray.shape[0] // 2)), int(rng.integers(0, gray.shape[1] // 2))
+        masks.append(np.ascontiguousarray(masks[0][y0:y0 + int(rng.integers(40, 1200)),
+                                                   x0:x0 + int(rng.integers(30, 800))]))
+    masks.append((rng.random((733, 311)) < 0.1).astype(np.uint8))
+    for mask in masks:
+        h, w = mask.shape
+        for deg in np.arange(-TABLE_LEAN_DEG, TABLE_LEAN_DEG + 1e-6, 0.25):
+            k = float(np.tan(np.radians(deg)))
+            m = np.float32([[1, -k, k * h / 2], [0, 1, 0]])
+            want = cv2.reduce(cv2.warpAffine(mask, m, (w, h), flags=cv2.INTER_NEAREST), 0,
+                              cv2.REDUCE_SUM, dtype=cv2.CV_32F).ravel()
+            shifts = _row_shifts(h, k)
+            cuts = np.unique(np.concatenate([[0, h], _shift_changes(shifts)]))
+            cum = np.diff(cv2.integral(mask)[cuts], axis=1)
+            got = _sheared_sums(cum, {int(c): i for i, c in enumerate(cuts)}, shifts, _shift_changes(shifts))
+            assert np.array_equal(got, want), (mask.shape, deg)
+    # A rule leaning 1° over a tall box is found upright at the nearest lean step (1°).
+    box = np.zeros((900, 200), np.uint8)
+    for y in range(900):
+        box[y, 100 + int(round(np.tan(np.radians(1.0)) * (y - 450)))] = 1
+    prof, lean = _upright_profile(box)
+    assert abs(lean - np.tan(np.radians(1.0))) < 1e-9 and prof.max() >= 890

@@ -59,3 +59,25 @@ def test_fixture_photo_rows(fixtures_dir):
     assert tp >= 5 and fp == 0
     assert hand_tp == hand_n >= 5
     assert hand_fp <= 3
+
+
+def test_strike_gate_skips_the_hough_transform_only_where_no_strike_can_be(monkeypatch):
+    """`strike_room` settles most rows without HoughLinesP; on the sample corrected photos'
+    rows (struck, hand-written, printed, empty) and synthetic ones every row's marks are the
+    same as with the transform run on every row, struck rows included."""
+    from pathlib import Path
+
+    import scanner.ocr.marks as marks
+
+    photos = Path(__file__).resolve().parent.parent / "samples" / "photos"
+    rows = [(gray, bgr) for *_, bgr, gray, _, _, _, _, _, _ in real_cases(photos)]
+    rows += [(g, b) for kind, seed in (("struck", 31), ("printed", 32)) for g, b, _ in _rows(kind, 15, seed)]
+    skipped: list[bool] = []
+    real_gate = marks.strike_room
+    monkeypatch.setattr(marks, "strike_room", lambda ink: skipped.append(not real_gate(ink)) or real_gate(ink))
+    gated = [row_marks(g, b) for g, b in rows]
+    monkeypatch.setattr(marks, "strike_room", lambda ink: True)
+    every = [row_marks(g, b) for g, b in rows]
+    assert gated == every
+    assert sum(m.struck for m in every) >= 15  # the struck rows went through the gate
+    assert sum(skipped) >= 0.6 * len(skipped)

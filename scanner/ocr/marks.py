@@ -98,11 +98,36 @@ def _coverage(ink: np.ndarray, x0: int, y0: int, x1: int, y1: int, tol: int) -> 
     return float(near[ys, xs].mean())
 
 
+def strike_room(ink: np.ndarray) -> bool:
+    """Whether the row's ink leaves room for a strike `find_row_strikes` would keep: a span of
+    at least MIN_STRIKE_FRAC of the row whose columns have ink within one column almost
+    everywhere. A kept strike samples one point per column of its span but one, and a point
+    is on ink (`_coverage`) only where its column or a neighbour holds ink, so its span has at
+    most (1 − MIN_STRIKE_COVERAGE) of its length + 1 blank columns (2 allowed here). A row of
+    short words has no such span: most rows are settled without a Hough transform."""
+    w = ink.shape[1]
+    span = int(np.ceil(MIN_STRIKE_FRAC * w))
+    if span > w:
+        return False
+    cols = ink.any(axis=0)
+    near = cols.copy()
+    near[1:] |= cols[:-1]
+    near[:-1] |= cols[1:]
+    blank_before = np.concatenate(([0], np.cumsum(~near)))  # blank columns left of x
+    # A span [a, b) fits when blank(b) − blank(a) ≤ miss·(b − a) + 2, i.e. f(b) − f(a) ≤ 2:
+    # for each end b, the best start is the largest f(a) with a ≤ b − span.
+    f = blank_before - (1.0 - MIN_STRIKE_COVERAGE) * np.arange(w + 1)
+    best_start = np.maximum.accumulate(f[:w + 1 - span])
+    return bool((f[span:] - best_start <= 2.0).any())
+
+
 def find_row_strikes(ink: np.ndarray) -> list[RowStrike]:
     """Near-horizontal lines at least MIN_STRIKE_FRAC of the row long that run on ink.
 
     Hough segments of one wavy pen line come in pieces; collinear pieces are chained first.
     """
+    if not strike_room(ink):
+        return []
     h, w = ink.shape
     min_len = MIN_STRIKE_FRAC * w
     segs = cv2.HoughLinesP(ink.astype(np.uint8) * 255, 1, np.pi / 360, threshold=max(10, int(0.1 * w)),
