@@ -194,19 +194,27 @@ def test_a_table_with_a_row_number_column_is_marked():
     assert not glued.number_column and glued.rows[0].name.x0 == 0
 
 
+def _glued_number_cell(name: str, family: str, number: str, number_px: int, gap: int,
+                       pad: int = 20) -> tuple[np.ndarray, int, int]:
+    """A name cell with its row number printed before the name, bottoms aligned, `gap` px apart
+    (−1: touching): the cell, the number's width and where the name starts."""
+    text = render_name(name, FAMILIES[family], px=26)
+    digit = render_name(number, FAMILIES[family], px=number_px)
+    h, dw = text.shape[0], digit.shape[1]
+    cell = np.full((h + 16, text.shape[1] + dw + pad), 255, np.uint8)
+    x_name = 8 + dw + gap
+    cell[8:8 + h, x_name:x_name + text.shape[1]] = text
+    ys = slice(8 + h - digit.shape[0], 8 + h)
+    cell[ys, 8:8 + dw] = np.minimum(cell[ys, 8:8 + dw], digit)
+    return cell, dw, x_name
+
+
 @pytest.mark.parametrize("name", ["샤크 서커", "마운틴 워리어", "Sin 패러렐 기어"])
 def test_a_row_number_touching_the_name_goes_and_the_first_letter_stays(name):
     from scanner.ocr.names import without_row_number
-    text = render_name(name, FAMILIES["NanumGothic"], px=26)
-    digit = render_name("2", FAMILIES["NanumGothic"], px=16)
-    h = text.shape[0]
-    cell = np.full((h + 16, text.shape[1] + digit.shape[1] + 20), 255, np.uint8)
-    x_name = 8 + digit.shape[1] - 1  # the digit touches the first letter
-    cell[8:8 + h, x_name:x_name + text.shape[1]] = text
-    ys = slice(8 + h - digit.shape[0], 8 + h)
-    cell[ys, 8:8 + digit.shape[1]] = np.minimum(cell[ys, 8:8 + digit.shape[1]], digit)
+    cell, dw, x_name = _glued_number_cell(name, "NanumGothic", "2", 16, gap=-1)  # touching
     out = without_row_number(cell)
-    assert (out[:, :8 + digit.shape[1] - 3] == 255).all()  # the number is gone
+    assert (out[:, :8 + dw - 3] == 255).all()  # the number is gone
     kept = (out[:, x_name + 2:] < 160).sum()
     assert kept >= 0.97 * (cell[:, x_name + 2:] < 160).sum()  # the name is whole
 
@@ -216,16 +224,9 @@ def test_a_glued_number_before_a_serif_letter_that_starts_a_little_low(name):
     """In NanumMyeongjo the ㅁ of 매/마 starts a quarter of the line below its top: it was cut
     with the number (`1드머더`)."""
     from scanner.ocr.names import without_row_number
-    text = render_name(name, FAMILIES["NanumMyeongjo"], px=26)
-    digit = render_name("2", FAMILIES["NanumMyeongjo"], px=16)
-    h = text.shape[0]
-    cell = np.full((h + 16, text.shape[1] + digit.shape[1] + 20), 255, np.uint8)
-    x_name = 8 + digit.shape[1] + 3
-    cell[8:8 + h, x_name:x_name + text.shape[1]] = text
-    ys = slice(8 + h - digit.shape[0], 8 + h)
-    cell[ys, 8:8 + digit.shape[1]] = np.minimum(cell[ys, 8:8 + digit.shape[1]], digit)
+    cell, dw, x_name = _glued_number_cell(name, "NanumMyeongjo", "2", 16, gap=3)
     out = without_row_number(cell)
-    assert (out[:, :8 + digit.shape[1]] == 255).all()  # the number is gone
+    assert (out[:, :8 + dw] == 255).all()  # the number is gone
     kept = (out[:, x_name:] < 160).sum()
     assert kept >= 0.97 * (cell[:, x_name:] < 160).sum()  # the name is whole
 
@@ -261,14 +262,7 @@ def test_a_blurred_glued_number_that_reaches_high_is_cut_on_a_second_look(tess, 
     of the line below the name's (`1클러스터`): the first look keeps it, the read does not
     resolve, and the second look with the looser height cuts it."""
     from scanner.ocr.names import ROW_NUMBER_TOP, without_row_number
-    text = render_name(name, FAMILIES["NanumGothic"], px=26)
-    digit = render_name("1", FAMILIES["NanumGothic"], px=24)  # 0.75 of the line, as seen
-    h = text.shape[0]
-    cell = np.full((h + 16, text.shape[1] + digit.shape[1] + 24), 255, np.uint8)
-    x_name = 8 + digit.shape[1] + 3
-    cell[8:8 + h, x_name:x_name + text.shape[1]] = text
-    ys = slice(8 + h - digit.shape[0], 8 + h)
-    cell[ys, 8:8 + digit.shape[1]] = np.minimum(cell[ys, 8:8 + digit.shape[1]], digit)
+    cell, _, _ = _glued_number_cell(name, "NanumGothic", "1", 24, gap=3, pad=24)  # 0.75 of the line, as seen
     cell = cv2.GaussianBlur(cell, (0, 0), 1.2)
     assert (without_row_number(cell, ROW_NUMBER_TOP) == cell).all()  # the first look keeps it
     vocab = Vocabulary.from_names(CARDS + [(9, name, "monster")])
