@@ -140,7 +140,7 @@ def locate(img: np.ndarray, is_scan: bool) -> Located:
     form = _as_form(page)
     if form is not None:
         return form
-    if page.search is not None and page.corners is not None:
+    if page.corners is not None:
         got = _other_quads(img, got)
         if all(c in got.found for c in MAIN):
             return got

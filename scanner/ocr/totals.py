@@ -34,7 +34,12 @@ def read_digits(tess: Tesseract, img: np.ndarray) -> int | None:
     if trimmed.shape[0] < 40:
         s = 48 / trimmed.shape[0]
         trimmed = cv2.resize(trimmed, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
-    got = tess.read(trimmed, lang="eng", psm=7, whitelist="0123456789")
+    return sure_number(tess, trimmed)
+
+
+def sure_number(tess: Tesseract, img: np.ndarray) -> int | None:
+    """Tesseract's read of a prepared number image: 1-3 digits read confidently, or None."""
+    got = tess.read(img, lang="eng", psm=7, whitelist="0123456789")
     t = got.text.replace(" ", "")
     return int(t) if re.fullmatch(r"[0-9]{1,3}", t) and got.confidence > DIGITS_CONFIDENCE else None
 
@@ -88,11 +93,7 @@ def form_total_digits(cell: np.ndarray) -> np.ndarray | None:
 def read_form_digits(tess: Tesseract, cell: np.ndarray) -> int | None:
     """A typed number of 1-3 digits in a form's total cell (`form_total_digits`), or None."""
     digits = form_total_digits(cell)
-    if digits is None:
-        return None
-    got = tess.read(digits, lang="eng", psm=7, whitelist="0123456789")
-    t = got.text.replace(" ", "")
-    return int(t) if re.fullmatch(r"[0-9]{1,3}", t) and got.confidence > DIGITS_CONFIDENCE else None
+    return None if digits is None else sure_number(tess, digits)
 
 
 def read_totals(grid: Grid, tess: Tesseract, sheet: SheetRead, main_box: bool = True,
