@@ -327,9 +327,10 @@ def _upright_profile(vsub: np.ndarray) -> tuple[np.ndarray, float]:
     cuts = np.unique(np.concatenate([[0, h]] + [c for c in changes if c is not None]))
     cum = np.diff(cv2.integral(vsub)[cuts], axis=1)  # cum[i]: column sums of rows above cuts[i]
     at = {int(c): i for i, c in enumerate(cuts)}
-    best, best_k, best_score = cum[-1].astype(np.float32), 0.0, None
+    upright = cum[-1].astype(np.float32)
+    best, best_k, best_score = upright, 0.0, None
     for k, s, c in zip(leans, shifts, changes):
-        prof = cum[-1].astype(np.float32) if s is None else _sheared_sums(cum, at, s, c)
+        prof = upright if s is None else _sheared_sums(cum, at, s, c)
         score = float(np.square(prof).sum()) * (1.0 if s is None else 0.98)
         if best_score is None or score > best_score:
             best, best_k, best_score = prof, k, score

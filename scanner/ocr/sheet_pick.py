@@ -97,9 +97,9 @@ def _profile_sharpness(p: np.ndarray) -> float:
     return float(np.clip(p - base, 0, None).sum() / (p.sum() + 1e-6))
 
 
-def _upright(gray: np.ndarray, quad: np.ndarray, with_turn: bool = False):
-    """The quad (TL, TR, BR, BL) warped to CONTENT_W × CONTENT_H, stood up as warp_page does
-    (`with_turn`: and whether it was turned, its side BL→TL becoming the top)."""
+def _upright_transform(quad: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The perspective that takes the quad (TL, TR, BR, BL) to CONTENT_W × CONTENT_H, stood up
+    as warp_page does, and whether it was turned (its side BL→TL becoming the top)."""
     tl, tr, br, bl = quad
     w = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
     h = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
@@ -107,7 +107,22 @@ def _upright(gray: np.ndarray, quad: np.ndarray, with_turn: bool = False):
     if turned:
         quad = np.array([bl, tl, tr, br], np.float32)
     dst = np.float32([[0, 0], [CONTENT_W, 0], [CONTENT_W, CONTENT_H], [0, CONTENT_H]])
-    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    return cv2.getPerspectiveTransform(quad.astype(np.float32), dst), turned
+
+
+def _as_given(upright: list, turned: bool) -> list:
+    """Values for the upright page's top, left, bottom, right put in the order of the quad's
+    sides as given (side s from corner s to s + 1, as `quad_sides`)."""
+    out = [0.0] * 4
+    for v, s in zip(upright, (3, 2, 1, 0) if turned else (0, 3, 2, 1)):
+        out[s] = v
+    return out
+
+
+def _upright(gray: np.ndarray, quad: np.ndarray, with_turn: bool = False):
+    """The quad (TL, TR, BR, BL) warped to CONTENT_W × CONTENT_H, stood up as warp_page does
+    (`with_turn`: and whether it was turned, its side BL→TL becoming the top)."""
+    m, turned = _upright_transform(quad)
     out = cv2.warpPerspective(gray, m, (CONTENT_W, CONTENT_H), flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_REPLICATE)
     return (out, turned) if with_turn else out
@@ -140,13 +155,7 @@ def rules_beyond(gray: np.ndarray, quad: np.ndarray) -> list[tuple[float, float]
     just outside it, of lines parallel to the side (rows) and square to it (columns). A quad
     cut inside the sheet has the sheet's own tables there, both; a sheet's side has a table,
     a hand or another paper (a lined note: rows only)."""
-    tl, tr, br, bl = quad
-    w = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
-    h = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
-    turned = bool(w > h * 1.15)
-    q = np.array([bl, tl, tr, br], np.float32) if turned else quad.astype(np.float32)
-    dst = np.float32([[0, 0], [CONTENT_W, 0], [CONTENT_W, CONTENT_H], [0, CONTENT_H]])
-    m = cv2.getPerspectiveTransform(q, dst)
+    m, turned = _upright_transform(quad)
     a, b = BEYOND
     bw, bh = int((b - a) * CONTENT_W), int((b - a) * CONTENT_H)
     ow, oh = int(b * CONTENT_W), int(b * CONTENT_H)
@@ -164,11 +173,7 @@ def rules_beyond(gray: np.ndarray, quad: np.ndarray) -> list[tuple[float, float]
         mid = ink[:, int(0.1 * n):int(0.9 * n)] if across == 1 else ink[int(0.1 * n):int(0.9 * n), :]
         # Lines parallel to the side (rows) and square to it (the tables' column rules).
         out.append((_profile_sharpness(mid.mean(axis=across)), _profile_sharpness(ink.mean(axis=1 - across))))
-    order = (3, 2, 1, 0) if turned else (0, 3, 2, 1)
-    res: list = [0.0] * 4
-    for v, s in zip(out, order):
-        res[s] = v
-    return res
+    return _as_given(out, turned)
 
 
 MARGIN_BAND = (0.006, 0.025)
@@ -196,12 +201,7 @@ def margin_sides(gray: np.ndarray, quad: np.ndarray) -> list[float]:
         dark = (band < MARGIN_INK * ref).mean(axis=0)
         chunks = dark[:m - m % 10].reshape(10, -1).mean(axis=1)
         shares.append(float((chunks < 0.03).mean()))
-    # The upright page's top, left, bottom, right are these sides of the quad as given.
-    order = (3, 2, 1, 0) if turned else (0, 3, 2, 1)
-    out = [0.0] * 4
-    for share, s in zip(shares, order):
-        out[s] = share
-    return out
+    return _as_given(shares, turned)
 
 
 def margin_fit(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
