@@ -210,11 +210,11 @@ def recount_without_rule_bits(count: RowBand, beside: RowBand, first: tuple[int 
     form: a border a warped photo leaves a few pixels inside the cell joins a digit, or reads
     as a strike). It stands only when it reads one clean digit surely; else the first read
     stays, with its doubt."""
-    again = read_count(RowBand(clear_count_bits(clear_border_lines(count.image)), count.row_h), beside)
-    value, conf, detail, struck, _ = again
+    value, conf, detail, struck, height = read_count(
+        RowBand(clear_count_bits(clear_border_lines(count.image)), count.row_h), beside)
     if value is None or struck or conf < SURE_COUNT or not detail.startswith("digit "):
         return first
-    return value, conf, f"{detail}, rule bits cleared", struck, again[4]
+    return value, conf, f"{detail}, rule bits cleared", struck, height
 
 
 def count_old_digit(detail: str) -> int | None:
