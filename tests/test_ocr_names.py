@@ -148,6 +148,29 @@ def test_a_blurred_row_number_alone_is_an_empty_row_by_its_shape(tess):
     assert not only_row_number(far)
 
 
+def test_an_empty_row_keeps_its_shape_with_rule_bits_and_grain(tess):
+    """A small, soft photo leaves the bent row rules along the cell's top and bottom edge and
+    JPEG grain all over it: the row number is still the cell's only mark (before, the ink ran
+    the cell's whole height and the noise was read as a line `jae`)."""
+    from scanner.ocr.names import only_row_number
+    digits = cv2.GaussianBlur(render_name("9", FAMILIES["NanumGothic"], px=16), (0, 0), 1.0)
+    cell = np.full((40, 700), 255, np.uint8)
+    cell[24 - digits.shape[0]:24, 6:6 + digits.shape[1]] = digits
+    for x0 in range(0, 700, 90):  # dashes of a leaning rule hugging each edge
+        cell[1 + x0 // 350:3 + x0 // 350, x0:x0 + 60] = 90
+        cell[36 + x0 // 350:38 + x0 // 350, x0:x0 + 60] = 90
+    rng = np.random.default_rng(5)
+    ys, xs = rng.integers(4, 36, 120), rng.integers(30, 700, 120)
+    cell[ys, xs] = 100  # lone grain
+    assert only_row_number(cell)
+    assert read_name(cell, "monster", tess, vocab_for_page(), scale=1.0).row_number_only
+    named = cell.copy()
+    text = render_name("하루 우라라", FAMILIES["NanumGothic"], px=22)
+    y0 = 30 - text.shape[0]
+    named[y0:30, 24:24 + text.shape[1]] = np.minimum(named[y0:30, 24:24 + text.shape[1]], text)
+    assert not only_row_number(named)  # a name beside the number is a line, whatever the noise
+
+
 def test_a_first_letter_clipped_by_the_cell_edge_is_kept_when_numbers_have_their_own_column(tess):
     """A name printed hard against the row-number rule loses the left of its first letter (ㅋ of
     카) to the cell's edge: the stump looks like a row number and was cut, and the rendering then

@@ -283,10 +283,32 @@ ROW_NUMBER_LEFT = 0.12
 """A row number printed in the name cell starts within this share of the cell's width."""
 
 
+MARK_EDGE = 0.2
+"""Ink lying wholly within this share of the cell's height from its top or bottom edge is a
+bit of a row rule, not a mark of the row (a row number stands in the middle)."""
+SPECK_AREA = 5
+"""Ink blobs smaller than this many pixels are paper grain or JPEG noise."""
+
+
+def mark_ink(cell: np.ndarray) -> np.ndarray:
+    """The cell's ink (darker than INK_GLYPH) without specks and without the rule bits a warped
+    or leaning photo leaves along the cell's top and bottom edges (an empty row of a small,
+    soft photo kept both, and its ink then ran the cell's whole height: no longer "a small
+    mark", so the row was read and its noise became a line to review)."""
+    ink = (cell < INK_GLYPH).astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    h = cell.shape[0]
+    top, bottom = stats[:, cv2.CC_STAT_TOP], stats[:, cv2.CC_STAT_TOP] + stats[:, cv2.CC_STAT_HEIGHT]
+    keep = ((stats[:, cv2.CC_STAT_AREA] >= SPECK_AREA)
+            & (bottom > MARK_EDGE * h) & (top < (1 - MARK_EDGE) * h))
+    keep[0] = False  # the background
+    return keep[labels]
+
+
 def only_row_number(cell: np.ndarray) -> bool:
     """The cell's only ink is a small mark at its left end: the printed row number of an empty
     row, by its shape alone (blurred 6 pt digits often read as nothing or as `| |`)."""
-    ink = cell < INK_GLYPH
+    ink = mark_ink(cell)
     ink[:, ink.sum(axis=0) < 2] = False  # lone specks
     ys, xs = np.nonzero(ink)
     if xs.size < 8:

@@ -113,9 +113,10 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     if not ctx.hand_filled and (count is None or count_conf < COUNT_ACCEPT):
         count, count_conf, detail, count_struck, count_h = recount_without_rule_bits(
             count_band, beside_band, (count, count_conf, detail, count_struck, count_h))
-    if (detail == "empty" and not text.strip() and name_ink < EMPTY_INK
+    if (detail == "empty" and (name_read.row_number_only or (not text.strip() and name_ink < EMPTY_INK))
             and not (struck or handwritten or marks.struck or simple_strike)):
-        # A blank row whose count cell kept a sliver of a bent rule: both readers see nothing.
+        # A blank row whose cells kept slivers of bent rules: both readers see nothing (but
+        # the printed row number).
         return None
     if count is None or count_conf < COUNT_ACCEPT:
         flags.append("count-unclear")
