@@ -192,3 +192,28 @@ def test_flat_window_test_is_numpys():
         x = int(rng.integers(0, 164))
         window = page[:, x:x + 36]
         assert _flat(window) == (float(window.std()) < 1.0)
+
+
+def test_an_exact_read_a_syllable_from_another_name_needs_the_rendering_to_tell_them_apart():
+    """`실드 웜` printed in Myeongjo was read `실드 윙`, another card's whole name, and the two
+    rendered alike (0.87 / 0.86): the exact read stood, a silent error. A name a jamo or two
+    from the read (`near`) that renders as well as the read makes the line ambiguous; one that
+    renders clearly worse leaves the read standing."""
+    names = {1: "실드 웜", 2: "실드 윙"}
+    r = renderer_for("NanumMyeongjo")
+    soft = ink_crop(printed_cell("실드 웜", "NanumMyeongjo", px=30, blur=0.6))
+    v = decide(r, soft, best=2, ocr_sure=True, ocr_scores={2: 1.0, 1: 0.75}, rivals={}, names=names,
+               near=frozenset({1}))
+    assert not v.sure and v.reason == "ambiguous-name" and "cannot tell" in v.detail
+    assert v.tie == 1  # a second OCR read at another scale may still settle it (names.read_name_once)
+    clear = ink_crop(printed_cell("실드 웜", "NanumMyeongjo", px=22, blur=0.6))
+    v = decide(r, clear, best=1, ocr_sure=True, ocr_scores={1: 1.0, 2: 0.75}, rivals={}, names=names,
+               near=frozenset({2}))
+    assert v.sure and v.card_id == 1
+
+
+def test_a_near_name_is_one_a_jamo_or_two_from_the_read():
+    from scanner.ocr.names import NEIGHBOUR_EDITS, jamo_edits
+    assert jamo_edits("실드 윙", "실드 웜") <= NEIGHBOUR_EDITS  # 0.75 alike by ratio
+    assert jamo_edits("신의 경고", "신의 충고") <= NEIGHBOUR_EDITS
+    assert jamo_edits("실드 윙", "ZW－실피드 윙") > NEIGHBOUR_EDITS

@@ -19,6 +19,7 @@ from typing import Iterable
 import cv2
 import numpy as np
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Levenshtein
 
 from card_db.cdb import CardDatabase
 from card_db.names import hangul_skeleton, jamo, name_key
@@ -177,6 +178,14 @@ UNSURE_CANDIDATES = 10
 """Candidates an unsure read brings to the rendering check."""
 NEIGHBOUR = 0.80
 """Names at least this similar to an exact read are rendered against it."""
+NEIGHBOUR_EDITS = 2
+"""…and so are names at most this many jamo edits from it, however short: in a short name two
+jamo weigh much (`실드 웜` / `실드 윙`, 0.75 alike), and OCR misreads one syllable for the other."""
+
+
+def jamo_edits(a: str, b: str) -> int:
+    """Jamo edits (Levenshtein) between two names' exact keys."""
+    return Levenshtein.distance(jamo(name_key(a)), jamo(name_key(b)))
 
 
 def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: Vocabulary,
@@ -185,18 +194,36 @@ def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: 
     `every_candidate`: render all of them, even after an exact read (a read of a less
     trusted model: one Latin letter misread is another card's exact name)."""
     sure = ocr_sure(m)
+    near: frozenset[int] = frozenset()
     plausible = [c for c, _, s in m.candidates if s >= m.score - PLAUSIBLE]
     if every_candidate:
         plausible = [c for c, _, _ in m.candidates]
     elif sure and m.score >= 1.0:
         # An exact read: rivals are the namesakes OCR cannot see, and names a jamo or two away
         # (미지/마지 개구리, 신의 경고/충고) or one word longer, which OCR noise can spell.
-        plausible = [c for c, _, s in m.candidates if s >= NEIGHBOUR or c == m.card_id]
+        near = frozenset(c for c, n, s in m.candidates
+                         if c != m.card_id and jamo_edits(n, m.name) <= NEIGHBOUR_EDITS)
+        plausible = [c for c, _, s in m.candidates if s >= NEIGHBOUR or c == m.card_id or c in near]
     ocr_scores = {c: s for c, _, s in m.candidates if c in plausible}
     rivals = vocab.rivals(plausible, column)
     if sure and m.score >= 1.0 and len(plausible) == 1 and not rivals.get(m.card_id) and not every_candidate:
         return Verdict(m.card_id, True)  # no real name near the read: nothing to tell apart
-    return decide(vocab.renderer, cell_ink, m.card_id, sure, ocr_scores, rivals, vocab.names)
+    return decide(vocab.renderer, cell_ink, m.card_id, sure, ocr_scores, rivals, vocab.names, near)
+
+
+SECOND_SCALE = 1.35
+"""A cell read again for a tie is scaled this much more: Tesseract's slips at one scale are
+mostly not made at another (`실드 웜` read `실드 윙` at one scale, `실드 원`/`웹` at four others;
+`마지 개구리` the same at all five)."""
+
+
+def _read_again(upscaled: np.ndarray, tess: Tesseract, vocab: Vocabulary,
+                column: str) -> int | None:
+    """The card an exact second read of the cell at another scale names, else None."""
+    again = tess.read(cv2.resize(upscaled, None, fx=SECOND_SCALE, fy=SECOND_SCALE,
+                                 interpolation=cv2.INTER_CUBIC), lang="kor", psm=7)
+    m = vocab.match(again.text, column) if again.text.strip() else None
+    return m.card_id if m is not None and m.score >= 1.0 else None
 
 
 def _with_pick(m: NameMatch, pick: int, vocab: Vocabulary) -> NameMatch:
@@ -449,6 +476,10 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
         if eng_match.score > match.score:
             text, conf, match = eng.text, eng.confidence, eng_match
             verdict = verify_match(match, cell_ink, column, vocab, every_candidate=True)
+    if (verdict is not None and verdict.tie is not None
+            and _read_again(upscaled, tess, vocab, column) == match.card_id):
+        # The rendering could not tell the read from a near name; a second read agreeing settles it.
+        verdict = Verdict(match.card_id, True, detail=f"read again as {match.name}", scores=verdict.scores)
     flags: list[str] = []
     detail = ""
     if verdict is not None and verdict.sure and verdict.card_id is not None:

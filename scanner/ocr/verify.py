@@ -436,15 +436,20 @@ class Verdict:
     detail: str = ""
     scores: dict[int, float] = field(default_factory=dict)
     """card_id → rendered likeness score."""
+    tie: int | None = None
+    """A name a jamo or two from the exact read that renders as well as it: a second OCR read
+    may still settle the line (`names.read_name_once`)."""
 
 
 def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None, ocr_sure: bool,
-           ocr_scores: dict[int, float], rivals: dict[int, list[int]], names: dict[int, str]) -> Verdict:
+           ocr_scores: dict[int, float], rivals: dict[int, list[int]], names: dict[int, str],
+           near: frozenset[int] = frozenset()) -> Verdict:
     """Confirm, veto or pick a card for one name cell.
 
     best: the OCR match; ocr_sure: it stands on OCR alone; ocr_scores: OCR similarity of each
     candidate; rivals: candidate → namesakes OCR cannot tell from it (same Hangul, other
-    Latin/digits/symbols; longer names it is the start of)."""
+    Latin/digits/symbols; longer names it is the start of); near: candidates a jamo or two from
+    an exact read, which OCR may have misread into it (`실드 웜` read `실드 윙`)."""
     if best is None:
         return Verdict(None, False, "unresolved-name")
     pool = list(dict.fromkeys([c for c in ocr_scores] + [r for rs in rivals.values() for r in rs]))
@@ -477,6 +482,12 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
                            f"OCR cannot tell {names[best]} from {names[top_blind]}; rendered: "
                            f"{show(best)}, {show(top_blind)}", scores)
         others = [c for c in pool if c != best]
+        close = [c for c in others if c in near and scores[c] > scores[best] - R_MARGIN]
+        if close:
+            # A syllable apart and drawn alike: the rendering cannot say which is printed.
+            rival = max(close, key=scores.get)
+            return Verdict(best, False, "ambiguous-name",
+                           f"rendering cannot tell {show(best)} from {show(rival)}", scores, tie=rival)
         top = max(others, key=scores.get) if others else None
         if top is not None and scores[top] >= R_CONFIRM and scores[top] - scores[best] > R_VETO:
             return Verdict(best, False, "ambiguous-name",
