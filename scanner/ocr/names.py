@@ -21,7 +21,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from card_db.cdb import CardDatabase
-from card_db.names import hangul_skeleton, jamo, name_key
+from card_db.names import hangul_skeleton, is_syllable, jamo, name_key
 from scanner.ocr.verify import (NameRenderer, Verdict, cell_name_ink, decide, ink_level,
                                 strip_rule_remnants)
 from scanner.ocr.engine import Tesseract
@@ -49,6 +49,9 @@ class _Columns:
     names: dict[int, str]
     namesakes: dict[str, dict[int, list[int]]]
     """column → card → other cards of the column with the same Hangul skeleton."""
+    cut_leftovers: dict[str, frozenset[int]] = field(default_factory=dict)
+    """column → cards whose name is another card's of the column without its first 1-3
+    characters, none of them Hangul (`보옥수 코발트 이글` of `A 보옥수 코발트 이글`)."""
 
 
 _BUILT: dict[int, tuple["weakref.ref[CardDatabase]", _Columns]] = {}
@@ -82,6 +85,15 @@ def _columns_from(entries: Iterable[tuple[int, str, str]]) -> _Columns:
             if skel:
                 skeletons[c].setdefault(skel, []).append(cid)
     namesakes: dict[str, dict[int, list[int]]] = {}
+    cut_leftovers: dict[str, frozenset[int]] = {}
+    for c, (ids, _) in cols.items():
+        by_key: dict[str, list[int]] = {}
+        for cid in ids:
+            by_key.setdefault(name_key(names[cid]), []).append(cid)
+        cut_leftovers[c] = frozenset(
+            short for key in by_key for n in range(1, PREFIX_CUT + 1)
+            if len(key) > n and not any(is_syllable(ch) for ch in key[:n])
+            for short in by_key.get(key[n:], []))
     for c, groups in skeletons.items():
         out: dict[int, list[int]] = {}
         for members in groups.values():
@@ -89,7 +101,12 @@ def _columns_from(entries: Iterable[tuple[int, str, str]]) -> _Columns:
                 for m in members:
                     out[m] = [o for o in members if o != m]
         namesakes[c] = out
-    return _Columns(by_column=cols, names=names, namesakes=namesakes)
+    return _Columns(by_column=cols, names=names, namesakes=namesakes, cut_leftovers=cut_leftovers)
+
+
+PREFIX_CUT = 3
+"""Most characters a row-number cut can take from a name's start (it is at most 1.6 line
+heights wide: three lowercase letters)."""
 
 
 @dataclass
@@ -103,6 +120,8 @@ class Vocabulary:
     """column → card → cards with the same Hangul and other Latin letters/digits/symbols."""
     renderer: NameRenderer = field(default_factory=NameRenderer)
     """Draws candidate names in the page's font (learns the font from the page's exact reads)."""
+    cut_leftovers: dict[str, frozenset[int]] = field(default_factory=dict)
+    """column → cards a name with its start cut off could be mistaken for (`_Columns`)."""
 
     @classmethod
     def build(cls, db: CardDatabase) -> "Vocabulary":
@@ -112,13 +131,15 @@ class Vocabulary:
             for k in [k for k, (r, _) in _BUILT.items() if r() is None]:
                 del _BUILT[k]
             _BUILT[id(db)] = (weakref.ref(db), cols)
-        return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes)
+        return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes,
+                   cut_leftovers=cols.cut_leftovers)
 
     @classmethod
     def from_names(cls, entries: Iterable[tuple[int, str, str]]) -> "Vocabulary":
         """A vocabulary of (card_id, name, column kind) without a card database (tests, tools)."""
         cols = _columns_from(entries)
-        return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes)
+        return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes,
+                   cut_leftovers=cols.cut_leftovers)
 
     def match(self, text: str, column: str, limit: int = 5) -> NameMatch:
         key = name_key(text)
@@ -146,6 +167,11 @@ class Vocabulary:
         """card → the namesakes OCR cannot tell from it, for each of `card_ids`."""
         table = self.namesakes.get(column) or self.namesakes.get("side", {})
         return {c: table.get(c, []) for c in card_ids}
+
+    def may_be_cut_off(self, card_id: int, column: str) -> bool:
+        """Another card of the column is this card's name with 1-3 non-Hangul characters
+        before it: a read of a cell whose start was cut as a row number cannot tell them apart."""
+        return card_id in self.cut_leftovers.get(column, self.cut_leftovers.get("side", frozenset()))
 
 
 def ocr_sure(m: NameMatch) -> bool:
@@ -296,18 +322,17 @@ def only_row_number(cell: np.ndarray) -> bool:
                 and xs.min() < ROW_NUMBER_LEFT * w and xs.max() - xs.min() + 1 < 1.6 * h)
 
 
-GLUED_NUMBER = re.compile(r"[0-9]{1,2}[^0-9\s.,:;]")
-"""An OCR read that starts with a row number glued to the name's first letter."""
-
-
 def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
               scale: float = 1.0, numbers_in_cell: bool = True) -> NameRead:
-    """Read one name cell (see `read_name_once`); a read that did not resolve and starts with
-    a glued row number (`1클러스터`) is read again with the number cut at a looser height."""
+    """Read one name cell (see `read_name_once`); a read that did not resolve is read again
+    with a row number glued to the name's start cut at a looser height (`1클러스터`)."""
     got = read_name_once(cell, column, tess, vocab, scale, numbers_in_cell)
-    if numbers_in_cell and got.flags and GLUED_NUMBER.match(got.text.strip()):
+    if numbers_in_cell and got.flags and not got.row_number_only:
+        # Any unresolved read, not only one that starts with digits: a number glued to a Latin
+        # capital (`9Alligator's`, `1No.57`) reads as junk letters or more digits (`1840.57`).
         retry = glued_number_retry(cell, column, tess, vocab, scale)
-        if retry is not None and not retry.flags:
+        if (retry is not None and not retry.flags and retry.match.card_id is not None
+                and not vocab.may_be_cut_off(retry.match.card_id, column)):
             return retry
     if numbers_in_cell and got.flags and not got.row_number_only:
         retry = number_rule_retry(cell, column, tess, vocab, scale)
@@ -375,8 +400,9 @@ def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vo
                        scale: float) -> NameRead | None:
     """The cell read again with its leading small digits cut by the looser height test; None
     when that test cuts nothing more than the first read did. Kept by the caller only when the
-    name then stands on its own (sure match and rendering check), so a real name's first
-    letter wrongly cut cannot pass unnoticed."""
+    name then stands on its own (sure match and rendering check) and no card of the column is
+    that name with a few letters before it (`Vocabulary.may_be_cut_off`): a real first letter
+    wrongly cut then leaves ink that fits no card, and the line stays flagged."""
     cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY)
     if np.array_equal(cut, without_row_number(cell)):
         return None
