@@ -192,3 +192,28 @@ def test_flat_window_test_is_numpys():
         x = int(rng.integers(0, 164))
         window = page[:, x:x + 36]
         assert _flat(window) == (float(window.std()) < 1.0)
+
+
+def test_a_read_that_spells_the_latin_letters_rules_out_a_namesake_without_them():
+    """`슈팅 스타 드래곤 TG－EX` read exactly by kor+eng on a soft scan: its rendering fits at 0.7
+    (< R_CONFIRM), so the Hangul-only namesake `슈팅 스타 드래곤` kept it flagged although OCR saw
+    the letters and the rendering puts the namesake far behind. A read without all the letters,
+    a rival with letters of its own (LV3/LV5) or a single letter decides nothing, and a cell
+    that prints the short name is never read as the long one."""
+    from scanner.ocr.verify import R_CONFIRM, spelled_out
+    names = {30: "슈팅 스타 드래곤 TG－EX", 31: "슈팅 스타 드래곤"}
+    assert spelled_out("슈팅 스타 드래곤 TG-EX", names[30], names[31])
+    assert not spelled_out("슈팅 스타 드래곤 16 - EX", names[30], names[31])
+    assert not spelled_out("암드 드래곤 LV5", NAMES[2], NAMES[1])  # the rival has letters
+    assert not spelled_out("바렐로드 F 드래곤", NAMES[5], NAMES[4])  # one letter: junk can be one
+    r = renderer_for("NanumBarunGothic")
+    cell = ink_crop(printed_cell(names[30], family="NanumBarunGothic", px=20, blur=1.6))
+    plain = decide(r, cell, best=30, ocr_sure=True, ocr_scores={30: 1.0}, rivals={30: [31]}, names=names)
+    assert plain.scores[30] < R_CONFIRM and not plain.sure  # the case: flagged without the read
+    v = decide(r, cell, best=30, ocr_sure=True, ocr_scores={30: 1.0}, rivals={30: [31]}, names=names,
+               read="슈팅 스타 드래곤 TG-EX")
+    assert v.sure and v.card_id == 30, v.detail
+    short = ink_crop(printed_cell(names[31], family="NanumBarunGothic", px=20, blur=1.6))
+    v = decide(r, short, best=30, ocr_sure=True, ocr_scores={30: 1.0}, rivals={30: [31]}, names=names,
+               read="슈팅 스타 드래곤 TG-EX")  # letters read where the sheet has none
+    assert not (v.sure and v.card_id == 30), v.detail

@@ -206,8 +206,9 @@ NEIGHBOUR = 0.80
 
 
 def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: Vocabulary,
-                 every_candidate: bool = False) -> Verdict:
-    """Render the match and its plausible rivals; confirm, veto or pick (ocr_verify.decide).
+                 every_candidate: bool = False, read: str = "") -> Verdict:
+    """Render the match and its plausible rivals; confirm, veto or pick (ocr_verify.decide;
+    `read`: the OCR text the match came from).
     `every_candidate`: render all of them, even after an exact read (a read of a less
     trusted model: one Latin letter misread is another card's exact name)."""
     sure = ocr_sure(m)
@@ -222,7 +223,7 @@ def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: 
     rivals = vocab.rivals(plausible, column)
     if sure and m.score >= 1.0 and len(plausible) == 1 and not rivals.get(m.card_id) and not every_candidate:
         return Verdict(m.card_id, True)  # no real name near the read: nothing to tell apart
-    return decide(vocab.renderer, cell_ink, m.card_id, sure, ocr_scores, rivals, vocab.names)
+    return decide(vocab.renderer, cell_ink, m.card_id, sure, ocr_scores, rivals, vocab.names, read)
 
 
 def _with_pick(m: NameMatch, pick: int, vocab: Vocabulary) -> NameMatch:
@@ -437,14 +438,14 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
     match = vocab.match(text, column) if text else NameMatch(None, "", 0.0, 0.0)
     if match.card_id is not None and not ocr_sure(match):
         match = vocab.match(text, column, limit=UNSURE_CANDIDATES)  # more for the rendering
-    verdict = verify_match(match, cell_ink, column, vocab) if match.card_id is not None else None
+    verdict = verify_match(match, cell_ink, column, vocab, read=text) if match.card_id is not None else None
     if verdict is None or not verdict.sure:
         # Latin letters, ☆, ・ are beyond `kor`: a kor+eng reading may match better.
         alt = tess.read(upscaled, lang="kor+eng", psm=7)
         alt_match = vocab.match(alt.text, column, limit=UNSURE_CANDIDATES) if alt.text else match
         if alt_match.score > match.score:
             text, conf, match = alt.text, alt.confidence, alt_match
-            verdict = verify_match(match, cell_ink, column, vocab)
+            verdict = verify_match(match, cell_ink, column, vocab, read=text)
     if (verdict is None or not verdict.sure) and _hangul_share(got.text) < 0.5:
         # A name of Latin letters only (F·G·D): at some scales kor+eng still answers with the
         # Korean model's junk, while eng alone reads the letters.
@@ -452,7 +453,7 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
         eng_match = vocab.match(eng.text, column, limit=UNSURE_CANDIDATES) if eng.text else match
         if eng_match.score > match.score:
             text, conf, match = eng.text, eng.confidence, eng_match
-            verdict = verify_match(match, cell_ink, column, vocab, every_candidate=True)
+            verdict = verify_match(match, cell_ink, column, vocab, every_candidate=True, read=text)
     flags: list[str] = []
     detail = ""
     if verdict is not None and verdict.sure and verdict.card_id is not None:

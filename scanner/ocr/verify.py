@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from card_db.names import name_key
 from scanner.ocr.order_stats import percentile
 from scanner.ocr.thresholds import INK_ANY, INK_GLYPH
 
@@ -438,13 +439,33 @@ class Verdict:
     """card_id → rendered likeness score."""
 
 
+def latin_letters(text: str) -> str:
+    """The ASCII letters of a name or read, in order, case-folded (spaces and marks dropped)."""
+    return "".join(ch for ch in name_key(text) if ch.isascii() and ch.isalpha())
+
+
+SPELLED_LETTERS = 2
+"""Latin letters a read must spell, all of them in a row, to tell a name from a namesake that
+has none (`슈팅 스타 드래곤 TG－EX` / `슈팅 스타 드래곤`): `kor` spells no Latin letter and
+kor+eng's junk is a letter or two out of place, never a namesake's exact letters."""
+
+
+def spelled_out(read: str, name: str, rival: str) -> bool:
+    """The read spells `name`'s Latin letters (at least SPELLED_LETTERS, in a row), which the
+    rival lacks entirely: OCR did see what tells them apart."""
+    own = latin_letters(name)
+    return len(own) >= SPELLED_LETTERS and not latin_letters(rival) and own in latin_letters(read)
+
+
 def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None, ocr_sure: bool,
-           ocr_scores: dict[int, float], rivals: dict[int, list[int]], names: dict[int, str]) -> Verdict:
+           ocr_scores: dict[int, float], rivals: dict[int, list[int]], names: dict[int, str],
+           read: str = "") -> Verdict:
     """Confirm, veto or pick a card for one name cell.
 
     best: the OCR match; ocr_sure: it stands on OCR alone; ocr_scores: OCR similarity of each
     candidate; rivals: candidate → namesakes OCR cannot tell from it (same Hangul, other
-    Latin/digits/symbols; longer names it is the start of)."""
+    Latin/digits/symbols; longer names it is the start of); read: the OCR text (it may spell
+    the Latin letters that tell a namesake apart)."""
     if best is None:
         return Verdict(None, False, "unresolved-name")
     pool = list(dict.fromkeys([c for c in ocr_scores] + [r for rs in rivals.values() for r in rs]))
@@ -462,7 +483,11 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
         return f"{names[c]} {scores.get(c, -1):.2f}"
 
     if ocr_sure:
-        blind = [r for r in rivals.get(best, []) if r != best]
+        # A namesake without the Latin letters the read spells is not blind to OCR: it is out
+        # when the rendering agrees by the pick margin (the read's own fit is judged below).
+        blind = [r for r in rivals.get(best, []) if r != best
+                 and not (spelled_out(read, names[best], names[r])
+                          and scores[best] - scores[r] >= R_PICK_MARGIN)]
         top_blind = max(blind, key=scores.get) if blind else None
         if top_blind is not None and (scores[best] < R_CONFIRM
                                       or scores[best] - scores[top_blind] < R_MARGIN):
