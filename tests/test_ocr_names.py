@@ -362,3 +362,40 @@ def test_a_cut_that_could_have_taken_a_real_letter_is_not_kept(tess, monkeypatch
     assert second is not None and second.match.card_id == 22 and not second.flags  # the danger
     got = read_name(cell, "monster", tess, v, scale=1.5)
     assert got.flags, (got.text, got.match.name)
+
+
+@pytest.mark.parametrize("crop, column, scale, numbers, card_id", [
+    ("soft-nebula-neos", "extra", 1.02, True, 40080312), ("soft-militum", "side", 1.09, False, 81661951)])
+def test_ocr_and_rendering_agreeing_on_a_soft_photo_settle_a_close_runner_up(tess, real_db, crop, column,
+                                                                            scale, numbers, card_id):
+    """Cells of our generated soft photos (tests/data/soft-*): kor reads `네블라 네오스` (0.97, but
+    `블랙 네오스` is 0.92) and `드래그니티 - 밀리` (0.91, `필룸` 0.84); the rendering puts the same
+    card first by a wide lead, at 0.7, under the 0.75 that lets it pick against OCR. Both
+    readings agree: the line stands."""
+    from pathlib import Path
+    cell = cv2.imread(str(Path(__file__).parent / "data" / f"{crop}.png"), cv2.IMREAD_GRAYSCALE)
+    vocab = Vocabulary.build(real_db)
+    got = read_name(cell, column, tess, vocab, scale=scale, numbers_in_cell=numbers)
+    assert got.match.card_id == card_id and not got.flags, (got.text, got.match.name, got.flags, got.detail)
+    assert "rendering picked" in got.detail
+
+
+def test_the_rendering_alone_does_not_overrule_a_close_ocr_best_on_a_soft_photo(real_db):
+    """The same soft cell with OCR's best on the wrong card (`블랙 네오스` 0.97, the printed name
+    0.92): the rendering prefers the printed name, but at 0.7 it may not pick against OCR; and
+    with OCR on the printed name, a rendering that fits it under R_AGREE decides nothing."""
+    from pathlib import Path
+    from scanner.ocr.names import without_row_number
+    from scanner.ocr.verify import R_AGREE, cell_name_ink, decide
+    cell = cv2.imread(str(Path(__file__).parent / "data" / "soft-nebula-neos.png"), cv2.IMREAD_GRAYSCALE)
+    ink = cell_name_ink(without_row_number(cell))
+    names = {40080312: "엘리멘틀 히어로 네뷸라 네오스", 28677304: "엘리멘틀 히어로 블랙 네오스",
+             1: "엘리멘틀 히어로 플레어 네오스"}
+    vocab = Vocabulary.build(real_db)
+    v = decide(vocab.renderer, ink, 28677304, False, {28677304: 0.97, 40080312: 0.92, 1: 0.87}, {}, names)
+    assert not v.sure and v.scores[40080312] < 0.75, v.detail
+    v = decide(vocab.renderer, ink, 40080312, False, {40080312: 0.97, 28677304: 0.92, 1: 0.87}, {}, names)
+    assert v.sure and v.card_id == 40080312 and v.scores[40080312] >= R_AGREE
+    blurred = cv2.GaussianBlur(ink, (0, 0), 3.0)  # a rendering this far from the cell decides nothing
+    v = decide(vocab.renderer, blurred, 40080312, False, {40080312: 0.97, 28677304: 0.92, 1: 0.87}, {}, names)
+    assert v.scores[40080312] < R_AGREE and not v.sure, v.scores
