@@ -430,6 +430,11 @@ runner-up), stands when the rendering puts it first by R_PICK_MARGIN and fits it
 this well: two readings agree (a soft photo's true names fit at 0.6-0.75; among 570 rendered
 pools of generated photos no other candidate ever scored above the true name once it was in
 the pool)."""
+R_CLEAR_LEAD = 0.3
+"""Among namesakes OCR cannot tell apart (a closed group: every card with the read's Hangul),
+a rendering this far ahead of the others picks at R_AGREE: a name with letters the others lack
+or miss (`DD 고스트` / `고스트`) differs in width and shape, not in one glyph (LV3/LV5 lead by
+< 0.1)."""
 
 
 @dataclass
@@ -500,8 +505,9 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
             # The read spells a namesake's Hangul exactly: the rendering may still tell
             # which of them is printed (`바렐로드 F 드래곤` read with the F dropped).
             group = sorted([best] + blind, key=lambda c: -scores[c])
-            if (renderer.trusted and scores[group[0]] >= R_CONFIRM
-                    and scores[group[0]] - scores[group[1]] >= R_PICK_MARGIN):
+            lead = scores[group[0]] - scores[group[1]]
+            if renderer.trusted and ((scores[group[0]] >= R_CONFIRM and lead >= R_PICK_MARGIN)
+                                     or (scores[group[0]] >= R_AGREE and lead >= R_CLEAR_LEAD)):
                 return Verdict(group[0], True, detail=f"rendering picked {show(group[0])} over "
                                f"{show(group[1])}", scores=scores)
             return Verdict(best, False, "ambiguous-name",
