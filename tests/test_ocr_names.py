@@ -318,20 +318,22 @@ def test_a_name_without_a_number_rule_is_not_cut(name):
 
 @pytest.mark.parametrize("crop, column, card_id", [
     ("glued-number-no57", "extra", 53244294), ("glued-number-latin", "monster", 4881365),
-    ("glued-number-rb", "spell", 16066654), ("glued-number-sin", "trap", 5125629)])
+    ("glued-number-rb", "spell", 16066654), ("glued-number-sin", "trap", 5125629),
+    ("glued-number-round-capital", "extra", 41147577), ("glued-number-touching-hangul", "side", 114932)])
 def test_a_glued_number_before_a_latin_capital_is_cut_on_a_second_look(tess, real_db, crop, column, card_id):
     """A 6 pt row number glued to a name that starts with a Latin capital (tests/data/glued-number-*,
     cells of one of our generated photos) reads as more digits or letters (`1840.57 분신룡`,
     `oAlligator's`, `28.8.오퍼레이션`), not as a number before a name, and the rendering finds
     more ink than the name: the second look (looser height) is taken for any read that did not
-    resolve, and the name resolves."""
+    resolve, and the name resolves. A digit glued to a round capital (`3CX`) or touching a
+    Hangul letter (`2플레이트`) leaves only a shallow valley: the second look takes that too."""
     from pathlib import Path
     from scanner.ocr.names import ROW_NUMBER_TOP, without_row_number
     cell = cv2.imread(str(Path(__file__).parent / "data" / f"{crop}.png"), cv2.IMREAD_GRAYSCALE)
     assert (without_row_number(cell, ROW_NUMBER_TOP) == cell).all()  # the first look keeps it
     vocab = Vocabulary.build(real_db)
     vocab.renderer.family = "NanumGothic"
-    got = read_name(cell, column, tess, vocab, scale=1.03)
+    got = read_name(cell, column, tess, vocab, scale=1.05)
     assert got.match.card_id == card_id and not got.flags, (got.text, got.match.name, got.flags, got.detail)
 
 

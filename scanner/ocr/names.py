@@ -256,7 +256,16 @@ ROW_NUMBER_TOP_RETRY = 0.15
 did not resolve: blur (a far corner of a tilted photo) can lift a 6 pt digit's top to ≈ 0.26."""
 
 
-def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP) -> np.ndarray:
+ROW_NUMBER_VALLEY = 0.45
+"""The number ends at a valley of the outline's top at least this share of the line below the
+name's top (a digit meeting a letter that starts low: ㅅ's diagonal is kept whole)."""
+ROW_NUMBER_VALLEY_RETRY = 0.25
+"""The same, for the second look: a digit glued to a round Latin capital (`3C`, `3G`) or to a
+Hangul letter (`2플`) leaves a valley only a little below the digit's own top (≈ 0.3-0.42)."""
+
+
+def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP,
+                       valley: float = ROW_NUMBER_VALLEY) -> np.ndarray:
     """The cell with a row number printed against the name's start (`₂마운틴 워리어`, as some
     exports print it) painted out: at the left end, a run of columns whose ink is small and sits
     on the baseline, before the first column that reaches the top of the line (the digits may
@@ -277,11 +286,11 @@ def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP) -> 
     if x >= ink.shape[1]:
         return cell
     # The number ends at the last valley of the outline's top before that glyph: a blank
-    # column, or where the digits meet a letter that starts low (ㅅ's diagonal is kept whole).
+    # column, or where the digits meet a letter that starts low.
     run = first_top[x0:x]
     cut = None
     for c in range(len(run) - 1, 0, -1):
-        if run[c] >= top + 0.45 * h and run[c] >= run[c - 1] and (c + 1 >= len(run) or run[c] >= run[c + 1]):
+        if run[c] >= top + valley * h and run[c] >= run[c - 1] and (c + 1 >= len(run) or run[c] >= run[c + 1]):
             cut = x0 + c
             break
     if cut is None:
@@ -399,13 +408,18 @@ def number_rule_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Voc
 
 def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
                        scale: float) -> NameRead | None:
-    """The cell read again with its leading small digits cut by the looser height test; None
-    when that test cuts nothing more than the first read did. Kept by the caller only when the
-    name then stands on its own (sure match and rendering check) and no card of the column is
-    that name with a few letters before it (`Vocabulary.may_be_cut_off`): a real first letter
-    wrongly cut then leaves ink that fits no card, and the line stays flagged."""
+    """The cell read again with its leading small digits cut by the looser height test (and,
+    when that finds no valley deep enough, by the shallower one); None when that cuts nothing
+    more than the first read did. Kept by the caller only when the name then stands on its own
+    (sure match and rendering check) and no card of the column is that name with a few letters
+    before it (`Vocabulary.may_be_cut_off`): a real first letter wrongly cut then leaves ink
+    that fits no card, and the line stays flagged."""
+    first = without_row_number(cell)
     cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY)
-    if np.array_equal(cut, without_row_number(cell)):
+    if np.array_equal(cut, first):
+        # (Only now: a shallow valley may lie inside a letter that starts low, ㅅ's diagonal.)
+        cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, ROW_NUMBER_VALLEY_RETRY)
+    if np.array_equal(cut, first):
         return None
     return read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=False)
 
