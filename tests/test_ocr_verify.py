@@ -217,3 +217,52 @@ def test_a_near_name_is_one_a_jamo_or_two_from_the_read():
     assert jamo_edits("실드 윙", "실드 웜") <= NEIGHBOUR_EDITS  # 0.75 alike by ratio
     assert jamo_edits("신의 경고", "신의 충고") <= NEIGHBOUR_EDITS
     assert jamo_edits("실드 윙", "ZW－실피드 윙") > NEIGHBOUR_EDITS
+
+
+def test_a_read_that_spells_the_latin_letters_rules_out_a_namesake_without_them():
+    """`슈팅 스타 드래곤 TG－EX` read exactly by kor+eng on a soft scan: when its rendering fits
+    under R_AGREE (0.56 here), the Hangul-only namesake `슈팅 스타 드래곤` kept it flagged although
+    OCR saw the letters and the rendering puts the namesake far behind. A read without all the letters,
+    a rival with letters of its own (LV3/LV5) or a single letter decides nothing, and a cell
+    that prints the short name is never read as the long one."""
+    from scanner.ocr.verify import R_AGREE, spelled_out
+    names = {30: "슈팅 스타 드래곤 TG－EX", 31: "슈팅 스타 드래곤"}
+    assert spelled_out("슈팅 스타 드래곤 TG-EX", names[30], names[31])
+    assert not spelled_out("슈팅 스타 드래곤 16 - EX", names[30], names[31])
+    assert not spelled_out("암드 드래곤 LV5", NAMES[2], NAMES[1])  # the rival has letters
+    assert not spelled_out("바렐로드 F 드래곤", NAMES[5], NAMES[4])  # one letter: junk can be one
+    r = renderer_for("NanumBarunGothic")
+    cell = ink_crop(printed_cell(names[30], family="NanumBarunGothic", px=18, blur=1.6))
+    plain = decide(r, cell, best=30, ocr_sure=True, ocr_scores={30: 1.0}, rivals={30: [31]}, names=names)
+    assert plain.scores[30] < R_AGREE and not plain.sure  # the case: flagged without the read
+    v = decide(r, cell, best=30, ocr_sure=True, ocr_scores={30: 1.0}, rivals={30: [31]}, names=names,
+               read="슈팅 스타 드래곤 TG-EX")
+    assert v.sure and v.card_id == 30, v.detail
+    short = ink_crop(printed_cell(names[31], family="NanumBarunGothic", px=18, blur=1.6))
+    v = decide(r, short, best=30, ocr_sure=True, ocr_scores={30: 1.0}, rivals={30: [31]}, names=names,
+               read="슈팅 스타 드래곤 TG-EX")  # letters read where the sheet has none
+    assert not (v.sure and v.card_id == 30), v.detail
+
+
+def test_a_clear_rendering_lead_picks_among_namesakes_on_a_soft_photo(real_db):
+    """tests/data/soft-dd-ghost.png (a cell of our generated soft photo) prints `DD 고스트`; kor reads
+    `00 고스트`, sure of the Hangul `고스트`, which is also a card. The rendering fits `DD 고스트`
+    at 0.7 (under R_CONFIRM) and `고스트` far below: the lead picks it. A cell printing `고스트`
+    is never read as `DD 고스트`, and namesakes a glyph apart (LV3/LV5) are not picked at 0.7."""
+    from pathlib import Path
+    from scanner.ocr.names import Vocabulary, without_row_number
+    from scanner.ocr.verify import R_CLEAR_LEAD, R_CONFIRM, cell_name_ink
+    cell = cv2.imread(str(Path(__file__).parent / "data" / "soft-dd-ghost.png"), cv2.IMREAD_GRAYSCALE)
+    ink = cell_name_ink(without_row_number(cell))
+    names = {61201220: "고스트", 33334269: "DD 고스트"}
+    r = Vocabulary.build(real_db).renderer
+    v = decide(r, ink, 61201220, True, {61201220: 0.86, 33334269: 0.75}, {61201220: [33334269]}, names)
+    assert v.sure and v.card_id == 33334269 and v.scores[33334269] < R_CONFIRM, v.detail
+    plain = ink_crop(printed_cell("고스트", blur=1.6))
+    v = decide(renderer_for("NanumGothic"), plain, 61201220, True, {61201220: 1.0}, {61201220: [33334269]}, names)
+    assert v.card_id == 61201220, v.detail
+    lv = ink_crop(printed_cell(NAMES[2], px=18, blur=1.6))
+    v = decide(renderer_for("NanumGothic"), lv, 1, True, {1: 1.0}, {1: [2, 3]}, NAMES)
+    top = sorted(v.scores.values(), reverse=True)
+    assert top[0] - top[1] < R_CLEAR_LEAD
+    assert v.sure is False or top[0] >= R_CONFIRM, v.detail

@@ -22,7 +22,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from card_db.cdb import CardDatabase
-from card_db.names import hangul_skeleton, jamo, name_key
+from card_db.names import hangul_skeleton, is_syllable, jamo, name_key
 from scanner.ocr.verify import (NameRenderer, Verdict, cell_name_ink, decide, ink_level,
                                 strip_rule_remnants)
 from scanner.ocr.engine import Tesseract
@@ -50,6 +50,9 @@ class _Columns:
     names: dict[int, str]
     namesakes: dict[str, dict[int, list[int]]]
     """column → card → other cards of the column with the same Hangul skeleton."""
+    cut_leftovers: dict[str, frozenset[int]] = field(default_factory=dict)
+    """column → cards whose name is another card's of the column without its first 1-3
+    characters, none of them Hangul (`보옥수 코발트 이글` of `A 보옥수 코발트 이글`)."""
 
 
 _BUILT: dict[int, tuple["weakref.ref[CardDatabase]", _Columns]] = {}
@@ -83,6 +86,15 @@ def _columns_from(entries: Iterable[tuple[int, str, str]]) -> _Columns:
             if skel:
                 skeletons[c].setdefault(skel, []).append(cid)
     namesakes: dict[str, dict[int, list[int]]] = {}
+    cut_leftovers: dict[str, frozenset[int]] = {}
+    for c, (ids, _) in cols.items():
+        by_key: dict[str, list[int]] = {}
+        for cid in ids:
+            by_key.setdefault(name_key(names[cid]), []).append(cid)
+        cut_leftovers[c] = frozenset(
+            short for key in by_key for n in range(1, PREFIX_CUT + 1)
+            if len(key) > n and not any(is_syllable(ch) for ch in key[:n])
+            for short in by_key.get(key[n:], []))
     for c, groups in skeletons.items():
         out: dict[int, list[int]] = {}
         for members in groups.values():
@@ -90,7 +102,12 @@ def _columns_from(entries: Iterable[tuple[int, str, str]]) -> _Columns:
                 for m in members:
                     out[m] = [o for o in members if o != m]
         namesakes[c] = out
-    return _Columns(by_column=cols, names=names, namesakes=namesakes)
+    return _Columns(by_column=cols, names=names, namesakes=namesakes, cut_leftovers=cut_leftovers)
+
+
+PREFIX_CUT = 3
+"""Most characters a row-number cut can take from a name's start (it is at most 1.6 line
+heights wide: three lowercase letters)."""
 
 
 @dataclass
@@ -104,6 +121,8 @@ class Vocabulary:
     """column → card → cards with the same Hangul and other Latin letters/digits/symbols."""
     renderer: NameRenderer = field(default_factory=NameRenderer)
     """Draws candidate names in the page's font (learns the font from the page's exact reads)."""
+    cut_leftovers: dict[str, frozenset[int]] = field(default_factory=dict)
+    """column → cards a name with its start cut off could be mistaken for (`_Columns`)."""
 
     @classmethod
     def build(cls, db: CardDatabase) -> "Vocabulary":
@@ -113,13 +132,15 @@ class Vocabulary:
             for k in [k for k, (r, _) in _BUILT.items() if r() is None]:
                 del _BUILT[k]
             _BUILT[id(db)] = (weakref.ref(db), cols)
-        return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes)
+        return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes,
+                   cut_leftovers=cols.cut_leftovers)
 
     @classmethod
     def from_names(cls, entries: Iterable[tuple[int, str, str]]) -> "Vocabulary":
         """A vocabulary of (card_id, name, column kind) without a card database (tests, tools)."""
         cols = _columns_from(entries)
-        return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes)
+        return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes,
+                   cut_leftovers=cols.cut_leftovers)
 
     def match(self, text: str, column: str, limit: int = 5) -> NameMatch:
         key = name_key(text)
@@ -147,6 +168,11 @@ class Vocabulary:
         """card → the namesakes OCR cannot tell from it, for each of `card_ids`."""
         table = self.namesakes.get(column) or self.namesakes.get("side", {})
         return {c: table.get(c, []) for c in card_ids}
+
+    def may_be_cut_off(self, card_id: int, column: str) -> bool:
+        """Another card of the column is this card's name with 1-3 non-Hangul characters
+        before it: a read of a cell whose start was cut as a row number cannot tell them apart."""
+        return card_id in self.cut_leftovers.get(column, self.cut_leftovers.get("side", frozenset()))
 
 
 def ocr_sure(m: NameMatch) -> bool:
@@ -189,8 +215,9 @@ def jamo_edits(a: str, b: str) -> int:
 
 
 def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: Vocabulary,
-                 every_candidate: bool = False) -> Verdict:
-    """Render the match and its plausible rivals; confirm, veto or pick (ocr_verify.decide).
+                 every_candidate: bool = False, read: str = "") -> Verdict:
+    """Render the match and its plausible rivals; confirm, veto or pick (ocr_verify.decide;
+    `read`: the OCR text the match came from).
     `every_candidate`: render all of them, even after an exact read (a read of a less
     trusted model: one Latin letter misread is another card's exact name)."""
     sure = ocr_sure(m)
@@ -208,7 +235,7 @@ def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: 
     rivals = vocab.rivals(plausible, column)
     if sure and m.score >= 1.0 and len(plausible) == 1 and not rivals.get(m.card_id) and not every_candidate:
         return Verdict(m.card_id, True)  # no real name near the read: nothing to tell apart
-    return decide(vocab.renderer, cell_ink, m.card_id, sure, ocr_scores, rivals, vocab.names, near)
+    return decide(vocab.renderer, cell_ink, m.card_id, sure, ocr_scores, rivals, vocab.names, read, near)
 
 
 SECOND_SCALE = 1.35
@@ -256,7 +283,16 @@ ROW_NUMBER_TOP_RETRY = 0.15
 did not resolve: blur (a far corner of a tilted photo) can lift a 6 pt digit's top to ≈ 0.26."""
 
 
-def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP) -> np.ndarray:
+ROW_NUMBER_VALLEY = 0.45
+"""The number ends at a valley of the outline's top at least this share of the line below the
+name's top (a digit meeting a letter that starts low: ㅅ's diagonal is kept whole)."""
+ROW_NUMBER_VALLEY_RETRY = 0.25
+"""The same, for the second look: a digit glued to a round Latin capital (`3C`, `3G`) or to a
+Hangul letter (`2플`) leaves a valley only a little below the digit's own top (≈ 0.3-0.42)."""
+
+
+def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP,
+                       valley: float = ROW_NUMBER_VALLEY) -> np.ndarray:
     """The cell with a row number printed against the name's start (`₂마운틴 워리어`, as some
     exports print it) painted out: at the left end, a run of columns whose ink is small and sits
     on the baseline, before the first column that reaches the top of the line (the digits may
@@ -277,11 +313,11 @@ def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP) -> 
     if x >= ink.shape[1]:
         return cell
     # The number ends at the last valley of the outline's top before that glyph: a blank
-    # column, or where the digits meet a letter that starts low (ㅅ's diagonal is kept whole).
+    # column, or where the digits meet a letter that starts low.
     run = first_top[x0:x]
     cut = None
     for c in range(len(run) - 1, 0, -1):
-        if run[c] >= top + 0.45 * h and run[c] >= run[c - 1] and (c + 1 >= len(run) or run[c] >= run[c + 1]):
+        if run[c] >= top + valley * h and run[c] >= run[c - 1] and (c + 1 >= len(run) or run[c] >= run[c + 1]):
             cut = x0 + c
             break
     if cut is None:
@@ -345,18 +381,17 @@ def only_row_number(cell: np.ndarray) -> bool:
                 and xs.min() < ROW_NUMBER_LEFT * w and xs.max() - xs.min() + 1 < 1.6 * h)
 
 
-GLUED_NUMBER = re.compile(r"[0-9]{1,2}[^0-9\s.,:;]")
-"""An OCR read that starts with a row number glued to the name's first letter."""
-
-
 def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
               scale: float = 1.0, numbers_in_cell: bool = True) -> NameRead:
-    """Read one name cell (see `read_name_once`); a read that did not resolve and starts with
-    a glued row number (`1클러스터`) is read again with the number cut at a looser height."""
+    """Read one name cell (see `read_name_once`); a read that did not resolve is read again
+    with a row number glued to the name's start cut at a looser height (`1클러스터`)."""
     got = read_name_once(cell, column, tess, vocab, scale, numbers_in_cell)
-    if numbers_in_cell and got.flags and GLUED_NUMBER.match(got.text.strip()):
+    if numbers_in_cell and got.flags and not got.row_number_only:
+        # Any unresolved read, not only one that starts with digits: a number glued to a Latin
+        # capital (`9Alligator's`, `1No.57`) reads as junk letters or more digits (`1840.57`).
         retry = glued_number_retry(cell, column, tess, vocab, scale)
-        if retry is not None and not retry.flags:
+        if (retry is not None and not retry.flags and retry.match.card_id is not None
+                and not vocab.may_be_cut_off(retry.match.card_id, column)):
             return retry
     if numbers_in_cell and got.flags and not got.row_number_only:
         retry = number_rule_retry(cell, column, tess, vocab, scale)
@@ -422,12 +457,18 @@ def number_rule_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Voc
 
 def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
                        scale: float) -> NameRead | None:
-    """The cell read again with its leading small digits cut by the looser height test; None
-    when that test cuts nothing more than the first read did. Kept by the caller only when the
-    name then stands on its own (sure match and rendering check), so a real name's first
-    letter wrongly cut cannot pass unnoticed."""
+    """The cell read again with its leading small digits cut by the looser height test (and,
+    when that finds no valley deep enough, by the shallower one); None when that cuts nothing
+    more than the first read did. Kept by the caller only when the name then stands on its own
+    (sure match and rendering check) and no card of the column is that name with a few letters
+    before it (`Vocabulary.may_be_cut_off`): a real first letter wrongly cut then leaves ink
+    that fits no card, and the line stays flagged."""
+    first = without_row_number(cell)
     cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY)
-    if np.array_equal(cut, without_row_number(cell)):
+    if np.array_equal(cut, first):
+        # (Only now: a shallow valley may lie inside a letter that starts low, ㅅ's diagonal.)
+        cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, ROW_NUMBER_VALLEY_RETRY)
+    if np.array_equal(cut, first):
         return None
     return read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=False)
 
@@ -460,14 +501,14 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
     match = vocab.match(text, column) if text else NameMatch(None, "", 0.0, 0.0)
     if match.card_id is not None and not ocr_sure(match):
         match = vocab.match(text, column, limit=UNSURE_CANDIDATES)  # more for the rendering
-    verdict = verify_match(match, cell_ink, column, vocab) if match.card_id is not None else None
+    verdict = verify_match(match, cell_ink, column, vocab, read=text) if match.card_id is not None else None
     if verdict is None or not verdict.sure:
         # Latin letters, ☆, ・ are beyond `kor`: a kor+eng reading may match better.
         alt = tess.read(upscaled, lang="kor+eng", psm=7)
         alt_match = vocab.match(alt.text, column, limit=UNSURE_CANDIDATES) if alt.text else match
         if alt_match.score > match.score:
             text, conf, match = alt.text, alt.confidence, alt_match
-            verdict = verify_match(match, cell_ink, column, vocab)
+            verdict = verify_match(match, cell_ink, column, vocab, read=text)
     if (verdict is None or not verdict.sure) and _hangul_share(got.text) < 0.5:
         # A name of Latin letters only (F·G·D): at some scales kor+eng still answers with the
         # Korean model's junk, while eng alone reads the letters.
@@ -475,7 +516,7 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
         eng_match = vocab.match(eng.text, column, limit=UNSURE_CANDIDATES) if eng.text else match
         if eng_match.score > match.score:
             text, conf, match = eng.text, eng.confidence, eng_match
-            verdict = verify_match(match, cell_ink, column, vocab, every_candidate=True)
+            verdict = verify_match(match, cell_ink, column, vocab, every_candidate=True, read=text)
     if (verdict is not None and verdict.tie is not None
             and _read_again(upscaled, tess, vocab, column) == match.card_id):
         # The rendering could not tell the read from a near name; a second read agreeing settles it.

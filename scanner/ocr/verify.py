@@ -23,8 +23,9 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from card_db.names import name_key
 from scanner.ocr.order_stats import percentile
-from scanner.ocr.thresholds import INK_ANY, INK_GLYPH
+from scanner.ocr.thresholds import INK_ANY, INK_GLYPH, NAME_ACCEPT
 
 log = logging.getLogger("decksheet.ocr")
 
@@ -423,6 +424,17 @@ hardly read (names mostly in Latin letters, which `kor` turns into junk: `BOX서
 OCR_FLOOR = 0.6
 """A candidate the rendering picks must have at least this OCR similarity (or be the namesake
 of one that has)."""
+R_AGREE = 0.6
+"""The OCR's own best match, short only of the OCR margin (similarity ≥ NAME_ACCEPT, a close
+runner-up), stands when the rendering puts it first by R_PICK_MARGIN and fits it at least
+this well: two readings agree (a soft photo's true names fit at 0.6-0.75; among 570 rendered
+pools of generated photos no other candidate ever scored above the true name once it was in
+the pool)."""
+R_CLEAR_LEAD = 0.3
+"""Among namesakes OCR cannot tell apart (a closed group: every card with the read's Hangul),
+a rendering this far ahead of the others picks at R_AGREE: a name with letters the others lack
+or miss (`DD 고스트` / `고스트`) differs in width and shape, not in one glyph (LV3/LV5 lead by
+< 0.1)."""
 
 
 @dataclass
@@ -441,15 +453,34 @@ class Verdict:
     may still settle the line (`names.read_name_once`)."""
 
 
+def latin_letters(text: str) -> str:
+    """The ASCII letters of a name or read, in order, case-folded (spaces and marks dropped)."""
+    return "".join(ch for ch in name_key(text) if ch.isascii() and ch.isalpha())
+
+
+SPELLED_LETTERS = 2
+"""Latin letters a read must spell, all of them in a row, to tell a name from a namesake that
+has none (`슈팅 스타 드래곤 TG－EX` / `슈팅 스타 드래곤`): `kor` spells no Latin letter and
+kor+eng's junk is a letter or two out of place, never a namesake's exact letters."""
+
+
+def spelled_out(read: str, name: str, rival: str) -> bool:
+    """The read spells `name`'s Latin letters (at least SPELLED_LETTERS, in a row), which the
+    rival lacks entirely: OCR did see what tells them apart."""
+    own = latin_letters(name)
+    return len(own) >= SPELLED_LETTERS and not latin_letters(rival) and own in latin_letters(read)
+
+
 def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None, ocr_sure: bool,
            ocr_scores: dict[int, float], rivals: dict[int, list[int]], names: dict[int, str],
-           near: frozenset[int] = frozenset()) -> Verdict:
+           read: str = "", near: frozenset[int] = frozenset()) -> Verdict:
     """Confirm, veto or pick a card for one name cell.
 
     best: the OCR match; ocr_sure: it stands on OCR alone; ocr_scores: OCR similarity of each
     candidate; rivals: candidate → namesakes OCR cannot tell from it (same Hangul, other
-    Latin/digits/symbols; longer names it is the start of); near: candidates a jamo or two from
-    an exact read, which OCR may have misread into it (`실드 웜` read `실드 윙`)."""
+    Latin/digits/symbols; longer names it is the start of); read: the OCR text (it may spell
+    the Latin letters that tell a namesake apart); near: candidates a jamo or two from an
+    exact read, which OCR may have misread into it (`실드 웜` read `실드 윙`)."""
     if best is None:
         return Verdict(None, False, "unresolved-name")
     pool = list(dict.fromkeys([c for c in ocr_scores] + [r for rs in rivals.values() for r in rs]))
@@ -467,15 +498,20 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
         return f"{names[c]} {scores.get(c, -1):.2f}"
 
     if ocr_sure:
-        blind = [r for r in rivals.get(best, []) if r != best]
+        # A namesake without the Latin letters the read spells is not blind to OCR: it is out
+        # when the rendering agrees by the pick margin (the read's own fit is judged below).
+        blind = [r for r in rivals.get(best, []) if r != best
+                 and not (spelled_out(read, names[best], names[r])
+                          and scores[best] - scores[r] >= R_PICK_MARGIN)]
         top_blind = max(blind, key=scores.get) if blind else None
         if top_blind is not None and (scores[best] < R_CONFIRM
                                       or scores[best] - scores[top_blind] < R_MARGIN):
             # The read spells a namesake's Hangul exactly: the rendering may still tell
             # which of them is printed (`바렐로드 F 드래곤` read with the F dropped).
             group = sorted([best] + blind, key=lambda c: -scores[c])
-            if (renderer.trusted and scores[group[0]] >= R_CONFIRM
-                    and scores[group[0]] - scores[group[1]] >= R_PICK_MARGIN):
+            lead = scores[group[0]] - scores[group[1]]
+            if renderer.trusted and ((scores[group[0]] >= R_CONFIRM and lead >= R_PICK_MARGIN)
+                                     or (scores[group[0]] >= R_AGREE and lead >= R_CLEAR_LEAD)):
                 return Verdict(group[0], True, detail=f"rendering picked {show(group[0])} over "
                                f"{show(group[1])}", scores=scores)
             return Verdict(best, False, "ambiguous-name",
@@ -504,8 +540,10 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
     second = scores[ranked[1]] if len(ranked) > 1 else -1.0
     strong = (ocr_scores.get(pick, 0.0) >= OCR_FLOOR_STRONG and scores[pick] >= R_STRONG
               and scores[pick] - second >= R_STRONG_MARGIN)
-    if renderer.trusted and (strong or (pick in backed and scores[pick] >= R_CONFIRM
-                                        and scores[pick] - second >= R_PICK_MARGIN)):
+    agree = (pick == best and ocr_scores.get(pick, 0.0) >= NAME_ACCEPT and scores[pick] >= R_AGREE
+             and scores[pick] - second >= R_PICK_MARGIN)
+    if renderer.trusted and (strong or agree or (pick in backed and scores[pick] >= R_CONFIRM
+                                                 and scores[pick] - second >= R_PICK_MARGIN)):
         return Verdict(pick, True, detail=f"rendering picked {show(pick)} over "
                        f"{show(ranked[1]) if len(ranked) > 1 else 'nothing'}", scores=scores)
     return Verdict(best, False, "", "rendered: " + ", ".join(show(c) for c in ranked[:3]), scores)
