@@ -69,6 +69,8 @@ class TableContext:
     hand_filled: bool = False
     """The layout is a form players may fill by hand: a name stands only when its rendering
     in a known font fits the cell (typed), else it is flagged 'handwritten'."""
+    row_numbers: bool = True
+    """The layout prints row numbers (`Layout.row_numbers`)."""
 
 
 def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
@@ -93,7 +95,7 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), row_clean, ctx.chroma)
     # Name: OCR, closed-vocabulary match, checked by rendering the candidates (ocr_names).
     name_read = read_name(name_img, ctx.column, ctx.tess, ctx.vocab, scale=UPSCALE_TO / max(cells.name.h, 1),
-                          numbers_in_cell=not ctx.table.number_column)
+                          numbers_in_cell=not ctx.table.number_column, row_numbers=ctx.row_numbers)
     if name_read.row_number_only and count_ink < EMPTY_INK:
         return None  # an empty row that only carries its printed number
     text, conf, match = name_read.text, name_read.confidence, name_read.match
