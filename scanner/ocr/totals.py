@@ -15,7 +15,7 @@ from scanner.ocr.layouts import Layout
 from scanner.ocr.counts import binarize_cell
 from scanner.ocr.ink import trim_to_ink
 from scanner.ocr.rows import RowRead
-from scanner.ocr.thresholds import INK_RULE, SURE_COUNT
+from scanner.ocr.thresholds import COUNT_ACCEPT, INK_RULE, SURE_COUNT
 
 DECK_COLUMNS = ("monster", "spell", "trap", "extra", "side")
 MAIN_COLUMNS = ("monster", "spell", "trap")
@@ -257,10 +257,12 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
             unknown = len(olds) - len(known)
             unsure = [r for r in untouched if r.count is None or r.count_conf < SURE_COUNT]
             sure = sum(r.count or 0 for r in untouched if r.count is not None and r.count_conf >= SURE_COUNT)
-            # On the form a row with neither a card nor a count may be no line at all (a
-            # sliver of a bent rule read as junk): it may add nothing to the total.
+            # On the form a row with neither a card nor a count read as one may be no line at
+            # all (a sliver of a bent rule read as junk in both cells: `ㅣ`, and a `1` far from
+            # every digit): it may add nothing to the total. It stays flagged as unresolved.
             floor = sum(1 for r in unsure
-                        if not (hand_filled and r.count is None and "unresolved-name" in r.flags))
+                        if not (hand_filled and "unresolved-name" in r.flags
+                                and (r.count is None or r.count_conf < COUNT_ACCEPT)))
             if (not corrected and 0 < len(unsure) <= UNSURE_EXPLAIN
                     and floor <= printed - sure <= 3 * len(unsure)):
                 # A misread unsure count explains the total: it alone is flagged (sure counts
