@@ -85,3 +85,19 @@ def test_a_pen_written_latin_name_is_never_typed(family, blur):
                    for b in (1.0, 1.6, 2.4))
         assert best < TYPED_LIKENESS, (fam, best)
 
+
+
+def test_a_name_in_capitals_is_no_row_number_on_the_form(real_db):
+    """seed 1212 kde-scan-04: `EXP`, typed in NanumGothic 8 pt, is read `6` by `kor`, small
+    beside the cell: on a sheet that prints row numbers that is an empty row's number. Konami's
+    form prints none (`Layout.row_numbers`): the line goes on to `kor+eng` and resolves."""
+    from scanner.ocr.engine import Tesseract
+    from scanner.ocr.names import Vocabulary, read_name
+    cell = cv2.imread(str(Path(__file__).resolve().parent / "data" / "kde-name-capitals-exp.png"),
+                      cv2.IMREAD_GRAYSCALE)
+    tess, vocab = Tesseract(), Vocabulary.build(real_db)
+    scale = 48 / (cell.shape[0] + 6)
+    got = read_name(cell, "spell", tess, vocab, scale=scale, numbers_in_cell=False, row_numbers=False)
+    assert (got.match.name, got.flags) == ("EXP", [])
+    got = read_name(cell, "spell", tess, vocab, scale=scale, numbers_in_cell=False, row_numbers=True)
+    assert got.row_number_only and got.match.card_id is None
