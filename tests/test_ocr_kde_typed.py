@@ -101,3 +101,18 @@ def test_a_name_in_capitals_is_no_row_number_on_the_form(real_db):
     assert (got.match.name, got.flags) == ("EXP", [])
     got = read_name(cell, "spell", tess, vocab, scale=scale, numbers_in_cell=False, row_numbers=True)
     assert got.row_number_only and got.match.card_id is None
+
+
+def test_a_brush_written_latin_name_is_not_typed():
+    """seed 701 kde-hand-08: `Light Bringer Lucifer` written with a brush fit NanumBarunGothic
+    blurred 2.4 at 0.64 (typed names fit their font at ≥ 0.70): read exactly by kor+eng, it
+    stood unflagged on a hand-filled form."""
+    require("NanumBarunGothic" in available_families(), "needs fonts-nanum (apt-get install fonts-nanum)")
+    name = "Light Bringer Lucifer"
+    cell = cv2.imread(str(Path(__file__).resolve().parent / "data" / "kde-hand-brush-latin-name.png"),
+                      cv2.IMREAD_GRAYSCALE)
+    match = NameMatch(1, name, 1.0, 1.0, [(1, name, 1.0)])
+    assert not looks_typed(cell, match, SimpleNamespace(renderer=NameRenderer()))
+    fits = [compare(cell_name_ink(cell), NameRenderer().rendered(name, fam), blur=2.4).score
+            for fam in available_families()]
+    assert 0.6 <= max(fits) < TYPED_LIKENESS  # what the old cut (0.6) let through
