@@ -225,6 +225,7 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
     On a form players fill by hand (`hand_filled`), a hand-written row is no correction: the
     player wrote it, and the total, with the rest. A total no column of these lines can make
     (fewer than one card a line, more than three) is a misread total and checks nothing.
+    The main deck's printed total can then settle one main column (`main_total_confirms`).
     """
     verdicts: dict[str, str] = {}
     for column in DECK_COLUMNS:
