@@ -23,13 +23,22 @@ from scanner.ocr.verify import BLURS, NameRenderer, cell_name_ink, compare
 
 UPSCALE_TO = 48
 """Name cells are scaled so the row is about this many pixels high for Tesseract."""
-TYPED_LIKENESS = 0.66
+TYPED_LIKENESS = 0.6
 """Likeness of a name's rendering and its cell above which the name is typed, not written
-(the fixture pages fit their font at 0.74–0.95, as `verify.TRUSTED_FIT`). Measured with the
-true names on generated forms (seeds 701, 1212, 9303: 686 typed rows, 220 written): typed
-rows fit their best font and blur at ≥ 0.70 but for 1 in 200 (0.67, and 3 below 0.6 that
-no threshold keeps); written ones at ≤ 0.55 but one: a brush-written Latin name (`Light
-Bringer Lucifer`) fit Barun Gothic blurred 2.4 at 0.64, and read exactly, it stood unflagged."""
+(the fixture pages fit their font at 0.74–0.95, as `verify.TRUSTED_FIT`; a soft photo's
+typed Hangul name can fit as low as 0.65, written ones ≤ 0.55 on the generated sets)."""
+TYPED_LIKENESS_NO_HANGUL = 0.7
+"""The same for a name with no Hangul: a handful of simple strokes, which a blurred rendering
+matches in any hand. A brush-written `Light Bringer Lucifer` fit Barun Gothic blurred 2.4 at
+0.64 and, read exactly, stood unflagged on a hand-filled form (seed 701); typed Latin names
+fit their font at ≥ 0.77 (30 on seeds 701, 1212, 9303)."""
+
+
+def typed_cut(name: str) -> float:
+    """The likeness above which `name`, drawn in a font, is typed."""
+    return TYPED_LIKENESS if any("가" <= c <= "힣" for c in name) else TYPED_LIKENESS_NO_HANGUL
+
+
 ROW_BAND_PAD = 0.5
 """Count cells are read from a band this many row heights taller above and below."""
 
@@ -175,7 +184,7 @@ def looks_typed(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> bo
         return False
     for name in names:
         lk = vocab.renderer.likeness(ink, name)
-        if lk is not None and lk.score >= TYPED_LIKENESS:
+        if lk is not None and lk.score >= typed_cut(name):
             return True
     return any(_fits_any_font(vocab.renderer, ink, name) for name in names)
 
@@ -187,7 +196,7 @@ def _fits_any_font(renderer: NameRenderer, ink: np.ndarray, name: str) -> bool:
     needs a blurred rendering (`웜 카르타로스` fit 0.54 sharp); after, Nanum Square and Barun
     Gothic, alike in Hangul, are taken for each other, and a name in Latin letters then fits
     only its true font (`The Fallen & The Virtuous`: 0.82 Square, < 0.6 Barun Gothic).
-    Handwriting fits no font at any blur above `TYPED_LIKENESS`."""
+    Handwriting fits no font at any blur above `typed_cut`."""
     for fam in renderer.families:
         rendered = renderer.rendered(name, fam)
         if rendered is None:
@@ -195,7 +204,7 @@ def _fits_any_font(renderer: NameRenderer, ink: np.ndarray, name: str) -> bool:
         for blur in BLURS:
             if blur == renderer.blur and renderer.family in (None, fam):
                 continue  # `NameRenderer.likeness` compared it already
-            if compare(ink, rendered, blur=blur, cell=renderer.windows(ink)).score >= TYPED_LIKENESS:
+            if compare(ink, rendered, blur=blur, cell=renderer.windows(ink)).score >= typed_cut(name):
                 return True
     return False
 
