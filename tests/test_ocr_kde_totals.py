@@ -39,6 +39,8 @@ def crop(name: str) -> np.ndarray:
     ("kde-total-soft-four.png", 24),
     # seed 9303 kde-photo-03: the main total Tesseract reads nothing of at 48 px, 0.96 at 40
     ("kde-main-total-unread-at-48.png", 44),
+    # seed 9303 kde-photo-05: a bit of the frame's corner, as tall as a digit, beside the `10`
+    ("kde-total-frame-corner.png", 10),
 ])
 def test_a_form_total_is_read_through_its_frame_and_fill(tess, name, value):
     from scanner.ocr.totals import read_digits, read_form_digits
@@ -195,3 +197,17 @@ def test_on_the_form_a_junk_row_with_an_unsure_count_does_not_flag_its_column():
     rows = column(["count-unclear"])  # a card read, its count unsure: a line
     cross_check_totals(rows, sheet, hand_filled=True)
     assert all("column-total-mismatch" in r.flags for r in rows)
+
+
+def test_a_main_total_no_deck_of_these_lines_can_make_is_not_used():
+    """A hand-written main total `42` read `4` (seed 701 kde-hand-08): 19 main lines make 19 to
+    57 cards, so 4 is a misread; it is dropped with a note rather than reported as the sheet's
+    printed total. A possible one stays."""
+    from scanner.ocr.totals import cross_check_totals
+    sheet, rows = _main_deck(24, 4)
+    cross_check_totals(rows, sheet, hand_filled=True)
+    assert sheet.printed_totals["main"] is None
+    assert any("impossible" in n for n in sheet.notes)
+    sheet, rows = _main_deck(24, 46)
+    cross_check_totals(rows, sheet, hand_filled=True)
+    assert sheet.printed_totals["main"] == 46

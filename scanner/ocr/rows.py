@@ -25,18 +25,18 @@ UPSCALE_TO = 48
 """Name cells are scaled so the row is about this many pixels high for Tesseract."""
 TYPED_LIKENESS = 0.6
 """Likeness of a name's rendering and its cell above which the name is typed, not written
-(the fixture pages fit their font at 0.74–0.95, as `verify.TRUSTED_FIT`; a soft photo's
-typed Hangul name can fit as low as 0.65, written ones ≤ 0.55 on the generated sets)."""
-TYPED_LIKENESS_NO_HANGUL = 0.7
-"""The same for a name with no Hangul: a handful of simple strokes, which a blurred rendering
-matches in any hand. A brush-written `Light Bringer Lucifer` fit Barun Gothic blurred 2.4 at
-0.64 and, read exactly, stood unflagged on a hand-filled form (seed 701); typed Latin names
-fit their font at ≥ 0.77 (30 on seeds 701, 1212, 9303)."""
+(the fixture pages fit their font at 0.74–0.95, as `verify.TRUSTED_FIT`)."""
+LATIN_BLUR = 1.6
+"""A name with no Hangul is compared with renderings blurred at most this much. A soft
+photo's small Hangul needs the heaviest blur of `verify.BLURS` to fit; a few Latin letters,
+simple strokes, blurred that much look like any hand's: a brush-written `Light Bringer Lucifer`
+fit Barun Gothic blurred 2.4 at 0.64 (≤ 0.53 at 1.6) and, read exactly, stood unflagged on a
+hand-filled form (seed 701), while typed Latin names fit their font at ≥ 0.70 at 1.6 (31 on
+seeds 701, 1212, 9303; 0.64-0.70 written Latin names at most 0.53)."""
 
 
-def typed_cut(name: str) -> float:
-    """The likeness above which `name`, drawn in a font, is typed."""
-    return TYPED_LIKENESS if any("가" <= c <= "힣" for c in name) else TYPED_LIKENESS_NO_HANGUL
+def _has_hangul(name: str) -> bool:
+    return any("가" <= c <= "힣" for c in name)
 
 
 ROW_BAND_PAD = 0.5
@@ -183,8 +183,10 @@ def looks_typed(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> bo
     if ink is None:
         return False
     for name in names:
+        if not _has_hangul(name) and vocab.renderer.blur > LATIN_BLUR:
+            continue
         lk = vocab.renderer.likeness(ink, name)
-        if lk is not None and lk.score >= typed_cut(name):
+        if lk is not None and lk.score >= TYPED_LIKENESS:
             return True
     return any(_fits_any_font(vocab.renderer, ink, name) for name in names)
 
@@ -196,15 +198,16 @@ def _fits_any_font(renderer: NameRenderer, ink: np.ndarray, name: str) -> bool:
     needs a blurred rendering (`웜 카르타로스` fit 0.54 sharp); after, Nanum Square and Barun
     Gothic, alike in Hangul, are taken for each other, and a name in Latin letters then fits
     only its true font (`The Fallen & The Virtuous`: 0.82 Square, < 0.6 Barun Gothic).
-    Handwriting fits no font at any blur above `typed_cut`."""
+    Handwriting fits no font at any blur (a name with no Hangul: at most `LATIN_BLUR`)."""
+    blurs = BLURS if _has_hangul(name) else tuple(b for b in BLURS if b <= LATIN_BLUR)
     for fam in renderer.families:
         rendered = renderer.rendered(name, fam)
         if rendered is None:
             continue
-        for blur in BLURS:
+        for blur in blurs:
             if blur == renderer.blur and renderer.family in (None, fam):
                 continue  # `NameRenderer.likeness` compared it already
-            if compare(ink, rendered, blur=blur, cell=renderer.windows(ink)).score >= typed_cut(name):
+            if compare(ink, rendered, blur=blur, cell=renderer.windows(ink)).score >= TYPED_LIKENESS:
                 return True
     return False
 

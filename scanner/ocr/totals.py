@@ -53,7 +53,9 @@ FORM_DIGIT_H = 0.15
 as its number)…"""
 FORM_DIGIT_TWIN = 0.6
 """…and at least this share of the tallest glyph's height (digits of one number are one height;
-a speck or a bit of the fill's edge is lower)."""
+a speck or a bit of the fill's edge is lower)…"""
+FORM_DIGIT_LINE = 0.75
+"""…and stands this share of its height within the tallest glyph's rows."""
 
 
 def form_total_digits(cell: np.ndarray) -> np.ndarray | None:
@@ -126,10 +128,13 @@ def _form_digit_ink(g: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         groups.append((x, y, x + bw, y + bh, [i]))
     if not groups:
         return ink, None
-    tallest = max(gy1 - gy0 for _, gy0, _, gy1, _ in groups)
+    _, ty0, _, ty1, _ = max(groups, key=lambda g: g[3] - g[1])
     keep = np.zeros(n, bool)
     for _, gy0, _, gy1, ids in groups:
-        if gy1 - gy0 >= max(FORM_DIGIT_H * h, FORM_DIGIT_TWIN * tallest):
+        # digits of one number stand on one line: a bit of the frame's corner beside them (a
+        # warped photo's) reaches far above or below the tallest digit
+        within = min(gy1, ty1) - max(gy0, ty0)
+        if gy1 - gy0 >= max(FORM_DIGIT_H * h, FORM_DIGIT_TWIN * (ty1 - ty0)) and within >= FORM_DIGIT_LINE * (gy1 - gy0):
             keep[ids] = True
     return ink, keep[lab]
 
@@ -228,6 +233,7 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
     The main deck's printed total can then settle one main column (`main_total_confirms`).
     """
     verdicts: dict[str, str] = {}
+    drop_impossible_main_total(rows, sheet)
     for column in DECK_COLUMNS:
         printed = (sheet.column_totals.get(column) if column in MAIN_COLUMNS
                    else sheet.printed_totals.get(column))
@@ -293,6 +299,21 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
             for r in kept:
                 if "column-total-mismatch" not in r.flags:
                     r.flags.append("column-total-mismatch")
+
+
+def drop_impossible_main_total(rows: list[RowRead], sheet: SheetRead) -> None:
+    """A main total no main deck of these lines can make (fewer than one card a line, more than
+    three) is a misread, as a column's (a hand-written `42` read `4`): not used, so it neither
+    checks the lines nor stands as the sheet's printed total. Only while every main line is as
+    printed (a struck row or count may make the lines more than the cards)."""
+    main_total = sheet.printed_totals.get("main")
+    main = [r for r in rows if r.column in MAIN_COLUMNS]
+    if main_total is None or not main or any(r.struck_row or r.count_struck for r in main):
+        return
+    if not len(main) <= main_total <= 3 * len(main):
+        sheet.notes.append(f"main: printed total read as {main_total}, impossible for {len(main)} "
+                           f"lines: not used")
+        sheet.printed_totals["main"] = None
 
 
 def main_total_confirms(rows: list[RowRead], sheet: SheetRead, verdicts: dict[str, str]) -> None:
