@@ -13,7 +13,7 @@ import pytest
 from needs import require
 
 from scanner.ocr.names import NameMatch
-from scanner.ocr.rows import TYPED_LIKENESS, looks_typed
+from scanner.ocr.rows import LATIN_BLUR, TYPED_LIKENESS, looks_typed
 from scanner.ocr.verify import NameRenderer, available_families, cell_name_ink, compare, render_name
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -85,3 +85,44 @@ def test_a_pen_written_latin_name_is_never_typed(family, blur):
                    for b in (1.0, 1.6, 2.4))
         assert best < TYPED_LIKENESS, (fam, best)
 
+
+
+def test_a_name_in_capitals_is_no_row_number_on_the_form(real_db):
+    """seed 1212 kde-scan-04: `EXP`, typed in NanumGothic 8 pt, is read `6` by `kor`, small
+    beside the cell: on a sheet that prints row numbers that is an empty row's number. Konami's
+    form prints none (`Layout.row_numbers`): the line goes on to `kor+eng` and resolves."""
+    from scanner.ocr.engine import Tesseract
+    from scanner.ocr.names import Vocabulary, read_name
+    cell = cv2.imread(str(Path(__file__).resolve().parent / "data" / "kde-name-capitals-exp.png"),
+                      cv2.IMREAD_GRAYSCALE)
+    tess, vocab = Tesseract(), Vocabulary.build(real_db)
+    scale = 48 / (cell.shape[0] + 6)
+    got = read_name(cell, "spell", tess, vocab, scale=scale, numbers_in_cell=False, row_numbers=False)
+    assert (got.match.name, got.flags) == ("EXP", [])
+    got = read_name(cell, "spell", tess, vocab, scale=scale, numbers_in_cell=False, row_numbers=True)
+    assert got.row_number_only and got.match.card_id is None
+
+
+def test_a_brush_written_latin_name_is_not_typed():
+    """seed 701 kde-hand-08: `Light Bringer Lucifer` written with a brush fit NanumBarunGothic
+    blurred 2.4 at 0.64: read exactly by kor+eng, it stood unflagged on a hand-filled form.
+    Latin letters are compared with renderings blurred at most LATIN_BLUR, where the brush fits
+    no font; typed Latin names do (`Ashtraya Mikumari-no-Mikoto`, seed 1212 kde-scan-07, fits
+    NanumMyeongjo at 0.64 sharp, 0.70 at 1.6)."""
+    require("NanumBarunGothic" in available_families(), "needs fonts-nanum (apt-get install fonts-nanum)")
+    data = Path(__file__).resolve().parent / "data"
+    renderer = NameRenderer()
+
+    def fits(cell, name, blurs):
+        return max(compare(cell_name_ink(cell), renderer.rendered(name, fam), blur=b).score
+                   for fam in available_families() for b in blurs)
+    name = "Light Bringer Lucifer"
+    cell = cv2.imread(str(data / "kde-hand-brush-latin-name.png"), cv2.IMREAD_GRAYSCALE)
+    match = NameMatch(1, name, 1.0, 1.0, [(1, name, 1.0)])
+    assert not looks_typed(cell, match, SimpleNamespace(renderer=NameRenderer()))
+    assert fits(cell, name, (2.4,)) >= TYPED_LIKENESS > fits(cell, name, (1.0, LATIN_BLUR))
+    name = "Ashtraya Mikumari-no-Mikoto"
+    require("NanumMyeongjo" in available_families(), "needs fonts-nanum (apt-get install fonts-nanum)")
+    typed = cv2.imread(str(data / "kde-typed-latin-name.png"), cv2.IMREAD_GRAYSCALE)
+    assert looks_typed(typed, NameMatch(1, name, 1.0, 1.0, [(1, name, 1.0)]),
+                       SimpleNamespace(renderer=NameRenderer()))

@@ -382,13 +382,14 @@ def only_row_number(cell: np.ndarray) -> bool:
 
 
 def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
-              scale: float = 1.0, numbers_in_cell: bool = True) -> NameRead:
+              scale: float = 1.0, numbers_in_cell: bool = True, row_numbers: bool = True) -> NameRead:
     """Read one name cell (see `read_name_once`); a read that did not resolve is read again
     with a row number glued to the name's start cut at a looser height (`1클러스터`)."""
-    got = read_name_once(cell, column, tess, vocab, scale, numbers_in_cell)
-    if numbers_in_cell and got.flags and not got.row_number_only:
+    got = read_name_once(cell, column, tess, vocab, scale, numbers_in_cell, row_numbers)
+    if numbers_in_cell and row_numbers and got.flags and not got.row_number_only:
         # Any unresolved read, not only one that starts with digits: a number glued to a Latin
         # capital (`9Alligator's`, `1No.57`) reads as junk letters or more digits (`1840.57`).
+        # (A layout that prints no row numbers has none to cut: only a first letter.)
         retry = glued_number_retry(cell, column, tess, vocab, scale)
         if (retry is not None and not retry.flags and retry.match.card_id is not None
                 and not vocab.may_be_cut_off(retry.match.card_id, column)):
@@ -474,11 +475,13 @@ def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vo
 
 
 def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
-                   scale: float = 1.0, numbers_in_cell: bool = True) -> NameRead:
+                   scale: float = 1.0, numbers_in_cell: bool = True, row_numbers: bool = True) -> NameRead:
     """Read one name cell (`cell` as cropped from the clean page; `scale` brings its text to the
     height Tesseract reads best; `numbers_in_cell`: the sheet may print the row number inside
     the name cell — False when the grid found a row-number column, where cutting a "number"
-    would only maim a first letter clipped by the cell's edge)."""
+    would only maim a first letter clipped by the cell's edge; `row_numbers`: the layout prints
+    row numbers at all — on one that prints none (Konami's form), a short line `kor` reads as
+    a digit or two is a name in capitals (`EXP` read `6`), never an empty row's number)."""
     if numbers_in_cell:
         if only_row_number(cell):
             return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
@@ -494,7 +497,7 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
         # grey paper); the raw-line mode has no layout step to lose it in.
         got = tess.read(upscaled, lang="kor", psm=13)
     text, conf = got.text, got.confidence
-    if (re.fullmatch(r"[0-9]{1,2}", text.replace(" ", "")) and cell_ink is not None
+    if (row_numbers and re.fullmatch(r"[0-9]{1,2}", text.replace(" ", "")) and cell_ink is not None
             and cell_ink.shape[0] < ROW_NUMBER_HEIGHT * cell.shape[0]):
         return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
                         row_number_only=True)

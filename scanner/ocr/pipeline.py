@@ -242,7 +242,8 @@ def read_rows(ctx: PageContext) -> None:
     for column in ctx.found:
         table = ctx.grid.by_kind(column)
         tctx = TableContext(grid=ctx.grid, page=ctx.page, table=table, column=column, tess=tess,
-                            vocab=vocab, chroma=chroma, hand_filled=ctx.layout is KDE)
+                            vocab=vocab, chroma=chroma, hand_filled=ctx.layout is KDE,
+                            row_numbers=ctx.layout.row_numbers)
         col_rows = [r for r in (read_row(tctx, cells) for cells in table.rows) if r is not None]
         mark_merged_rows(col_rows, table)
         mark_handwritten_after_strike(col_rows)

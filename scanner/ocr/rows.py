@@ -26,6 +26,19 @@ UPSCALE_TO = 48
 TYPED_LIKENESS = 0.6
 """Likeness of a name's rendering and its cell above which the name is typed, not written
 (the fixture pages fit their font at 0.74–0.95, as `verify.TRUSTED_FIT`)."""
+LATIN_BLUR = 1.6
+"""A name with no Hangul is compared with renderings blurred at most this much. A soft
+photo's small Hangul needs the heaviest blur of `verify.BLURS` to fit; a few Latin letters,
+simple strokes, blurred that much look like any hand's: a brush-written `Light Bringer Lucifer`
+fit Barun Gothic blurred 2.4 at 0.64 (≤ 0.53 at 1.6) and, read exactly, stood unflagged on a
+hand-filled form (seed 701), while typed Latin names fit their font at ≥ 0.70 at 1.6 (31 on
+seeds 701, 1212, 9303; 0.64-0.70 written Latin names at most 0.53)."""
+
+
+def _has_hangul(name: str) -> bool:
+    return any("가" <= c <= "힣" for c in name)
+
+
 ROW_BAND_PAD = 0.5
 """Count cells are read from a band this many row heights taller above and below."""
 
@@ -69,6 +82,8 @@ class TableContext:
     hand_filled: bool = False
     """The layout is a form players may fill by hand: a name stands only when its rendering
     in a known font fits the cell (typed), else it is flagged 'handwritten'."""
+    row_numbers: bool = True
+    """The layout prints row numbers (`Layout.row_numbers`)."""
 
 
 def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
@@ -93,7 +108,7 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), row_clean, ctx.chroma)
     # Name: OCR, closed-vocabulary match, checked by rendering the candidates (ocr_names).
     name_read = read_name(name_img, ctx.column, ctx.tess, ctx.vocab, scale=UPSCALE_TO / max(cells.name.h, 1),
-                          numbers_in_cell=not ctx.table.number_column)
+                          numbers_in_cell=not ctx.table.number_column, row_numbers=ctx.row_numbers)
     if name_read.row_number_only and count_ink < EMPTY_INK:
         return None  # an empty row that only carries its printed number
     text, conf, match = name_read.text, name_read.confidence, name_read.match
@@ -169,6 +184,8 @@ def looks_typed(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> bo
     if ink is None:
         return False
     for name in names:
+        if not _has_hangul(name) and vocab.renderer.blur > LATIN_BLUR:
+            continue
         lk = vocab.renderer.likeness(ink, name)
         if lk is not None and lk.score >= TYPED_LIKENESS:
             return True
@@ -182,12 +199,13 @@ def _fits_any_font(renderer: NameRenderer, ink: np.ndarray, name: str) -> bool:
     needs a blurred rendering (`웜 카르타로스` fit 0.54 sharp); after, Nanum Square and Barun
     Gothic, alike in Hangul, are taken for each other, and a name in Latin letters then fits
     only its true font (`The Fallen & The Virtuous`: 0.82 Square, < 0.6 Barun Gothic).
-    Handwriting fits no font at any blur (pen and brush ≤ 0.58 on the generated sets)."""
+    Handwriting fits no font at any blur (a name with no Hangul: at most `LATIN_BLUR`)."""
+    blurs = BLURS if _has_hangul(name) else tuple(b for b in BLURS if b <= LATIN_BLUR)
     for fam in renderer.families:
         rendered = renderer.rendered(name, fam)
         if rendered is None:
             continue
-        for blur in BLURS:
+        for blur in blurs:
             if blur == renderer.blur and renderer.family in (None, fam):
                 continue  # `NameRenderer.likeness` compared it already
             if compare(ink, rendered, blur=blur, cell=renderer.windows(ink)).score >= TYPED_LIKENESS:

@@ -15,7 +15,7 @@ from scanner.ocr.layouts import Layout
 from scanner.ocr.counts import binarize_cell
 from scanner.ocr.ink import trim_to_ink
 from scanner.ocr.rows import RowRead
-from scanner.ocr.thresholds import INK_RULE, SURE_COUNT
+from scanner.ocr.thresholds import COUNT_ACCEPT, INK_RULE, SURE_COUNT
 
 DECK_COLUMNS = ("monster", "spell", "trap", "extra", "side")
 MAIN_COLUMNS = ("monster", "spell", "trap")
@@ -53,7 +53,9 @@ FORM_DIGIT_H = 0.15
 as its number)…"""
 FORM_DIGIT_TWIN = 0.6
 """…and at least this share of the tallest glyph's height (digits of one number are one height;
-a speck or a bit of the fill's edge is lower)."""
+a speck or a bit of the fill's edge is lower)…"""
+FORM_DIGIT_LINE = 0.75
+"""…and stands this share of its height within the tallest glyph's rows."""
 
 
 def form_total_digits(cell: np.ndarray) -> np.ndarray | None:
@@ -63,37 +65,101 @@ def form_total_digits(cell: np.ndarray) -> np.ndarray | None:
     edges and the bar under the number stay in the crop, and Tesseract reads nothing (`23`
     framed on a dark 120 dpi page) or a wrong number (`12` read `2` beside the bar). The
     background is flattened (`counts.binarize_cell`), ink touching the cell's edge (frame,
-    fill edges, bar) is dropped, and so is ink too small to be a digit."""
+    fill edges, bar) is dropped, and so is ink too small to be a digit. The ink level is then
+    set again without that other ink: the black bar under the number sets a level a thin stroke
+    of a soft grey scan does not reach (a `4` kept only its stem: `24` read `23`)."""
     if cell is None or cell.size == 0 or min(cell.shape[:2]) < 8:
         return None
     k = FORM_H / cell.shape[0]
     g = cv2.resize(cell, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
-    ink = binarize_cell(g).astype(np.uint8)
-    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    h, w = ink.shape
-    inside = np.zeros(n, bool)
-    for i in range(1, n):
-        x, y, bw, bh = (int(v) for v in stats[i][:4])
-        inside[i] = not (x < FORM_EDGE or y < FORM_EDGE or x + bw > w - FORM_EDGE or y + bh > h - FORM_EDGE)
-    if not inside.any():
+    ink, digits = _form_digit_ink(g)
+    if digits is None:
         return None
-    tallest = int(stats[inside, cv2.CC_STAT_HEIGHT].max())
-    keep = inside & (stats[:, cv2.CC_STAT_HEIGHT] >= max(FORM_DIGIT_H * h, FORM_DIGIT_TWIN * tallest))
-    digits = keep[lab]
+    other = _large_parts(ink & ~digits, FORM_DIGIT_H * g.shape[0])
+    if other.any():
+        # the other ink (bar, frame; specks stay, they may be a digit's faint stroke) painted
+        # out with the paper's level around the digits
+        cover = cv2.dilate(other.astype(np.uint8), np.ones((7, 7), np.uint8)).astype(bool)
+        paper = g[~cover & ~cv2.dilate(ink.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)]
+        if paper.size:
+            g2 = g.copy()
+            g2[cover & ~digits] = int(np.median(paper))
+            again = _form_digit_ink(g2)[1]
+            if again is not None:
+                digits = again
     ys, xs = np.nonzero(digits)
     if xs.size < 8:
         return None
     digits = digits[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     out = cv2.copyMakeBorder(np.where(digits, 0, 255).astype(np.uint8), 10, 10, 10, 10,
                              cv2.BORDER_CONSTANT, value=255)
-    s = 48 / digits.shape[0]
+    s = FORM_READ_HEIGHTS[0] / digits.shape[0]
     return cv2.GaussianBlur(cv2.resize(out, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), (3, 3), 0)
 
 
+def _large_parts(ink: np.ndarray, size: float) -> np.ndarray:
+    """The components of `ink` at least `size` wide or high."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    big = (stats[:, cv2.CC_STAT_WIDTH] >= size) | (stats[:, cv2.CC_STAT_HEIGHT] >= size)
+    big[0] = False
+    return big[lab]
+
+
+def _form_digit_ink(g: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """(all ink, the ink of digit-like components or None) of a total cell at FORM_H."""
+    ink = binarize_cell(g)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    h, w = ink.shape
+    inside = np.zeros(n, bool)
+    for i in range(1, n):
+        x, y, bw, bh = (int(v) for v in stats[i][:4])
+        inside[i] = not (x < FORM_EDGE or y < FORM_EDGE or x + bw > w - FORM_EDGE or y + bh > h - FORM_EDGE)
+    # a digit broken into pieces (the stem of a 4 and its soft diagonal) is measured whole:
+    # pieces that overlap in x are one glyph (a flat bar or speck is no piece of a digit)
+    tall = inside & (stats[:, cv2.CC_STAT_HEIGHT] >= FORM_DIGIT_H * h)
+    groups: list[tuple[int, int, int, int, list[int]]] = []
+    for i in sorted(np.flatnonzero(tall), key=lambda i: stats[i][0]):
+        x, y, bw, bh = (int(v) for v in stats[i][:4])
+        if groups:
+            gx0, gy0, gx1, gy1, ids = groups[-1]
+            if min(gx1, x + bw) - max(gx0, x) > 0.3 * min(gx1 - gx0, bw):
+                groups[-1] = (gx0, min(gy0, y), max(gx1, x + bw), max(gy1, y + bh), ids + [i])
+                continue
+        groups.append((x, y, x + bw, y + bh, [i]))
+    if not groups:
+        return ink, None
+    _, ty0, _, ty1, _ = max(groups, key=lambda g: g[3] - g[1])
+    keep = np.zeros(n, bool)
+    for _, gy0, _, gy1, ids in groups:
+        # digits of one number stand on one line: a bit of the frame's corner beside them (a
+        # warped photo's) reaches far above or below the tallest digit
+        within = min(gy1, ty1) - max(gy0, ty0)
+        if gy1 - gy0 >= max(FORM_DIGIT_H * h, FORM_DIGIT_TWIN * (ty1 - ty0)) and within >= FORM_DIGIT_LINE * (gy1 - gy0):
+            keep[ids] = True
+    return ink, keep[lab]
+
+
+FORM_READ_HEIGHTS = (48, 40)
+"""The digits of a form's total are read at these heights (px): Tesseract misses some numbers
+at one height that it reads surely at another (`44` read nothing at 48, 0.96 at 40), and now
+and then reads one wrong at one height only (`15` read `18` at 40)."""
+
+
 def read_form_digits(tess: Tesseract, cell: np.ndarray) -> int | None:
-    """A typed number of 1-3 digits in a form's total cell (`form_total_digits`), or None."""
+    """A typed number of 1-3 digits in a form's total cell (`form_total_digits`), or None:
+    the number read surely at one or more of `FORM_READ_HEIGHTS`, and no other number read
+    surely at another (a disagreement leaves the total unread: it then checks nothing)."""
     digits = form_total_digits(cell)
-    return None if digits is None else sure_number(tess, digits)
+    if digits is None:
+        return None
+    reads = set()
+    for height in FORM_READ_HEIGHTS:
+        k = height / FORM_READ_HEIGHTS[0]  # the digits stand FORM_READ_HEIGHTS[0] high
+        img = digits if k == 1 else cv2.resize(digits, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        got = sure_number(tess, img)
+        if got is not None:
+            reads.add(got)
+    return reads.pop() if len(reads) == 1 else None
 
 
 def read_totals(grid: Grid, tess: Tesseract, sheet: SheetRead, main_box: bool = True,
@@ -164,7 +230,10 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
     On a form players fill by hand (`hand_filled`), a hand-written row is no correction: the
     player wrote it, and the total, with the rest. A total no column of these lines can make
     (fewer than one card a line, more than three) is a misread total and checks nothing.
+    The main deck's printed total can then settle one main column (`main_total_confirms`).
     """
+    verdicts: dict[str, str] = {}
+    drop_impossible_main_total(rows, sheet)
     for column in DECK_COLUMNS:
         printed = (sheet.column_totals.get(column) if column in MAIN_COLUMNS
                    else sheet.printed_totals.get(column))
@@ -195,10 +264,12 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
             unknown = len(olds) - len(known)
             unsure = [r for r in untouched if r.count is None or r.count_conf < SURE_COUNT]
             sure = sum(r.count or 0 for r in untouched if r.count is not None and r.count_conf >= SURE_COUNT)
-            # On the form a row with neither a card nor a count may be no line at all (a
-            # sliver of a bent rule read as junk): it may add nothing to the total.
+            # On the form a row with neither a card nor a count read as one may be no line at
+            # all (a sliver of a bent rule read as junk in both cells: `ㅣ`, and a `1` far from
+            # every digit): it may add nothing to the total. It stays flagged as unresolved.
             floor = sum(1 for r in unsure
-                        if not (hand_filled and r.count is None and "unresolved-name" in r.flags))
+                        if not (hand_filled and "unresolved-name" in r.flags
+                                and (r.count is None or r.count_conf < COUNT_ACCEPT)))
             if (not corrected and 0 < len(unsure) <= UNSURE_EXPLAIN
                     and floor <= printed - sure <= 3 * len(unsure)):
                 # A misread unsure count explains the total: it alone is flagged (sure counts
@@ -215,6 +286,10 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
             if verdict != "confirmed":
                 sheet.notes.append(f"{column}: counts sum to {after} ({base} untouched, "
                                    f"{len(corrected)} corrected), printed total {printed}")
+        verdicts[column] = verdict
+    main_total_confirms(rows, sheet, verdicts)
+    for column, verdict in verdicts.items():
+        kept = [r for r in rows if r.column == column and not r.struck_row]
         if verdict == "unchecked":
             # No usable total: only a printed count read with high confidence stands.
             for r in kept:
@@ -224,6 +299,45 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
             for r in kept:
                 if "column-total-mismatch" not in r.flags:
                     r.flags.append("column-total-mismatch")
+
+
+def drop_impossible_main_total(rows: list[RowRead], sheet: SheetRead) -> None:
+    """A main total no main deck of these lines can make (fewer than one card a line, more than
+    three) is a misread, as a column's (a hand-written `42` read `4`): not used, so it neither
+    checks the lines nor stands as the sheet's printed total. Only while every main line is as
+    printed (a struck row or count may make the lines more than the cards)."""
+    main_total = sheet.printed_totals.get("main")
+    main = [r for r in rows if r.column in MAIN_COLUMNS]
+    if main_total is None or not main or any(r.struck_row or r.count_struck for r in main):
+        return
+    if not len(main) <= main_total <= 3 * len(main):
+        sheet.notes.append(f"main: printed total read as {main_total}, impossible for {len(main)} "
+                           f"lines: not used")
+        sheet.printed_totals["main"] = None
+
+
+def main_total_confirms(rows: list[RowRead], sheet: SheetRead, verdicts: dict[str, str]) -> None:
+    """The main deck's printed total settles the one main column its own total did not confirm
+    (read wrong: `24` read `23`; or unread): when the other two main columns are confirmed by
+    their own totals and the main total equals the sum of every main line, that column's sum is
+    the main total less theirs, which its lines make. A count misread in that column would need
+    the main total misread to the same wrong sum. Never with a pen correction in the main deck
+    (the printed totals are from before it) or a count unread."""
+    main_total = sheet.printed_totals.get("main")
+    # a column with no line is confirmed only by its own total read as 0
+    state = {c: verdicts.get(c, "confirmed" if sheet.column_totals.get(c) == 0 else "unread")
+             for c in MAIN_COLUMNS}
+    open_ = [c for c in MAIN_COLUMNS if state[c] != "confirmed"]
+    if main_total is None or len(open_) != 1 or open_[0] not in verdicts:
+        return
+    main = [r for r in rows if r.column in MAIN_COLUMNS]
+    if any(r.struck_row or r.count_struck or r.count is None for r in main):
+        return
+    if sum(r.count for r in main) != main_total:
+        return
+    verdicts[open_[0]] = "confirmed"
+    sheet.notes.append(f"{open_[0]}: its printed total does not check its lines; the main total "
+                       f"{main_total} and the other columns' totals do")
 
 
 def old_count(r: RowRead) -> int | None:
