@@ -375,8 +375,8 @@ def test_a_cut_that_could_have_taken_a_real_letter_is_not_kept(tess, monkeypatch
     import scanner.ocr.names as names
     first_look = names.read_name_once
 
-    def unsure_first_look(cell, column, tess, vocab, scale=1.0, numbers_in_cell=True):
-        got = first_look(cell, column, tess, vocab, scale, numbers_in_cell)
+    def unsure_first_look(cell, column, tess, vocab, scale=1.0, numbers_in_cell=True, row_numbers=True):
+        got = first_look(cell, column, tess, vocab, scale, numbers_in_cell, row_numbers)
         return replace(got, flags=["uncertain-name"]) if numbers_in_cell else got
 
     monkeypatch.setattr(names, "read_name_once", unsure_first_look)
