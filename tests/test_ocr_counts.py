@@ -219,6 +219,54 @@ def test_the_arc_and_the_foot_of_a_2_are_not_a_double_dash():
     assert got.value == 2 and not got.struck and got.confidence >= 0.5, got
 
 
+# A printed 3 of a phone photo (fixture photo-05, monster row 3) as binarized: Hough finds its
+# middle bar with its top and its foot as parallel lines on either side of it, once taken for a
+# dash with two twins: cut out together, they left the spine as a glyph "struck" by the bar.
+PHOTO3 = [
+    "........###.........",
+    "...############.....",
+    "..##############....",
+    ".#################..",
+    "..################..",
+    ".............######.",
+    "..............#####.",
+    "...............#####",
+    "...............#####",
+    "...............####.",
+    "...............####.",
+    "..............#####.",
+    "............######..",
+    "..........########..",
+    ".....###########....",
+    "....############....",
+    "....############....",
+    "......###########...",
+    "............######..",
+    "..............#####.",
+    "..............#####.",
+    "...............####.",
+    "...............#####",
+    "...............#####",
+    "...............####.",
+    "..............#####.",
+    ".............######.",
+    "...........#######..",
+    ".#################..",
+    "################....",
+    ".##############.....",
+    "..###########.......",
+    ".........#..........",
+]
+
+
+def test_the_three_bars_of_a_3_are_not_a_dash_with_its_twins():
+    glyph = np.array([[c == "#" for c in row] for row in PHOTO3])
+    cell = np.full((64, 141), 255, np.uint8)
+    cell[19:19 + glyph.shape[0], 62:62 + glyph.shape[1]][glyph] = 40
+    got = read_count_cell(cell)
+    assert got.value == 3 and not got.struck and got.confidence >= 0.5, got
+
+
 def test_template_distances_are_numpys_norms():
     """The blockwise distances to the digit templates are exactly numpy's norms of the
     differences (the nearest templates and their order decide a count), for the glyphs of

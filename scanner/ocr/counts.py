@@ -248,9 +248,11 @@ def find_struck_glyphs(ink: np.ndarray, min_h: float,
     grow = np.ones((3, 3), np.uint8)
     for i, (line, lm) in enumerate(zip(lines, masks)):
         core = ink & ~lm
-        for j, other in enumerate(lines):  # its twin of a double dash, and Hough's duplicates
-            if (j != i and abs(other.angle_deg - line.angle_deg) < 12 and lengths[j] >= 0.7 * lengths[i]
-                    and _twins(line, other, ink.shape[0])):
+        twins = [j for j, other in enumerate(lines)  # its twin of a double dash, and Hough's duplicates
+                 if j != i and abs(other.angle_deg - line.angle_deg) < 12 and lengths[j] >= 0.7 * lengths[i]
+                 and _twins(line, other, ink.shape[0])]
+        if not _bars_around(line, [lines[j] for j in twins], sw):
+            for j in twins:
                 core &= ~masks[j]
         pieces = group_components(core, min_h)
         for g in pieces:
@@ -288,6 +290,20 @@ def _under_box(core: np.ndarray, line: StrikeLine) -> tuple[int, int, int, int]:
 TWIN_GAP = 0.25
 """The two dashes of a double dash lie within this share of the cell height of each other; two
 parallel strokes further apart (the top arc and the foot of a 2) are the digit itself."""
+
+
+def _y_at(s: StrikeLine, x: float) -> float:
+    return s.y0 + (s.y1 - s.y0) * (x - s.x0) / max(1, s.x1 - s.x0)
+
+
+def _bars_around(line: StrikeLine, twins: list[StrikeLine], sw: float) -> bool:
+    """Parallel strokes both above and below the line, more than a stroke's width away: the
+    line is the middle bar of a 3 between its top and foot, not one dash of a double dash
+    (whose twin lies on one side; taking both out would leave the 3's spine as a struck glyph)."""
+    x = (line.x0 + line.x1) / 2
+    offsets = [_y_at(t, x) - _y_at(line, x) for t in twins]
+    gap = max(2.0, sw)  # Hough's duplicates of the line itself lie within its stroke
+    return any(d > gap for d in offsets) and any(d < -gap for d in offsets)
 
 
 def _twins(a: StrikeLine, b: StrikeLine, h: int) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from scanner.ocr.layouts import DB_KO
 from scanner.ocr.order_stats import percentile
 from scanner.ocr.thresholds import INK_RULE
 
@@ -554,9 +555,16 @@ def page_to_grid(gray: np.ndarray) -> Grid:
 
     Rules are taken as dark ink only, and again by their contrast with the paper beside them
     (faint or hairline rules in a blurred, low-resolution photo pass only the second test): the
-    grid with more deck tables, then fewer faults, then more rows wins (ink only on a tie).
-    Only the winner's rules are painted out (`remove_rules` is the costly step of a mode)."""
+    grid with more deck tables, then fewer faults, then more rows wins (ink only on a tie);
+    when dark ink alone gives every deck table whole (`_complete`), the second test is not
+    run. Only the winner's rules are painted out (`remove_rules` is the costly step of a mode)."""
     ink = _find_rules(gray, faint_rules=False)
+    if _complete(ink.tables):
+        # Every deck table whole and regular by dark rules alone: the faint-rule mode (the
+        # costlier one) could only win with more rows, i.e. a false rule.
+        grid = Grid(tables=ink.tables, clean=gray, rule_mask=np.zeros_like(gray), notes=ink.notes)
+        grid.clean, grid.rule_mask = remove_rules(gray, ink.horiz, ink.vert, ink.tables)
+        return grid
     faint = _find_rules(gray, faint_rules=True)
     mine, other = (faint, ink) if _quality(faint.tables) > _quality(ink.tables) else (ink, faint)
     grid = Grid(tables=mine.tables, clean=gray, rule_mask=np.zeros_like(gray), notes=mine.notes)
@@ -618,6 +626,24 @@ def _shared_ends(grid: Grid, horiz: np.ndarray, vert: np.ndarray) -> bool:
                 grid.notes.append(f"{t.kind}: end rule taken from the tables beside it")
                 changed = True
     return changed
+
+
+def _complete(tables: list[Table]) -> bool:
+    """All five deck tables, no irregular row, each with at least its printed rows, and the
+    tables printed side by side with the same rows from the same first to the same last rule."""
+    if _quality(tables)[:2] != (len(DECK_KINDS), 0):
+        return False
+    full_rows = DB_KO.min_rows or {}
+    for group in SIDE_BY_SIDE:
+        found = [_by_kind(tables, k) for k in group]
+        if any(t is None or len(t.rows) < full_rows[t.kind] for t in found):
+            return False
+        pitch = float(np.median(np.diff(found[0].ys)))
+        for end in (0, -1):
+            ends = [t.ys[end] for t in found]
+            if len({len(t.rows) for t in found}) != 1 or max(ends) - min(ends) > 0.2 * pitch:
+                return False
+    return True
 
 
 def _overlap(a: Box, b: Box) -> bool:

@@ -41,14 +41,24 @@ def read_header(grid: Grid, tess: Tesseract, sheet: SheetRead) -> None:
     img = name_box.crop(grid.clean, inset=5)
     trimmed = trim_to_ink(img)
     if trimmed is not None:
-        got = tess.read(cv2.resize(trimmed, None, fx=1.5, fy=1.5, interpolation=cv2.INTER_CUBIC),
-                        lang="kor", psm=7)
-        name = got.text.replace(" ", "")
-        if HANGUL_NAME.match(name) and got.confidence > NAME_CONFIDENCE:
-            sheet.player_name = name
+        sheet.player_name = _sure_name(trimmed, tess)
     digits = read_id_boxes(grid, t, ys[1], ys[2], tess)
     if digits is not None:
         sheet.konami_id = digits
+
+
+def _sure_name(img: np.ndarray, tess: Tesseract) -> str | None:
+    """The name in the box when two scales read it alike, each confidently (as the form's
+    header): one syllable misread confidently at one scale (홍재 → 홍개, after a ±1 grey-level
+    change of the page) is a wrong player name, worse than none."""
+    name = None
+    for f in (1.5, 2.0):
+        got = tess.read(cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC), lang="kor", psm=7)
+        text = got.text.replace(" ", "")
+        if not HANGUL_NAME.match(text) or got.confidence <= NAME_CONFIDENCE or name not in (None, text):
+            return None
+        name = text
+    return name
 
 
 def read_id_boxes(grid: Grid, t: Table, y0: int, y1: int, tess: Tesseract) -> str | None:
