@@ -137,8 +137,7 @@ def paper_masks(small: np.ndarray) -> list[np.ndarray]:
     _, reach, _, (dx, dy) = cv2.minMaxLoc(depth)
     if reach > 0.08 * min(h, w) and np.hypot(dx - w / 2, dy - h / 2) > 0.1 * min(h, w):
         seeds.append((dx, dy))
-    relief = _colour_relief(small)
-    masks.extend(_watershed_mask(relief, seed) for seed in seeds)
+    masks.extend(_watershed_mask(small, seed) for seed in seeds)
     return masks + _edge_masks(gray)
 
 
@@ -160,9 +159,10 @@ def _edge_masks(gray: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _colour_relief(small: np.ndarray) -> np.ndarray:
-    """The colour gradient (the largest Lab channel gradient, scaled to 0..255) as a BGR image,
-    what `_watershed_mask` floods: made once for every seed."""
+def _watershed_mask(small: np.ndarray, seed: tuple[int, int]) -> np.ndarray:
+    """Paper grown from a seed point (the frame centre) against background grown from the frame border, over
+    the colour gradient: the two meet on the page edge however faint it is (a pale desk whose
+    brightness overlaps the paper's under uneven light defeats every threshold)."""
     h, w = small.shape[:2]
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     grad = np.zeros((h, w), np.float32)
@@ -171,20 +171,12 @@ def _colour_relief(small: np.ndarray) -> np.ndarray:
         grad = np.maximum(grad, cv2.magnitude(cv2.Sobel(ch, cv2.CV_32F, 1, 0, ksize=3),
                                               cv2.Sobel(ch, cv2.CV_32F, 0, 1, ksize=3)))
     g8 = np.clip(grad / max(float(np.percentile(grad, 99.5)), 1.0) * 255, 0, 255).astype(np.uint8)
-    return cv2.cvtColor(g8, cv2.COLOR_GRAY2BGR)
-
-
-def _watershed_mask(relief: np.ndarray, seed: tuple[int, int]) -> np.ndarray:
-    """Paper grown from a seed point (the frame centre) against background grown from the frame border, over
-    the colour gradient (`_colour_relief`): the two meet on the page edge however faint it is (a pale desk whose
-    brightness overlaps the paper's under uneven light defeats every threshold)."""
-    h, w = relief.shape[:2]
     markers = np.zeros((h, w), np.int32)
     markers[:2], markers[-2:], markers[:, :2], markers[:, -2:] = 1, 1, 1, 1
     r = int(0.1 * min(h, w))
     x, y = seed
     markers[max(3, y - r):min(h - 3, y + r), max(3, x - r):min(w - 3, x + r)] = 2
-    cv2.watershed(relief, markers)
+    cv2.watershed(cv2.cvtColor(g8, cv2.COLOR_GRAY2BGR), markers)
     return (markers == 2).astype(np.uint8) * 255
 
 
@@ -401,8 +393,7 @@ def refine_corners(img: np.ndarray, corners: np.ndarray) -> np.ndarray:
     return corners
 
 
-def warp_page(img: np.ndarray, corners: np.ndarray | None,
-              interpolation: int = cv2.INTER_CUBIC) -> np.ndarray:
+def warp_page(img: np.ndarray, corners: np.ndarray | None) -> np.ndarray:
     """Undo the perspective (or just resize a scan) to PAGE_W × PAGE_H."""
     if corners is None:
         h, w = img.shape[:2]
@@ -410,12 +401,6 @@ def warp_page(img: np.ndarray, corners: np.ndarray | None,
             img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
         return cv2.resize(img, (PAGE_W, PAGE_H), interpolation=cv2.INTER_AREA
                           if img.shape[1] > PAGE_W else cv2.INTER_CUBIC)
-    return cv2.warpPerspective(img, page_transform(corners), (PAGE_W, PAGE_H), flags=interpolation,
-                               borderMode=cv2.BORDER_REPLICATE)
-
-
-def page_transform(corners: np.ndarray) -> np.ndarray:
-    """The perspective taking the quad (TL, TR, BR, BL) to the upright PAGE_W × PAGE_H page."""
     tl, tr, br, bl = corners
     width = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
     height = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
@@ -423,7 +408,11 @@ def page_transform(corners: np.ndarray) -> np.ndarray:
         corners = np.array([bl, tl, tr, br], dtype=np.float32)
     dst = np.array([[0, 0], [PAGE_W - 1, 0], [PAGE_W - 1, PAGE_H - 1], [0, PAGE_H - 1]],
                    dtype=np.float32)
-    return cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    # Cubic, although linear costs a fifth (0.02 s instead of 0.1 s): linear loses thin rules
+    # and strokes where the page is shrunk (a fixture photo lost a whole table, another its ID).
+    return cv2.warpPerspective(img, m, (PAGE_W, PAGE_H), flags=cv2.INTER_CUBIC,
+                               borderMode=cv2.BORDER_REPLICATE)
 
 
 def blank_edges(page: np.ndarray) -> np.ndarray:
@@ -517,80 +506,45 @@ def estimate_skew(gray: np.ndarray, max_deg: float = 5.0, *, columns: bool = Fal
     return best
 
 
-def _rotation(shape: tuple[int, ...], angle_deg: float) -> np.ndarray:
-    h, w = shape[:2]
-    return cv2.getRotationMatrix2D((w / 2, h / 2), angle_deg, 1.0)
-
-
-def _shear(shape: tuple[int, ...], lean_deg: float) -> np.ndarray:
-    h = shape[0]
-    k = -float(np.tan(np.radians(lean_deg)))
-    return np.float32([[1, k, -k * h / 2], [0, 1, 0]])
-
-
 def rotate(img: np.ndarray, angle_deg: float, border: int | tuple = 255) -> np.ndarray:
     h, w = img.shape[:2]
-    return cv2.warpAffine(img, _rotation(img.shape, angle_deg), (w, h), flags=cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle_deg, 1.0)
+    return cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def shear(img: np.ndarray, lean_deg: float) -> np.ndarray:
     """Shift rows sideways so columns leaning by lean_deg (estimate_skew of the transposed page)
     stand upright; rows stay level."""
     h, w = img.shape[:2]
-    return cv2.warpAffine(img, _shear(img.shape, lean_deg), (w, h), flags=cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
-
-
-def _then(affine: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """The perspective m followed by the 2×3 affine map."""
-    return np.vstack([affine, [0.0, 0.0, 1.0]]) @ m
+    k = -float(np.tan(np.radians(lean_deg)))
+    m = np.float32([[1, k, -k * h / 2], [0, 1, 0]])
+    return cv2.warpAffine(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def image_to_page(img: np.ndarray, *, is_scan: bool = False,
                   corners: np.ndarray | None = None) -> PageImage:
     """The whole page stage: find, warp, flatten, deskew (`corners`: a quad to use instead of
-    the one `find_page` would choose).
-
-    A photo's grey page, which every reading step uses, is warped cubic from the grey photo
-    (linear loses thin rules and strokes where the page is shrunk: a fixture photo lost a whole
-    table, another its ID), then flattened, rotated and sheared in steps. Its colour page only
-    serves the pen-colour checks and the review crops: one linear warp of the photo through the
-    same steps composed (a cubic colour warp and its rotation and shear cost three times more)."""
+    the one `find_page` would choose)."""
     notes: list[str] = []
     search = None
     if corners is None and not is_scan:
         corners, search = search_page(img)
     notes.append("page: whole image" if corners is None else "page: quad found")
-    if corners is None:
-        color: np.ndarray | None = warp_page(img, corners)
-        gray = cv2.cvtColor(color, cv2.COLOR_BGR2GRAY)
-    else:
-        color = None
-        transform = page_transform(corners)
-        gray = blank_edges(warp_page(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), corners))
-    gray = flatten(gray)
+    color = warp_page(img, corners)
+    if corners is not None:
+        color = blank_edges(color)
+    gray = flatten(cv2.cvtColor(color, cv2.COLOR_BGR2GRAY))
     # Rotation of a scan, or what remains after the warp of a photo.
     total = estimate_skew(gray)
     if abs(total) >= 0.03:
         gray = rotate(gray, total)
-        if color is None:
-            transform = _then(_rotation(gray.shape, total), transform)
-        else:
-            color = rotate(color, total)
+        color = rotate(color, total)
     notes.append(f"skew {total:.2f}°")
     # The columns may still lean when the corners were off (a page edge outside the frame, a
     # curled sheet): a leaning rule breaks up in the vertical-rule mask. Undo it as a shear.
     lean = estimate_skew(gray, max_deg=3.0, columns=True)
     if abs(lean) >= 0.1:
-        gray = shear(gray, lean)
-        if color is None:
-            transform = _then(_shear(gray.shape, lean), transform)
-        else:
-            color = shear(color, lean)
+        gray, color = shear(gray, lean), shear(color, lean)
         notes.append(f"shear {lean:.2f}°")
-    if color is None:
-        color = blank_edges(cv2.warpPerspective(img, transform, (PAGE_W, PAGE_H), flags=cv2.INTER_LINEAR,
-                                                borderMode=cv2.BORDER_REPLICATE))
     return PageImage(gray=gray, color=color, corners=corners, skew_deg=total, notes=notes,
                      search=search)
