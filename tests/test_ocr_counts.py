@@ -144,11 +144,17 @@ BOLD3 = [
 ]
 
 
+def cell_with_glyph(rows: list[str], size: tuple[int, int], at: tuple[int, int]) -> np.ndarray:
+    """A white count cell of `size` (h, w) with a binarized glyph drawn in `#` placed at `at`."""
+    glyph = np.array([[c == "#" for c in row] for row in rows])
+    cell = np.full(size, 255, np.uint8)
+    y, x = at
+    cell[y:y + glyph.shape[0], x:x + glyph.shape[1]][glyph] = 40
+    return cell
+
+
 def test_middle_bar_of_a_bold_3_is_not_cut_out_as_a_strike():
-    glyph = np.array([[c == "#" for c in row] for row in BOLD3])
-    cell = np.full((64, 105), 255, np.uint8)
-    cell[17:17 + glyph.shape[0], 40:40 + glyph.shape[1]][glyph] = 40
-    got = read_count_cell(cell)
+    got = read_count_cell(cell_with_glyph(BOLD3, (64, 105), (17, 40)))
     assert got.value == 3 and not got.struck and got.confidence >= 0.5, got
 
 
@@ -260,10 +266,7 @@ PHOTO3 = [
 
 
 def test_the_three_bars_of_a_3_are_not_a_dash_with_its_twins():
-    glyph = np.array([[c == "#" for c in row] for row in PHOTO3])
-    cell = np.full((64, 141), 255, np.uint8)
-    cell[19:19 + glyph.shape[0], 62:62 + glyph.shape[1]][glyph] = 40
-    got = read_count_cell(cell)
+    got = read_count_cell(cell_with_glyph(PHOTO3, (64, 141), (19, 62)))
     assert got.value == 3 and not got.struck and got.confidence >= 0.5, got
 
 
