@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from card_db.names import is_syllable
 from scanner.ocr.corrections import row_pen_coloured, row_struck
 from scanner.ocr.counts import isolate_row, read_count_cell
 from scanner.ocr.edge_bits import clear_border_lines, clear_count_bits, clear_edge_bits
@@ -36,7 +37,7 @@ seeds 701, 1212, 9303; 0.64-0.70 written Latin names at most 0.53)."""
 
 
 def _has_hangul(name: str) -> bool:
-    return any("가" <= c <= "힣" for c in name)
+    return any(is_syllable(c) for c in name)
 
 
 ROW_BAND_PAD = 0.5
