@@ -291,8 +291,17 @@ ROW_NUMBER_VALLEY_RETRY = 0.25
 Hangul letter (`2플`) leaves a valley only a little below the digit's own top (≈ 0.3-0.42)."""
 
 
+ROW_NUMBER_BASE = 0.25
+"""A row number stands on the baseline: its ink reaches down to within this share of the
+line's height above the line's lowest ink."""
+ROW_NUMBER_BASE_RETRY = 0.4
+"""The same, for the second look: a line's lowest ink is mostly Hangul, which reaches below the
+Latin baseline the digits stand on, and on a small, soft photo a pixel of blur is a large
+share of the line (`1F.A. 라이트닝마스터`, 26 px high: the 1 ends 0.27 of the line above 닝's ㅇ)."""
+
+
 def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP,
-                       valley: float = ROW_NUMBER_VALLEY) -> np.ndarray:
+                       valley: float = ROW_NUMBER_VALLEY, base: float = ROW_NUMBER_BASE) -> np.ndarray:
     """The cell with a row number printed against the name's start (`₂마운틴 워리어`, as some
     exports print it) painted out: at the left end, a run of columns whose ink is small and sits
     on the baseline, before the first column that reaches the top of the line (the digits may
@@ -329,7 +338,7 @@ def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP,
     lead_top, lead_bottom = lead_rows[0], lead_rows[-1] + 1
     width = cut - x0
     if (width < 0.1 * h or width > 1.6 * h or lead_top < top + number_top * h
-            or lead_bottom < bottom - 0.25 * h or lead_bottom - lead_top < 0.35 * h):
+            or lead_bottom < bottom - base * h or lead_bottom - lead_top < 0.35 * h):
         return cell
     out = cell.copy()
     out[:, :cut] = 255
@@ -464,12 +473,12 @@ def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vo
     (sure match and rendering check) and no card of the column is that name with a few letters
     before it (`Vocabulary.may_be_cut_off`): a real first letter wrongly cut then leaves ink
     that fits no card, and the line stays flagged."""
-    first = without_row_number(cell)
-    cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY)
-    if np.array_equal(cut, first):
+    first_cut = without_row_number(cell)
+    cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, base=ROW_NUMBER_BASE_RETRY)
+    if np.array_equal(cut, first_cut):
         # (Only now: a shallow valley may lie inside a letter that starts low, ㅅ's diagonal.)
-        cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, ROW_NUMBER_VALLEY_RETRY)
-    if np.array_equal(cut, first):
+        cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, ROW_NUMBER_VALLEY_RETRY, ROW_NUMBER_BASE_RETRY)
+    if np.array_equal(cut, first_cut):
         return None
     return read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=False)
 
