@@ -424,3 +424,68 @@ def test_the_rendering_alone_does_not_overrule_a_close_ocr_best_on_a_soft_photo(
     blurred = cv2.GaussianBlur(ink, (0, 0), 3.0)  # a rendering this far from the cell decides nothing
     v = decide(vocab.renderer, blurred, 40080312, False, {40080312: 0.97, 28677304: 0.92, 1: 0.87}, {}, names)
     assert v.scores[40080312] < R_AGREE and not v.sure, v.scores
+
+
+def _soft_photo_cell(crop: str) -> np.ndarray:
+    from pathlib import Path
+    return cv2.imread(str(Path(__file__).parent / "data" / f"{crop}.png"), cv2.IMREAD_GRAYSCALE)
+
+
+def test_a_glued_number_on_the_latin_baseline_is_cut_below_lower_hangul(tess, real_db):
+    """A name cell of a small, soft generated photo (tests/data/glued-number-hangul-below.png,
+    26 px of text, NanumSquare): the row number 1 glued to `F.A. 라이트닝마스터` stands on the
+    Latin baseline, 0.27 of the line above the lowest Hangul ink (닝's ㅇ). The second look cuts
+    it, and the name resolves; at the first look's baseline tolerance it was not cut."""
+    import scanner.ocr.names as names
+    cell = _soft_photo_cell("glued-number-hangul-below")
+    loose = names.without_row_number(cell, names.ROW_NUMBER_TOP_RETRY, base=names.ROW_NUMBER_BASE_RETRY)
+    strict = names.without_row_number(cell, names.ROW_NUMBER_TOP_RETRY, base=names.ROW_NUMBER_BASE)
+    assert (strict == cell).all() and not (loose == cell).all()
+    got = read_name(cell, "extra", tess, Vocabulary.build(real_db), scale=1.02)
+    assert got.match.card_id == 33158448 and not got.flags, (got.text, got.match.name, got.flags, got.detail)
+
+
+def _square_soft_vocab(real_db) -> Vocabulary:
+    """The vocabulary as the page's exact reads set it: NanumSquare, the heaviest blur."""
+    from scanner.ocr.verify import BLURS
+    require("NanumSquare" in FAMILIES, "needs the NanumSquare font")
+    vocab = Vocabulary.build(real_db)
+    vocab.renderer.family, vocab.renderer.blur = "NanumSquare", BLURS[-1]
+    return vocab
+
+
+def test_the_first_read_is_checked_against_the_cut_cell_when_the_cut_reads_worse(tess, real_db):
+    """`2Ga - PUNK. 크러시 비트` (tests/data/glued-number-reads-worse-cut.png, a soft photo's
+    cell): the first read matches the card at 0.97 but its cell holds the row number, so the
+    rendering finds more ink; the cut cell reads as junk (`Ga -ㅁ401.`, 0.75). The first read's
+    card, rendered against the cut cell, fits: the line stands."""
+    cell = _soft_photo_cell("glued-number-reads-worse-cut")
+    got = read_name(cell, "spell", tess, _square_soft_vocab(real_db), scale=1.02)
+    assert got.match.card_id == 17691568 and not got.flags, (got.text, got.match.name, got.flags, got.detail)
+
+
+def test_a_first_read_of_another_card_is_not_vouched_for_by_the_cut_cell(tess, real_db):
+    """The same cell, with the first look's sure match on another card of the column that shares
+    its Latin start (`Ga－P.U.N.K. 와일드 피킹`): its rendering does not fit the cut cell, so
+    the second look does not return it unflagged."""
+    from scanner.ocr.names import NameMatch, NameRead, glued_number_retry
+    cell = _soft_photo_cell("glued-number-reads-worse-cut")
+    vocab = _square_soft_vocab(real_db)
+    wrong = NameMatch(81192859, "Ga－P.U.N.K. 와일드 피킹", 0.93, 0.2,
+                      [(81192859, "Ga－P.U.N.K. 와일드 피킹", 0.93), (17691568, "Ga－P.U.N.K. 크러시 비트", 0.73)])
+    first = NameRead("2Ga - PUNK. 와일드 피킹", 90.0, wrong, ["uncertain-name"])
+    got = glued_number_retry(cell, "spell", tess, vocab, 1.02, first=first)
+    assert got is None or got.match.card_id != 81192859 or got.flags, (got.text, got.detail)
+
+
+def test_rule_bits_at_a_name_cells_edge_are_not_taken_for_the_name(tess, real_db):
+    """A soft photo's name cell (tests/data/name-rule-bits-below.png) keeps dashes of the warped
+    row rule under the text, apart from it by blank rows: the name's ink box then runs a fifth
+    taller and the rendering check finds 'more ink'. Cleared as the row reader does
+    (`edge_bits.clear_edge_bits`), the name resolves."""
+    from scanner.ocr.edge_bits import clear_edge_bits
+    cell = _soft_photo_cell("name-rule-bits-below")
+    cleared = clear_edge_bits(cell)
+    assert not (cleared == cell).all()
+    got = read_name(cleared, "extra", tess, _square_soft_vocab(real_db), scale=1.0)
+    assert got.match.card_id == 65910922 and not got.flags, (got.text, got.match.name, got.flags, got.detail)

@@ -23,7 +23,7 @@ from rapidfuzz.distance import Levenshtein
 
 from card_db.cdb import CardDatabase
 from card_db.names import hangul_skeleton, is_syllable, jamo, name_key
-from scanner.ocr.verify import (NameRenderer, Verdict, cell_name_ink, decide, ink_level,
+from scanner.ocr.verify import (R_AGREE, NameRenderer, Verdict, cell_name_ink, decide, ink_level,
                                 strip_rule_remnants)
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.thresholds import INK_GLYPH, NAME_ACCEPT, NAME_GUESS, NAME_MARGIN
@@ -291,8 +291,17 @@ ROW_NUMBER_VALLEY_RETRY = 0.25
 Hangul letter (`2플`) leaves a valley only a little below the digit's own top (≈ 0.3-0.42)."""
 
 
+ROW_NUMBER_BASE = 0.25
+"""A row number stands on the baseline: its ink reaches down to within this share of the
+line's height above the line's lowest ink."""
+ROW_NUMBER_BASE_RETRY = 0.4
+"""The same, for the second look: a line's lowest ink is mostly Hangul, which reaches below the
+Latin baseline the digits stand on, and on a small, soft photo a pixel of blur is a large
+share of the line (`1F.A. 라이트닝마스터`, 26 px high: the 1 ends 0.27 of the line above 닝's ㅇ)."""
+
+
 def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP,
-                       valley: float = ROW_NUMBER_VALLEY) -> np.ndarray:
+                       valley: float = ROW_NUMBER_VALLEY, base: float = ROW_NUMBER_BASE) -> np.ndarray:
     """The cell with a row number printed against the name's start (`₂마운틴 워리어`, as some
     exports print it) painted out: at the left end, a run of columns whose ink is small and sits
     on the baseline, before the first column that reaches the top of the line (the digits may
@@ -329,7 +338,7 @@ def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP,
     lead_top, lead_bottom = lead_rows[0], lead_rows[-1] + 1
     width = cut - x0
     if (width < 0.1 * h or width > 1.6 * h or lead_top < top + number_top * h
-            or lead_bottom < bottom - 0.25 * h or lead_bottom - lead_top < 0.35 * h):
+            or lead_bottom < bottom - base * h or lead_bottom - lead_top < 0.35 * h):
         return cell
     out = cell.copy()
     out[:, :cut] = 255
@@ -390,7 +399,7 @@ def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
         # Any unresolved read, not only one that starts with digits: a number glued to a Latin
         # capital (`9Alligator's`, `1No.57`) reads as junk letters or more digits (`1840.57`).
         # (A layout that prints no row numbers has none to cut: only a first letter.)
-        retry = glued_number_retry(cell, column, tess, vocab, scale)
+        retry = glued_number_retry(cell, column, tess, vocab, scale, first=got)
         if (retry is not None and not retry.flags and retry.match.card_id is not None
                 and not vocab.may_be_cut_off(retry.match.card_id, column)):
             return retry
@@ -457,21 +466,36 @@ def number_rule_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Voc
 
 
 def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
-                       scale: float) -> NameRead | None:
+                       scale: float, first: NameRead | None = None) -> NameRead | None:
     """The cell read again with its leading small digits cut by the looser height test (and,
     when that finds no valley deep enough, by the shallower one); None when that cuts nothing
     more than the first read did. Kept by the caller only when the name then stands on its own
     (sure match and rendering check) and no card of the column is that name with a few letters
     before it (`Vocabulary.may_be_cut_off`): a real first letter wrongly cut then leaves ink
-    that fits no card, and the line stays flagged."""
-    first = without_row_number(cell)
-    cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY)
-    if np.array_equal(cut, first):
+    that fits no card, and the line stays flagged. When the cut cell does not resolve, `first`
+    (the first look's read) may still: its sure match, checked against the cut cell's ink."""
+    first_read, first_cut = first, without_row_number(cell)
+    cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, base=ROW_NUMBER_BASE_RETRY)
+    if np.array_equal(cut, first_cut):
         # (Only now: a shallow valley may lie inside a letter that starts low, ㅅ's diagonal.)
-        cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, ROW_NUMBER_VALLEY_RETRY)
-    if np.array_equal(cut, first):
+        cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, ROW_NUMBER_VALLEY_RETRY, ROW_NUMBER_BASE_RETRY)
+    if np.array_equal(cut, first_cut):
         return None
-    return read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=False)
+    again = read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=False)
+    if again.flags and first_read is not None and ocr_sure(first_read.match):
+        # The cut cell reads worse (a soft photo's Latin letters are read once right, once as
+        # junk: `2Ga - PUNK.` then `Ga -ㅁ401.`): the first read's sure match, its text holding
+        # the number, is checked by rendering against the cut cell's ink. It stands only when
+        # the rendering confirms that card, fitting it at least at R_AGREE (not merely not
+        # contradicting it): a real first letter cut leaves ink that is not the name, and a
+        # rival the cut ink fits better vetoes it.
+        ink = cell_name_ink(cut)
+        verdict = verify_match(first_read.match, ink, column, vocab, read=first_read.text)
+        card = first_read.match.card_id
+        if verdict.sure and verdict.card_id == card and verdict.scores.get(card, 0.0) >= R_AGREE:
+            return NameRead(first_read.text, first_read.confidence, first_read.match, [], verdict,
+                            "read with its row number, rendering checked without it")
+    return again
 
 
 def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,

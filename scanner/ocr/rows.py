@@ -91,8 +91,9 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     """The row's line, or None for an empty row."""
     grid, page = ctx.grid, ctx.page
     name_img = cells.name.crop(grid.clean, inset=3)
-    if ctx.hand_filled:  # the form's bent, blurred row rules leave dashes at the cell's edges
-        name_img = clear_edge_bits(name_img)
+    # Bent, blurred row rules (a photographed form, a warped or small soft photo) leave dashes
+    # at the cell's edges: kept, they stretch the name's ink box (rendering check, row number cut).
+    name_img = clear_edge_bits(name_img)
     count_img = cells.count.crop(grid.clean, inset=3)
     name_ink, count_ink = ink_share(name_img), ink_share(count_img)
     if name_ink < EMPTY_INK and count_ink < EMPTY_INK:
