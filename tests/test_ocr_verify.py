@@ -217,6 +217,10 @@ def test_a_near_name_is_one_a_jamo_or_two_from_the_read():
     assert jamo_edits("실드 윙", "실드 웜") <= NEIGHBOUR_EDITS  # 0.75 alike by ratio
     assert jamo_edits("신의 경고", "신의 충고") <= NEIGHBOUR_EDITS
     assert jamo_edits("실드 윙", "ZW－실피드 윙") > NEIGHBOUR_EDITS
+    from scanner.ocr.names import is_near
+    assert is_near("스톰 슈터", "스쿱 슈터")  # one syllable, three jamo: read one for the other
+    assert is_near("실드 윙", "실드 웜") and not is_near("실드 윙", "ZW－실피드 윙")
+    assert not is_near("스톰 슈터", "스쿱 슈트")  # two syllables apart
 
 
 def test_a_read_that_spells_the_latin_letters_rules_out_a_namesake_without_them():

@@ -214,6 +214,15 @@ def jamo_edits(a: str, b: str) -> int:
     return Levenshtein.distance(jamo(name_key(a)), jamo(name_key(b)))
 
 
+def is_near(a: str, b: str) -> bool:
+    """Two names OCR may misread one for the other: at most NEIGHBOUR_EDITS jamo apart, or
+    alike but for one syllable (`스톰 슈터` / `스쿱 슈터`: three jamo in one syllable)."""
+    ka, kb = name_key(a), name_key(b)
+    if len(ka) == len(kb) and sum(x != y for x, y in zip(ka, kb)) == 1:
+        return True
+    return jamo_edits(a, b) <= NEIGHBOUR_EDITS
+
+
 def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: Vocabulary,
                  every_candidate: bool = False, read: str = "") -> Verdict:
     """Render the match and its plausible rivals; confirm, veto or pick (ocr_verify.decide;
@@ -229,8 +238,13 @@ def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: 
         # An exact read: rivals are the namesakes OCR cannot see, and names a jamo or two away
         # (미지/마지 개구리, 신의 경고/충고) or one word longer, which OCR noise can spell.
         near = frozenset(c for c, n, s in m.candidates
-                         if c != m.card_id and jamo_edits(n, m.name) <= NEIGHBOUR_EDITS)
+                         if c != m.card_id and is_near(n, m.name))
         plausible = [c for c, _, s in m.candidates if s >= NEIGHBOUR or c == m.card_id or c in near]
+    elif sure:
+        # A sure but inexact read (`스콤 슈터` → 스톰 슈터 0.89): a syllable-near runner-up that
+        # renders as well is as likely (스쿱 슈터 0.78 by OCR, rendered 0.73 against 0.71).
+        near = frozenset(c for c, n, _ in m.candidates
+                         if c != m.card_id and c in plausible and is_near(n, m.name))
     ocr_scores = {c: s for c, _, s in m.candidates if c in plausible}
     rivals = vocab.rivals(plausible, column)
     if sure and m.score >= 1.0 and len(plausible) == 1 and not rivals.get(m.card_id) and not every_candidate:
