@@ -260,11 +260,30 @@ def _polygon_to_quad(poly: np.ndarray, frame: tuple[int, int]) -> np.ndarray | N
     return order_corners(np.array(pts, dtype=np.float32))
 
 
+MORPH_PAD = 16
+"""Background border (pixels of the ~800 px copy) around a paper mask while it is smoothed."""
+FINE_OUTLINE = 0.001
+"""Outline tolerance (share of its length) of a region the frame cuts."""
+
+
+def _cut_by_frame(poly: np.ndarray, frame: tuple[int, int], tol: float = 1.0) -> bool:
+    """Whether the outline reaches the frame edge (the frame cuts the page there)."""
+    h, w = frame
+    pts = poly.reshape(-1, 2)
+    return bool(((pts[:, 0] <= tol) | (pts[:, 0] >= w - 1 - tol)
+                 | (pts[:, 1] <= tol) | (pts[:, 1] >= h - 1 - tol)).any())
+
+
 def quads_from_mask(mask: np.ndarray) -> list[np.ndarray]:
     """Four corners of each large region of the mask (the paper is one of them)."""
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((9, 9), np.uint8))
+    # Padded with background: OpenCV's morphology takes the frame's outside as whatever keeps a
+    # pixel, so a close would fill the thin wedge between a page edge running out of the frame
+    # and the frame edge, and the page's own edge there would be lost for the frame's.
     h, w = mask.shape
+    p = MORPH_PAD
+    mask = cv2.copyMakeBorder(mask, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((9, 9), np.uint8))[p:p + h, p:p + w]
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     quads = []
     for cid in range(1, n):
@@ -274,6 +293,12 @@ def quads_from_mask(mask: np.ndarray) -> list[np.ndarray]:
         contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         hull = cv2.convexHull(max(contours, key=cv2.contourArea))
         poly = cv2.approxPolyDP(hull, 0.004 * cv2.arcLength(hull, True), True)
+        if _cut_by_frame(poly, (h, w)):
+            # Where the frame cuts the page, the page edge may leave the frame at a shallow
+            # angle, a few pixels from the frame edge: the coarse outline merges the two, and
+            # the frame edge passes for the page's (a wrong corner, a keystoned warp). A finer
+            # outline keeps the page edge's visible stretch, which is extended to its corner.
+            poly = cv2.approxPolyDP(hull, FINE_OUTLINE * cv2.arcLength(hull, True), True)
         quad = _polygon_to_quad(poly, (h, w)) if len(poly) >= 4 else None
         if quad is not None:
             quads.append(quad)
