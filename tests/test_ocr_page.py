@@ -70,20 +70,17 @@ def test_page_corner_cut_by_the_frame():
     assert corner_error(found[1:2], corners[1:2], img.shape[:2]) < 0.025
 
 
-@pytest.mark.parametrize("corners", [
-    [[1203, 291], [2234, 304], [2034, 1750], [1105, 1697]],  # bottom-right corner below the frame
-    [[1150, 120], [2200, 60], [2260, 1600], [1170, 1750]],   # bottom-left corner below the frame
-])
-def test_page_edge_leaving_the_frame_at_a_shallow_angle(corners):
-    """The bottom edge runs out of the frame a few degrees off the frame edge, one bottom corner
-    below it, the other just inside: the frame edge is not the page's. Taken for it, the warp
-    keystones the page, and the form's right-hand tables slide a row against the left ones."""
-    corners = np.array(corners, dtype=np.float32)
+def test_page_edge_leaving_the_frame_at_a_shallow_angle():
+    """The bottom edge runs out of the frame a few degrees off the frame edge, the bottom-right
+    corner below it, the bottom-left just inside: the frame edge is not the page's. Taken for
+    it, the warp keystones the page, and the form's right-hand tables slide a row against the
+    left ones."""
+    corners = np.array([[1203, 291], [2234, 304], [2034, 1750], [1105, 1697]], dtype=np.float32)
     img = page_on_background(corners, (2292, 1719), grey=150, seed=2)
     found = find_page(img)
     assert found is not None
     assert found[:, 1].max() > img.shape[0]  # a bottom corner lies below the frame
-    # The frame edge for the page's: 0.015-0.018; the visible stretch extended: under 0.01.
+    # The frame edge for the page's: 0.015; the visible stretch extended: under 0.01.
     assert corner_error(found, corners, img.shape[:2]) < 0.012
 
 
