@@ -260,10 +260,42 @@ def _polygon_to_quad(poly: np.ndarray, frame: tuple[int, int]) -> np.ndarray | N
     return order_corners(np.array(pts, dtype=np.float32))
 
 
-def quads_from_mask(mask: np.ndarray) -> list[np.ndarray]:
-    """Four corners of each large region of the mask (the paper is one of them)."""
+MORPH_PAD = 16
+"""Background border (pixels of the ~800 px copy) around a paper mask while it is smoothed."""
+FINE_OUTLINE = 0.001
+"""Outline tolerance (share of its length) of a region the frame cuts."""
+
+
+def _frame_side(quad: np.ndarray, frame: tuple[int, int]) -> bool:
+    """Whether a side of the quad runs along the frame edge: the frame edge taken for the page's."""
+    return any(_on_frame(quad[i], quad[(i + 1) % 4], frame)
+               and np.linalg.norm(quad[(i + 1) % 4] - quad[i]) >= 0.03 * max(frame) for i in range(4))
+
+
+def _smoothed(mask: np.ndarray, pad: int = 0) -> np.ndarray:
+    """The mask closed and opened (`pad`: with a background border around it meanwhile)."""
+    h, w = mask.shape
+    if pad:
+        mask = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((9, 9), np.uint8))
+    return mask[pad:pad + h, pad:pad + w]
+
+
+def _outline_quad(comp: np.ndarray, fine: bool = False) -> np.ndarray | None:
+    """Four corners of one region's outline."""
+    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    poly = cv2.approxPolyDP(hull, (FINE_OUTLINE if fine else 0.004) * cv2.arcLength(hull, True), True)
+    return _polygon_to_quad(poly, comp.shape) if len(poly) >= 4 else None
+
+
+def quads_from_mask(mask: np.ndarray) -> list[np.ndarray]:
+    """Four corners of each large region of the mask (the paper is one of them)."""
+    raw = mask
+    mask = _smoothed(raw)
     h, w = mask.shape
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     quads = []
@@ -271,10 +303,16 @@ def quads_from_mask(mask: np.ndarray) -> list[np.ndarray]:
         if stats[cid, cv2.CC_STAT_AREA] < 0.15 * h * w:
             continue
         comp = (labels == cid).astype(np.uint8) * 255
-        contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        hull = cv2.convexHull(max(contours, key=cv2.contourArea))
-        poly = cv2.approxPolyDP(hull, 0.004 * cv2.arcLength(hull, True), True)
-        quad = _polygon_to_quad(poly, (h, w)) if len(poly) >= 4 else None
+        quad = _outline_quad(comp)
+        if quad is not None and _frame_side(quad, (h, w)):
+            # The frame edge taken for a page edge: where the page edge leaves the frame at a
+            # shallow angle, the smoothing filled the thin wedge between the two (OpenCV's
+            # morphology takes the frame's outside as whatever keeps a pixel), and the coarse
+            # outline merged them. Smoothed with a background border and outlined finely, the
+            # region keeps the page edge's visible stretch, which is extended to its corner.
+            region = cv2.bitwise_and(_smoothed(raw, MORPH_PAD), cv2.dilate(comp, np.ones((9, 9), np.uint8)))
+            again = _outline_quad(region, fine=True)
+            quad = again if again is not None else quad
         if quad is not None:
             quads.append(quad)
     return quads
