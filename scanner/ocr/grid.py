@@ -636,12 +636,13 @@ def _complete(tables: list[Table]) -> bool:
     full_rows = DB_KO.min_rows or {}
     for group in SIDE_BY_SIDE:
         found = [_by_kind(tables, k) for k in group]
-        if any(t is None or len(t.rows) < full_rows[t.kind] for t in found):
+        if (any(t is None or len(t.rows) < full_rows[t.kind] for t in found)
+                or len({len(t.rows) for t in found}) != 1):
             return False
         pitch = float(np.median(np.diff(found[0].ys)))
         for end in (0, -1):
             ends = [t.ys[end] for t in found]
-            if len({len(t.rows) for t in found}) != 1 or max(ends) - min(ends) > 0.2 * pitch:
+            if max(ends) - min(ends) > 0.2 * pitch:
                 return False
     return True
 

@@ -488,7 +488,7 @@ def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vo
     before it (`Vocabulary.may_be_cut_off`): a real first letter wrongly cut then leaves ink
     that fits no card, and the line stays flagged. When the cut cell does not resolve, `first`
     (the first look's read) may still: its sure match, checked against the cut cell's ink."""
-    first_read, first_cut = first, without_row_number(cell)
+    first_cut = without_row_number(cell)
     cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, base=ROW_NUMBER_BASE_RETRY)
     if np.array_equal(cut, first_cut):
         # (Only now: a shallow valley may lie inside a letter that starts low, ㅅ's diagonal.)
@@ -496,7 +496,7 @@ def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vo
     if np.array_equal(cut, first_cut):
         return None
     again = read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=False)
-    if again.flags and first_read is not None and ocr_sure(first_read.match):
+    if again.flags and first is not None and ocr_sure(first.match):
         # The cut cell reads worse (a soft photo's Latin letters are read once right, once as
         # junk: `2Ga - PUNK.` then `Ga -ㅁ401.`): the first read's sure match, its text holding
         # the number, is checked by rendering against the cut cell's ink. It stands only when
@@ -504,10 +504,10 @@ def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vo
         # contradicting it): a real first letter cut leaves ink that is not the name, and a
         # rival the cut ink fits better vetoes it.
         ink = cell_name_ink(cut)
-        verdict = verify_match(first_read.match, ink, column, vocab, read=first_read.text)
-        card = first_read.match.card_id
+        verdict = verify_match(first.match, ink, column, vocab, read=first.text)
+        card = first.match.card_id
         if verdict.sure and verdict.card_id == card and verdict.scores.get(card, 0.0) >= R_AGREE:
-            return NameRead(first_read.text, first_read.confidence, first_read.match, [], verdict,
+            return NameRead(first.text, first.confidence, first.match, [], verdict,
                             "read with its row number, rendering checked without it")
     return again
 

@@ -449,8 +449,8 @@ class Verdict:
     scores: dict[int, float] = field(default_factory=dict)
     """card_id → rendered likeness score."""
     tie: int | None = None
-    """A name a jamo or two from the exact read that renders as well as it: a second OCR read
-    may still settle the line (`names.read_name_once`)."""
+    """A name near a sure read (`names.is_near`: a jamo or two, or one syllable, apart) that
+    renders as well as it: a second OCR read may still settle the line (`names.read_name_once`)."""
 
 
 def latin_letters(text: str) -> str:
@@ -479,8 +479,8 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
     best: the OCR match; ocr_sure: it stands on OCR alone; ocr_scores: OCR similarity of each
     candidate; rivals: candidate → namesakes OCR cannot tell from it (same Hangul, other
     Latin/digits/symbols; longer names it is the start of); read: the OCR text (it may spell
-    the Latin letters that tell a namesake apart); near: candidates a jamo or two from an
-    exact read, which OCR may have misread into it (`실드 웜` read `실드 윙`)."""
+    the Latin letters that tell a namesake apart); near: candidates a jamo or two, or one
+    syllable, from a sure read, which OCR may have misread into it (`실드 웜` read `실드 윙`)."""
     if best is None:
         return Verdict(None, False, "unresolved-name")
     pool = list(dict.fromkeys([c for c in ocr_scores] + [r for rs in rivals.values() for r in rs]))
