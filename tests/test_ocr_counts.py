@@ -175,6 +175,26 @@ def test_dashes_of_a_dashed_rule_at_the_cell_edge_do_not_join_the_digit():
     assert abs(got.height - clean.height) < 0.05
 
 
+def test_a_bent_rules_end_along_the_cell_bottom_is_not_part_of_the_digit():
+    """A photographed row rule painted out not quite to its end leaves a thin run along the
+    count cell's bottom edge, with the column rule's stub at the corner. Grouped with a 3 above
+    it, it made a glyph 0.8 of the cell high that read 5 and, taller than the printed digits,
+    `handwritten`; a speck of grain above the run kept a flat dash as ink as well."""
+    from tools.make_digit_templates import fonts_available, render_text
+    require("NanumMyeongjo" in fonts_available(["NanumMyeongjo"]), "needs the Nanum fonts")
+    glyph = render_text("3", "NanumMyeongjo", 40, ink_height=True)
+    cell = np.full((64, 103), 225, np.uint8)
+    cell[12:12 + glyph.shape[0], 39:39 + glyph.shape[1]] = (225 - glyph * 165).astype(np.uint8)
+    clean = read_count_cell(cell)
+    for thick in (2, 3):
+        cell[64 - thick:64, 48:101] = 110  # the rule's end, half the cell wide, under the 3's foot
+        cell[59:64, 99:101] = 110           # the column rule's stub at the corner
+        cell[56, 70] = 190                  # a speck of JPEG grain over the run
+        got = read_count_cell(cell)
+        assert got.value == clean.value == 3 and got.confidence >= 0.5, (thick, got)
+    assert abs(got.height - clean.height) < 0.05
+
+
 # A clean printed 2 of a 200 dpi scan (NanumSquare, normalised cell): its top arc and its
 # foot are parallel strokes, which were once taken for the two dashes of a double-dash strike.
 SQUARE2 = [

@@ -111,6 +111,8 @@ def drop_rule_remnants(ink: np.ndarray) -> np.ndarray:
     h, w = ink.shape
     n, lab, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
     keep = np.zeros(n, bool)
+    real = stats[:, 4] >= 6
+    real[0] = False
     for i in range(1, n):
         x, y, bw, bh, area = stats[i]
         if area < 6:
@@ -121,21 +123,34 @@ def drop_rule_remnants(ink: np.ndarray) -> np.ndarray:
             continue  # a vertical rule
         if touches_tb and bh <= 4 and bw > 0.6 * w:
             continue  # a horizontal rule
-        if (y <= 3 or y + bh >= h - 3) and bh <= 3 and bw >= 3 * bh and not _ink_next_to(lab, i, stats[i]):
+        if (y <= 3 or y + bh >= h - 3) and bh <= 3 and bw >= 3 * bh and not _ink_next_to(lab, i, stats, real):
             continue  # a dash of a dashed rule (the cut-off top of a pen digit has the digit by it)
+        if (y <= 1 or y + bh >= h - 1) and bh <= EDGE_BIT_H * h and area <= EDGE_BIT_THICK * bw and bw >= EDGE_BIT_W * w:
+            continue  # a long thin bit of a row rule along the edge, a corner's stub with it
         keep[i] = True
     return keep[lab]
+
+
+EDGE_BIT_H = 0.1
+"""A rule bit left along a count cell's top or bottom edge is at most this share of the cell high
+(a bent rule's end with the stub of the column rule at the corner: 5 of 64 px)..."""
+EDGE_BIT_THICK = 3.5
+"""...at most this many pixels thick on average (a rule 2-3 px; a digit's stroke is 6-10 px at H_NORM)."""
+EDGE_BIT_W = 0.4
+"""...and at least this share of the cell wide: wider than any digit's foot or cut-off top (a
+count digit is ≤ 0.25 of its cell wide), so no digit's own ink beside it keeps it."""
 
 
 DASH_CLEAR = 10
 """Clear pixels between a flat remnant at the cell's edge and any other ink above or below it."""
 
 
-def _ink_next_to(lab: np.ndarray, i: int, stat: np.ndarray) -> bool:
-    """Other ink within DASH_CLEAR px above or below component `i` (over its own columns)."""
-    x, y, bw, bh = (int(v) for v in stat[:4])
+def _ink_next_to(lab: np.ndarray, i: int, stats: np.ndarray, real: np.ndarray) -> bool:
+    """Other real ink (`real`: components that are no speck) within DASH_CLEAR px above or
+    below component `i`, over its own columns: a speck of JPEG grain keeps no dash."""
+    x, y, bw, bh = (int(v) for v in stats[i][:4])
     near = lab[max(0, y - DASH_CLEAR):y + bh + DASH_CLEAR, x:x + bw]
-    return bool(((near != 0) & (near != i)).any())
+    return bool((real[near] & (near != i)).any())
 
 
 def stroke_width(ink: np.ndarray) -> float:
