@@ -7,7 +7,9 @@ the jamo (NFD) ratio, so one wrong jamo costs less than a wrong syllable. A matc
 unflagged only with a high score AND a clear lead over the runner-up, and only when the
 rendering of the candidates in the sheet's font (ocr_verify) does not contradict it. Names OCR
 cannot tell apart (same Hangul, other Latin letters, digits or symbols: `암드 드래곤 LV3/LV5`,
-`바렐로드 F 드래곤` read as `바렐로드 드래곤`) are decided by the rendering or flagged.
+`바렐로드 F 드래곤` read as `바렐로드 드래곤`) are decided by the rendering or flagged; namesakes
+differing in one run of digits/letters the rendering cannot tell apart on a soft photo
+(`LV6`/`LV8`) may be settled by reading that run again (`namesake_part`).
 """
 from __future__ import annotations
 
