@@ -7,7 +7,9 @@ the jamo (NFD) ratio, so one wrong jamo costs less than a wrong syllable. A matc
 unflagged only with a high score AND a clear lead over the runner-up, and only when the
 rendering of the candidates in the sheet's font (ocr_verify) does not contradict it. Names OCR
 cannot tell apart (same Hangul, other Latin letters, digits or symbols: `암드 드래곤 LV3/LV5`,
-`바렐로드 F 드래곤` read as `바렐로드 드래곤`) are decided by the rendering or flagged.
+`바렐로드 F 드래곤` read as `바렐로드 드래곤`) are decided by the rendering or flagged; namesakes
+differing in one run of digits/letters the rendering cannot tell apart on a soft photo
+(`LV6`/`LV8`) may be settled by reading that run again (`namesake_part`).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from card_db.names import hangul_skeleton, is_syllable, jamo, name_key
 from scanner.ocr.verify import (R_AGREE, NameRenderer, Verdict, cell_name_ink, decide, ink_level,
                                 strip_rule_remnants)
 from scanner.ocr.engine import Tesseract
+from scanner.ocr.namesake_part import settle_by_run
 from scanner.ocr.thresholds import INK_GLYPH, NAME_ACCEPT, NAME_GUESS, NAME_MARGIN
 
 COLUMN_KINDS = ("monster", "spell", "trap", "extra", "side")
@@ -562,6 +565,14 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
             and _read_again(upscaled, tess, vocab, column) == match.card_id):
         # The rendering could not tell the read from a near name; a second read agreeing settles it.
         verdict = Verdict(match.card_id, True, detail=f"read again as {match.name}", scores=verdict.scores)
+    if verdict is not None and not verdict.sure and verdict.scores:
+        # Left between namesakes that differ in a run of digits/letters (`LV6`/`LV8`): that run,
+        # read again on its own, may settle it (`namesake_part`).
+        top = max(verdict.scores, key=verdict.scores.get)
+        settled = settle_by_run(cell_ink, verdict, match.card_id, vocab.names,
+                                vocab.rivals([top], column)[top], vocab.renderer, tess)
+        if settled is not None:
+            verdict = settled
     flags: list[str] = []
     detail = ""
     if verdict is not None and verdict.sure and verdict.card_id is not None:
