@@ -223,3 +223,25 @@ def test_lean_profiles_are_the_sheared_masks_column_sums(sample_page):
         box[y, 100 + int(round(np.tan(np.radians(1.0)) * (y - 450)))] = 1
     prof, lean = _upright_profile(box)
     assert abs(lean - np.tan(np.radians(1.0))) < 1e-9 and prof.max() >= 890
+
+
+def test_component_boxes_are_the_labelling_s_in_its_order(sample_page):
+    """`component_boxes` (outlines) gives the boxes `connectedComponentsWithStats` gives, in its
+    order, on the page's rule masks (both modes), its dense ink mask, parts of them, and noise."""
+    from scanner.ocr.grid import component_boxes, line_masks
+    gray, _ = sample_page
+    masks = []
+    for faint in (False, True):
+        ink, horiz, vert = line_masks(gray, faint)
+        masks += [cv2.dilate(cv2.bitwise_or(horiz, vert), np.ones((3, 3), np.uint8)), ink]
+    rng = np.random.default_rng(11)
+    for _ in range(6):  # crops that cut components at the image edge, odd offsets and sizes
+        y0, x0 = int(rng.integers(0, 301)), int(rng.integers(0, 301))
+        masks.append(np.ascontiguousarray(masks[1][y0:y0 + int(rng.integers(50, 1500)),
+                                                   x0:x0 + int(rng.integers(50, 1500))]))
+    masks.append(((rng.random((401, 333)) < 0.3) * 255).astype(np.uint8))
+    masks.append(np.zeros((40, 30), np.uint8))
+    for mask in masks:
+        n, _, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
+        want = [tuple(int(v) for v in stats[i][:4]) for i in range(1, n)]
+        assert component_boxes(mask) == want, mask.shape

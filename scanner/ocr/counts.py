@@ -183,7 +183,10 @@ def group_components(ink: np.ndarray, min_h: float) -> list[Glyph]:
     for x0, y0, x1, y1, ids in merged:
         if y1 - y0 < min_h and x1 - x0 < min_h:
             continue
-        mask = np.isin(lab[y0:y1, x0:x1], ids)
+        crop = lab[y0:y1, x0:x1]
+        mask = crop == ids[0]  # (np.isin costs ~0.1 ms a call; a glyph has one to a few parts)
+        for i in ids[1:]:
+            mask |= crop == i
         out.append(Glyph(x0, y0, x1, y1, mask))
     return out
 

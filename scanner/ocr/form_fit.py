@@ -146,11 +146,13 @@ def _snap(v: float, peaks: np.ndarray, tol: float) -> int:
     return int(round(v))
 
 
-def fit_form(gray: np.ndarray, layout: Layout) -> tuple[Grid, Fit] | None:
+def fit_form(gray: np.ndarray, layout: Layout,
+             masks: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[Grid, Fit] | None:
     """The layout's tables placed on the page, with the rules painted out; None when the
-    page's rules do not fit the layout."""
+    page's rules do not fit the layout. `masks`: the page's faint-rule masks (horizontal,
+    vertical) when the db-ko grid already made them (`Grid.faint_masks`)."""
     h, w = gray.shape
-    _, horiz, vert = line_masks(gray, faint_rules=True)
+    horiz, vert = masks if masks is not None else line_masks(gray, faint_rules=True)[1:]
     vprof = (vert > 0).sum(axis=0).astype(np.float32)
     vpk = np.array([p for p, _ in profile_peaks(vprof, 0.15 * h, 6)], float)
     if len(vpk) < 4 or len(vpk) > 40:

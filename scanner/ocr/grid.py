@@ -75,6 +75,9 @@ class Grid:
     """The page with detected rules painted white."""
     rule_mask: np.ndarray
     notes: list[str] = field(default_factory=list)
+    faint_masks: tuple[np.ndarray, np.ndarray] | None = None
+    """The horizontal- and vertical-rule masks of `line_masks(gray, faint_rules=True)` when the
+    grid made them (a page that is not the db-ko sheet): `form_fit` places the form on them."""
 
     def by_kind(self, kind: str) -> Table | None:
         return next((t for t in self.tables if t.kind == kind), None)
@@ -228,19 +231,38 @@ def _fill_missing(ys: list[int]) -> list[int]:
     return out + ys[-1:]
 
 
+def component_boxes(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """(x, y, w, h) of each 8-connected component of a uint8 mask, as
+    `connectedComponentsWithStats` gives them and in its order, from the components' outer
+    outlines: on a page-sized mask of rules the outlines cost a sixth of the labelling (whose
+    statistics pass visits every pixel). Its Grana labelling numbers the components by their
+    first 2 × 2 block in raster order: the pair of rows, then the pair of columns, of the
+    leftmost pixel on the component's top row pair."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_NONE)
+    if hierarchy is None:
+        return []
+    keyed = []
+    for outline, (_, _, _, parent) in zip(contours, hierarchy[0]):
+        if parent != -1:  # a hole's outline (the top level holds one outline per component)
+            continue
+        pts = outline.reshape(-1, 2)
+        top = int(pts[:, 1].min()) // 2 * 2
+        first = int(pts[pts[:, 1] <= top + 1, 0].min())
+        keyed.append(((top, first // 2), cv2.boundingRect(outline)))
+    keyed.sort(key=lambda kb: kb[0])
+    return [box for _, box in keyed]
+
+
 def find_tables(horiz: np.ndarray, vert: np.ndarray) -> list[Box]:
     """Bounding boxes of rule groups big enough to be a table."""
     h, w = horiz.shape
     both = cv2.dilate(cv2.bitwise_or(horiz, vert), np.ones((3, 3), np.uint8))
-    # Grana's algorithm labels as the default one does, at twice its speed on a page-sized mask.
-    n, _, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(both, 8, cv2.CV_32S, cv2.CCL_GRANA)
     # A blurred rule end reaches into the narrow gap between two tables: the gaps are looked
     # for with every rule shortened a few pixels at both ends.
     h_short = cv2.erode(horiz, np.ones((1, 9), np.uint8))
     v_short = cv2.erode(vert, np.ones((9, 1), np.uint8))
     boxes = []
-    for i in range(1, n):
-        x, y, bw, bh, _ = stats[i]
+    for x, y, bw, bh in component_boxes(both):
         if bw > w * 0.08 and bh > h * 0.02:
             boxes.extend(_split(Box(int(x), int(y), int(x + bw), int(y + bh)), h_short, v_short))
     boxes = [b for b in boxes if b.w > w * 0.08 and b.h > h * 0.02]
@@ -567,7 +589,8 @@ def page_to_grid(gray: np.ndarray) -> Grid:
         return grid
     faint = _find_rules(gray, faint_rules=True)
     mine, other = (faint, ink) if _quality(faint.tables) > _quality(ink.tables) else (ink, faint)
-    grid = Grid(tables=mine.tables, clean=gray, rule_mask=np.zeros_like(gray), notes=mine.notes)
+    grid = Grid(tables=mine.tables, clean=gray, rule_mask=np.zeros_like(gray), notes=mine.notes,
+                faint_masks=(faint.horiz_whole, faint.vert_whole))
     if mine is faint:
         grid.notes.append("grid: faint rules")
     # Each mode may miss a different table's end rule: a table with more rows, all regular,

@@ -77,14 +77,10 @@ def drop_row_rules(ink: np.ndarray) -> np.ndarray:
     band = max(2, int(0.12 * h))
     for ys in (slice(0, band), slice(h - band, h)):
         rows = out[ys]
-        for r in range(rows.shape[0]):
-            if rows[r].mean() > 0.6:
-                rows[r] = False
-    for xs in (slice(0, 3), slice(w - 3, w)):
+        rows[rows.mean(axis=1) > 0.6] = False
+    for xs in (slice(0, 3), slice(w - 3, w)):  # (the columns' shares after the rows went)
         cols = out[:, xs]
-        for c in range(cols.shape[1]):
-            if cols[:, c].mean() > 0.7:
-                cols[:, c] = False
+        cols[:, cols.mean(axis=0) > 0.7] = False
     return out
 
 

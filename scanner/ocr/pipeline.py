@@ -137,7 +137,7 @@ def locate(img: np.ndarray, is_scan: bool) -> Located:
     if all(c in got.found for c in MAIN):
         return got
     # Not the db-ko sheet's three columns: maybe Konami's form (one frame, count left).
-    form = _as_form(page)
+    form = _as_form(page, grid)
     if form is not None:
         return form
     if page.corners is not None:
@@ -152,7 +152,7 @@ def locate(img: np.ndarray, is_scan: bool) -> Located:
         if len(found2) > len(got.found):
             got = Located(page2, grid2, found2)
         if not all(c in got.found for c in MAIN):
-            got = _as_form(page2) or got
+            got = _as_form(page2, grid2) or got
     return got
 
 
@@ -174,8 +174,9 @@ def _other_quads(img: np.ndarray, got: Located) -> Located:
     return got
 
 
-def _as_form(page: PageImage) -> Located | None:
-    fitted = fit_form(page.gray, KDE)
+def _as_form(page: PageImage, grid: Grid) -> Located | None:
+    """Konami's form placed on the page (`grid`: the db-ko grid stage's result on it)."""
+    fitted = fit_form(page.gray, KDE, grid.faint_masks)
     if fitted is None:
         return None
     return Located(page, fitted[0], _tables_found(fitted[0]), KDE, fitted[1])
