@@ -270,3 +270,33 @@ def test_a_clear_rendering_lead_picks_among_namesakes_on_a_soft_photo(real_db):
     top = sorted(v.scores.values(), reverse=True)
     assert top[0] - top[1] < R_CLEAR_LEAD
     assert v.sure is False or top[0] >= R_CONFIRM, v.detail
+
+
+def test_a_name_ocr_cannot_write_is_picked_on_a_clear_rendering_lead():
+    """`kor` has no 꿩: `일렉꿩` on a soft photo is read `밀렉권` (OCR 0.67 to it, 0.70 to 일렉기린).
+    Named as unwritable, the card is picked by a rendering far ahead of every other candidate;
+    otherwise, or without OCR backing it, the line stays unsure."""
+    from pathlib import Path
+    from scanner.ocr.verify import cell_name_ink
+    cell = cv2.imread(str(Path(__file__).parent / "data" / "soft-unwritable-name.png"), cv2.IMREAD_GRAYSCALE)
+    ink = cell_name_ink(cell)
+    names = {1: "일렉기린", 2: "일렉꿩", 3: "일렉금눈돔", 4: "더미 골렘"}
+    scores = {1: 0.70, 2: 0.67, 3: 0.58, 4: 0.53}
+    r = renderer_for("NanumGothic")
+    r.blur = 1.6
+    v = decide(r, ink, 1, False, scores, {}, names, "밀렉권", unwritable=frozenset({2}))
+    assert v.sure and v.card_id == 2, v
+    assert not decide(r, ink, 1, False, scores, {}, names, "밀렉권").sure
+    weak = {**scores, 2: 0.5}  # OCR does not back it
+    assert not decide(r, ink, 1, False, weak, {}, names, "밀렉권", unwritable=frozenset({2})).sure
+
+
+def test_the_model_s_characters_are_read_from_its_traineddata(tmp_path):
+    from scanner.ocr.engine import model_characters, tessdata_dir
+    from pathlib import Path
+    kor = Path(tessdata_dir()) / "kor.traineddata"
+    chars = model_characters(kor)
+    assert "일" in chars and "렉" in chars and "꿩" not in chars and len(chars) > 1000
+    bad = tmp_path / "bad.traineddata"
+    bad.write_bytes(b"\xff\xff\xff\x7f junk")
+    assert model_characters(bad) == frozenset() == model_characters(tmp_path / "missing.traineddata")

@@ -126,6 +126,14 @@ class Vocabulary:
     """Draws candidate names in the page's font (learns the font from the page's exact reads)."""
     cut_leftovers: dict[str, frozenset[int]] = field(default_factory=dict)
     """column → cards a name with its start cut off could be mistaken for (`_Columns`)."""
+    model_syllables: frozenset[str] = frozenset()
+    """The Hangul syllables the OCR model can write (`Tesseract.characters`); empty: unknown."""
+
+    def unwritable(self, card_id: int) -> bool:
+        """The card's name holds a Hangul syllable the OCR model cannot write: no read of it is
+        ever exact (`일렉꿩` is read `밀렉권`), so an unsure read is all OCR can give it."""
+        return bool(self.model_syllables) and any(
+            is_syllable(ch) and ch not in self.model_syllables for ch in self.names.get(card_id, ""))
 
     @classmethod
     def build(cls, db: CardDatabase) -> "Vocabulary":
@@ -252,7 +260,9 @@ def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: 
     rivals = vocab.rivals(plausible, column)
     if sure and m.score >= 1.0 and len(plausible) == 1 and not rivals.get(m.card_id) and not every_candidate:
         return Verdict(m.card_id, True)  # no real name near the read: nothing to tell apart
-    return decide(vocab.renderer, cell_ink, m.card_id, sure, ocr_scores, rivals, vocab.names, read, near)
+    unwritable = frozenset(c for c in ocr_scores if vocab.unwritable(c))
+    return decide(vocab.renderer, cell_ink, m.card_id, sure, ocr_scores, rivals, vocab.names, read, near,
+                  unwritable)
 
 
 SECOND_SCALE = 1.35

@@ -239,6 +239,7 @@ def read_rows(ctx: PageContext) -> None:
     assert ctx.page is not None and ctx.grid is not None
     tess = ctx.tess = Tesseract()
     vocab = Vocabulary.build(ctx.db)
+    vocab.model_syllables = tess.characters("kor")
     chroma = ink_chroma(ctx.page.color, ctx.grid.clean)
     for column in ctx.found:
         table = ctx.grid.by_kind(column)

@@ -473,14 +473,17 @@ def spelled_out(read: str, name: str, rival: str) -> bool:
 
 def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None, ocr_sure: bool,
            ocr_scores: dict[int, float], rivals: dict[int, list[int]], names: dict[int, str],
-           read: str = "", near: frozenset[int] = frozenset()) -> Verdict:
+           read: str = "", near: frozenset[int] = frozenset(),
+           unwritable: frozenset[int] = frozenset()) -> Verdict:
     """Confirm, veto or pick a card for one name cell.
 
     best: the OCR match; ocr_sure: it stands on OCR alone; ocr_scores: OCR similarity of each
     candidate; rivals: candidate → namesakes OCR cannot tell from it (same Hangul, other
     Latin/digits/symbols; longer names it is the start of); read: the OCR text (it may spell
     the Latin letters that tell a namesake apart); near: candidates a jamo or two, or one
-    syllable, from a sure read, which OCR may have misread into it (`실드 웜` read `실드 윙`)."""
+    syllable, from a sure read, which OCR may have misread into it (`실드 웜` read `실드 윙`);
+    unwritable: candidates whose name holds a syllable the OCR model cannot write (never read
+    exactly, so never sure by OCR: a clear rendering lead may pick one OCR backs)."""
     if best is None:
         return Verdict(None, False, "unresolved-name")
     pool = list(dict.fromkeys([c for c in ocr_scores] + [r for rs in rivals.values() for r in rs]))
@@ -542,8 +545,13 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
               and scores[pick] - second >= R_STRONG_MARGIN)
     agree = (pick == best and ocr_scores.get(pick, 0.0) >= NAME_ACCEPT and scores[pick] >= R_AGREE
              and scores[pick] - second >= R_PICK_MARGIN)
-    if renderer.trusted and (strong or agree or (pick in backed and scores[pick] >= R_CONFIRM
-                                                 and scores[pick] - second >= R_PICK_MARGIN)):
+    # A name OCR cannot write (`일렉꿩` read `밀렉권`, 0.67): OCR backing it is all OCR can give,
+    # so the rendering, fitting it at R_AGREE far ahead of every other candidate, picks it.
+    unread = (pick in unwritable and pick in backed and scores[pick] >= R_AGREE
+              and scores[pick] - second >= R_CLEAR_LEAD)
+    if renderer.trusted and (strong or agree or unread
+                             or (pick in backed and scores[pick] >= R_CONFIRM
+                                 and scores[pick] - second >= R_PICK_MARGIN)):
         return Verdict(pick, True, detail=f"rendering picked {show(pick)} over "
                        f"{show(ranked[1]) if len(ranked) > 1 else 'nothing'}", scores=scores)
     return Verdict(best, False, "", "rendered: " + ", ".join(show(c) for c in ranked[:3]), scores)
