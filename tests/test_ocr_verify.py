@@ -53,6 +53,16 @@ def test_ink_crop_drops_specks_and_keeps_pale_strokes():
     assert got.shape == (22, 30)
 
 
+def test_ink_crop_keeps_the_dark_end_of_a_broken_pale_stroke():
+    cell = np.full((40, 120), 255, np.uint8)
+    cell[10:30, 20:50] = 60  # a glyph
+    cell[18:20, 50:52] = 200  # its pale stroke, lighter than the ink cut: a gap
+    cell[18:20, 52:53] = 60  # the stroke's dark end, a 2-pixel speck
+    cell[36:38, 100] = 0  # a speck of noise far from any glyph
+    got = ink_crop(cell)
+    assert got.shape == (20, 33)  # the stroke's end kept, the noise still dropped
+
+
 def test_true_name_renders_closer_than_its_namesakes():
     r = renderer_for("NanumGothic")
     for true_id, rivals in ((2, (1, 3)), (5, (4,)), (6, (7,)), (7, (6,))):
