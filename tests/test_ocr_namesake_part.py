@@ -97,3 +97,37 @@ def test_a_missing_digit_namesake_leaves_the_soft_cell_flagged(tess, real_db):
     got = read_name(cell, column, tess, _vocab(real_db, family, blur, without=card_id), scale=scale,
                     numbers_in_cell=False)
     assert got.flags, (got.text, got.match.name, got.detail)
+
+
+def soft_cell(name: str, family: str, px: int = 21, blur: float = 1.1, seed: int = 0):
+    """A name cell as a soft phone photo shows it: drawn small, blurred, noisy, grey paper."""
+    import numpy as np
+    from scanner.ocr.verify import render_name
+    ink = render_name(name, FAMILIES[family], px=px)
+    h, w = ink.shape
+    cell = np.full((h + 14, w + 24), 255, np.uint8)
+    cell[7:7 + h, 10:10 + w] = ink
+    cell = cv2.GaussianBlur(cell, (0, 0), blur).astype(float) * 0.78 + 30
+    noise = np.random.default_rng(seed).normal(0, 5, cell.shape)
+    return np.clip(cell + noise, 0, 255).astype(np.uint8)
+
+
+GREEK = {1697104: "ε", 38814750: "γ", 74203495: "δ"}  # PSY프레임기어 ε / γ / δ (and α, β in the db)
+
+
+@pytest.mark.parametrize("card_id", sorted(GREEK))
+def test_a_greek_letter_namesake_is_told_by_its_rendering(tess, real_db, card_id):
+    """`kor` reads γ and δ as ε (fixture photos): the run is settled by the letter's rendering,
+    which no other namesake's letter fits nearly as well."""
+    cell = soft_cell(real_db.cards[card_id].name, "NanumBarunGothic", seed=card_id % 7)
+    got = read_name(cell, "monster", tess, _vocab(real_db, "NanumBarunGothic", BLURS[-1]),
+                    numbers_in_cell=False)
+    assert got.match.card_id == card_id and not got.flags, (got.text, got.match.name, got.flags, got.detail)
+
+
+@pytest.mark.parametrize("card_id", sorted(GREEK))
+def test_a_greek_namesake_missing_from_the_db_leaves_the_line_flagged(tess, real_db, card_id):
+    cell = soft_cell(real_db.cards[card_id].name, "NanumBarunGothic", seed=card_id % 7)
+    got = read_name(cell, "monster", tess, _vocab(real_db, "NanumBarunGothic", BLURS[-1], without=card_id),
+                    numbers_in_cell=False)
+    assert got.flags, (got.text, got.match.name, got.detail)

@@ -28,7 +28,7 @@ from card_db.names import hangul_skeleton, is_syllable, jamo, name_key
 from scanner.ocr.verify import (R_AGREE, NameRenderer, Verdict, cell_name_ink, decide, ink_level,
                                 strip_rule_remnants)
 from scanner.ocr.engine import Tesseract
-from scanner.ocr.namesake_part import settle_by_run
+from scanner.ocr.namesake_part import glyph_run_doubt, settle_by_run
 from scanner.ocr.thresholds import INK_GLYPH, NAME_ACCEPT, NAME_GUESS, NAME_MARGIN
 
 COLUMN_KINDS = ("monster", "spell", "trap", "extra", "side")
@@ -583,6 +583,11 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
                                 vocab.rivals([top], column)[top], vocab.renderer, tess)
         if settled is not None:
             verdict = settled
+    if verdict is not None and verdict.sure and verdict.card_id is not None:
+        pick = verdict.card_id
+        doubt = glyph_run_doubt(cell_ink, pick, vocab.names, vocab.rivals([pick], column)[pick], vocab.renderer)
+        if doubt is not None:
+            verdict = Verdict(pick, False, "ambiguous-name", f"{vocab.names[pick]}: {doubt}", verdict.scores)
     flags: list[str] = []
     detail = ""
     if verdict is not None and verdict.sure and verdict.card_id is not None:
