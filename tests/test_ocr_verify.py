@@ -310,3 +310,19 @@ def test_the_model_s_characters_are_read_from_its_traineddata(tmp_path):
     bad = tmp_path / "bad.traineddata"
     bad.write_bytes(b"\xff\xff\xff\x7f junk")
     assert model_characters(bad) == frozenset() == model_characters(tmp_path / "missing.traineddata")
+
+
+def test_a_crisp_unwritable_name_read_as_junk_is_picked_by_a_rendering_at_confirm():
+    """`Evil★Twin 챌린지` on a form scan in a serif font: `kor` cannot write 챌 and reads the
+    whole word as junk (`Evil&Twin 2431]`, 0.52). A rendering at R_CONFIRM far ahead of every
+    other candidate picks it; a read backing it less than a hardly read name does not, and
+    neither does the same lead for a name OCR can write."""
+    names = {1: "Evil★Twin 챌린지", 2: "Evil★Twin 이지게임", 3: "Evil★Twin 프레젠트"}
+    ink = ink_crop(printed_cell(names[1], family="NanumMyeongjo", px=30, blur=0.6))
+    r = renderer_for("NanumMyeongjo")
+    scores = {1: 0.52, 2: 0.50, 3: 0.50}
+    v = decide(r, ink, 1, False, scores, {}, names, "Evil&Twin 2431]", unwritable=frozenset({1}))
+    assert v.sure and v.card_id == 1 and v.scores[1] >= 0.75, v
+    assert not decide(r, ink, 1, False, scores, {}, names, "Evil&Twin 2431]").sure
+    junk = {1: 0.30, 2: 0.30, 3: 0.30}
+    assert not decide(r, ink, 1, False, junk, {}, names, "&2431]", unwritable=frozenset({1})).sure

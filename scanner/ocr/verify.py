@@ -561,9 +561,12 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
     agree = (pick == best and ocr_scores.get(pick, 0.0) >= NAME_ACCEPT and scores[pick] >= R_AGREE
              and scores[pick] - second >= R_PICK_MARGIN)
     # A name OCR cannot write (`일렉꿩` read `밀렉권`, 0.67): OCR backing it is all OCR can give,
-    # so the rendering, fitting it at R_AGREE far ahead of every other candidate, picks it.
-    unread = (pick in unwritable and pick in backed and scores[pick] >= R_AGREE
-              and scores[pick] - second >= R_CLEAR_LEAD)
+    # so the rendering, fitting it at R_AGREE far ahead of every other candidate, picks it; at
+    # R_CONFIRM it needs only the backing of a hardly read name (a serif `챌린지` read `2431]`:
+    # the unwritable syllable drags its neighbours' read down with it).
+    unread = (pick in unwritable and scores[pick] - second >= R_CLEAR_LEAD
+              and ((pick in backed and scores[pick] >= R_AGREE)
+                   or (ocr_scores.get(pick, 0.0) >= OCR_FLOOR_STRONG and scores[pick] >= R_CONFIRM)))
     if renderer.trusted and (strong or agree or unread
                              or (pick in backed and scores[pick] >= R_CONFIRM
                                  and scores[pick] - second >= R_PICK_MARGIN)):
