@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -165,9 +166,22 @@ def load_decklist(source: str | Path, db: CardDatabase, options: ReadOptions | N
 _worker_db: CardDatabase | None = None
 
 
+def single_core_worker() -> None:
+    """Make this pool worker read on one core: with N workers on N cores, Tesseract's OpenMP
+    threads and OpenCV's own thread pool would only fight the other workers."""
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # before libtesseract starts
+    try:
+        import cv2
+    except ImportError:  # a text-PDF-only install reads without OpenCV
+        return
+    cv2.setNumThreads(1)
+
+
 def _init_batch_worker(spec) -> None:
     global _worker_db  # one database per worker process, loaded once (not per input)
     from card_db.cdb import load_card_db
+
+    single_core_worker()
 
     _worker_db = load_card_db(spec)
 

@@ -28,3 +28,16 @@ def test_a_batch_on_two_processes_equals_one_process(clean_env, tmp_path):
     a, b = json.loads(one.stdout), json.loads(two.stdout)
     assert [d["source"]["path"] for d in b] == [p for p in inputs if p != str(bad)]
     assert a == b
+
+
+def test_a_pool_worker_reads_on_one_core():
+    """Every pool (scan -j, audit, the station) starts its workers with `single_core_worker`:
+    OpenCV's thread pool and Tesseract's OpenMP threads would fight the other workers."""
+    import subprocess
+    import sys
+    code = ("import os, cv2; os.environ.pop('OMP_THREAD_LIMIT', None); before = cv2.getNumThreads(); "
+            "from scanner.read import single_core_worker; single_core_worker(); "
+            "print(before, cv2.getNumThreads(), os.environ['OMP_THREAD_LIMIT'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent).stdout.split()
+    assert out[1:] == ["1", "1"], out

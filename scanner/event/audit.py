@@ -24,7 +24,7 @@ from scanner.event.flows import apply_decisions, decklist_from_json
 from scanner.event.store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
                                  Registration, ReviewDecision)
 from scanner.model import SECTIONS, Decklist
-from scanner.read import load_decklist
+from scanner.read import load_decklist, single_core_worker
 from scanner.rules.codes import REVIEW_CODES, list_verdict
 
 REVIEW_CODE = "UNRESOLVED_LINE"
@@ -166,7 +166,7 @@ _CONTEXT: _WorkerContext | None = None
 
 def _init_worker(db_spec: CardDbSpec, limits: LimitList) -> None:
     global _CONTEXT
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # tesseract threads would fight the pool
+    single_core_worker()  # OCR threads would fight the pool
     # The spec, not one path: extra locales and alias files load in the worker too.
     _CONTEXT = _WorkerContext(db=load_card_db(db_spec), limits=limits)
 

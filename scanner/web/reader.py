@@ -5,7 +5,6 @@ Workers are separate processes so OCR uses every core; each loads the card datab
 """
 from __future__ import annotations
 
-import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,9 @@ class ReadOutcome:
 
 
 def init_worker(card_db: CardDbSpec, limits: LimitList) -> None:
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # one Tesseract thread per worker
+    from scanner.read import single_core_worker
+
+    single_core_worker()  # one OCR thread per worker: the pool has a worker per core
     from PIL import Image
 
     Image.MAX_IMAGE_PIXELS = 40_000_000
