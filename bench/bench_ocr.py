@@ -149,21 +149,25 @@ def main(argv: list[str] | None = None) -> int:
         sc = score_sheet(out, truth)
         sc["hand_unflagged"] = hand_unflagged(out, truth)
         sc["player_wrong"] = player_wrong(out, truth)
+        sc["retake"] = any(r.get("reason") == "retake-photo" for r in out.get("review", []))
         sc.update(file=src.name, kind=kind, seconds=round(dt, 2), cpu_seconds=round(cpu, 2), error=err)
         sheets.append(sc)
         k = per_kind.setdefault(kind, {"sheets": 0, "exact": 0, "lines": 0, "correct": 0, "flagged": 0,
                                        "silent": 0, "missing": 0, "extra_silent": 0,
-                                       "hand_unflagged": 0, "player_wrong": 0, "seconds": [], "cpu": []})
+                                       "hand_unflagged": 0, "player_wrong": 0, "retake": 0, "seconds": [],
+                                       "cpu": []})
         k["sheets"] += 1
         k["exact"] += int(sc["exact"])
         for f in ("lines", "correct", "flagged", "silent", "missing", "extra_silent"):
             k[f] += sc[f]
         k["hand_unflagged"] += len(sc["hand_unflagged"])
         k["player_wrong"] += len(sc["player_wrong"])
+        k["retake"] += int(sc["retake"])
         k["seconds"].append(dt)
         k["cpu"].append(cpu)
         print(f"{src.name:28s} {sc['correct']:3d}/{sc['lines']:3d} right, {sc['flagged']:2d} flagged, "
               f"{sc['silent']} silent, {sc['missing']} missing, {dt:5.2f}s wall, {cpu:5.2f}s CPU"
+              + ("  RETAKE advised" if sc["retake"] else "")
               + (f"  ERROR {err}" if err else ""))
         if args.verbose:
             for e in sc["errors"]:
@@ -184,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{kind:16s} exact {k['exact']}/{k['sheets']}, right {k['right_unflagged']:.1%}, flagged "
               f"{k['flagged']}, silent {k['silent']}, missing {k['missing']}, "
               + (f"hand unflagged {k['hand_unflagged']}, " if kind == "kde-hand" else "")
-              + f"player wrong {k['player_wrong']}, "
+              + f"player wrong {k['player_wrong']}, retake advised {k['retake']}, "
               f"wall median {k['median_seconds']} s p90 {k['p90_seconds']} s, "
               f"CPU median {k['median_cpu_seconds']} s p90 {k['p90_cpu_seconds']} s")
     args.out.mkdir(parents=True, exist_ok=True)
