@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 APT_PACKAGES := tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng fonts-nanum fonts-nanum-extra \
+                fontconfig fonts-unfonts-core fonts-baekmuk \
                 poppler-utils python3-venv python3-pip \
                 chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -11,7 +12,8 @@ OUT  ?= out/demo
 
 .PHONY: setup system demo test test-fast bench clean
 
-# System packages (Tesseract with the Korean model, Nanum fonts, poppler); skipped when present.
+# System packages (Tesseract with the Korean model, Nanum fonts and other Korean print fonts the
+# rendering check may meet on a sheet, poppler, Chromium); skipped when present.
 system:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

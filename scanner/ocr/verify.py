@@ -74,13 +74,57 @@ def _font(path: str, px: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, px, layout_engine=ImageFont.Layout.BASIC)
 
 
+OTHER_PRINT_FAMILIES = ("UnDotum", "UnBatang", "UnGraphic", "Baekmuk Gulim", "Baekmuk Dotum",
+                        "Baekmuk Batang", "Noto Sans KR", "Noto Serif KR", "Malgun Gothic", "Gulim",
+                        "Dotum", "Batang", "Pretendard", "Spoqa Han Sans Neo", "IBM Plex Sans KR")
+"""Korean print fonts a sheet may be printed in, used when installed (`fc-list`): the rendering
+then fits a sheet printed in one of them instead of leaving most of its lines flagged (generated
+sheets in UnDotum/UnBatang/Baekmuk Gulim: 50–79 % right with the Nanum fonts alone). Only
+upright print faces: a handwriting or brush face (Nanum Pen, UnPilgi, UnGungseo) would let a
+hand-written name fit "a font" and pass as typed. TrueType/OpenType files only."""
+
+
+@lru_cache(maxsize=1)
+def _installed_print_fonts() -> dict[str, Path]:
+    """family → regular-face file of the OTHER_PRINT_FAMILIES fontconfig knows (none without
+    fontconfig)."""
+    import shutil
+    import subprocess
+    if shutil.which("fc-list") is None:
+        return {}
+    try:
+        listing = subprocess.run(["fc-list", ":lang=ko", "family", "style", "file"], capture_output=True,
+                                 text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    found: dict[str, Path] = {}
+    for line in sorted(listing.splitlines()):
+        file, _, rest = line.partition(": ")
+        families, _, style = rest.partition(":style=")
+        regular = {s.strip().lower() for s in style.split(",")} & {"regular", "book", "medium", "normal"}
+        if not regular or not file.lower().endswith((".ttf", ".otf")):
+            continue
+        for fam in families.split(","):
+            if fam.strip() in OTHER_PRINT_FAMILIES and fam.strip() not in found:
+                found[fam.strip()] = Path(file)
+    return found
+
+
 def available_families() -> dict[str, Path]:
+    """The renderer's fonts: the Nanum families the sheets are printed in."""
     out = {}
     for fam, fn in FAMILIES.items():
         p = _find_font(fn)
         if p is not None:
             out[fam] = p
     return out
+
+
+def spare_families() -> dict[str, Path]:
+    """Other Korean print fonts installed (`OTHER_PRINT_FAMILIES`), tried on a page none of
+    the Nanum families fits (`NameRenderer.estimate_family`)."""
+    core = available_families()
+    return {f: p for f, p in _installed_print_fonts().items() if f not in core}
 
 
 def ink_level(gray: np.ndarray) -> float:
@@ -326,6 +370,9 @@ class NameRenderer:
 
     def __init__(self) -> None:
         self.families = available_families()
+        self.spares = spare_families()
+        """Fonts tried only when the page fits none of `families` well (SPARE_BELOW): a page in
+        a Nanum font pays nothing for them."""
         self.family: str | None = None
         self.blur = BLURS[0]
         self.samples: list[tuple[np.ndarray, str]] = []
@@ -394,6 +441,11 @@ class NameRenderer:
         for fam in self.families:
             totals[fam] = float(np.mean([self._sample_score(cell, name, fam, BLURS[0])
                                          for cell, name in samples]))
+        if self.spares and max(totals.values()) < SPARE_BELOW:
+            # Printed in another font: the installed spares join the page's families for good.
+            self.families = {**self.families, **self.spares}
+            self.spares = {}
+            return self.estimate_family(samples)
         fam = max(totals, key=totals.get)
         by_blur = {BLURS[0]: totals[fam]}
         for blur in BLURS[1:]:
@@ -416,6 +468,9 @@ class NameRenderer:
         return got[1]
 
 
+SPARE_BELOW = 0.8
+"""A page whose exact reads fit the best Nanum family below this mean tries the spare fonts
+too (Nanum pages fit their own font at 0.74–0.95; one in UnDotum fits Nanum Gothic at ≈ 0.6)."""
 TRUSTED_FIT = 0.6
 """Mean likeness of the page's exact reads in its best font below which renderings only doubt
 (fixture pages fit their font at 0.74–0.95)."""
