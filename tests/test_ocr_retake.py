@@ -1,7 +1,7 @@
-"""A sheet whose printed lines mostly could not be read with confidence (a sheet small in the
-frame, out of focus) gets one sheet-level review item asking for a better photo or scan
-(`retake-photo`), beside its flagged lines; a legible sheet, and the written lines of a
-hand-filled form, never ask for one."""
+"""A sheet small in its image whose printed lines mostly could not be read with confidence gets
+one sheet-level review item asking for a closer photo or a finer scan (`retake-photo`), beside
+its flagged lines; a legible sheet, a large clean image (a font the renderer lacks is not
+helped by a retake) and the written lines of a hand-filled form never ask for one."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,9 +24,10 @@ def _row(i: int, flags: list[str], handwritten: bool = False) -> RowRead:
                    handwritten=handwritten, flags=flags)
 
 
-def _advice(rows: list[RowRead], is_scan: bool = False) -> list:
-    ctx = PageContext(image=np.zeros((1, 1), np.uint8), db=None, options=ReadOptions(), is_scan=is_scan,
-                      label="t", rows=rows)
+def _advice(rows: list[RowRead], is_scan: bool = False, width: int = 800) -> list:
+    """What `advise_retake` says of `rows` read from a scan `width` pixels wide (the image is the page)."""
+    ctx = PageContext(image=np.zeros((int(width * 1.41), width), np.uint8), db=None, options=ReadOptions(),
+                      is_scan=is_scan, label="t", rows=rows)
     advise_retake(ctx)
     return [r for r in ctx.sheet.review if r.reason == "retake-photo"]
 
@@ -39,6 +40,7 @@ def test_retake_is_advised_when_most_printed_lines_are_in_doubt():
     got = _advice(many)
     assert len(got) == 1 and got[0].section is None and "5 of 10" in got[0].detail
     assert "다시 찍어" in got[0].detail and "다시 스캔" in _advice(many, is_scan=True)[0].detail
+    assert _advice(many, width=1654) == []  # a 200 dpi page: the doubts are not the image's
 
 
 def test_pen_marks_and_short_sheets_ask_for_nothing():

@@ -273,27 +273,39 @@ READING_DOUBTS = frozenset({"unresolved-name", "uncertain-name", "ambiguous-name
 """Flags that say the print itself was hard to read (not a pen mark on it)."""
 RETAKE_SHARE = 0.4
 RETAKE_MIN_ROWS = 8
-"""With reading doubts on this share of at least this many printed rows, the image is the
-problem (a sheet small in the frame, out of focus): on generated and fixture photos a legible
-sheet has at most ≈ 15 % (corrected photos included); a sheet a fifth of the frame wide with a
-soft focus had 20 of 32 lines flagged."""
+"""With reading doubts on this share of at least this many printed rows…"""
+RETAKE_PAGE_PX = 1000
+"""…on a page less than this many pixels wide in the image (≈ 120 dpi over A4), the image is
+the problem: generated and fixture photos with the page ≥ 997 px wide had at most 1 doubtful line
+in 20; a sheet 815 px wide in the frame had 17 of 23. (A clean scan or photo of a sheet in a font
+the renderer lacks has many doubts too, and a retake would not help it.)"""
+
+
+def page_width_px(ctx: PageContext) -> float:
+    """The page's width in the image it came from (a scan: the image is the page)."""
+    c = ctx.page.corners if ctx.page is not None else None
+    if c is None:
+        return float(min(ctx.image.shape[:2]))
+    return float(np.mean([np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])]))
 
 
 def advise_retake(ctx: PageContext) -> None:
-    """A sheet-level review item asking for a better photo or scan when most printed lines
-    could not be read with confidence: a judge at the desk retakes it in seconds, instead of
-    reviewing twenty lines one by one. Handwritten lines are left out (a hand-filled form is
-    flagged by design, and a better photo would not change that)."""
+    """A sheet-level review item asking for a closer photo or a finer scan when the page is
+    small in its image and most printed lines could not be read with confidence: a judge at the
+    desk retakes it in seconds, instead of reviewing twenty lines one by one. Handwritten lines
+    are left out (a hand-filled form is flagged by design; a better photo would not change it)."""
     printed = [r for r in ctx.rows if not r.handwritten and not r.struck_row]
     doubtful = [r for r in printed if READING_DOUBTS.intersection(r.flags)]
     if len(printed) < RETAKE_MIN_ROWS or len(doubtful) < RETAKE_SHARE * len(printed):
         return
-    how = "다시 스캔해 주십시오 (해상도를 높여서)" if ctx.is_scan else \
-        "시트를 화면 가득, 초점을 맞춰 다시 찍어 주십시오"
+    width = page_width_px(ctx)
+    if width >= RETAKE_PAGE_PX:
+        return
+    how = "다시 스캔해 주십시오 (200 dpi 이상)" if ctx.is_scan else "시트가 화면을 가득 채우도록 가까이서 다시 찍어 주십시오"
     ctx.sheet.review.append(ReviewFlag(
         section=None, reason="retake-photo",
-        detail=f"{len(doubtful)} of {len(printed)} printed lines could not be read with confidence: "
-               f"the image is too small or soft — {how}"))
+        detail=f"{len(doubtful)} of {len(printed)} printed lines could not be read with confidence "
+               f"and the sheet is only {width:.0f} px wide in the image — {how}"))
 
 
 def report(ctx: PageContext) -> None:
