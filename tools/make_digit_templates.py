@@ -23,6 +23,12 @@ PRINTED_FONTS = ["NanumGothic", "NanumBarunGothic", "NanumMyeongjo", "NanumSquar
 PRINTED_EXTRA = ["NanumGothicBold", "NanumSquareB", "NanumBarunGothicBold", "NanumGothicCoding",
                  "NanumMyeongjoBold", "NanumGothicLight"]
 """Other weights: widen the printed templates without being the sheet fonts themselves."""
+PRINTED_SPARE = ["UnDotum", "UnBatang", "UnGraphic", "BaekmukGulim", "BaekmukDotum", "BaekmukBatang"]
+"""Other Korean print fonts a sheet may be printed in (scanner.ocr.verify's spare families):
+their digits are appended as a block of their own, so the Nanum templates stay as they were."""
+SPARE_FILES = {"BaekmukGulim": "baekmuk/gulim.ttf", "BaekmukDotum": "baekmuk/dotum.ttf",
+               "BaekmukBatang": "baekmuk/batang.ttf"}
+"""Fonts whose file is not named after them (under /usr/share/fonts/truetype)."""
 PEN_FONTS = ["NanumPen", "NanumBrush"]
 """Nanum Pen Script and Nanum Brush Script: the hand-writing on corrected sheets."""
 PEN_EXTRA = ["NanumBarunpenR", "NanumBarunpenB"]
@@ -44,6 +50,8 @@ def font_path(name: str) -> Path:
     path = FONT_DIR / f"{name}.ttf"
     if path.is_file():
         return path
+    if name in SPARE_FILES:
+        return FONT_DIR.parent / SPARE_FILES[name]
     try:
         found = subprocess.run(["fc-match", "-f", "%{file}", f"{name}:fontformat=TrueType"],
                                capture_output=True, text=True, timeout=10).stdout.strip()
@@ -425,6 +433,13 @@ def build_templates(seed: int = 7, per_font: int = 12) -> dict[str, np.ndarray]:
     labels += [STRUCK_LABEL] * len(gl)
     fonts += src
     hand += [False] * len(gl)
+    spare = fonts_available(PRINTED_SPARE)
+    if spare:  # last, from a generator of its own: the blocks above are the same with or without
+        gl, lb, src = template_glyphs(np.random.default_rng(seed + 1), spare, False, per_font)
+        feats += [glyph_features(g) for g in gl]
+        labels += lb
+        fonts += src
+        hand += [False] * len(lb)
     return {"features": np.asarray(feats, np.float16), "labels": np.asarray(labels, np.int8),
             "fonts": np.asarray(fonts), "hand": np.asarray(hand, bool)}
 
