@@ -168,13 +168,12 @@ _worker_db: CardDatabase | None = None
 
 def single_core_worker() -> None:
     """Make this pool worker read on one core: with N workers on N cores, Tesseract's OpenMP
-    threads and OpenCV's own thread pool would only fight the other workers."""
+    threads and OpenCV's own thread pool would only fight the other workers. Both are set
+    through the environment, read when each library starts its threads: a worker forked from
+    a process that already ran OpenCV inherits its pool, and `cv2.setNumThreads` there tears
+    down a pool whose threads do not exist in the child (it hangs)."""
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # before libtesseract starts
-    try:
-        import cv2
-    except ImportError:  # a text-PDF-only install reads without OpenCV
-        return
-    cv2.setNumThreads(1)
+    os.environ.setdefault("OPENCV_FOR_THREADS_NUM", "1")  # before OpenCV's first parallel loop
 
 
 def _init_batch_worker(spec) -> None:

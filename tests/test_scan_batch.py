@@ -35,9 +35,24 @@ def test_a_pool_worker_reads_on_one_core():
     OpenCV's thread pool and Tesseract's OpenMP threads would fight the other workers."""
     import subprocess
     import sys
-    code = ("import os, cv2; os.environ.pop('OMP_THREAD_LIMIT', None); before = cv2.getNumThreads(); "
-            "from scanner.read import single_core_worker; single_core_worker(); "
-            "print(before, cv2.getNumThreads(), os.environ['OMP_THREAD_LIMIT'])")
+    code = ("import os; os.environ.pop('OMP_THREAD_LIMIT', None); os.environ.pop('OPENCV_FOR_THREADS_NUM', None); "
+            "from scanner.read import single_core_worker; single_core_worker(); import cv2; "
+            "print(cv2.getNumThreads(), os.environ['OMP_THREAD_LIMIT'])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parent.parent).stdout.split()
-    assert out[1:] == ["1", "1"], out
+    assert out == ["1", "1"], out
+
+
+def test_a_batch_forked_after_ocr_in_this_process_does_not_hang(clean_env):
+    """`scan -j 2` forks its workers: after this process has run OpenCV (a photo read before),
+    the workers must not touch OpenCV's inherited thread pool (they hung in setNumThreads)."""
+    import subprocess
+    import sys
+    photo = SAMPLES / "photos" / "photo-01.jpg"
+    code = ("import cv2, numpy as np; cv2.GaussianBlur(np.zeros((2000, 2000), np.uint8), (0, 0), 3); "
+            "from click.testing import CliRunner; from scanner.cli import main; "
+            f"r = CliRunner().invoke(main, ['scan', '-j', '2', {str(photo)!r}, {str(SAMPLES / 'decks' / 'legal.ydk')!r}]); "
+            "print(r.exit_code)")
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert got.stdout.strip().splitlines()[-1] in ("0", "1"), got.stderr[-2000:]
