@@ -38,7 +38,7 @@ def test_retake_is_advised_when_most_printed_lines_are_in_doubt():
     many = [_row(i, [doubts[i % 4]] if i < 5 else []) for i in range(10)]
     assert _advice(few) == []
     got = _advice(many)
-    assert len(got) == 1 and got[0].section is None and "5 of 10" in got[0].detail
+    assert len(got) == 1 and got[0].section is None and "10개 중 5개" in got[0].detail
     assert "다시 찍어" in got[0].detail and "다시 스캔" in _advice(many, is_scan=True)[0].detail
     assert _advice(many, width=1654) == []  # a 200 dpi page: the doubts are not the image's
 

@@ -304,8 +304,8 @@ def advise_retake(ctx: PageContext) -> None:
     how = "다시 스캔해 주십시오 (200 dpi 이상)" if ctx.is_scan else "시트가 화면을 가득 채우도록 가까이서 다시 찍어 주십시오"
     ctx.sheet.review.append(ReviewFlag(
         section=None, reason="retake-photo",
-        detail=f"{len(doubtful)} of {len(printed)} printed lines could not be read with confidence "
-               f"and the sheet is only {width:.0f} px wide in the image — {how}"))
+        detail=f"인쇄된 줄 {len(printed)}개 중 {len(doubtful)}개를 확실히 읽지 못함, 시트 폭이 사진에서 "
+               f"{width:.0f} px뿐 — {how}"))
 
 
 def report(ctx: PageContext) -> None:

@@ -281,3 +281,22 @@ def test_text_lists_in_korean_windows_encodings_are_checked_in(app_client, codec
     assert r.status_code == 202, r.text
     job = wait_job(app_client, r.json()["job"])
     assert job["state"] == "done", job
+
+
+@pytest.mark.slow
+def test_a_photo_too_small_to_read_asks_the_desk_for_a_retake(app_client):
+    """A sheet small and soft in its photo: registered with its lines flagged, and the result
+    page puts the retake advice first, with a button back to this player's check-in."""
+    import cv2
+    import numpy as np
+    img = cv2.imread(str(SAMPLES / "photos" / "photo-01.jpg"))
+    small = cv2.GaussianBlur(cv2.resize(img, None, fx=0.35, fy=0.35, interpolation=cv2.INTER_AREA), (0, 0), 1.2)
+    frame = np.full_like(img, 40)
+    frame[:small.shape[0], :small.shape[1]] = small
+    data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])[1].tobytes()
+    app_client.post("/api/roster", content=ROSTER)
+    job = wait_job(app_client, upload(app_client, None, player="1098765432", name="far.jpg", data=data).json()["job"])
+    assert job["state"] == "done", job
+    page = app_client.get("/players/1098765432/v/1").text
+    assert 'id="retake"' in page and 'href="/checkin?player=1098765432"' in page
+    assert page.index('id="retake"') < page.index("확인할 줄")  # before the lines to review
