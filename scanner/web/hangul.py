@@ -43,3 +43,10 @@ def matches(query: str, name: str, konami_id: str, table_no: str | None) -> bool
         if all(qc == n[start + i] or qc == ni[start + i] for i, qc in enumerate(q)):
             return True
     return False
+
+
+def one_syllable_apart(a: str | None, b: str | None) -> bool:
+    """Two names (spaces ignored) of the same length that differ in exactly one character: what
+    an OCR misread of a printed player name looks like (용지우 read 용기우, 최연서 read 최던서)."""
+    x, y = _squash(a or ""), _squash(b or "")
+    return len(x) == len(y) > 1 and sum(c != d for c, d in zip(x, y)) == 1

@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 
 from scanner.event.audit_report import mask_id
 from scanner.rules.codes import PENALTY_KO
+from scanner.web.hangul import one_syllable_apart
 from scanner.web.views import STATUS_KO
 
 SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
@@ -54,4 +55,5 @@ def filters(tz: str) -> dict:
     """Jinja filters of the station's templates."""
     return {"ktime": lambda iso: local_time(iso, tz), "mask": mask_id, "penalty": penalty_ko,
             "status_ko": lambda s: STATUS_KO.get(s, s), "section_ko": lambda s: SECTION_KO.get(s, s or "시트"),
-            "mode_ko": lambda m: MODE_KO.get(m, m), "clean": clean, "code_ko": lambda c: CODE_KO.get(c, c)}
+            "mode_ko": lambda m: MODE_KO.get(m, m), "clean": clean, "code_ko": lambda c: CODE_KO.get(c, c),
+            "one_syllable_apart": one_syllable_apart}

@@ -300,3 +300,20 @@ def test_a_photo_too_small_to_read_asks_the_desk_for_a_retake(app_client):
     page = app_client.get("/players/1098765432/v/1").text
     assert 'id="retake"' in page and 'href="/checkin?player=1098765432"' in page
     assert page.index('id="retake"') < page.index("확인할 줄")  # before the lines to review
+
+
+@pytest.mark.slow
+def test_a_name_one_syllable_off_on_a_scan_says_it_may_be_an_ocr_misread(app_client):
+    """The sheet's name, read by OCR from a scanned sheet, one syllable from the roster's: the warning stays
+    (it may be another player's sheet) and says an OCR misread is possible, check the ID card."""
+    app_client.post("/api/roster", content="player,name\n0412345678,김하란\n1098765432,이서준\n")
+    job = wait_job(app_client, upload(app_client, SAMPLES / "photos" / "scan-01.pdf", player="0412345678").json()["job"])
+    assert job["state"] == "done", job
+    (warning,) = [w for w in job["result"]["warnings"] if "명단의 이름" in w]
+    assert "김하란" in warning and "OCR" in warning
+    page = app_client.get("/players/0412345678/v/1").text
+    assert 'id="name-differs"' in page and "잘못 읽었을 수" in page
+    # Two syllables off: the plain warning, no hint of a misread.
+    job = wait_job(app_client, upload(app_client, SAMPLES / "photos" / "scan-01.pdf", player="1098765432").json()["job"])
+    (warning,) = [w for w in job["result"]["warnings"] if "명단의 이름" in w]
+    assert "OCR" not in warning

@@ -46,3 +46,12 @@ def test_page_helpers():
     assert clean("line 3; crop /srv/e.sqlite.station/crops/ab/ab-spell-11.png") == "line 3"
     assert [safe_cell(v) for v in ("=1+1", "+82", "-x", "@a", "김", 5)] == \
         ["'=1+1", "'+82", "'-x", "'@a", "김", 5]
+
+
+@pytest.mark.parametrize("a,b,apart", [
+    ("용기우", "용지우", True), ("최던서", "최 연서", True), ("김하늘", "김하늘", False),
+    ("김하늘", "이하늘", True), ("김하", "김하늘", False), ("김하늘", "박서준", False), ("", "", False),
+    (None, "김하늘", False), ("김", "이", False)])
+def test_one_syllable_apart_is_an_ocr_misread_s_shape(a, b, apart):
+    from scanner.web.hangul import one_syllable_apart
+    assert one_syllable_apart(a, b) is apart

@@ -8,6 +8,7 @@ from scanner.errors import EventError
 from scanner.event.store import EventStore, Registration, normalise_konami_id
 from scanner.web.reader import ReadOutcome
 from scanner.web.service.core import StationCore, StationError
+from scanner.web.hangul import one_syllable_apart
 from scanner.web.station_store import Job, StationStore
 from scanner.web.uploads import CheckedUpload
 
@@ -69,7 +70,10 @@ class CheckinService(StationCore):
             entry = st.roster_entry(kid)
             sheet_name = (sheet.get("name") or "").strip()
             if entry and sheet_name and sheet_name.replace(" ", "") != entry.name.replace(" ", ""):
-                warnings.append(f"시트의 이름 「{sheet_name}」 ≠ 명단의 이름 「{entry.name}」")
+                ocr = (deck.get("source") or {}).get("reader") == "ocr"
+                note = (" (OCR로 읽은 이름이 한 글자만 다름: 잘못 읽었을 수 있음, 신분증으로 확인)"
+                        if ocr and one_syllable_apart(sheet_name, entry.name) else "")
+                warnings.append(f"시트의 이름 「{sheet_name}」 ≠ 명단의 이름 「{entry.name}」{note}")
             reg = self._registration_of_job(store, kid, job.id) if job.attempts > 1 else None
             if reg is None:
                 stored = dict(deck, **{JOB_MARK: job.id})
