@@ -163,6 +163,11 @@ def stroke_width(ink: np.ndarray) -> float:
     return 2 * median(vals) if vals.size else 1.0
 
 
+ONE_GLYPH_ASPECT = 0.75
+"""Width / height under which overlapping parts are one digit (printed and pen digits are
+0.3–0.7 as wide as tall; two digits side by side are wider than tall)."""
+
+
 def group_components(ink: np.ndarray, min_h: float) -> list[Glyph]:
     """Connected components merged into glyphs when their x ranges overlap (a broken stroke,
     an accent); specks shorter than min_h that touch nothing are dropped."""
@@ -175,7 +180,10 @@ def group_components(ink: np.ndarray, min_h: float) -> list[Glyph]:
         if merged:
             m = merged[-1]
             overlap = min(m[2], b[2]) - max(m[0], b[0])
-            if overlap > 0.3 * min(m[2] - m[0], b[2] - b[0]):
+            union_w, union_h = max(m[2], b[2]) - min(m[0], b[0]), max(m[3], b[3]) - min(m[1], b[1])
+            # (or overlapping at all while the union is as narrow as one digit: a soft photo's
+            # 3 whose arc ends broke off, left of its body)
+            if overlap > 0.3 * min(m[2] - m[0], b[2] - b[0]) or (overlap > 0 and union_w <= ONE_GLYPH_ASPECT * union_h):
                 merged[-1] = (min(m[0], b[0]), min(m[1], b[1]), max(m[2], b[2]), max(m[3], b[3]), m[4] + b[4])
                 continue
         merged.append(b)
