@@ -489,3 +489,31 @@ def test_rule_bits_at_a_name_cells_edge_are_not_taken_for_the_name(tess, real_db
     assert not (cleared == cell).all()
     got = read_name(cleared, "extra", tess, _square_soft_vocab(real_db), scale=1.0)
     assert got.match.card_id == 65910922 and not got.flags, (got.text, got.match.name, got.flags, got.detail)
+
+
+def test_a_row_number_cut_is_trusted_when_it_is_too_narrow_for_a_longer_names_start(real_db):
+    """`1콘택트` (a 6 pt row number glued to the name; generated scan, seed 1717 scan-06): the
+    looser cut reads `콘택트` exactly, but `Ai－콘택트` is also a card, so a cut name's start could
+    have been taken. The ink taken, one narrow `1`, is far narrower than `Ai－` at the line's
+    height: the line is 콘택트. Printed `Ai－콘택트` with a number before it never reads as 콘택트."""
+    from pathlib import Path
+
+    import cv2
+
+    from scanner.ocr.engine import Tesseract
+    from scanner.ocr.names import Vocabulary, read_name
+    from scanner.ocr.verify import available_families, render_name
+    require("NanumSquare" in available_families(), "needs fonts-nanum")
+    tess = Tesseract()
+    vocab = Vocabulary.build(real_db)
+    vocab.model_syllables = tess.characters("kor")
+    vocab.renderer.family = "NanumSquare"
+    cell = cv2.imread(str(Path(__file__).parent / "data" / "glued-one-before-a-cut-off-name.png"), cv2.IMREAD_GRAYSCALE)
+    got = read_name(cell, "spell", tess, vocab, scale=1.09)
+    assert got.match.name == "콘택트" and not got.flags, (got.text, got.match.name, got.flags, got.detail)
+    for number in ("1", "2"):
+        ink = render_name(number + "Ai－콘택트", available_families()["NanumSquare"], px=22)
+        longer = np.full((ink.shape[0] + 12, ink.shape[1] + 300), 255, np.uint8)
+        longer[6:6 + ink.shape[0], 8:8 + ink.shape[1]] = ink
+        got = read_name(longer, "spell", tess, vocab, scale=1.09)
+        assert got.flags or got.match.name != "콘택트", (got.text, got.match.name, got.detail)

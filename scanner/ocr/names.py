@@ -185,6 +185,22 @@ class Vocabulary:
         before it: a read of a cell whose start was cut as a row number cannot tell them apart."""
         return card_id in self.cut_leftovers.get(column, self.cut_leftovers.get("side", frozenset()))
 
+    def cut_prefixes(self, card_id: int, column: str) -> list[str]:
+        """What a cut could have taken from the start of a longer card of the column that ends in
+        this card's name (`Ai－` of `Ai－콘택트` for `콘택트`); empty when no card does."""
+        if not self.may_be_cut_off(card_id, column):
+            return []
+        ids = set((self.by_column.get(column) or self.by_column["side"])[0])
+        short = name_key(self.names[card_id])
+        out = []
+        for cid in ids:
+            key = name_key(self.names[cid])
+            n = len(key) - len(short)
+            if 1 <= n <= PREFIX_CUT and key.endswith(short) and not any(is_syllable(ch) for ch in key[:n]):
+                name = self.names[cid]
+                out.append(name[:len(name) - len(self.names[card_id])] if name.endswith(self.names[card_id]) else key[:n])
+        return out
+
 
 def ocr_sure(m: NameMatch) -> bool:
     """The OCR match alone would stand (before any rendering check)."""
@@ -428,13 +444,51 @@ def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
         # (A layout that prints no row numbers has none to cut: only a first letter.)
         retry = glued_number_retry(cell, column, tess, vocab, scale, first=got)
         if (retry is not None and not retry.flags and retry.match.card_id is not None
-                and not vocab.may_be_cut_off(retry.match.card_id, column)):
+                and (not vocab.may_be_cut_off(retry.match.card_id, column)
+                     or cut_too_narrow_for_a_prefix(cell, retry.match.card_id, column, vocab))):
             return retry
     if numbers_in_cell and got.flags and not got.row_number_only:
         retry = number_rule_retry(cell, column, tess, vocab, scale)
         if retry is not None and (retry.row_number_only or not retry.flags):
             return retry
     return got
+
+
+PREFIX_WIDTH_SHARE = 0.6
+"""The ink a row-number cut took is not a longer card's missing start when it is narrower than
+this share of that start drawn at the line's height (a 6 pt `1` is ≈ 0.3 line heights wide;
+`Ai－` ≈ 1.7)."""
+
+
+def cut_too_narrow_for_a_prefix(cell: np.ndarray, card_id: int, column: str, vocab: Vocabulary) -> bool:
+    """The ink the looser row-number cut took from `cell` is far narrower than what any longer
+    card ending in this card's name would have there (`1콘택트`: the `1` cannot be the `Ai－` of
+    `Ai－콘택트`), so the cut took a row number, not a name's start."""
+    prefixes = vocab.cut_prefixes(card_id, column)
+    r = vocab.renderer
+    if not prefixes or not r.usable:
+        return False
+    cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, base=ROW_NUMBER_BASE_RETRY)
+    if np.array_equal(cut, without_row_number(cell)):
+        cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, ROW_NUMBER_VALLEY_RETRY, ROW_NUMBER_BASE_RETRY)
+    taken = (cell < ink_level(cell)) & ~(cut < ink_level(cell))
+    name_ink = cell_name_ink(cut)
+    if not taken.any() or name_ink is None:
+        return False
+    xs = np.flatnonzero(taken.any(axis=0))
+    taken_w = xs.max() + 1 - xs.min()
+    h = name_ink.shape[0]
+    short = vocab.names[card_id]
+    for fam in [r.family] if r.family else list(r.families):
+        for prefix in prefixes:
+            full, alone = r.rendered(prefix + short, fam), r.rendered(short, fam)
+            if full is None or alone is None:
+                return False
+            # the start's width at the line's height (both drawn at the same size)
+            start_w = (full.shape[1] - alone.shape[1]) * h / full.shape[0]
+            if taken_w >= PREFIX_WIDTH_SHARE * start_w:
+                return False
+    return True
 
 
 NUMBER_RULE_HEIGHT = 0.6
