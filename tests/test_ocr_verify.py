@@ -326,3 +326,22 @@ def test_a_crisp_unwritable_name_read_as_junk_is_picked_by_a_rendering_at_confir
     assert not decide(r, ink, 1, False, scores, {}, names, "Evil&Twin 2431]").sure
     junk = {1: 0.30, 2: 0.30, 3: 0.30}
     assert not decide(r, ink, 1, False, junk, {}, names, "&2431]", unwritable=frozenset({1})).sure
+
+
+def test_latin_read_as_junk_beside_exact_hangul_is_picked_by_a_clear_rendering():
+    """`Sin 크로스` on a form scan: `kor` reads the Latin as digits (`510 크로스`, 0.67) and the
+    Hangul exactly. No other card has that Hangul, so a rendering at R_AGREE far ahead of every
+    other candidate picks it; a namesake with the same Hangul, a read of fewer than three
+    syllables, or a read whose Hangul differs leaves the line unsure."""
+    names = {1: "Sin 크로스", 2: "싱크로 캔슬", 3: "그랜드 크로스", 4: "Neo 크로스", 5: "HSR－GOM건", 6: "GOM건"}
+    ink = ink_crop(printed_cell(names[1], px=26, blur=0.9))
+    r = renderer_for("NanumGothic")
+    scores = {1: 0.67, 2: 0.55, 3: 0.55}
+    v = decide(r, ink, 1, False, scores, {}, names, "510 크로스")
+    assert v.sure and v.card_id == 1, v
+    assert not decide(r, ink, 1, False, scores, {1: [4], 4: [1]}, names, "510 크로스").sure  # a namesake
+    assert not decide(r, ink, 1, False, scores, {}, names, "510 크로소").sure  # Hangul not spelled
+    from scanner.ocr.verify import spelled_hangul
+    assert spelled_hangul("510 크로스", names, [1, 2, 3], {}) == {1}
+    assert spelled_hangul("H5R－60M건", names, [5, 6], {}) == set()  # one syllable is too little
+    assert spelled_hangul("510 크로스", names, [1, 4], {1: [4], 4: [1]}) == set()

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from card_db.names import name_key
+from card_db.names import hangul_skeleton, has_letters_kor_cannot_read, name_key
 from scanner.ocr.order_stats import percentile
 from scanner.ocr.thresholds import INK_ANY, INK_GLYPH, NAME_ACCEPT
 
@@ -543,6 +543,21 @@ def spelled_out(read: str, name: str, rival: str) -> bool:
     return len(own) >= SPELLED_LETTERS and not latin_letters(rival) and own in latin_letters(read)
 
 
+SKELETON_MIN = 3
+"""Hangul syllables a read must spell exactly for `spelled_hangul` (one or two, `건`, are too
+little to stand for a name)."""
+
+
+def spelled_hangul(read: str, names: dict[int, str], pool: list[int], rivals: dict[int, list[int]]) -> set[int]:
+    """Candidates holding letters `kor` cannot read whose Hangul the read spells exactly, at least
+    SKELETON_MIN syllables, with no namesake (no other card of the column has that Hangul)."""
+    sk = hangul_skeleton(name_key(read))
+    if len(sk) < SKELETON_MIN:
+        return set()
+    return {c for c in pool if hangul_skeleton(name_key(names[c])) == sk
+            and has_letters_kor_cannot_read(name_key(names[c])) and not [r for r in rivals.get(c, []) if r != c]}
+
+
 def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None, ocr_sure: bool,
            ocr_scores: dict[int, float], rivals: dict[int, list[int]], names: dict[int, str],
            read: str = "", near: frozenset[int] = frozenset(),
@@ -624,7 +639,12 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
     unread = (pick in unwritable and scores[pick] - second >= R_CLEAR_LEAD
               and ((pick in backed and scores[pick] >= R_AGREE)
                    or (ocr_scores.get(pick, 0.0) >= OCR_FLOOR_STRONG and scores[pick] >= R_CONFIRM)))
-    if renderer.trusted and (strong or agree or unread
+    # A name with Latin letters `kor` turned into junk while it read the Hangul exactly
+    # (`Sin 크로스` read `510 크로스`): no other card of the column has that Hangul, and the
+    # rendering, fitting it at R_AGREE far ahead of every other candidate, picks it.
+    hangul_read = (pick in spelled_hangul(read, names, pool, rivals) and scores[pick] >= R_AGREE
+                   and scores[pick] - second >= R_CLEAR_LEAD)
+    if renderer.trusted and (strong or agree or unread or hangul_read
                              or (pick in backed and scores[pick] >= R_CONFIRM
                                  and scores[pick] - second >= R_PICK_MARGIN)):
         return Verdict(pick, True, detail=f"rendering picked {show(pick)} over "
