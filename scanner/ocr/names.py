@@ -53,9 +53,10 @@ class _Columns:
     names: dict[int, str]
     namesakes: dict[str, dict[int, list[int]]]
     """column → card → other cards of the column with the same Hangul skeleton."""
-    cut_leftovers: dict[str, frozenset[int]] = field(default_factory=dict)
-    """column → cards whose name is another card's of the column without its first 1-3
-    characters, none of them Hangul (`보옥수 코발트 이글` of `A 보옥수 코발트 이글`)."""
+    cut_leftovers: dict[str, dict[int, list[str]]] = field(default_factory=dict)
+    """column → card whose name is another card's of the column without its first 1-3
+    characters, none of them Hangul (`보옥수 코발트 이글` of `A 보옥수 코발트 이글`) → those starts
+    as the longer cards print them (`A `)."""
 
 
 _BUILT: dict[int, tuple["weakref.ref[CardDatabase]", _Columns]] = {}
@@ -89,15 +90,22 @@ def _columns_from(entries: Iterable[tuple[int, str, str]]) -> _Columns:
             if skel:
                 skeletons[c].setdefault(skel, []).append(cid)
     namesakes: dict[str, dict[int, list[int]]] = {}
-    cut_leftovers: dict[str, frozenset[int]] = {}
+    cut_leftovers: dict[str, dict[int, list[str]]] = {}
     for c, (ids, _) in cols.items():
         by_key: dict[str, list[int]] = {}
         for cid in ids:
             by_key.setdefault(name_key(names[cid]), []).append(cid)
-        cut_leftovers[c] = frozenset(
-            short for key in by_key for n in range(1, PREFIX_CUT + 1)
-            if len(key) > n and not any(is_syllable(ch) for ch in key[:n])
-            for short in by_key.get(key[n:], []))
+        starts: dict[int, list[str]] = {}
+        for key, longer in by_key.items():
+            for n in range(1, PREFIX_CUT + 1):
+                if len(key) <= n or any(is_syllable(ch) for ch in key[:n]):
+                    continue
+                for short in by_key.get(key[n:], []):
+                    for long_id in longer:
+                        name, tail = names[long_id], names[short]
+                        starts.setdefault(short, []).append(
+                            name[:len(name) - len(tail)] if name.endswith(tail) else key[:n])
+        cut_leftovers[c] = starts
     for c, groups in skeletons.items():
         out: dict[int, list[int]] = {}
         for members in groups.values():
@@ -124,8 +132,8 @@ class Vocabulary:
     """column → card → cards with the same Hangul and other Latin letters/digits/symbols."""
     renderer: NameRenderer = field(default_factory=NameRenderer)
     """Draws candidate names in the page's font (learns the font from the page's exact reads)."""
-    cut_leftovers: dict[str, frozenset[int]] = field(default_factory=dict)
-    """column → cards a name with its start cut off could be mistaken for (`_Columns`)."""
+    cut_leftovers: dict[str, dict[int, list[str]]] = field(default_factory=dict)
+    """column → cards a name with its start cut off could be mistaken for → the starts (`_Columns`)."""
     model_syllables: frozenset[str] = frozenset()
     """The Hangul syllables the OCR model can write (`Tesseract.characters`); empty: unknown."""
 
@@ -183,23 +191,15 @@ class Vocabulary:
     def may_be_cut_off(self, card_id: int, column: str) -> bool:
         """Another card of the column is this card's name with 1-3 non-Hangul characters
         before it: a read of a cell whose start was cut as a row number cannot tell them apart."""
-        return card_id in self.cut_leftovers.get(column, self.cut_leftovers.get("side", frozenset()))
+        return card_id in self._starts(column)
 
     def cut_prefixes(self, card_id: int, column: str) -> list[str]:
         """What a cut could have taken from the start of a longer card of the column that ends in
         this card's name (`Ai－` of `Ai－콘택트` for `콘택트`); empty when no card does."""
-        if not self.may_be_cut_off(card_id, column):
-            return []
-        ids = set((self.by_column.get(column) or self.by_column["side"])[0])
-        short = name_key(self.names[card_id])
-        out = []
-        for cid in ids:
-            key = name_key(self.names[cid])
-            n = len(key) - len(short)
-            if 1 <= n <= PREFIX_CUT and key.endswith(short) and not any(is_syllable(ch) for ch in key[:n]):
-                name = self.names[cid]
-                out.append(name[:len(name) - len(self.names[card_id])] if name.endswith(self.names[card_id]) else key[:n])
-        return out
+        return self._starts(column).get(card_id, [])
+
+    def _starts(self, column: str) -> dict[int, list[str]]:
+        return self.cut_leftovers.get(column, self.cut_leftovers.get("side", {}))
 
 
 def ocr_sure(m: NameMatch) -> bool:
@@ -468,9 +468,9 @@ def cut_too_narrow_for_a_prefix(cell: np.ndarray, card_id: int, column: str, voc
     r = vocab.renderer
     if not prefixes or not r.usable:
         return False
-    cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, base=ROW_NUMBER_BASE_RETRY)
-    if np.array_equal(cut, without_row_number(cell)):
-        cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, ROW_NUMBER_VALLEY_RETRY, ROW_NUMBER_BASE_RETRY)
+    cut = looser_number_cut(cell)  # the cut `glued_number_retry` read
+    if cut is None:
+        return False
     taken = (cell < ink_level(cell)) & ~(cut < ink_level(cell))
     name_ink = cell_name_ink(cut)
     if not taken.any() or name_ink is None:
@@ -546,6 +546,18 @@ def number_rule_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Voc
     return read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=True)
 
 
+def looser_number_cut(cell: np.ndarray) -> np.ndarray | None:
+    """The cell with its leading small digits cut by the looser height test (and, when that
+    finds no valley deep enough, by the shallower one); None when that cuts nothing more than
+    the first look's cut."""
+    first_cut = without_row_number(cell)
+    cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, base=ROW_NUMBER_BASE_RETRY)
+    if np.array_equal(cut, first_cut):
+        # (Only now: a shallow valley may lie inside a letter that starts low, ㅅ's diagonal.)
+        cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, ROW_NUMBER_VALLEY_RETRY, ROW_NUMBER_BASE_RETRY)
+    return None if np.array_equal(cut, first_cut) else cut
+
+
 def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
                        scale: float, first: NameRead | None = None) -> NameRead | None:
     """The cell read again with its leading small digits cut by the looser height test (and,
@@ -555,12 +567,8 @@ def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vo
     before it (`Vocabulary.may_be_cut_off`): a real first letter wrongly cut then leaves ink
     that fits no card, and the line stays flagged. When the cut cell does not resolve, `first`
     (the first look's read) may still: its sure match, checked against the cut cell's ink."""
-    first_cut = without_row_number(cell)
-    cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, base=ROW_NUMBER_BASE_RETRY)
-    if np.array_equal(cut, first_cut):
-        # (Only now: a shallow valley may lie inside a letter that starts low, ㅅ's diagonal.)
-        cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, ROW_NUMBER_VALLEY_RETRY, ROW_NUMBER_BASE_RETRY)
-    if np.array_equal(cut, first_cut):
+    cut = looser_number_cut(cell)
+    if cut is None:
         return None
     again = read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=False)
     if again.flags and first is not None and ocr_sure(first.match):
