@@ -26,8 +26,15 @@ def _printed(name: str, path, seed: int) -> np.ndarray:
     return ink_crop(np.clip(cell + noise, 0, 255).astype(np.uint8))
 
 
-def test_only_upright_print_faces_are_spares(monkeypatch):
+def test_only_upright_print_faces_are_spares(monkeypatch, tmp_path):
+    broken = tmp_path / "broken-unbatang.ttf"  # (a real font's file name would be found elsewhere)
+    broken.write_bytes(b"not a font")
+    real_opens = verify._opens  # the listed /f/ files stand for installed fonts; the broken one is real
+    monkeypatch.setattr(verify, "_opens", lambda path: path.startswith("/f/") or real_opens(path))
+    assert not real_opens(str(broken))
     listing = "\n".join([
+        f"{broken}: UnBatang,은 바탕:style=Regular",
+        "garbage line without a colon",
         "/f/un/UnDotum.ttf: UnDotum,은 돋움:style=Regular",
         "/f/un/UnDotumBold.ttf: UnDotum,은 돋움:style=Bold",
         "/f/un/UnPilgi.ttf: UnPilgi,은 필기:style=Regular",

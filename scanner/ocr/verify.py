@@ -105,9 +105,20 @@ def _installed_print_fonts() -> dict[str, Path]:
         if not regular or not file.lower().endswith((".ttf", ".otf")):
             continue
         for fam in families.split(","):
-            if fam.strip() in OTHER_PRINT_FAMILIES and fam.strip() not in found:
+            if fam.strip() in OTHER_PRINT_FAMILIES and fam.strip() not in found and _opens(file):
                 found[fam.strip()] = Path(file)
     return found
+
+
+def _opens(path: str) -> bool:
+    """The font file loads (a broken or unreadable one fontconfig still lists is left out, not
+    met later in the middle of reading a sheet)."""
+    try:
+        _font(path, RENDER_PX)
+    except OSError as exc:
+        log.warning("font %s left out of the rendering check: %s", path, exc)
+        return False
+    return True
 
 
 def available_families() -> dict[str, Path]:
