@@ -24,10 +24,16 @@ class ExitCode(enum.IntEnum):
 class UnreadableInput(DecksheetError):
     """The input is not something decksheet can read (corrupt, empty, encrypted, not a sheet)."""
 
+    fallback_code = "input.unreadable"
+
 
 class EventError(DecksheetError):
     """The event store refuses the request (no event, unknown player, ...)."""
 
+    fallback_code = "event.refused"
+
 
 class MissingToolError(DecksheetError):
     """An external program (Tesseract and its language models) is not installed."""
+
+    fallback_code = "tool.missing"

@@ -27,11 +27,9 @@ __all__ = ["ReadOptions", "load_decklist", "read_input", "read_source_bytes", "r
 def read_text_source(text: str, db: CardDatabase, kind: InputKind | None = None) -> SheetRead:
     """A decklist given as text (.ydk, ydke://, list, JSON), within the text limits."""
     if len(text) > limits.MAX_TEXT_BYTES:
-        raise UnreadableInput(f"the decklist text is too large (at most "
-                              f"{limits.MAX_TEXT_BYTES // (1024 * 1024)} MB)")
+        raise UnreadableInput("input.text-too-large", max_mb=limits.MAX_TEXT_BYTES // (1024 * 1024))
     if len(text.splitlines()) > limits.MAX_TEXT_LINES:  # \r, \u2028… end lines too
-        raise UnreadableInput(f"the decklist has more than {limits.MAX_TEXT_LINES} lines: "
-                              f"not one decklist")
+        raise UnreadableInput("input.text-too-many-lines", max=limits.MAX_TEXT_LINES)
     kind = kind or sniff_text(text)
     if kind is InputKind.YDKE:
         sheet = parse_ydke(text)
@@ -70,13 +68,13 @@ def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None
     s = str(source)
     if data is None and s.strip().lower().startswith("ydke://") and not limits.exists(s):
         if len(s) > limits.MAX_TEXT_BYTES:
-            raise UnreadableInput("the ydke:// URL is too long")
+            raise UnreadableInput("input.ydke-too-long")
         return _within_limits(parse_ydke(s)), hashlib.sha256(s.strip().encode("utf-8")).hexdigest()
     if data is None:
         data = limits.read_source(source)
     elif len(data) > limits.MAX_INPUT_BYTES:
-        raise UnreadableInput(f"{_label(source)} is too large (at most "
-                              f"{limits.MAX_INPUT_BYTES // (1024 * 1024)} MB)")
+        raise UnreadableInput("input.too-large", file=_label(source),
+                              max_mb=limits.MAX_INPUT_BYTES // (1024 * 1024))
     digest = hashlib.sha256(data).hexdigest()
     kind = sniff_bytes(data)
     if kind is InputKind.PDF:
@@ -94,8 +92,8 @@ def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None
         _flag_later_pages(sheet, info.frames, "frame")
         return sheet, digest
     if len(data) > limits.MAX_TEXT_BYTES:
-        raise UnreadableInput(f"{_label(source)} is too large for a decklist (at most "
-                              f"{limits.MAX_TEXT_BYTES // (1024 * 1024)} MB)")
+        raise UnreadableInput("input.too-large", file=_label(source),
+                              max_mb=limits.MAX_TEXT_BYTES // (1024 * 1024))
     return read_text_source(decode_text(data), db, kind), digest
 
 

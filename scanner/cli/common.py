@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import click
 
+from card_db.messages import lang_from_env
 from scanner.errors import DecksheetError, ExitCode, RegulationError
 
 log = logging.getLogger("decksheet")
@@ -166,7 +167,7 @@ def guarded(func: Callable, settings: Settings, args: tuple, kwargs: dict) -> An
     try:
         code = func(*args, **kwargs)
     except DecksheetError as exc:
-        fail(str(exc), exc.exit_code, settings.verbose)
+        fail(exc.render(lang_from_env()), exc.exit_code, settings.verbose)
     except click.exceptions.Exit:
         raise
     except click.ClickException:

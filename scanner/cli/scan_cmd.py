@@ -10,6 +10,7 @@ import click
 
 from card_db.paths import atomic_write
 from scanner.cli.common import Settings, common_options, echo_json, main
+from card_db.messages import lang_from_env
 from scanner.errors import DecksheetError, ExitCode
 from scanner.inputs.formats import format_json, format_text, format_ydk, format_ydke
 from scanner.inputs.options import ReadOptions
@@ -97,7 +98,7 @@ def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir
                 if len(inputs) == 1:
                     raise deck
                 # Several inputs: one bad file must not lose the others' results.
-                click.echo(f"decksheet: error: {src}: {deck}", err=True)
+                click.echo(f"decksheet: error: {src}: {deck.render(lang_from_env())}", err=True)
                 failed += 1
                 continue
             data = deck.to_json()

@@ -18,12 +18,14 @@ from pathlib import Path
 
 from card_db.cdb import CardDatabase
 from card_db.lflist import choose_list, load_lflist, resolve_lflist_path
+from card_db import messages
 from card_db.models import LimitList
 from scanner.errors import EventError, RegulationError, UnreadableInput
 from scanner.event.files import sha256_bytes
 from scanner.event.store import (Amendment, DeckCheck, EventInfo, EventStore, IssuedInfraction,
                                  NewInfraction, Registration, ReviewDecision, clean_name,
                                  lookup_konami_id, normalise_konami_id)
+from scanner.event.records import MAX_NAME
 from scanner.inputs.options import ReadOptions
 from scanner.model import SECTIONS, Decklist, Entry, ReviewFlag, position_label
 from scanner.inputs import limits
@@ -250,13 +252,13 @@ def _input_bytes(source: str) -> tuple[bytes | None, bytes, str | None]:
         return data, data, None
     p = Path(source)
     if p.is_dir():
-        raise UnreadableInput(f"{p} is a folder, not a file")
+        raise UnreadableInput("input.is-folder", file=limits.shown(p))
     if p.exists():
         data = read_source_bytes(source)
         return data, data, p.name
     if source.strip().lower().startswith("ydke://"):
         return None, source.strip().encode("utf-8"), None
-    raise UnreadableInput(f"no such file: {p}")
+    raise UnreadableInput("input.no-such-file", file=limits.shown(p))
 
 
 def sheet_konami_id(deck: Decklist) -> str | None:
@@ -275,22 +277,166 @@ MOST = 0.5
 """'Most lines unreadable' / 'drops most of the previous version': more than half."""
 
 
-def implausible_version(deck: Decklist, previous: Decklist | None) -> list[str]:
+@dataclass(frozen=True)
+class Doubt:
+    """One reason a new version does not look like the player's deck (a code of the message
+    table and its parameters)."""
+
+    code: str
+    params: dict
+
+    def render(self, lang: str = "en") -> str:
+        return messages.render(self.code, self.params, lang)
+
+    def __str__(self) -> str:
+        return self.render("en")
+
+
+def implausible_version(deck: Decklist, previous: Decklist | None) -> list[Doubt]:
     """Why a new version does not look like a replacement of the player's deck (empty: fine)."""
     why = []
     lines = [e for s in SECTIONS for e in deck.sections[s]]
     if deck.totals()["main"] < PLAUSIBLE_MAIN:
-        why.append(f"its main deck has {deck.totals()['main']} cards")
+        why.append(Doubt("doubt.small-main", {"cards": deck.totals()["main"]}))
     unreadable = sum(1 for e in lines if e.card_id is None or e.needs_review)
     if lines and unreadable > MOST * len(lines):
-        why.append(f"{unreadable} of its {len(lines)} lines are unreadable or unsure")
+        why.append(Doubt("doubt.unreadable", {"unreadable": unreadable, "lines": len(lines)}))
     if previous is not None:
         before, after = previous.all_counts(), deck.all_counts()
         kept = sum(min(n, after.get(cid, 0)) for cid, n in before.items())
         total = sum(before.values())
         if total and kept < (1 - MOST) * total:
-            why.append(f"it keeps only {kept} of the {total} cards of the previous version")
+            why.append(Doubt("doubt.drops-previous", {"kept": kept, "total": total}))
     return why
+
+
+DUPLICATE_ORIGINAL, IMPLAUSIBLE_VERSION = "duplicate-original", "implausible-version"
+"""The guards that ask a judge's decision (the station's job state `needs-decision`)."""
+
+
+class NeedsDecision(EventError):
+    """A guard refused a registration a judge may still want: `decision` names which (the CLI's
+    --allow-duplicate / --replace, the station's 「그래도 저장」 button). Nothing was stored."""
+
+    def __init__(self, code: str, /, decision: str, **params) -> None:
+        super().__init__(code, **params)
+        self.decision = decision
+
+
+@dataclass
+class PreparedRegistration:
+    """An input read, resolved and checked, not stored yet: what `prepare_registration` makes
+    (in a worker process at the station) and `commit_registration` stores."""
+
+    deck: Decklist
+    sha256: str
+    """Of the original file as kept."""
+    file_name: str | None
+    legal: bool
+    infractions: list[dict]
+    verdict: str
+    original: bytes | None = None
+    """The original's bytes when the store does not hold them yet (the CLI); None when it does
+    (the station keeps every upload before it is read)."""
+
+
+def prepare_registration(source: str, db: CardDatabase, limits_: LimitList,
+                         options: ReadOptions | None = None, file_name: str | None = None,
+                         keep_bytes: bool = True) -> PreparedRegistration:
+    """Read, resolve and check an input (no event access: it runs in a worker at the station).
+    Refuses an input no line of which is a card: registering it would make garbage the
+    player's current list for deck checks."""
+    from scanner.rules.check import check_decklist  # late: keeps `event` commands' import light
+
+    read_data, data, own_name = _input_bytes(source)
+    name = file_name or own_name
+    deck = load_decklist(source, db, options, data=read_data)
+    sha = sha256_bytes(data)
+    if deck.sha256 is not None and sha != deck.sha256:
+        raise UnreadableInput("input.changed-while-read", file=name or limits.shown(source))
+    if not any(e.card_id is not None for s in SECTIONS for e in deck.sections[s]):
+        raise UnreadableInput("input.no-card-line", file=name or "-")
+    check = check_decklist(deck, limits_, db)
+    deck.source_path = name
+    return PreparedRegistration(deck=deck, sha256=sha, file_name=name, legal=check.legal,
+                                infractions=[i.to_json() for i in check.infractions],
+                                verdict=check.verdict, original=data if keep_bytes else None)
+
+
+def _player_name(given: str | None, deck: Decklist, warnings: list[str]) -> str | None:
+    """The name to store: the one a judge gave (refused when too long), else the sheet's (cut
+    to the limit, with a warning: a misread sheet must not stop a registration)."""
+    if given is not None and given.strip():
+        return clean_name(given)
+    try:
+        return clean_name(deck.player_name)
+    except EventError:  # longer than the limit once normalised
+        warnings.append(messages.render("warn.sheet-name-cut", {"max": MAX_NAME}, "en"))
+        return clean_name(deck.player_name, cut=True)
+
+
+def commit_registration(store: EventStore, prepared: PreparedRegistration,
+                        konami_id: str | None, limits_: LimitList, db: CardDatabase,
+                        name: str | None = None, judge: str | None = None, *,
+                        replace: bool = False, allow_duplicate: bool = False,
+                        walk_in: bool = False, extra_json: dict | None = None) -> RegisterResult:
+    """Store a prepared input as the player's next version, every guard applied inside the
+    store's write transaction (two desks cannot both pass a guard the other's write breaks):
+
+    - `konami_id`: 10 digits after NFKC; None = the ID printed on the sheet when it was read
+      with confidence (else refused); `walk_in=True` gives a player without one a `W0001` number;
+    - the same original file for a second player needs `allow_duplicate=True`
+      (`NeedsDecision` "duplicate-original");
+    - a second version that is not a plausible deck (main < 40, most lines unreadable) or that
+      drops most of the previous version needs `replace=True` (`NeedsDecision`
+      "implausible-version");
+    - a given name longer than the limit after normalisation is refused.
+    `extra_json` is merged into the stored decklist JSON (the station's job mark)."""
+    if walk_in and konami_id:
+        raise EventError("event.walk-in-with-id")
+    deck = prepared.deck
+    kid = normalise_konami_id(konami_id) if konami_id else None
+    warnings: list[str] = []
+    sheet_id = sheet_konami_id(deck)
+    if kid is None and not walk_in:
+        if sheet_id is None:
+            raise EventError("event.no-player-id")
+        kid = sheet_id
+        warnings.append(f"Konami ID {kid} taken from the sheet")
+    elif sheet_id and kid and sheet_id != kid:
+        warnings.append(f"the sheet gives Konami ID {deck.konami_id}, registered under {kid}")
+    player_name = _player_name(name, deck, warnings)
+    if not (name and name.strip()) and player_name and deck.reader == "ocr":
+        # One syllable misread (용지우 → 용기우) is a confident read no check can catch.
+        warnings.append(f"player name {player_name} was read from the sheet by OCR: check it "
+                        f"against the player (--name sets it)")
+
+    def guards(st: EventStore) -> None:
+        others = [k for k in st.players_with_file(prepared.sha256) if k != kid]
+        if others and not allow_duplicate:
+            raise NeedsDecision("event.duplicate-original", decision=DUPLICATE_ORIGINAL,
+                                count=len(others), players=others[:3])
+        if kid is not None and not replace:
+            previous = st.latest_registration(kid)
+            if previous is not None:
+                why = implausible_version(deck, effective_decklist(st, previous, db))
+                if why:
+                    raise NeedsDecision("event.implausible-version",
+                                        decision=IMPLAUSIBLE_VERSION, player=kid,
+                                        version=previous.version + 1,
+                                        why=[str(w) for w in why],
+                                        why_ko=[w.render("ko") for w in why])
+
+    if prepared.original is not None:
+        guards(store)  # refuse before keeping the file; checked again under the lock below
+        store.store_file(prepared.original)
+    stored = dict(deck.to_json(), **(extra_json or {}))
+    reg = store.add_registration(kid, player_name, stored, prepared.sha256, prepared.file_name,
+                                 prepared.legal, prepared.infractions, limits_.name, judge,
+                                 walk_in=walk_in, guard=guards)
+    return RegisterResult(registration=reg, decklist=deck, legal=prepared.legal,
+                          infractions=prepared.infractions, warnings=warnings,
+                          verdict=prepared.verdict)
 
 
 def register_input(store: EventStore, source: str, konami_id: str | None, db: CardDatabase,
@@ -298,65 +444,15 @@ def register_input(store: EventStore, source: str, konami_id: str | None, db: Ca
                    options: ReadOptions | None = None, *, replace: bool = False,
                    allow_duplicate: bool = False, walk_in: bool = False) -> RegisterResult:
     """Read, resolve and check a sheet, then keep it (file + list + review state) as the
-    player's next version. Nothing is stored when the input cannot be read or a guard refuses:
-
-    - `konami_id`: 10 digits after NFKC; None = the ID printed on the sheet when it was read
-      with confidence (else refused); `walk_in=True` gives a player without one a `W0001` number;
-    - a second version that is not a plausible deck (main < 40, most lines unreadable) or that
-      drops most of the previous version needs `replace=True`;
-    - the same original file for a second player needs `allow_duplicate=True`.
-    """
-    from scanner.rules.check import check_decklist  # late: keeps `event` commands' import light
-
+    player's next version: `prepare_registration` then `commit_registration` (whose guards are
+    listed there). Nothing is stored when the input cannot be read or a guard refuses."""
     if walk_in and konami_id:
-        raise EventError("a walk-in has no Konami ID: give --walk-in or --player, not both")
-    kid = normalise_konami_id(konami_id) if konami_id else None
-    read_data, data, file_name = _input_bytes(source)
-    deck = load_decklist(source, db, options, data=read_data)
-    if deck.sha256 is not None and sha256_bytes(data) != deck.sha256:
-        raise UnreadableInput(f"{source} changed while it was being read; register it again")
-    if not any(e.card_id is not None for s in SECTIONS for e in deck.sections[s]):
-        # Registering it would make garbage the player's current list for deck checks.
-        raise UnreadableInput(f"no line of {file_name or 'the input'} is a card: not a decklist; "
-                              f"nothing registered")
-    warnings: list[str] = []
-    sheet_id = sheet_konami_id(deck)
-    if kid is None and not walk_in:
-        if sheet_id is None:
-            raise EventError("no Konami ID given and none read with confidence on the sheet: "
-                             "give --player KONAMI_ID (or --walk-in)")
-        kid = sheet_id
-        warnings.append(f"Konami ID {kid} taken from the sheet")
-    elif sheet_id and kid and sheet_id != kid:
-        warnings.append(f"the sheet gives Konami ID {deck.konami_id}, registered under {kid}")
-    sha = sha256_bytes(data)
-    others = [k for k in store.players_with_file(sha) if k != kid]
-    if others and not allow_duplicate:
-        raise EventError(f"this file is already registered for {len(others)} other player(s) "
-                         f"({', '.join(others[:3])}); two players never hand in one original — "
-                         f"give --allow-duplicate if this is really meant")
-    if kid is not None and not replace:
-        previous = store.latest_registration(kid)
-        if previous is not None:
-            why = implausible_version(deck, effective_decklist(store, previous, db))
-            if why:
-                raise EventError(f"version {previous.version + 1} of {kid} does not look like "
-                                 f"their deck ({'; '.join(why)}): give --replace to make it "
-                                 f"their current list anyway")
-    check = check_decklist(deck, limits, db)
-    infractions = [i.to_json() for i in check.infractions]
-    store.store_file(data)
-    if file_name:
-        deck.source_path = file_name
-    player_name = clean_name(name) or clean_name(deck.player_name)
-    if not clean_name(name) and player_name and deck.reader == "ocr":
-        # One syllable misread (용지우 → 용기우) is a confident read no check can catch.
-        warnings.append(f"player name {player_name} was read from the sheet by OCR: check it "
-                        f"against the player (--name sets it)")
-    reg = store.add_registration(kid, player_name, deck.to_json(), sha, file_name,
-                                 check.legal, infractions, limits.name, judge, walk_in=walk_in)
-    return RegisterResult(registration=reg, decklist=deck, legal=check.legal,
-                          infractions=infractions, warnings=warnings, verdict=check.verdict)
+        raise EventError("event.walk-in-with-id")
+    if konami_id:
+        normalise_konami_id(konami_id)  # a bad ID is refused before the (slow) read
+    prepared = prepare_registration(source, db, limits, options)
+    return commit_registration(store, prepared, konami_id, limits, db, name, judge,
+                               replace=replace, allow_duplicate=allow_duplicate, walk_in=walk_in)
 
 
 # --------------------------------------------------------------------------- deck check

@@ -55,7 +55,7 @@ def lookup_konami_id(raw: object) -> str:
     raise EventError(f"not a Konami card game ID: {raw!r} (10 digits, e.g. 0123456789)")
 
 
-def clean_name(raw: str | None) -> str | None:
+def clean_name(raw: str | None, cut: bool = False) -> str | None:
     """A player name as stored: NFKC, no invisible characters (bidi controls, zero-width
     spaces/joiners, other format and control characters), spaces collapsed. Two names that look
     the same are then the same text."""
@@ -66,7 +66,9 @@ def clean_name(raw: str | None) -> str | None:
                 or ch in " \t")
     t = " ".join(t.split())
     if len(t) > MAX_NAME:
-        raise EventError(f"player name longer than {MAX_NAME} characters")
+        if not cut:
+            raise EventError("event.name-too-long", max=MAX_NAME)
+        t = t[:MAX_NAME].rstrip()  # `cut`: a name read off a sheet, kept in part
     return t or None
 
 

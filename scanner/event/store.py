@@ -24,7 +24,7 @@ import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 from urllib.parse import quote
 
 from scanner.errors import EventError
@@ -368,14 +368,18 @@ class EventStore:
     def add_registration(self, konami_id: str | None, player_name: str | None,
                          decklist_json: dict, file_sha256: str, file_name: str | None,
                          legal: bool, infractions: list[dict], list_name: str | None,
-                         judge: str | None = None, walk_in: bool = False) -> Registration:
+                         judge: str | None = None, walk_in: bool = False,
+                         guard: Callable[["EventStore"], None] | None = None) -> Registration:
         """Store a new version of the player's list (the file must be stored already).
         `walk_in=True`: a new player without a Konami ID gets the next `W0001` number (given
-        inside the transaction, so two desks never hand out the same one)."""
+        inside the transaction, so two desks never hand out the same one). `guard(store)` runs
+        inside the transaction, before the write: it refuses by raising (nothing is stored)."""
         if not self.files.has(file_sha256):
             raise EventError(f"original file {file_sha256[:12]}… is not in {self.files_dir}")
         needs_review = int(_needs_review(decklist_json))
         with self.transaction() as con:
+            if guard is not None:
+                guard(self)
             if walk_in:
                 (last,) = con.execute("SELECT COALESCE(MAX(CAST(substr(konami_id, 2) AS INTEGER)), 0) "
                                       "FROM players WHERE konami_id GLOB 'W[0-9]*'").fetchone()

@@ -51,10 +51,9 @@ def probe_image(data: bytes, label: str) -> ImageInfo:
     except UnreadableInput:
         raise
     except Image.DecompressionBombError:
-        raise UnreadableInput(f"{label} is too large (its header claims more pixels than any "
-                              f"photo has)") from None
+        raise UnreadableInput("input.image-bomb", file=label) from None
     except Exception:  # noqa: BLE001 - any parser failure is an unreadable image
-        raise UnreadableInput(f"{label} is not a readable image (corrupt or unsupported format)") from None
+        raise UnreadableInput("input.image-corrupt", file=label) from None
     check_pages(frames, label, "frames")
     return ImageInfo(width=width, height=height, frames=frames, format=fmt)
 
@@ -69,7 +68,7 @@ def decode_heif(data: bytes, label: str) -> np.ndarray:
         with Image.open(io.BytesIO(data)) as im:
             rgb = np.asarray(ImageOps.exif_transpose(im).convert("RGB"))
     except Exception:  # noqa: BLE001
-        raise UnreadableInput(f"{label} is not a readable HEIC image") from None
+        raise UnreadableInput("input.image-corrupt", file=label) from None
     return np.ascontiguousarray(rgb[:, :, ::-1])
 
 

@@ -44,26 +44,24 @@ STDIN_NAMES = {"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}
 
 def check_count(count: int, where: str) -> int:
     if count > MAX_COUNT or count < -MAX_COUNT:
-        raise UnreadableInput(f"{where}: a count of {count} is not a deck (at most {MAX_COUNT} "
-                              f"copies on one line)")
+        raise UnreadableInput("input.count-too-large", where=where, count=count, max=MAX_COUNT)
     return count
 
 
 def check_card_lines(n: int) -> None:
     if n > MAX_CARD_LINES:
-        raise UnreadableInput(f"more than {MAX_CARD_LINES} card lines: not one decklist")
+        raise UnreadableInput("input.too-many-card-lines", max=MAX_CARD_LINES)
 
 
 def check_pixels(width: int, height: int, label: str) -> None:
     if width * height > MAX_PIXELS:
-        raise UnreadableInput(f"{label} is too large ({width}×{height} pixels; at most "
-                              f"{MAX_PIXELS // 1_000_000} megapixels)")
+        raise UnreadableInput("input.too-many-pixels", file=label, width=width, height=height,
+                              max_mp=MAX_PIXELS // 1_000_000)
 
 
 def check_pages(n: int, label: str, what: str = "pages") -> None:
     if n > MAX_PAGES:
-        raise UnreadableInput(f"{label} has {n} {what}; at most {MAX_PAGES}: split it into "
-                              f"one file per sheet")
+        raise UnreadableInput("input.too-many-pages", file=label, count=n, max=MAX_PAGES)
 
 
 def shown(source: str | Path, limit: int = 120) -> str:
@@ -94,45 +92,45 @@ def read_source(source: str | Path) -> bytes:
         except (AttributeError, OSError, ValueError):  # a stand-in stream (embedding, tests)
             data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
             if len(data) > MAX_INPUT_BYTES:
-                raise UnreadableInput(f"standard input is too large (at most "
-                                      f"{MAX_INPUT_BYTES // (1024 * 1024)} MB)") from None
+                raise UnreadableInput("input.too-large", file="standard input",
+                                      max_mb=MAX_INPUT_BYTES // (1024 * 1024)) from None
             return data
         return _read_stream(fd, "standard input", close=False)
     path = Path(source)
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise UnreadableInput(f"no such file: {shown(path)}") from None
+        raise UnreadableInput("input.no-such-file", file=shown(path)) from None
     except OSError as exc:
-        raise UnreadableInput(f"cannot open {shown(path)}: {exc.strerror}") from None
+        raise UnreadableInput("input.cannot-open", file=shown(path), reason=exc.strerror) from None
     if stat.S_ISDIR(st.st_mode):
-        raise UnreadableInput(f"{shown(path)} is a folder, not a file")
+        raise UnreadableInput("input.is-folder", file=shown(path))
     if stat.S_ISREG(st.st_mode):
         if st.st_size > MAX_INPUT_BYTES:
-            raise UnreadableInput(f"{shown(path.name)} is too large ({st.st_size // (1024 * 1024)} MB; "
-                                  f"at most {MAX_INPUT_BYTES // (1024 * 1024)} MB)")
+            raise UnreadableInput("input.too-large", file=shown(path.name),
+                                  max_mb=MAX_INPUT_BYTES // (1024 * 1024))
         try:
             with open(path, "rb") as fh:
                 data = fh.read(MAX_INPUT_BYTES + 1)
         except OSError as exc:
-            raise UnreadableInput(f"cannot open {shown(path)}: {exc.strerror}") from None
+            raise UnreadableInput("input.cannot-open", file=shown(path), reason=exc.strerror) from None
         if len(data) > MAX_INPUT_BYTES:  # grew while being read
-            raise UnreadableInput(f"{shown(path.name)} is too large (at most "
-                                  f"{MAX_INPUT_BYTES // (1024 * 1024)} MB)")
+            raise UnreadableInput("input.too-large", file=shown(path.name),
+                                  max_mb=MAX_INPUT_BYTES // (1024 * 1024))
         return data
     if stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode) or stat.S_ISSOCK(st.st_mode):
         # Non-blocking open: opening a FIFO with no writer would otherwise wait forever.
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         except OSError as exc:
-            raise UnreadableInput(f"cannot open {shown(path)}: {exc.strerror}") from None
+            raise UnreadableInput("input.cannot-open", file=shown(path), reason=exc.strerror) from None
         return _read_stream(fd, shown(path), close=True)
-    raise UnreadableInput(f"{shown(path)} is not a regular file")
+    raise UnreadableInput("input.not-regular", file=shown(path))
 
 
 def _read_stream(fd: int, label: str, close: bool) -> bytes:
     if os.isatty(fd):
-        raise UnreadableInput(f"{label} is a terminal: give a file, or pipe the decklist in")
+        raise UnreadableInput("input.terminal", file=label)
     chunks: list[bytes] = []
     size = 0
     poller = select.poll()
@@ -140,21 +138,21 @@ def _read_stream(fd: int, label: str, close: bool) -> bytes:
     try:
         while True:
             if not poller.poll(PIPE_IDLE_SECONDS * 1000):
-                raise UnreadableInput(f"{label}: nothing arrived for {PIPE_IDLE_SECONDS:.0f} s; "
-                                      f"gave up waiting")
+                raise UnreadableInput("input.pipe-idle", file=label,
+                                      seconds=f"{PIPE_IDLE_SECONDS:.0f}")
             try:
                 chunk = os.read(fd, 1 << 16)
             except BlockingIOError:
                 continue
             except OSError as exc:
-                raise UnreadableInput(f"cannot read {label}: {exc.strerror}") from None
+                raise UnreadableInput("input.cannot-read", file=label, reason=exc.strerror) from None
             if not chunk:
                 break
             chunks.append(chunk)
             size += len(chunk)
             if size > MAX_INPUT_BYTES:
-                raise UnreadableInput(f"{label} is too large (at most "
-                                      f"{MAX_INPUT_BYTES // (1024 * 1024)} MB)")
+                raise UnreadableInput("input.too-large", file=label,
+                                      max_mb=MAX_INPUT_BYTES // (1024 * 1024))
     finally:
         if close:
             os.close(fd)

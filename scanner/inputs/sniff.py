@@ -43,7 +43,7 @@ def decode_text(data: bytes, partial: bool = False) -> str:
             try:
                 return body.decode(codec)
             except UnicodeDecodeError:
-                raise UnreadableInput(f"text with a {codec.upper()} mark that does not decode") from None
+                raise UnreadableInput("input.text-bad-mark", codec=codec.upper()) from None
     for codec in ("utf-8", "cp949"):
         try:
             return data.decode(codec)
@@ -53,13 +53,13 @@ def decode_text(data: bytes, partial: bool = False) -> str:
                     return data[:exc.start].decode(codec)
                 except UnicodeDecodeError:
                     pass
-    raise UnreadableInput(BINARY)
+    raise UnreadableInput("input.unknown-binary")
 
 
 def sniff_bytes(head: bytes) -> InputKind:
     """Kind of input from its bytes (the whole file, or at least its first 4 KiB)."""
     if not head.strip():
-        raise UnreadableInput("the file is empty")
+        raise UnreadableInput("input.empty")
     if b"%PDF-" in head[:1024]:
         return InputKind.PDF
     for magic in _IMAGE_MAGIC:
@@ -82,10 +82,10 @@ def sniff_text(text: str) -> InputKind:
     """Kind of a decoded text input."""
     text = text.lstrip("\ufeff")
     if not text.strip():
-        raise UnreadableInput("the file is empty")
+        raise UnreadableInput("input.empty")
     if _CONTROL.search(text):
         # NUL and other C0 controls are valid UTF-8 but never part of a decklist.
-        raise UnreadableInput(BINARY)
+        raise UnreadableInput("input.unknown-binary")
     stripped = text.lstrip()
     if stripped.lower().startswith("ydke://"):
         return InputKind.YDKE

@@ -51,7 +51,7 @@ def load_image(path: Path) -> np.ndarray:
     try:
         data = np.fromfile(str(path), dtype=np.uint8)
     except OSError as exc:
-        raise UnreadableInput(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise UnreadableInput("input.cannot-open", file=path, reason=exc.strerror or exc) from None
     return decode_image(data, str(path))
 
 
@@ -59,7 +59,7 @@ def decode_image(data: np.ndarray | bytes, label: str = "image") -> np.ndarray:
     """Decode after the header passed the input limits (pixels, frames): never decode a bomb."""
     raw = data.tobytes() if isinstance(data, np.ndarray) else bytes(data)
     if not raw:
-        raise UnreadableInput(f"{label} is empty")
+        raise UnreadableInput("input.file-empty", file=label)
     probe_image(raw, label)
     if is_heif(raw[:16]):
         img = decode_heif(raw, label)
@@ -70,9 +70,10 @@ def decode_image(data: np.ndarray | bytes, label: str = "image") -> np.ndarray:
         except cv2.error:
             img = None
     if img is None:
-        raise UnreadableInput(f"{label} is not a readable image (corrupt or unsupported format)")
+        raise UnreadableInput("input.image-corrupt", file=label)
     if min(img.shape[:2]) < 300:
-        raise UnreadableInput(f"{label} is too small to be a sheet ({img.shape[1]}×{img.shape[0]})")
+        raise UnreadableInput("input.image-too-small", file=label, width=img.shape[1],
+                              height=img.shape[0])
     return img
 
 

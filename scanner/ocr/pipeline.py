@@ -89,7 +89,7 @@ def read_pdf_pages(path: Path, db: "CardDatabase", options: "ReadOptions") -> Sh
         if index:
             sheet.notes.insert(0, f"page {index + 1} read; " + "; ".join(refusals))
         return sheet
-    raise UnreadableInput(f"{path.name}: not a deck sheet on any of its first {pages} pages")
+    raise UnreadableInput("input.no-sheet-on-pages", file=path.name, pages=pages)
 
 
 def read_image(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, is_scan: bool,
@@ -200,7 +200,7 @@ def find_tables(ctx: PageContext) -> None:
     ctx.page, ctx.grid, ctx.found, ctx.layout, ctx.fit = best.page, best.grid, best.found, best.layout, best.fit
     if not best.upright and not any(len(ctx.grid.by_kind(c).rows) >= MIN_DECK_ROWS for c in ctx.found):
         # Noise and other documents can show a small ruled block; a deck table is long.
-        raise UnreadableInput(f"{ctx.label}: not a deck sheet (no deck table grid found)")
+        raise UnreadableInput("input.no-grid", file=ctx.label)
     if note:
         ctx.sheet.notes.append(note)
     if best_turn is not None:

@@ -54,11 +54,11 @@ def render_page(path: Path, index: int, dpi: int = RENDER_DPI) -> np.ndarray:
         doc = pdfium.PdfDocument(str(path))
         try:
             if len(doc) <= index:
-                raise UnreadableInput(f"{path.name}: the PDF has no page to read")
+                raise UnreadableInput("input.pdf-no-pages", file=path.name)
             bitmap = doc[index].render(scale=dpi / 72, grayscale=True)
             gray = np.array(bitmap.to_pil().convert("L"))
             return cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
         finally:
             doc.close()
     except pdfium.PdfiumError as exc:
-        raise UnreadableInput(f"{path.name}: the PDF page cannot be rendered ({exc})") from None
+        raise UnreadableInput("input.pdf-page-unrenderable", file=path.name, detail=exc) from None

@@ -48,11 +48,11 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
         doc = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:
         if "password" in str(exc).lower():
-            raise UnreadableInput(f"{path.name}: the PDF is password-protected") from None
-        raise UnreadableInput(f"{path.name}: not a readable PDF (damaged or truncated: {exc})") from None
+            raise UnreadableInput("input.pdf-password", file=path.name) from None
+        raise UnreadableInput("input.pdf-damaged", file=path.name, detail=exc) from None
     try:
         if len(doc) == 0:
-            raise UnreadableInput(f"{path.name}: the PDF has no pages")
+            raise UnreadableInput("input.pdf-no-pages", file=path.name)
         check_pages(len(doc), path.name)
         needs_ocr = False
         for number in range(len(doc)):
@@ -61,7 +61,8 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                     text = page_text(page)
                     has_images = _has_images(page)
                 except pdfium.PdfiumError as exc:
-                    raise UnreadableInput(f"{path.name}: page {number + 1} cannot be read ({exc})") from None
+                    raise UnreadableInput("input.pdf-page-unreadable", file=path.name,
+                                          page=number + 1, detail=exc) from None
                 if not _usable_text(text):
                     needs_ocr = needs_ocr or has_images or text.chars > 0
                     continue
@@ -81,8 +82,7 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                         needs_ocr = needs_ocr or has_images
                         continue
                 if not sheet.lines:
-                    raise UnreadableInput(f"{path.name}: the deck sheet is blank (no card names or "
-                                          f"counts on page {number + 1})")
+                    raise UnreadableInput("input.sheet-blank", file=path.name, page=number + 1)
                 if len(doc) > 1:
                     sheet.notes.append(f"sheet found on page {number + 1} of {len(doc)}")
                     for other in _later_sheet_pages(doc, number + 1):
@@ -97,8 +97,7 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
         doc.close()
     if needs_ocr:
         return None
-    raise UnreadableInput(f"{path.name}: not a deck sheet (no 몬스터/마법/함정 column headers "
-                          f"and no form fields found)")
+    raise UnreadableInput("input.pdf-not-a-sheet", file=path.name)
 
 
 def first_page_size(path: Path) -> tuple[float, float]:
@@ -199,14 +198,14 @@ def _open_pypdf(path: Path):
             except Exception:  # noqa: BLE001 - unsupported crypto is as good as a password
                 ok = 0
             if not ok:
-                raise UnreadableInput(f"{path.name}: the PDF is password-protected")
+                raise UnreadableInput("input.pdf-password", file=path.name)
         return reader
     except UnreadableInput:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
-        raise UnreadableInput(f"{path.name}: not a readable PDF (damaged or truncated: {exc})") from None
+        raise UnreadableInput("input.pdf-damaged", file=path.name, detail=exc) from None
     except Exception as exc:  # noqa: BLE001
-        raise UnreadableInput(f"{path.name}: not a readable PDF ({type(exc).__name__})") from None
+        raise UnreadableInput("input.pdf-damaged", file=path.name, detail=type(exc).__name__) from None
 
 
 def _read_form(path: Path, reader) -> SheetRead | None:

@@ -116,6 +116,18 @@ async def get_job(request: Request) -> Response:
     return JSONResponse(job.to_json())
 
 
+async def post_decide(request: Request) -> Response:
+    """Settle a job held by a guard: `{"choice": "store" | "discard"}` (CONTRACT.md v3)."""
+    require_csrf(request)
+    data = await read_json(request)
+    choice = data.get("choice")
+    if choice not in ("store", "discard") or not isinstance(choice, str):
+        return error('choice는 "store" 또는 "discard"입니다', 422)
+    job = await run_in_threadpool(_service(request).decide, request.path_params["job_id"],
+                                  choice, judge_name(request))
+    return JSONResponse(job.to_json())
+
+
 async def get_players(request: Request) -> Response:
     service = _service(request)
     q = request.query_params.get("q")
@@ -223,6 +235,7 @@ ROUTES = [
     Route("/api/roster", post_roster, methods=["POST"]),
     Route("/api/registrations", post_registration, methods=["POST"]),
     Route("/api/jobs/{job_id}", get_job),
+    Route("/api/jobs/{job_id}/decide", post_decide, methods=["POST"]),
     Route("/api/players", get_players),
     Route("/api/players/{kid}", get_player),
     Route("/api/players/{kid}/review", post_review, methods=["POST"]),

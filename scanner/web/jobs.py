@@ -15,6 +15,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
+from card_db.messages import render
 from scanner.web.reader import ReadOutcome, init_worker, read_original
 from scanner.web.service import StationService
 from scanner.web.station_store import Job
@@ -148,13 +149,13 @@ class JobRunner:
                     hung = True
                     if f.job.attempts < 2:
                         continue
-                    outcome = ReadOutcome(error="읽는 프로세스가 중단되었습니다 (파일이 너무 크거나 손상됨)")
+                    outcome = ReadOutcome(error=render("station.worker-died", {}, "ko"))
                 except Exception as exc:  # noqa: BLE001
-                    outcome = ReadOutcome(error=f"읽는 중 오류: {type(exc).__name__}")
+                    outcome = ReadOutcome(error=render("station.read-error",
+                                                       {"kind": type(exc).__name__}, "ko"))
                 finished.append((f, outcome))
             elif now - f.started > self.service.config.job_timeout_s:
-                finished.append((f, ReadOutcome(error="읽기가 너무 오래 걸려 중단했습니다 "
-                                                      "(시트가 맞는지 확인하세요)")))
+                finished.append((f, ReadOutcome(error=render("station.read-timeout", {}, "ko"))))
                 hung = True
         finished.sort(key=lambda fo: fo[0].job.seq)
         for f, outcome in finished:

@@ -11,7 +11,9 @@ from pathlib import Path
 
 from card_db.cdb import CardDbSpec
 from card_db.models import LimitList
+from card_db import messages
 from scanner.errors import DecksheetError
+from scanner.event.flows import PreparedRegistration
 from scanner.inputs.options import ReadOptions
 
 _STATE: dict = {}
@@ -21,11 +23,10 @@ _STATE: dict = {}
 class ReadOutcome:
     """A worker's answer for one job."""
 
-    deck_json: dict | None = None
-    legal: bool = False
-    infractions: list[dict] = field(default_factory=list)
+    prepared: PreparedRegistration | None = None
+    """The read, resolved and checked input, for `commit_registration` in the server."""
     error: str | None = None
-    """One line for the judge when the file could not be read as a decklist."""
+    """One line for the judge (Korean) when the file could not be read as a decklist."""
     seconds: float = 0.0
 
 
@@ -44,35 +45,31 @@ def init_worker(card_db: CardDbSpec, limits: LimitList) -> None:
 
 
 def read_original(path: str, file_name: str | None, crops_dir: str) -> ReadOutcome:
-    """Read, resolve and check one original; errors become `error`, never an exception."""
+    """Prepare one stored original for registration (the same `prepare_registration` as the
+    CLI's `register`); errors become `error`, never an exception."""
     import time
 
-    from scanner.model import SECTIONS
-    from scanner.read import load_decklist
-    from scanner.rules.check import check_decklist
+    from scanner.event.flows import prepare_registration
 
     started = time.perf_counter()
     db, limits = _STATE["db"], _STATE["limits"]
     try:
-        deck = load_decklist(path, db, ReadOptions(crops_dir=Path(crops_dir)))
+        prepared = prepare_registration(path, db, limits, ReadOptions(crops_dir=Path(crops_dir)),
+                                        file_name=file_name, keep_bytes=False)
     except DecksheetError as exc:
-        return ReadOutcome(error=_ko(str(exc), path, file_name), seconds=time.perf_counter() - started)
+        return ReadOutcome(error=_ko(exc, path, file_name), seconds=time.perf_counter() - started)
     except MemoryError:
-        return ReadOutcome(error="파일이 너무 커서 읽을 수 없습니다")
+        return ReadOutcome(error=messages.render("input.worker-memory",
+                                                 {"file": file_name or "파일", "max_mb": "?"}, "ko"))
     except Exception as exc:  # noqa: BLE001 - a reader bug must fail the job, not the worker
-        return ReadOutcome(error=f"읽는 중 오류: {type(exc).__name__}",
+        return ReadOutcome(error=messages.render("station.read-error",
+                                                 {"kind": type(exc).__name__}, "ko"),
                            seconds=time.perf_counter() - started)
-    if not any(e.card_id is not None for s in SECTIONS for e in deck.sections[s]):
-        return ReadOutcome(error="카드로 읽힌 줄이 하나도 없습니다: 덱 시트가 아닌 것 같습니다 "
-                                 "(등록하지 않음)", seconds=time.perf_counter() - started)
-    deck.source_path = file_name
-    check = check_decklist(deck, limits, db)
-    return ReadOutcome(deck_json=deck.to_json(), legal=check.legal,
-                       infractions=[i.to_json() for i in check.infractions],
-                       seconds=time.perf_counter() - started)
+    return ReadOutcome(prepared=prepared, seconds=time.perf_counter() - started)
 
 
-def _ko(message: str, path: str, file_name: str | None) -> str:
-    """The reader's one-liner, prefixed in Korean; the store's path becomes the file's name."""
+def _ko(exc: DecksheetError, path: str, file_name: str | None) -> str:
+    """The error in Korean; the store's path (a sha256 name) becomes the file's name."""
     name = file_name or "파일"
-    return f"시트를 읽을 수 없습니다: {message.replace(path, name).replace(Path(path).stem, name)}"
+    text = exc.render("ko").replace(path, name).replace(Path(path).name, name)
+    return text.replace(Path(path).stem, name)

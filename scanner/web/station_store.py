@@ -18,6 +18,8 @@ from typing import Self
 from scanner.event.store import BUSY_TIMEOUT_MS, immediate_transaction, now_iso
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+NEEDS_DECISION = "needs-decision"
+"""A read a guard held for a judge (CONTRACT.md v3): nothing stored until `decide`."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS station_roster (
@@ -60,7 +62,7 @@ class Job:
     seq: int
     """Upload order."""
     state: str
-    """queued / running / done / failed (the contract's job states)."""
+    """queued / running / needs-decision / done / failed (the contract's job states)."""
     file_sha256: str
     file_name: str | None
     konami_id: str | None
@@ -74,6 +76,10 @@ class Job:
     finished_at: str | None
 
     def to_json(self) -> dict:
+        if self.state == NEEDS_DECISION:  # the held read itself stays in the row, not the API
+            held = self.result or {}
+            return {"job": self.id, "state": self.state, "result": None, "error": None,
+                    "decision": held.get("decision"), "detail": held.get("detail")}
         return {"job": self.id, "state": self.state, "result": self.result, "error": self.error}
 
 
@@ -185,6 +191,13 @@ class StationStore:
         with self.transaction() as con:
             con.execute("UPDATE station_jobs SET state = ? WHERE id = ? AND state = ?",
                         (QUEUED, job_id, RUNNING))
+
+    def wait_decision(self, job_id: str, held: dict) -> None:
+        """The job waits for a judge's decision; `held` keeps the decision asked and the read."""
+        with self.transaction() as con:
+            con.execute("UPDATE station_jobs SET state = ?, result_json = ?, error = NULL, "
+                        "finished_at = ? WHERE id = ?",
+                        (NEEDS_DECISION, json.dumps(held, ensure_ascii=False), now_iso(), job_id))
 
     def finish(self, job_id: str, result: dict | None, error: str | None) -> None:
         with self.transaction() as con:

@@ -43,7 +43,7 @@ def check_upload(data: bytes, file_name: str | None,
     try:
         kind = sniff_bytes(data[:4096])
     except UnreadableInput as exc:
-        raise UploadRefused(f"덱 시트나 덱 리스트가 아닙니다: {_ko(str(exc))}", 415) from None
+        raise UploadRefused(exc.render("ko"), 415) from None
     if kind is InputKind.IMAGE:
         _check_image(data)
     elif kind is InputKind.PDF:
@@ -98,10 +98,3 @@ def _safe_name(name: str | None) -> str | None:
     base = "".join(ch for ch in base if ch.isprintable())[:120]
     return base or None
 
-
-_KO = {"the file is empty": "빈 파일입니다",
-       "not a deck sheet or decklist: binary data of an unknown kind": "알 수 없는 바이너리 파일"}
-
-
-def _ko(message: str) -> str:
-    return _KO.get(message, message)

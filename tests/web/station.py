@@ -80,7 +80,7 @@ def wait_job(client, job_id: str, timeout: float = 120) -> dict:
         r = client.get(f"/api/jobs/{job_id}")
         assert r.status_code == 200, r.text
         data = r.json()
-        if data["state"] in ("done", "failed"):
+        if data["state"] in ("done", "failed", "needs-decision"):
             return data
         time.sleep(0.2)
     raise AssertionError(f"job {job_id} not finished in {timeout}s: {data}")

@@ -168,3 +168,32 @@ def test_dashboard_at_phone_and_desktop_width(browser, server):
             assert no_sideways_scroll(page), path
             shot(page, f"{name}-{label}")
         ctx.close()
+
+
+def test_a_held_registration_offers_two_korean_buttons(browser, server, tmp_path):
+    """The same original for a second player: the check-in page shows why and two buttons;
+    「그래도 저장」 registers it (the CLI's --allow-duplicate), nothing before the tap."""
+    ydk = tmp_path / "d.ydk"
+    ydk.write_bytes((SAMPLES / "decks" / "registered.ydk").read_bytes())
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="ko-KR")
+    page = ctx.new_page()
+    page.goto(server.sign_in)
+    page.goto(server.url + "/judge")
+    page.fill("#name", "박저지")
+    page.click("button[type=submit]")
+    page.wait_for_url(server.url + "/")
+    with server.client() as c:
+        first = c.post("/api/registrations", files={"file": ("d.ydk", ydk.read_bytes())},
+                       data={"player": "1000000011"}).json()["job"]
+        assert wait_job(c, first)["state"] == "done"
+    page.goto(server.url + "/checkin?player=1000000012")
+    page.evaluate("document.getElementById('player-id').value = '1000000012'")
+    page.set_input_files("#file", str(ydk))
+    page.wait_for_selector("#decision:not(.hide)", timeout=60_000)
+    assert "다른 선수 1명" in page.inner_text("#decision-detail")
+    assert no_sideways_scroll(page)
+    with server.client() as c:
+        assert {p["player"] for p in c.get("/api/players").json()} == {"1000000011"}
+    page.click("#decision button[data-choice=store]")
+    page.wait_for_url("**/players/1000000012/v/1", timeout=60_000)
+    ctx.close()

@@ -12,7 +12,9 @@ def _submit(client, n: int, first_id: int = 2000000000) -> list[tuple[str, str]]
     jobs = []
     for i in range(n):
         kid = str(first_id + i)
-        r = client.post("/api/registrations", files={"file": ("s.pdf", data)}, data={"player": kid})
+        # One original per player (a trailing comment): one file for two players needs a decision.
+        own = data + f"\n% player {kid}\n".encode()
+        r = client.post("/api/registrations", files={"file": ("s.pdf", own)}, data={"player": kid})
         assert r.status_code == 202
         jobs.append((r.json()["job"], kid))
     return jobs
@@ -69,7 +71,11 @@ def test_two_desks_one_player_make_two_versions_in_order(server):
     t.join()
     with server.client() as c:
         a, b = wait_job(c, results["a"]), wait_job(c, results["b"])
-    assert (a["result"]["version"], b["result"]["version"]) == (1, 2)
+        assert a["result"]["version"] == 1
+        # Another deck as version 2: the CLI's guard (--replace) holds it for a decision.
+        assert (b["state"], b["decision"]) == ("needs-decision", "implausible-version"), b
+        b = c.post(f"/api/jobs/{results['b']}/decide", json={"choice": "store"}).json()
+    assert (b["state"], b["result"]["version"]) == ("done", 2), b
 
 
 def test_registration_of_a_rerun_job_is_found_not_repeated(event_path):
@@ -82,9 +88,10 @@ def test_registration_of_a_rerun_job_is_found_not_repeated(event_path):
     service = StationService(StationConfig(event_path=event_path, key="k" * 12, workers=1))
     data = (SAMPLES / "decks" / "registered.ydk").read_bytes()
     job = service.submit(check_upload(data, "r.ydk"), "0412345678", None, "j")
-    from scanner.read import load_decklist
-    deck = load_decklist(SAMPLES / "decks" / "registered.ydk", service.db)
-    outcome = ReadOutcome(deck_json=deck.to_json(), legal=True)
+    from scanner.event.flows import prepare_registration
+    prepared = prepare_registration(str(SAMPLES / "decks" / "registered.ydk"), service.db,
+                                    service.limits, keep_bytes=False)
+    outcome = ReadOutcome(prepared=prepared)
     with service.station() as st:
         st.mark_running(job.id)
     service.complete(service.job(job.id), outcome)

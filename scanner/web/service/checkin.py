@@ -4,17 +4,23 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from scanner.errors import EventError
+from card_db import messages
+from scanner.errors import DecksheetError, EventError
+from scanner.event import flows
+from scanner.event.flows import PreparedRegistration, decklist_from_json
 from scanner.event.store import EventStore, Registration, normalise_konami_id
+from scanner.model import Decklist
 from scanner.web.reader import ReadOutcome
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.hangul import one_syllable_apart
-from scanner.web.station_store import Job, StationStore
+from scanner.web.station_store import NEEDS_DECISION, Job, StationStore
 from scanner.web.uploads import CheckedUpload
 
 JOB_MARK = "station_job"
 """Key in a registration's stored decklist JSON naming the job that made it (no double
 registration when a killed server runs the job again)."""
+DECIDED = "checkin-decided"
+"""Audit-log action: a judge settled a registration a guard held for a decision."""
 CHECKIN_CONFIRMED = "checkin-confirmed"
 """Audit-log action: a judge confirmed that a sheet belongs to its player."""
 
@@ -49,65 +55,111 @@ class CheckinService(StationCore):
             return store.file_path(job.file_sha256)
 
     def complete(self, job: Job, outcome: ReadOutcome) -> None:
-        """Store the registration a finished read makes (once), then close the job."""
-        with self.store() as store, self.station() as st:
-            if outcome.error or outcome.deck_json is None:
+        """Store the registration a finished read makes (once), then close the job. The store
+        is `flows.commit_registration`, the CLI's: every guard applies; one that asks for a
+        judge's decision leaves the job `needs-decision` (nothing stored). Any refusal fails
+        the job with its reason: a job never stays running to be re-run forever."""
+        if outcome.error or outcome.prepared is None:
+            with self.station() as st:
                 st.finish(job.id, None, outcome.error or "읽기 실패")
-                return
-            deck = outcome.deck_json
-            sheet = deck.get("player") or {}
-            sheet_id = "".join(ch for ch in str(sheet.get("konami_id") or "") if ch.isdigit())
+            return
+        try:
+            self._commit(job, outcome.prepared, outcome.seconds)
+        except DecksheetError as exc:
+            with self.station() as st:
+                st.finish(job.id, None, exc.render("ko"))
+
+    def _commit(self, job: Job, prepared: PreparedRegistration, seconds: float,
+                choice: str | None = None) -> None:
+        """Commit a prepared read for its job; `choice` = the decision a judge took on it."""
+        deck = prepared.deck
+        sheet_id = "".join(ch for ch in str(deck.konami_id or "") if ch.isdigit())
+        with self.store() as store, self.station() as st:
             warnings: list[str] = []
             kid, source = job.konami_id, "picked"
             if kid is None:
-                kid = self._sheet_player(st, deck, sheet_id)
+                kid = self._sheet_player(st, deck)
                 source = "sheet"
                 if kid is None:
-                    st.finish(job.id, None, self._why_no_player(st, deck, sheet_id))
+                    st.finish(job.id, None, self._why_no_player(deck, sheet_id))
                     return
             elif sheet_id and sheet_id != kid:
                 warnings.append(f"시트의 코나미 ID {sheet_id}가 선택한 선수 {kid}와 다릅니다")
             entry = st.roster_entry(kid)
-            sheet_name = (sheet.get("name") or "").strip()
+            sheet_name = " ".join((deck.player_name or "").split())
             if entry and sheet_name and sheet_name.replace(" ", "") != entry.name.replace(" ", ""):
-                ocr = (deck.get("source") or {}).get("reader") == "ocr"
+                ocr = deck.reader == "ocr"
                 note = (" (OCR로 읽은 이름이 한 글자만 다름: 잘못 읽었을 수 있음, 신분증으로 확인)"
                         if ocr and one_syllable_apart(sheet_name, entry.name) else "")
-                warnings.append(f"시트의 이름 「{sheet_name}」 ≠ 명단의 이름 「{entry.name}」{note}")
-            reg = self._registration_of_job(store, kid, job.id) if job.attempts > 1 else None
+                warnings.append(f"시트의 이름 「{sheet_name[:100]}」 ≠ 명단의 이름 「{entry.name}」{note}")
+            reg = self._registration_of_job(store, kid, job.id) if job.attempts > 1 or choice \
+                else None
             if reg is None:
-                stored = dict(deck, **{JOB_MARK: job.id})
-                reg = store.add_registration(
-                    kid, job.name or (entry.name if entry else None) or sheet_name or None,
-                    stored, job.file_sha256, job.file_name, outcome.legal, outcome.infractions,
-                    self.limits.name, job.judge)
+                held = job.result or {}
+                # Every guard a judge lifted on this job stays lifted (a second guard may ask next).
+                lifted = set(held.get("lifted") or []) | ({held.get("decision")} if choice else set())
+                try:
+                    done = flows.commit_registration(
+                        store, prepared, kid, self.limits, self.db,
+                        name=job.name or (entry.name if entry else None), judge=job.judge,
+                        replace=flows.IMPLAUSIBLE_VERSION in lifted,
+                        allow_duplicate=flows.DUPLICATE_ORIGINAL in lifted,
+                        extra_json={JOB_MARK: job.id})
+                except flows.NeedsDecision as exc:
+                    st.wait_decision(job.id, {"decision": exc.decision,
+                                              "detail": exc.render("ko"),
+                                              "lifted": sorted(x for x in lifted if x),
+                                              "prepared": _prepared_json(prepared, seconds)})
+                    return
+                reg = done.registration
             result = {"player": reg.konami_id, "version": reg.version, "legal": reg.legal,
                       "needs_review": reg.needs_review, "infractions": reg.infractions,
                       "name": reg.player_name, "sha256": reg.file_sha256, "reader": reg.reader,
                       "player_source": source, "sheet": {"konami_id": sheet_id or None,
-                                                         "name": sheet_name or None},
-                      "warnings": warnings, "seconds": round(outcome.seconds, 2)}
+                                                         "name": sheet_name[:100] or None},
+                      "warnings": warnings, "seconds": round(seconds, 2)}
             st.finish(job.id, result, None)
 
+    def decide(self, job_id: str, choice: str, judge: str | None) -> Job:
+        """A judge settles a job that waits for a decision: `store` commits it with that guard
+        lifted (the others still apply), `discard` closes it with nothing stored."""
+        job = self.job(job_id)
+        if job is None:
+            raise StationError("그런 작업이 없습니다", 404)
+        if job.state != NEEDS_DECISION:
+            raise StationError("결정을 기다리는 작업이 아닙니다", 409)
+        if choice not in ("store", "discard"):
+            raise StationError("choice는 \"store\" 또는 \"discard\"입니다", 422)
+        with self.store() as store:
+            store.log(DECIDED, {"job": job.id, "decision": (job.result or {}).get("decision"),
+                                "choice": choice}, judge)
+        if choice == "discard":
+            with self.station() as st:
+                st.finish(job.id, None, messages.render("station.discarded", {}, "ko"))
+        else:
+            prepared, seconds = _prepared_from_json((job.result or {}).get("prepared") or {})
+            try:
+                self._commit(job, prepared, seconds, choice)
+            except DecksheetError as exc:
+                with self.station() as st:
+                    st.finish(job.id, None, exc.render("ko"))
+        return self.job(job.id) or job
+
+    def _sheet_player(self, st: StationStore, deck: Decklist) -> str | None:
+        """The sheet's own ID, when read with confidence (the CLI's rule) and, with a roster,
+        on the roster."""
+        kid = flows.sheet_konami_id(deck)
+        if kid is None or (st.roster() and st.roster_entry(kid) is None):
+            return None
+        return kid
+
     @staticmethod
-    def _sheet_id_confident(deck: dict, sheet_id: str) -> bool:
-        unclear = any(r.get("reason") == "konami-id-unclear" for r in deck.get("review") or [])
-        return len(sheet_id) == 10 and not unclear
-
-    def _sheet_player(self, st: StationStore, deck: dict, sheet_id: str) -> str | None:
-        """The sheet's own ID, when read with confidence and (with a roster) on the roster."""
-        if not self._sheet_id_confident(deck, sheet_id):
-            return None
-        if st.roster() and st.roster_entry(sheet_id) is None:
-            return None
-        return sheet_id
-
-    def _why_no_player(self, st: StationStore, deck: dict, sheet_id: str) -> str:
+    def _why_no_player(deck: Decklist, sheet_id: str) -> str:
         if not sheet_id:
-            return "시트에서 코나미 ID를 읽지 못했습니다: 선수를 골라 다시 올리세요"
-        if not self._sheet_id_confident(deck, sheet_id):
-            return f"시트의 코나미 ID({sheet_id})가 확실하지 않습니다: 선수를 골라 다시 올리세요"
-        return f"시트의 코나미 ID {sheet_id}가 명단에 없습니다: 선수를 골라 다시 올리세요"
+            return messages.render("station.no-sheet-id", {}, "ko")
+        if flows.sheet_konami_id(deck) is None:
+            return messages.render("station.sheet-id-unsure", {"sheet_id": sheet_id}, "ko")
+        return messages.render("station.sheet-id-not-on-roster", {"sheet_id": sheet_id}, "ko")
 
     @staticmethod
     def _registration_of_job(store: EventStore, kid: str, job_id: str) -> Registration | None:
@@ -120,3 +172,23 @@ class CheckinService(StationCore):
             reg = self._reg(store, konami_id, version)
             store.log(CHECKIN_CONFIRMED, {"player": reg.konami_id, "version": reg.version},
                       judge)
+
+
+def _prepared_json(prepared: PreparedRegistration, seconds: float) -> dict:
+    """A prepared read as the job row keeps it while it waits for a decision (no re-read)."""
+    return {"deck": prepared.deck.to_json(), "sha256": prepared.sha256,
+            "file_name": prepared.file_name, "legal": prepared.legal,
+            "infractions": prepared.infractions, "verdict": prepared.verdict,
+            "seconds": seconds}
+
+
+def _prepared_from_json(data: dict) -> tuple[PreparedRegistration, float]:
+    try:
+        deck = decklist_from_json(data["deck"])
+        return PreparedRegistration(deck=deck, sha256=str(data["sha256"]),
+                                    file_name=data.get("file_name"), legal=bool(data["legal"]),
+                                    infractions=list(data.get("infractions") or []),
+                                    verdict=str(data.get("verdict") or "")), \
+            float(data.get("seconds") or 0)
+    except (KeyError, TypeError, ValueError):
+        raise StationError("작업의 읽기 결과가 없습니다: 다시 올리세요", 409) from None

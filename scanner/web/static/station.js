@@ -84,9 +84,33 @@ if (form) {
         return;
       }
       if (j.state === "failed") { bar.classList.add("hide"); say(j.error || "읽지 못했습니다", "err"); return; }
+      if (j.state === "needs-decision") { bar.classList.add("hide"); askDecision(j); return; }
       say((j.state === "queued" ? "순서를 기다리는 중…" : "읽는 중…") +
           ` ${Math.round((Date.now() - started) / 1000)}초`);
     }
+  };
+  // A guard held the registration (same original for another player, an implausible new
+  // version): nothing is stored until the judge picks one of two buttons.
+  const askDecision = j => {
+    const box = document.getElementById("decision");
+    document.getElementById("decision-detail").textContent = j.detail || "";
+    box.classList.remove("hide");
+    say("심판의 결정이 필요합니다", "err");
+    box.querySelectorAll("button[data-choice]").forEach(btn => {
+      btn.onclick = async () => {
+        box.querySelectorAll("button").forEach(b => b.disabled = true);
+        const res = await fetch(`/api/jobs/${j.job}/decide`, {method: "POST",
+          headers: {"X-CSRF-Token": CSRF, "Content-Type": "application/json"},
+          credentials: "same-origin", body: JSON.stringify({choice: btn.dataset.choice})});
+        const d = await res.json().catch(() => ({error: "응답을 읽을 수 없습니다"}));
+        box.classList.add("hide");
+        box.querySelectorAll("button").forEach(b => b.disabled = false);
+        if (!res.ok) { say(d.error || "결정을 기록하지 못했습니다", "err"); return; }
+        if (d.state === "done") { location.href = `/players/${d.result.player}/v/${d.result.version}`; return; }
+        if (d.state === "needs-decision") { askDecision(d); return; }
+        say(d.error || "저장하지 않았습니다", "msg");
+      };
+    });
   };
   form.querySelectorAll("input[type=file]").forEach(inp =>
     inp.addEventListener("change", () => send(inp.files[0])));

@@ -1,0 +1,84 @@
+"""English texts of every error code (the CLI's default language)."""
+
+MESSAGES: dict[str, str] = {
+    # fallbacks: an error raised with a free-text message, shown in another language
+    "error.refused": "the request was refused",
+    "carddb.unusable": "the card database cannot be used",
+    "regulation.unusable": "the limit list cannot be used",
+    "fetch.failed": "the card data download failed",
+    "input.unreadable": "the file cannot be read",
+    "event.refused": "the event record refused the request",
+    "tool.missing": "a program decksheet needs is not installed",
+    # inputs
+    "input.no-such-file": "no such file: {file}",
+    "input.is-folder": "{file} is a folder, not a file",
+    "input.not-regular": "{file} is not a regular file",
+    "input.cannot-open": "cannot open {file}: {reason}",
+    "input.too-large": "{file} is too large (at most {max_mb} MB)",
+    "input.terminal": "{file} is a terminal: give a file, or pipe the decklist in",
+    "input.pipe-idle": "{file}: nothing arrived for {seconds} s; gave up waiting",
+    "input.count-too-large": "{where}: a count of {count} is not a deck (at most {max} copies "
+                             "on one line)",
+    "input.too-many-card-lines": "more than {max} card lines: not one decklist",
+    "input.too-many-pixels": "{file} is too large ({width}×{height} pixels; at most {max_mp} "
+                             "megapixels)",
+    "input.too-many-pages": "{file} has {count} pages; at most {max}: split it into one file "
+                            "per sheet",
+    "input.pdf-stream-too-large": "{file}: a compressed part of the PDF unpacks to more than "
+                                  "{max_mb} MB; not a deck sheet",
+    "input.empty": "the file is empty",
+    "input.unknown-binary": "not a deck sheet or decklist: binary data of an unknown kind",
+    "input.cannot-read": "cannot read {file}: {reason}",
+    "input.file-empty": "{file} is empty",
+    "input.image-corrupt": "{file} is not a readable image (corrupt or unsupported format)",
+    "input.image-too-small": "{file} is too small to be a sheet ({width}×{height})",
+    "input.image-bomb": "{file} is too large (its header claims more pixels than any photo has)",
+    "input.no-sheet-on-pages": "{file}: not a deck sheet on any of its first {pages} pages",
+    "input.no-grid": "{file}: not a deck sheet (no deck table grid found)",
+    "input.pdf-no-pages": "{file}: the PDF has no pages",
+    "input.pdf-page-unrenderable": "{file}: the PDF page cannot be rendered ({detail})",
+    "input.pdf-password": "{file}: the PDF is password-protected",
+    "input.pdf-damaged": "{file}: not a readable PDF (damaged or truncated: {detail})",
+    "input.pdf-page-unreadable": "{file}: page {page} cannot be read ({detail})",
+    "input.sheet-blank": "{file}: the deck sheet is blank (no card names or counts on page {page})",
+    "input.pdf-not-a-sheet": "{file}: not a deck sheet (no 몬스터/마법/함정 column headers and no "
+                             "form fields found)",
+    "input.text-too-large": "the decklist text is too large (at most {max_mb} MB)",
+    "input.text-too-many-lines": "the decklist has more than {max} lines: not one decklist",
+    "input.ydke-too-long": "the ydke:// URL is too long",
+    "input.text-bad-mark": "text with a {codec} mark that does not decode",
+    "input.no-card-line": "no line of {file} is a card: not a decklist; nothing registered",
+    "input.changed-while-read": "{file} changed while it was being read; register it again",
+    "input.worker-memory": "reading {file} needed more than {max_mb} MB of memory; not read",
+    # the event
+    "event.name-too-long": "player name longer than {max} characters",
+    "event.walk-in-with-id": "a walk-in has no Konami ID: give --walk-in or --player, not both",
+    "event.no-player-id": "no Konami ID given and none read with confidence on the sheet: give "
+                          "--player KONAMI_ID (or --walk-in)",
+    "event.duplicate-original": "this file is already registered for {count} other player(s) "
+                                "({players}); two players never hand in one original — give "
+                                "--allow-duplicate if this is really meant",
+    "event.implausible-version": "version {version} of {player} does not look like their deck "
+                                 "({why}): give --replace to make it their current list anyway",
+    "doubt.small-main": "its main deck has {cards} cards",
+    "doubt.unreadable": "{unreadable} of its {lines} lines are unreadable or unsure",
+    "doubt.drops-previous": "it keeps only {kept} of the {total} cards of the previous version",
+    "warn.sheet-name-cut": "the name on the sheet is longer than {max} characters: kept in part",
+    # the station's check-in
+    "station.no-sheet-id": "no Konami ID read on the sheet: pick the player and upload again",
+    "station.sheet-id-unsure": "the sheet's Konami ID ({sheet_id}) is not certain: pick the "
+                               "player and upload again",
+    "station.sheet-id-not-on-roster": "the sheet's Konami ID {sheet_id} is not on the roster: "
+                                      "pick the player and upload again",
+    "station.discarded": "not stored: the judge chose not to keep it",
+    "station.worker-died": "the reading process stopped (the file is too large or damaged)",
+    "station.read-timeout": "the reading took too long and was stopped (check the sheet)",
+    "station.read-error": "error while reading: {kind}",
+    # tools
+    "tool.no-tesseract": "Tesseract OCR is not installed (apt-get install tesseract-ocr "
+                         "tesseract-ocr-kor)",
+    "tool.no-kor": "Tesseract's Korean model 'kor' is not installed (apt-get install "
+                   "tesseract-ocr-kor)",
+    "tool.no-font": "no Korean font is installed for the rendering check (apt-get install "
+                    "fonts-nanum)",
+}
