@@ -15,6 +15,8 @@ from pathlib import Path
 from card_db.cdb import CardDatabase
 from scanner.errors import DecksheetError, UnreadableInput
 from scanner.inputs import limits
+from scanner.inputs.pdf_streams import check_pdf_streams
+from scanner.inputs.pool import reader_pool, single_core_worker, worker_memory_mb  # noqa: F401
 from scanner.inputs.formats import parse_json, parse_text_list, parse_ydk, parse_ydke
 from scanner.inputs.options import ReadOptions
 from scanner.inputs.resolve import resolve_sheet
@@ -78,6 +80,7 @@ def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None
     digest = hashlib.sha256(data).hexdigest()
     kind = sniff_bytes(data)
     if kind is InputKind.PDF:
+        check_pdf_streams(data, _label(source))  # before pdfium/pypdf hold an unpacked bomb
         with _as_file(source, data, ".pdf") as path:
             return _read_pdf(path, db, options), digest
     if kind is InputKind.IMAGE:
@@ -164,21 +167,9 @@ def load_decklist(source: str | Path, db: CardDatabase, options: ReadOptions | N
 _worker_db: CardDatabase | None = None
 
 
-def single_core_worker() -> None:
-    """Make this pool worker read on one core: with N workers on N cores, Tesseract's OpenMP
-    threads and OpenCV's own thread pool would only fight the other workers. Both are set
-    through the environment, read when each library starts its threads: a worker forked from
-    a process that already ran OpenCV inherits its pool, and `cv2.setNumThreads` there tears
-    down a pool whose threads do not exist in the child (it hangs)."""
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # before libtesseract starts
-    os.environ.setdefault("OPENCV_FOR_THREADS_NUM", "1")  # before OpenCV's first parallel loop
-
-
 def _init_batch_worker(spec) -> None:
     global _worker_db  # one database per worker process, loaded once (not per input)
     from card_db.cdb import load_card_db
-
-    single_core_worker()
 
     _worker_db = load_card_db(spec)
 
@@ -188,6 +179,9 @@ def _load_in_worker(source: str, options: ReadOptions) -> Decklist | DecksheetEr
         return load_decklist(source, _worker_db, options)
     except DecksheetError as exc:  # the caller reports it beside the input, in order
         return exc
+    except MemoryError:  # past the worker's memory bound: this input fails, alone
+        return UnreadableInput("input.worker-memory", file=limits.shown(source),
+                               max_mb=worker_memory_mb())
 
 
 def load_decklists(sources: list[str], db: CardDatabase, options: ReadOptions | None = None,
@@ -204,10 +198,13 @@ def load_decklists(sources: list[str], db: CardDatabase, options: ReadOptions | 
             except DecksheetError as exc:
                 yield src, exc
         return
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(max_workers=min(workers, len(sources)),
-                             initializer=_init_batch_worker, initargs=(db.spec,)) as pool:
+    with reader_pool(min(workers, len(sources)), _init_batch_worker, (db.spec,)) as pool:
         futures = [pool.submit(_load_in_worker, src, options) for src in sources]
         for src, fut in zip(sources, futures):
-            yield src, fut.result()
+            try:
+                yield src, fut.result()
+            except BrokenProcessPool:  # a worker died (its memory bound, a library crash)
+                yield src, UnreadableInput("input.worker-died", file=limits.shown(src),
+                                           max_mb=worker_memory_mb())

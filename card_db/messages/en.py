@@ -49,6 +49,8 @@ MESSAGES: dict[str, str] = {
     "input.text-bad-mark": "text with a {codec} mark that does not decode",
     "input.no-card-line": "no line of {file} is a card: not a decklist; nothing registered",
     "input.changed-while-read": "{file} changed while it was being read; register it again",
+    "input.worker-died": "the process reading {file} stopped (past its {max_mb} MB memory "
+                         "bound, or the reader crashed); not read",
     "input.worker-memory": "reading {file} needed more than {max_mb} MB of memory; not read",
     # the event
     "event.name-too-long": "player name longer than {max} characters",

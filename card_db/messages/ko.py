@@ -44,6 +44,8 @@ MESSAGES: dict[str, str] = {
     "input.text-bad-mark": "{codec} 표시가 있는데 그 인코딩으로 읽히지 않는 텍스트입니다",
     "input.no-card-line": "카드로 읽힌 줄이 하나도 없습니다: 덱 시트가 아닌 것 같습니다 (등록하지 않음)",
     "input.changed-while-read": "{file}이(가) 읽는 동안 바뀌었습니다: 다시 등록하세요",
+    "input.worker-died": "{file}을(를) 읽던 프로세스가 멈췄습니다 (메모리 한도 {max_mb} MB 초과 "
+                         "또는 읽기 오류): 읽지 않음",
     "input.worker-memory": "{file}을(를) 읽는 데 메모리가 {max_mb} MB 넘게 필요해 읽지 않았습니다",
     "event.name-too-long": "선수 이름이 {max}자를 넘습니다",
     "event.walk-in-with-id": "워크인 선수에게는 코나미 ID가 없습니다: 둘 중 하나만 고르세요",

@@ -68,6 +68,15 @@ class _NoBar:
         pass
 
 
+TEXT_SUFFIXES = (".ydk", ".txt", ".json", ".ydke", ".csv")
+
+
+def _may_need_ocr(source: str) -> bool:
+    """False only for what is surely a text decklist (a ydke:// URL, a text file by name)."""
+    s = source.strip().lower()
+    return not (s.startswith("ydke://") or s.endswith(TEXT_SUFFIXES))
+
+
 @main.command()
 @click.argument("inputs", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the contract JSON.")
@@ -86,6 +95,9 @@ def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir
     for option, folder in (("--out", out_dir), ("--crops", crops_dir), ("--debug", debug_dir)):
         if folder is not None:
             writable_folder(folder, option)  # before any reading: refuse at once, in one line
+    if any(_may_need_ocr(src) for src in inputs):
+        from scanner.ocr.tools import probe_tools
+        probe_tools()  # one line now rather than every photo failing later
     db = settings.db()
     options = ReadOptions(crops_dir=crops_dir, debug_dir=debug_dir)
     results: list[dict] = []

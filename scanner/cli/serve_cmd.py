@@ -45,5 +45,7 @@ def serve(event_path: str | None, host: str, port: int, key: str | None, workers
         raise EventError(str(exc)) from None
     from scanner.event.store import EventStore
     EventStore.open(config.event_path).close()  # refuse a bad event before loading the cards
+    from scanner.ocr.tools import probe_tools
+    probe_tools()  # the station reads photos: no Tesseract kor / fonts → one line, exit 2
     run(config, settings.db())  # the CLI's loader: says so on stderr when it is the demo db
     return 0

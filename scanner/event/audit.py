@@ -11,7 +11,7 @@ import datetime as dt
 import os
 import time
 from collections import defaultdict
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -24,7 +24,8 @@ from scanner.event.flows import apply_decisions, decklist_from_json
 from scanner.event.store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
                                  Registration, ReviewDecision)
 from scanner.model import SECTIONS, Decklist
-from scanner.read import load_decklist, single_core_worker
+from scanner.inputs.pool import reader_pool
+from scanner.read import load_decklist
 from scanner.rules.codes import REVIEW_CODES, list_verdict
 
 REVIEW_CODE = "UNRESOLVED_LINE"
@@ -166,7 +167,6 @@ _CONTEXT: _WorkerContext | None = None
 
 def _init_worker(db_spec: CardDbSpec, limits: LimitList) -> None:
     global _CONTEXT
-    single_core_worker()  # OCR threads would fight the pool
     # The spec, not one path: extra locales and alias files load in the worker too.
     _CONTEXT = _WorkerContext(db=load_card_db(db_spec), limits=limits)
 
@@ -268,8 +268,7 @@ def run_audit(store: EventStore, db: CardDatabase, limits: LimitList, workers: i
             done(audit_file(group, db, limits))
     else:
         # Largest groups first keeps the tail short; each worker loads the db once.
-        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                 initargs=(db.spec, limits)) as pool:
+        with reader_pool(workers, _init_worker, (db.spec, limits)) as pool:
             futures = [pool.submit(_audit_file_in_worker, g)
                        for g in sorted(groups, key=len, reverse=True)]
             for fut in as_completed(futures):

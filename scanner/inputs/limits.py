@@ -36,6 +36,22 @@ size times this must stay within MAX_PIXELS."""
 MAX_PAGES = 100
 """Pages of a PDF or frames of a TIFF. A registration is 1–2 pages; every page is inspected for
 a second sheet, so a whole event's batch scan should be split."""
+MAX_PDF_STREAM_BYTES = 32 * 1024 * 1024
+"""What one PDF content (non-image) stream may unpack to: a sheet's page is < 1 MB of drawing
+operators; a deflated run of spaces unpacks 1000:1 and pdfium holds it whole."""
+MAX_PDF_IMAGE_STREAM_BYTES = MAX_PIXELS * 4
+"""One image stream of a PDF: the largest image MAX_PIXELS allows, 4 bytes a pixel (CMYK)."""
+MAX_PDF_INFLATED_BYTES = 512 * 1024 * 1024
+"""Every Flate stream of one PDF together."""
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+"""One upload at the station (its default; `serve --max-upload-mb`): a phone photo is 2–8 MB,
+a sheet PDF well under 1 MB."""
+MAX_SHEET_PAGES = 4
+"""Pages of a PDF uploaded as one registration at the station (a sheet and a cover)."""
+WORKER_MEMORY_MB = 2048
+"""Address space of one reading worker (`resource.RLIMIT_AS`; DECKSHEET_WORKER_MEMORY_MB
+overrides). An OCR read of a 48 MP photo peaks at ~0.9 GB; a read past the bound fails alone,
+with a clear error, instead of taking the machine's memory from the other desks."""
 PIPE_IDLE_SECONDS = 30.0
 """A pipe or FIFO that sends nothing for this long is given up: it never blocks forever."""
 

@@ -8,7 +8,6 @@ A read over the time limit fails its job, and the pool is rebuilt so no worker s
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -16,6 +15,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from card_db.messages import render
+from scanner.inputs.pool import reader_pool
 from scanner.web.reader import ReadOutcome, init_worker, read_original
 from scanner.web.service import StationService
 from scanner.web.station_store import Job
@@ -67,11 +67,8 @@ class JobRunner:
         self._kill_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        # spawn, not fork: the server process has threads (uvicorn, this one).
-        return ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=init_worker,
-            initargs=(self.service.db.spec, self.service.limits))
+        # The one reader executor: spawned (the server has threads), memory bounded.
+        return reader_pool(self.workers, init_worker, (self.service.db.spec, self.service.limits))
 
     def _kill_pool(self) -> None:
         pool, self._pool = self._pool, None

@@ -14,6 +14,8 @@ from card_db.models import LimitList
 from card_db import messages
 from scanner.errors import DecksheetError
 from scanner.event.flows import PreparedRegistration
+from scanner.inputs.limits import MAX_PIXELS
+from scanner.inputs.pool import worker_memory_mb
 from scanner.inputs.options import ReadOptions
 
 _STATE: dict = {}
@@ -31,12 +33,9 @@ class ReadOutcome:
 
 
 def init_worker(card_db: CardDbSpec, limits: LimitList) -> None:
-    from scanner.read import single_core_worker
-
-    single_core_worker()  # one OCR thread per worker: the pool has a worker per core
     from PIL import Image
 
-    Image.MAX_IMAGE_PIXELS = 40_000_000
+    Image.MAX_IMAGE_PIXELS = MAX_PIXELS  # the one limit the CLI reads by too
     warnings.simplefilter("error", Image.DecompressionBombWarning)
     from card_db.cdb import load_card_db
 
@@ -58,9 +57,11 @@ def read_original(path: str, file_name: str | None, crops_dir: str) -> ReadOutco
                                         file_name=file_name, keep_bytes=False)
     except DecksheetError as exc:
         return ReadOutcome(error=_ko(exc, path, file_name), seconds=time.perf_counter() - started)
-    except MemoryError:
+    except MemoryError:  # past the worker's memory bound (scanner.inputs.pool)
         return ReadOutcome(error=messages.render("input.worker-memory",
-                                                 {"file": file_name or "파일", "max_mb": "?"}, "ko"))
+                                                 {"file": file_name or "파일",
+                                                  "max_mb": worker_memory_mb()}, "ko"),
+                           seconds=time.perf_counter() - started)
     except Exception as exc:  # noqa: BLE001 - a reader bug must fail the job, not the worker
         return ReadOutcome(error=messages.render("station.read-error",
                                                  {"kind": type(exc).__name__}, "ko"),

@@ -11,12 +11,10 @@ from dataclasses import dataclass
 from scanner.errors import UnreadableInput
 from scanner.inputs.sniff import InputKind, decode_text, sniff_bytes
 
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-"""A phone photo is 2–8 MB; a sheet PDF well under 1 MB."""
-MAX_PIXELS = 40_000_000
-"""A 48 MP phone camera is 8000×6000; more than this is not a photo of one sheet."""
-MAX_PDF_PAGES = 4
-"""A registration sheet is one page (two with a cover); a 500-page PDF is not a sheet."""
+from scanner.inputs.limits import MAX_PIXELS, MAX_SHEET_PAGES, MAX_UPLOAD_BYTES
+from scanner.inputs.pdf_streams import check_pdf_streams
+
+__all__ = ["MAX_UPLOAD_BYTES", "CheckedUpload", "UploadRefused", "check_upload"]
 
 
 class UploadRefused(Exception):
@@ -86,8 +84,12 @@ def _check_pdf(data: bytes) -> None:
         pdf.close()
     if pages == 0:
         raise UploadRefused("PDF에 페이지가 없습니다", 422)
-    if pages > MAX_PDF_PAGES:
-        raise UploadRefused(f"PDF가 {pages}쪽입니다: 덱 시트는 1~{MAX_PDF_PAGES}쪽이어야 합니다", 413)
+    if pages > MAX_SHEET_PAGES:
+        raise UploadRefused(f"PDF가 {pages}쪽입니다: 덱 시트는 1~{MAX_SHEET_PAGES}쪽이어야 합니다", 413)
+    try:
+        check_pdf_streams(data, "PDF")
+    except UnreadableInput as exc:
+        raise UploadRefused(exc.render("ko"), 413) from None
 
 
 def _safe_name(name: str | None) -> str | None:

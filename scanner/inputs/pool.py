@@ -1,0 +1,65 @@
+"""The one executor of every reader pool (`scan -j`, `audit`, the station's jobs).
+
+Workers are spawned (never forked from a process with threads), read on one core each (with N
+workers on N cores, Tesseract's and OpenCV's own threads would only fight the other workers),
+and each has a bounded address space (`limits.WORKER_MEMORY_MB`): a hostile file that unpacks
+past it fails its own read with a MemoryError (`input.worker-memory`) or ends its worker
+(`BrokenProcessPool`), never the machine's other work.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import resource
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+
+from scanner.inputs import limits
+
+ENV_WORKER_MEMORY = "DECKSHEET_WORKER_MEMORY_MB"
+
+
+def worker_memory_mb() -> int:
+    """The bound in MB (0: none), from DECKSHEET_WORKER_MEMORY_MB or the limits table."""
+    raw = os.environ.get(ENV_WORKER_MEMORY, "").strip()
+    try:
+        return max(0, int(raw)) if raw else limits.WORKER_MEMORY_MB
+    except ValueError:
+        return limits.WORKER_MEMORY_MB
+
+
+def single_core_worker() -> None:
+    """Make this pool worker read on one core. Set through the environment, read when each
+    library starts its threads (a worker forked from a process that already ran OpenCV
+    inherits its pool, and `cv2.setNumThreads` there hangs)."""
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # before libtesseract starts
+    os.environ.setdefault("OPENCV_FOR_THREADS_NUM", "1")  # before OpenCV's first parallel loop
+
+
+def bound_memory(mb: int) -> None:
+    """Cap this process's address space at `mb` MB (never above the hard limit it has)."""
+    if mb <= 0:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    want = mb * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        want = min(want, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+
+
+def _start_worker(memory_mb: int, initializer: Callable[..., None] | None,
+                  initargs: tuple) -> None:
+    single_core_worker()
+    bound_memory(memory_mb)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def reader_pool(workers: int, initializer: Callable[..., None] | None = None,
+                initargs: tuple = ()) -> ProcessPoolExecutor:
+    """A pool of `workers` reader processes: spawned, one core each, memory bounded; each
+    runs `initializer(*initargs)` once (load the card database)."""
+    return ProcessPoolExecutor(max_workers=workers,
+                               mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_start_worker,
+                               initargs=(worker_memory_mb(), initializer, initargs))

@@ -1,0 +1,27 @@
+"""The programs OCR needs, probed once at the start of `scan` and `serve` (as OCRmyPDF does):
+a missing one refuses with one line naming the package, instead of failing every photo later."""
+from __future__ import annotations
+
+from scanner.errors import MissingToolError
+
+
+def probe_tools() -> None:
+    """Tesserocr and Tesseract's `kor` model load, and a Korean print font for the rendering
+    check is installed; else `MissingToolError` with the install line."""
+    from scanner.ocr import engine, verify
+
+    try:
+        import tesserocr
+    except ImportError:
+        raise MissingToolError("tool.no-tesseract") from None
+    try:
+        path = engine.tessdata_dir()
+    except MissingToolError:
+        raise MissingToolError("tool.no-kor") from None
+    try:
+        with tesserocr.PyTessBaseAPI(path=path, lang="kor"):
+            pass
+    except RuntimeError:
+        raise MissingToolError("tool.no-kor") from None
+    if not any(verify._find_font(f) for f in verify.FAMILIES.values()):
+        raise MissingToolError("tool.no-font")

@@ -1,0 +1,151 @@
+"""One place for limits, one executor for every reader pool (memory-bounded workers), PDF
+stream-size limits, and a tool probe at the start of scan/serve."""
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLES = REPO / "samples"
+
+
+def _pdf_with_stream(body: bytes, image: bool = False) -> bytes:
+    """A one-page PDF whose content (or image) stream is `body`, Flate-compressed."""
+    packed = zlib.compress(body, 9)
+    kind = b"/Type /XObject /Subtype /Image /Width 1 /Height 1 " if image else b""
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>",
+            b"<< " + kind + b"/Length %d /Filter /FlateDecode >>\nstream\n" % len(packed)
+            + packed + b"\nendstream"]
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for i, o in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + o + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return bytes(out)
+
+
+def test_a_deflate_bomb_pdf_is_refused_before_any_pdf_library_opens_it(tmp_path, demo_db):
+    from scanner.errors import UnreadableInput
+    from scanner.inputs import limits
+    from scanner.read import load_decklist
+
+    bomb = tmp_path / "bomb.pdf"
+    bomb.write_bytes(_pdf_with_stream(b" " * (limits.MAX_PDF_STREAM_BYTES + 1024)))
+    assert bomb.stat().st_size < 200_000
+    with pytest.raises(UnreadableInput) as err:
+        load_decklist(str(bomb), demo_db)
+    assert err.value.code == "input.pdf-stream-too-large"
+    assert "MB" in err.value.render("ko")
+
+
+def test_stream_limits_leave_honest_sheets_and_big_images_alone():
+    from scanner.inputs import limits
+    from scanner.inputs.pdf_streams import check_pdf_streams
+
+    for pdf in sorted((SAMPLES / "sheets").glob("*.pdf")):
+        check_pdf_streams(pdf.read_bytes(), pdf.name)
+    # A 48 MP RGB image stream is over the content limit but within the image limit.
+    big = _pdf_with_stream(b"\0" * (8000 * 6000 * 3), image=True)
+    assert check_pdf_streams(big, "scan.pdf") == 8000 * 6000 * 3
+    assert limits.MAX_PDF_STREAM_BYTES < 8000 * 6000 * 3 <= limits.MAX_PDF_IMAGE_STREAM_BYTES
+
+
+def test_the_station_refuses_the_bomb_at_upload():
+    from scanner.inputs import limits
+    from scanner.web.uploads import UploadRefused, check_upload
+
+    with pytest.raises(UploadRefused) as err:
+        check_upload(_pdf_with_stream(b" " * (limits.MAX_PDF_STREAM_BYTES + 1)), "b.pdf")
+    assert err.value.status == 413 and "MB" in str(err.value)
+
+
+def _png_header(width: int, height: int) -> bytes:
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = lambda kind, data: (struct.pack(">I", len(data)) + kind + data  # noqa: E731
+                                + struct.pack(">I", zlib.crc32(kind + data)))
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) \
+        + chunk(b"IEND", b"")
+
+
+def test_one_pixel_limit_for_the_cli_and_the_station():
+    """A 48 MP phone photo (8000×6000) is read by the CLI, so the station takes it too; both
+    refuse past the one limit."""
+    from scanner.inputs import limits
+    from scanner.web.uploads import UploadRefused, check_upload
+
+    check_upload(_png_header(8000, 6000), "photo.png")
+    limits.check_pixels(8000, 6000, "photo.png")
+    side = int((limits.MAX_PIXELS + 10) ** 0.5) + 1
+    with pytest.raises(UploadRefused):
+        check_upload(_png_header(side, side), "huge.png")
+
+
+def test_every_reader_pool_is_the_one_executor():
+    """No module starts a process pool of its own."""
+    own = [p.relative_to(REPO) for pkg in ("scanner", "card_db") for p in (REPO / pkg).rglob("*.py")
+           if "ProcessPoolExecutor(" in p.read_text(encoding="utf-8")
+           and p.name != "pool.py"]
+    assert own == []
+
+
+@pytest.mark.slow
+def test_a_worker_past_its_memory_bound_fails_that_input_clearly(monkeypatch, demo_db):
+    from scanner.errors import UnreadableInput
+    from scanner.inputs.pool import ENV_WORKER_MEMORY
+    from scanner.read import load_decklists
+
+    photo = str(SAMPLES / "photos" / "photo-corrected-02.jpg")   # OCR peaks near 0.8 GB
+    ydk = str(SAMPLES / "decks" / "registered.ydk")
+    monkeypatch.setenv(ENV_WORKER_MEMORY, "450")
+    got = dict(load_decklists([ydk, photo], demo_db, workers=2))
+    assert not isinstance(got[ydk], Exception)           # the honest text list is read
+    assert isinstance(got[photo], UnreadableInput), got[photo]
+    assert got[photo].code in ("input.worker-memory", "input.worker-died")
+    assert "450 MB" in str(got[photo])
+
+
+def test_a_missing_kor_model_refuses_scan_and_serve_in_one_line(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from scanner.cli import main
+    from scanner.ocr import engine
+
+    monkeypatch.setattr(engine, "TESSDATA_DIRS", ())
+    monkeypatch.setenv("TESSDATA_PREFIX", str(tmp_path))
+    photo = str(SAMPLES / "photos" / "photo-01.jpg")
+    for args in (["scan", photo], ["serve", "--event", str(tmp_path / "e.sqlite")]):
+        if args[0] == "serve":
+            import datetime as dt
+
+            from scanner.event.store import EventStore
+            EventStore.create(tmp_path / "e.sqlite", "t", dt.date(2026, 7, 12)).close()
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 2, r.output
+        lines = [ln for ln in r.output.splitlines() if ln.startswith("decksheet: error:")]
+        assert lines == ["decksheet: error: Tesseract's Korean model 'kor' is not installed "
+                         "(apt-get install tesseract-ocr-kor)"], r.output
+
+
+def test_a_missing_font_is_probed_too(monkeypatch):
+    from scanner.errors import MissingToolError
+    from scanner.ocr import verify
+    from scanner.ocr.tools import probe_tools
+
+    probe_tools()                                   # this machine has everything
+    monkeypatch.setattr(verify, "FONT_DIRS", ())
+    verify._find_font.cache_clear()
+    try:
+        with pytest.raises(MissingToolError) as err:
+            probe_tools()
+        assert err.value.code == "tool.no-font"
+    finally:
+        monkeypatch.undo()
+        verify._find_font.cache_clear()
