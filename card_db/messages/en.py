@@ -66,6 +66,36 @@ MESSAGES: dict[str, str] = {
     "doubt.unreadable": "{unreadable} of its {lines} lines are unreadable or unsure",
     "doubt.drops-previous": "it keeps only {kept} of the {total} cards of the previous version",
     "warn.sheet-name-cut": "the name on the sheet is longer than {max} characters: kept in part",
+    "regulation.no-list-file": "no limit list file: give --lflist PATH, set DECKSHEET_LFLIST or "
+                               "run 'decksheet db fetch'",
+    "event.round-not-a-number": "round must be a whole number, not {value}",
+    "event.round-out-of-range": "round must be from 0 to {max}, not {value}",
+    "event.judge-needed": "this is recorded in the judge's name: give --judge NAME (or set "
+                          "DECKSHEET_JUDGE)",
+    "event.no-registration": "player {player} has no registered decklist in this event "
+                             "(register it first with 'decksheet register')",
+    "event.no-version": "player {player} has no registration version {version} in this event",
+    "event.void-needs-reason": "a void or amendment needs a reason (--reason)",
+    "event.unknown-penalty": "unknown penalty {penalty}: one of {known}",
+    "event.no-infraction": "no recorded infraction {id} in this event",
+    "event.already-void": "infraction {id} is already void",
+    "event.ambiguous-player": "{count} players match {who}: give the Konami ID ({players})",
+    "event.no-player": "no player {who} in this event",
+    "deckcheck.line-no-card": "{place} ({read}) names no card: write the card in the observed "
+                              "list, then confirm",
+    "deckcheck.line-no-count": "{place} ({read}) has no usable count: correct it in the observed "
+                               "list, then confirm",
+    "review.unknown-action": "unknown review action {action} (keep, choose or skip)",
+    "review.no-sheet-item": "no sheet-level item to review in {section}",
+    "review.restore-only-struck": "only a struck-through row can be restored",
+    "review.restore-needs-card": "restoring a struck row needs a card of the database and a count "
+                                 "of 1 to 3",
+    "review.no-line": "no line {line} in the {section} section",
+    "review.unknown-card": "choose needs a card of the database (card_id {card_id})",
+    "review.bad-count": "a count is 1 to 3, not {count}",
+    "review.keep-no-card": "{place} names no card: choose one",
+    "review.keep-bad-count": "{place}: count {count} cannot be kept; choose the card with a count "
+                             "of 1 to 3",
     # the station's check-in
     "station.no-sheet-id": "no Konami ID read on the sheet: pick the player and upload again",
     "station.sheet-id-unsure": "the sheet's Konami ID ({sheet_id}) is not certain: pick the "

@@ -58,8 +58,7 @@ def event_limits(event: EventInfo, db: CardDatabase, lflist: str | os.PathLike |
     force on the event date (the rules: the newest regulation on the day of the event)."""
     path = resolve_lflist_path(lflist)
     if path is None:
-        raise RegulationError("no limit list file: give --lflist PATH, set DECKSHEET_LFLIST "
-                              "or run 'decksheet db fetch'")
+        raise RegulationError("regulation.no-list-file")
     return choose_list(load_lflist(path), list_name or event.list_name, event.date,
                        extra_bans=extra_bans, original_id=db.original_id)
 
@@ -184,9 +183,9 @@ def check_round(round_no: object) -> int:
     try:
         n = int(str(round_no).strip()) if not isinstance(round_no, int) else round_no
     except ValueError:
-        raise EventError(f"round must be a whole number, not {round_no!r}") from None
+        raise EventError("event.round-not-a-number", value=repr(round_no)[:40]) from None
     if isinstance(round_no, bool) or not 0 <= n <= MAX_ROUND:
-        raise EventError(f"round must be from 0 to {MAX_ROUND}, not {round_no}")
+        raise EventError("event.round-out-of-range", max=MAX_ROUND, value=str(round_no)[:40])
     return n
 
 
@@ -530,11 +529,11 @@ def confirmed_copy(deck: Decklist) -> Decklist:
             if not e.needs_review:
                 continue
             if e.card_id is None:
-                raise EventError(f"{position_label(s, i, e.column, e.row)} ({e.read!r}) names no "
-                                 f"card: write the card in the observed list, then confirm")
+                raise EventError("deckcheck.line-no-card", place=position_label(s, i, e.column, e.row),
+                                 read=repr(e.read))
             if e.count <= 0:
-                raise EventError(f"{position_label(s, i, e.column, e.row)} ({e.read!r}) has no "
-                                 f"usable count: correct it in the observed list, then confirm")
+                raise EventError("deckcheck.line-no-count", place=position_label(s, i, e.column, e.row),
+                                 read=repr(e.read))
             e.needs_review, e.reasons, e.candidates, e.confidence = False, ["confirmed-by-judge"], [], 1.0
     out.review = []
     return out
@@ -567,8 +566,7 @@ def _deck_check(store: EventStore, observed: Decklist, kid: str, reg: Registrati
                         f"--player {kid}' first; nothing recorded")
     elif observed.needs_review and confirm:
         if not judge:
-            raise EventError("--confirm records in the judge's name: give --judge NAME "
-                             "(or set DECKSHEET_JUDGE)")
+            raise EventError("event.judge-needed")
         observed = confirmed_copy(observed)
         to_confirm, confirmed = [], True
     elif observed.needs_review:
@@ -603,8 +601,7 @@ def _checked_player(store: EventStore, db: CardDatabase, konami_id: str, round_n
     round_no = check_round(round_no)
     reg = store.latest_registration(kid)
     if reg is None:
-        raise EventError(f"player {kid} has no registered decklist in this event "
-                         f"(register it first with 'decksheet register')")
+        raise EventError("event.no-registration", player=kid)
     return kid, round_no, reg, effective_decklist(store, reg, db)
 
 
@@ -662,20 +659,19 @@ def void_infraction(store: EventStore, infraction_id: int, *, reason: str, judge
     reason = " ".join((reason or "").split())
     judge = clean_name(judge)
     if not reason:
-        raise EventError("a void or amendment needs a reason (--reason)")
+        raise EventError("event.void-needs-reason")
     if not judge:
-        raise EventError("a void or amendment is recorded in the judge's name: give --judge NAME "
-                         "(or set DECKSHEET_JUDGE)")
+        raise EventError("event.judge-needed")
     if new_penalty is not None:
         new_penalty = new_penalty.strip().upper()
         if new_penalty not in PENALTY_KO or new_penalty == "NONE":
-            raise EventError(f"unknown penalty {new_penalty!r}: one of "
-                             f"{', '.join(p for p in PENALTY_KO if p != 'NONE')}")
+            raise EventError("event.unknown-penalty", penalty=repr(new_penalty)[:40],
+                             known=[p for p in PENALTY_KO if p != "NONE"])
     current = store.infraction(int(infraction_id))
     if current is None:
-        raise EventError(f"no recorded infraction {infraction_id} in this event")
+        raise EventError("event.no-infraction", id=infraction_id)
     if current.status == "voided" and new_penalty is None:
-        raise EventError(f"infraction {infraction_id} is already void")
+        raise EventError("event.already-void", id=infraction_id)
     amendment = store.add_amendment(int(infraction_id), "amend" if new_penalty else "void",
                                     reason, judge, new_penalty)
     refreshed = store.infraction(int(infraction_id))
@@ -719,21 +715,20 @@ def decision_for(deck: Decklist, registration_id: int, section: str | None, line
     several share it, its detail; `restore` (a struck row back, with card and count) is for
     sheet-level struck-through items only."""
     if action not in (KEEP, CHOOSE, SKIP):
-        raise EventError(f"unknown review action {action!r} (keep, choose or skip)")
+        raise EventError("review.unknown-action", action=repr(action)[:40])
     if line is None:
         flag = next((r for r in deck.review if r.line is None and r.card_id is None
                      and r.section == section and (reason is None or r.reason == reason)
                      and (detail is None or r.detail == detail)), None)
         if flag is None:
-            raise EventError(f"no sheet-level item to review in {section or 'the sheet'}")
+            raise EventError("review.no-sheet-item", section=section or "sheet")
         after: dict = {"flag": flag.reason, "action": action}
         if action == CHOOSE:  # restore the struck row
             card = db.get(card_id) if (db is not None and card_id is not None) else None
             if flag.reason != "struck-through" or section not in SECTIONS:
-                raise EventError("only a struck-through row can be restored")
+                raise EventError("review.restore-only-struck")
             if card is None or count is None or not 1 <= count <= 3:
-                raise EventError("restoring a struck row needs a card of the database and a "
-                                 "count of 1 to 3")
+                raise EventError("review.restore-needs-card")
             card_id = card.card_id
             after.update(card_id=card.card_id, name=card.name, count=count)
         return ReviewDecision(registration_id, section, None, sheet_flag_key(flag), action,
@@ -741,25 +736,24 @@ def decision_for(deck: Decklist, registration_id: int, section: str | None, line
                               count if action == CHOOSE else None, judge=judge,
                               before={"flag": flag.reason, "detail": flag.detail}, after=after)
     if section not in SECTIONS or not 1 <= line <= len(deck.sections[section]):
-        raise EventError(f"no line {line} in the {section} section")
+        raise EventError("review.no-line", line=line, section=section)
     e = deck.sections[section][line - 1]
     after = copy.deepcopy(e)
     if action == CHOOSE:
         card = db.get(card_id) if (db is not None and card_id is not None) else None
         if card is None:
-            raise EventError(f"choose needs a card of the database (card_id {card_id})")
+            raise EventError("review.unknown-card", card_id=card_id)
         if count is not None and not 1 <= count <= 3:
-            raise EventError(f"a count is 1 to 3, not {count}")
+            raise EventError("review.bad-count", count=count)
         after.card_id, after.name = card.card_id, card.name
         after.count = count if count is not None else e.count
         after.needs_review = False
     elif action == KEEP:
         if e.card_id is None:
-            raise EventError(f"{position_label(section, line, e.column, e.row)} names no card: "
-                             f"choose one")
+            raise EventError("review.keep-no-card", place=position_label(section, line, e.column, e.row))
         if not 1 <= e.count <= 3:
-            raise EventError(f"{position_label(section, line, e.column, e.row)}: count {e.count} "
-                             f"cannot be kept; choose the card with a count of 1 to 3")
+            raise EventError("review.keep-bad-count",
+                             place=position_label(section, line, e.column, e.row), count=e.count)
         after.needs_review = False
     return ReviewDecision(registration_id, section, line, e.read, action, card_id, count,
                           judge=judge, before=_line_state(e), after=_line_state(after))
@@ -777,8 +771,7 @@ def record_review_decision(store: EventStore, db: CardDatabase, konami_id: str,
     kid = lookup_konami_id(konami_id)
     reg = store.registration(kid, version) if version else store.latest_registration(kid)
     if reg is None:
-        raise EventError(f"player {kid} has no registration"
-                         + (f" version {version}" if version else "") + " in this event")
+        raise EventError("event.no-version", player=kid, version=version or "-")
     deck = effective_decklist(store, reg, db)
     d = decision_for(deck, reg.id, section, line, action, card_id, count, clean_name(judge), db,
                      reason)
@@ -848,9 +841,9 @@ def find_player(store: EventStore, who: str) -> str:
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
-        raise EventError(f"{len(found)} players match {who!r}: give the Konami ID "
-                         f"({', '.join(found[:5])})")
-    raise EventError(f"no player {who!r} in this event")
+        raise EventError("event.ambiguous-player", count=len(found), who=repr(who)[:60],
+                         players=found[:5])
+    raise EventError("event.no-player", who=repr(who)[:60])
 
 
 def player_status(store: EventStore, db: CardDatabase, konami_id: str,

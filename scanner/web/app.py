@@ -45,7 +45,8 @@ async def _station_error(request: Request, exc: Exception) -> Response:
 
 
 async def _decksheet_error(request: Request, exc: Exception) -> Response:
-    return _error(request, str(exc), 422)
+    assert isinstance(exc, DecksheetError)
+    return _error(request, exc.render("ko"), 422)  # Korean from the table, by code
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

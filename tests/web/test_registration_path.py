@@ -74,3 +74,22 @@ def test_a_150_character_name_on_the_sheet_is_cut_not_fatal(app_client, tmp_path
                   "d.json")
     assert job["state"] == "done", job
     assert _players(app_client)["1000000005"]["name"] == "가" * 100
+
+
+def test_event_errors_reach_the_station_in_korean_without_cli_flags(app_client):
+    """A refusal of the event layer (voiding an infraction already void) reaches the judge
+    rendered by its code in Korean (not the library's English, naming no CLI flag)."""
+    assert _upload(app_client, YDK, "1000000009")["state"] == "done"
+    check = app_client.post("/api/deckchecks", json={
+        "player": "1000000009", "round": 1, "between_games": False, "confirm": True,
+        "counts": [{"section": "main", "line": 1, "count": 0}]}, headers={"X-Judge": "judge-a"})
+    assert check.status_code == 200 and check.json()["recorded"], check.text
+    (inf,) = app_client.get("/api/infractions").json()
+    first = app_client.post(f"/api/infractions/{inf['id']}/void", json={"reason": "잘못 기록"},
+                            headers={"X-Judge": "judge-a"})
+    assert first.status_code == 200, first.text
+    again = app_client.post(f"/api/infractions/{inf['id']}/void", json={"reason": "또"},
+                            headers={"X-Judge": "judge-a"})
+    assert again.status_code == 400
+    text = again.json()["error"]
+    assert "이미 취소" in text and "--" not in text and "already" not in text, text
