@@ -96,6 +96,14 @@ MESSAGES: dict[str, str] = {
     "review.keep-no-card": "{place} names no card: choose one",
     "review.keep-bad-count": "{place}: count {count} cannot be kept; choose the card with a count "
                              "of 1 to 3",
+    "event.id-wrong-length": "not a Konami card game ID: {raw} has {digits} digits, an ID has "
+                             "{need} (a player without one: register with --walk-in)",
+    "event.not-an-id": "not a Konami card game ID: {raw} (10 digits, e.g. 0123456789; a player "
+                       "without one: register with --walk-in)",
+    "event.not-an-id-lookup": "not a Konami card game ID: {raw} (10 digits, e.g. 0123456789)",
+    "event.read-only": "{path} is open read-only",
+    "event.file-missing": "original file {sha}… is not in {folder}",
+    "event.no-id": "a registration needs a Konami ID (or a walk-in number)",
     # the station's check-in
     "station.no-sheet-id": "no Konami ID read on the sheet: pick the player and upload again",
     "station.sheet-id-unsure": "the sheet's Konami ID ({sheet_id}) is not certain: pick the "

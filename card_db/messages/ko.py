@@ -82,6 +82,14 @@ MESSAGES: dict[str, str] = {
     "review.bad-count": "매수는 1~3장입니다 ({count} 아님)",
     "review.keep-no-card": "{place}: 카드가 정해지지 않았습니다: 카드를 고르세요",
     "review.keep-bad-count": "{place}: 매수 {count}장은 그대로 둘 수 없습니다: 1~3장으로 카드를 고르세요",
+    "event.id-wrong-length": "코나미 ID가 아닙니다: {raw}는 {digits}자리, ID는 {need}자리입니다 "
+                             "(ID가 없는 선수는 워크인으로 등록)",
+    "event.not-an-id": "코나미 ID가 아닙니다: {raw} (숫자 10자리, 예: 0123456789; ID가 없는 선수는 "
+                       "워크인으로 등록)",
+    "event.not-an-id-lookup": "코나미 ID가 아닙니다: {raw} (숫자 10자리, 예: 0123456789)",
+    "event.read-only": "대회 파일이 읽기 전용으로 열려 있습니다: {path}",
+    "event.file-missing": "원본 파일 {sha}…이(가) 보관 폴더에 없습니다",
+    "event.no-id": "등록에는 코나미 ID(또는 워크인 번호)가 필요합니다",
     "station.no-sheet-id": "시트에서 코나미 ID를 읽지 못했습니다: 선수를 골라 다시 올리세요",
     "station.sheet-id-unsure": "시트의 코나미 ID({sheet_id})가 확실하지 않습니다: 선수를 골라 다시 올리세요",
     "station.sheet-id-not-on-roster": "시트의 코나미 ID {sheet_id}가 명단에 없습니다: 선수를 골라 "

@@ -40,10 +40,9 @@ def normalise_konami_id(raw: object) -> str:
         return kid
     digits = sum(ch in "0123456789" for ch in kid)
     if kid and kid.isascii() and kid.isdigit():
-        raise EventError(f"not a Konami card game ID: {raw!r} has {digits} digits, an ID has "
-                         f"{KONAMI_ID_DIGITS} (a player without one: register with --walk-in)")
-    raise EventError(f"not a Konami card game ID: {raw!r} (10 digits, e.g. 0123456789; a player "
-                     f"without one: register with --walk-in)")
+        raise EventError("event.id-wrong-length", raw=repr(raw)[:40], digits=digits,
+                         need=KONAMI_ID_DIGITS)
+    raise EventError("event.not-an-id", raw=repr(raw)[:40])
 
 
 def lookup_konami_id(raw: object) -> str:
@@ -52,7 +51,7 @@ def lookup_konami_id(raw: object) -> str:
     kid = _id_text(raw)
     if _KONAMI_ID.match(kid) or _WALK_IN.match(kid) or _LEGACY_ID.match(kid):
         return kid
-    raise EventError(f"not a Konami card game ID: {raw!r} (10 digits, e.g. 0123456789)")
+    raise EventError("event.not-an-id-lookup", raw=repr(raw)[:40])
 
 
 def clean_name(raw: str | None, cut: bool = False) -> str | None:

@@ -225,7 +225,7 @@ class EventStore:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: all of it commits, or none of it."""
         if self.readonly:
-            raise EventError(f"{self.path} is open read-only")
+            raise EventError("event.read-only", path=self.path)
         with immediate_transaction(self.con) as con:
             yield con
 
@@ -362,7 +362,7 @@ class EventStore:
     def store_file(self, data: bytes) -> str:
         """Keep an original file under its sha256 (atomic: temp name, fsync, rename)."""
         if self.readonly:
-            raise EventError(f"{self.path} is open read-only")
+            raise EventError("event.read-only", path=self.path)
         return self.files.store(data)
 
     def add_registration(self, konami_id: str | None, player_name: str | None,
@@ -375,7 +375,7 @@ class EventStore:
         inside the transaction, so two desks never hand out the same one). `guard(store)` runs
         inside the transaction, before the write: it refuses by raising (nothing is stored)."""
         if not self.files.has(file_sha256):
-            raise EventError(f"original file {file_sha256[:12]}… is not in {self.files_dir}")
+            raise EventError("event.file-missing", sha=file_sha256[:12], folder=self.files_dir)
         needs_review = int(_needs_review(decklist_json))
         with self.transaction() as con:
             if guard is not None:
@@ -385,7 +385,7 @@ class EventStore:
                                       "FROM players WHERE konami_id GLOB 'W[0-9]*'").fetchone()
                 konami_id = f"W{int(last) + 1:04d}"
             if not konami_id:
-                raise EventError("a registration needs a Konami ID (or a walk-in number)")
+                raise EventError("event.no-id")
             self._upsert_player(konami_id, clean_name(player_name), judge)
             (last,) = con.execute("SELECT COALESCE(MAX(version), 0) FROM registrations "
                                   "WHERE konami_id = ?", (konami_id,)).fetchone()
@@ -447,7 +447,7 @@ class EventStore:
                        ) -> tuple[DeckCheck, list[IssuedInfraction]]:
         """Record a deck check and the infraction(s) it issued, in one transaction."""
         if observed_sha256 is not None and not self.files.has(observed_sha256):
-            raise EventError(f"observed file {observed_sha256[:12]}… is not in {self.files_dir}")
+            raise EventError("event.file-missing", sha=observed_sha256[:12], folder=self.files_dir)
         at = now_iso()
         with self.transaction() as con:
             cur = con.execute(
@@ -480,7 +480,7 @@ class EventStore:
             row = con.execute("SELECT konami_id, code, penalty FROM infractions WHERE id = ?",
                               (infraction_id,)).fetchone()
             if row is None:
-                raise EventError(f"no recorded infraction {infraction_id} in this event")
+                raise EventError("event.no-infraction", id=infraction_id)
             cur = con.execute(
                 "INSERT INTO infraction_amendments (infraction_id, action, reason, new_penalty, "
                 "judge, created_at) VALUES (?, ?, ?, ?, ?, ?)",
