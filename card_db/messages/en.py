@@ -52,6 +52,22 @@ MESSAGES: dict[str, str] = {
     "input.worker-died": "the process reading {file} stopped (past its {max_mb} MB memory "
                          "bound, or the reader crashed); not read",
     "input.worker-memory": "reading {file} needed more than {max_mb} MB of memory; not read",
+    "format.ydk-empty": "not a .ydk deck: no #main/#extra/!side section and no passcodes",
+    "format.not-ydke": "not a ydke:// URL",
+    "format.ydke-parts": "malformed ydke:// URL: expected ydke://MAIN!EXTRA!SIDE!",
+    "format.ydke-base64": "malformed ydke:// URL: the {section} part is not base64",
+    "format.ydke-passcodes": "malformed ydke:// URL: the {section} part is not whole passcodes",
+    "format.text-no-cards": "no card lines found in the text list",
+    "format.json-number": "not valid JSON: {name} is not a number JSON allows",
+    "format.json-invalid": "not valid JSON: {detail} at line {line}",
+    "format.json-deep": "not a decksheet JSON decklist: nested too deeply",
+    "format.json-many": "the JSON holds {count} decklists; give one",
+    "format.json-no-sections": "not a decksheet JSON decklist: no 'sections' object",
+    "format.json-unknown-section": "JSON sections: unknown section {section} (expected main, "
+                                   "extra, side)",
+    "format.json-field-type": "{where} is not {kind}",
+    "format.json-passcode": "{where}: {cid} is not a passcode",
+    "format.json-review-section": "review item section {section} is not main, extra or side",
     # the event
     "event.name-too-long": "player name longer than {max} characters",
     "event.walk-in-with-id": "a walk-in has no Konami ID: give --walk-in or --player, not both",

@@ -82,7 +82,7 @@ def parse_ydk(text: str, is_extra_deck: Callable[[int], bool | None] | None = No
                 target = "extra" if kind else "main"
         _append_run(read, last, target, cid)
     if not seen_header and not read.lines:
-        raise UnreadableInput("not a .ydk deck: no #main/#extra/!side section and no passcodes")
+        raise UnreadableInput("format.ydk-empty")
     return read
 
 
@@ -108,19 +108,19 @@ def parse_ydke(text: str) -> SheetRead:
     """`ydke://MAIN!EXTRA!SIDE!`: base64 of little-endian uint32 passcodes, in order."""
     s = text.strip()
     if not s.lower().startswith(YDKE_PREFIX):
-        raise UnreadableInput("not a ydke:// URL")
+        raise UnreadableInput("format.not-ydke")
     parts = s[len(YDKE_PREFIX):].split("!")
     if len(parts) < 3 or len(parts) > 4 or (len(parts) == 4 and parts[3].strip()):
-        raise UnreadableInput("malformed ydke:// URL: expected ydke://MAIN!EXTRA!SIDE!")
+        raise UnreadableInput("format.ydke-parts")
     read = SheetRead(reader="ydke")
     last: dict[str, ReadLine] = {}
     for section, part in zip(SECTIONS, parts[:3]):
         try:
             raw = base64.b64decode(part.strip(), validate=True)
         except (binascii.Error, ValueError):
-            raise UnreadableInput(f"malformed ydke:// URL: the {section} part is not base64") from None
+            raise UnreadableInput("format.ydke-base64", section=section) from None
         if len(raw) % 4:
-            raise UnreadableInput(f"malformed ydke:// URL: the {section} part is not whole passcodes")
+            raise UnreadableInput("format.ydke-passcodes", section=section)
         for (cid,) in struct.iter_unpack("<I", raw):
             _append_run(read, last, section, cid)
     return read
@@ -214,7 +214,7 @@ def parse_text_list(text: str) -> SheetRead:
             rl.detail = "the line holds a control character"
         read.lines.append(rl)
     if not read.lines:
-        raise UnreadableInput("no card lines found in the text list")
+        raise UnreadableInput("format.text-no-cards")
     return read
 
 
@@ -254,7 +254,7 @@ def format_text(deck: Decklist, db: "CardDatabase | None" = None) -> str:
 
 
 def _reject_constant(name: str) -> None:
-    raise UnreadableInput(f"not valid JSON: {name} is not a number JSON allows")
+    raise UnreadableInput("format.json-number", name=name)
 
 
 def parse_json(text: str) -> SheetRead:
@@ -263,19 +263,18 @@ def parse_json(text: str) -> SheetRead:
     try:
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise UnreadableInput(f"not valid JSON: {exc.msg} at line {exc.lineno}") from None
+        raise UnreadableInput("format.json-invalid", detail=exc.msg, line=exc.lineno) from None
     except RecursionError:
-        raise UnreadableInput("not a decksheet JSON decklist: nested too deeply") from None
+        raise UnreadableInput("format.json-deep") from None
     if isinstance(data, list):
         if len(data) != 1:
-            raise UnreadableInput(f"the JSON holds {len(data)} decklists; give one")
+            raise UnreadableInput("format.json-many", count=len(data))
         data = data[0]
     if not isinstance(data, dict) or not isinstance(data.get("sections"), dict):
-        raise UnreadableInput("not a decksheet JSON decklist: no 'sections' object")
+        raise UnreadableInput("format.json-no-sections")
     unknown = sorted(str(k) for k in data["sections"] if k not in SECTIONS)
     if unknown:
-        raise UnreadableInput(f"JSON sections: unknown section {unknown[0][:40]!r} "
-                              f"(expected main, extra, side)")
+        raise UnreadableInput("format.json-unknown-section", section=repr(unknown[0][:40]))
     read = SheetRead(reader="json")
     player = _typed(data.get("player"), dict, "player", optional=True) or {}
     read.player_name = _text(player.get("name"), "player name", read)
@@ -287,7 +286,7 @@ def parse_json(text: str) -> SheetRead:
         items = _typed(data["sections"].get(s), list, f"section {s!r}", optional=True) or []
         n_lines += len(items)
         if n_lines > MAX_CARD_LINES:
-            raise UnreadableInput(f"JSON holds more than {MAX_CARD_LINES} card lines: not one decklist")
+            raise UnreadableInput("input.too-many-card-lines", max=MAX_CARD_LINES)
         for i, item in enumerate(items, 1):
             read.lines.append(_json_line(s, i, item, read))
     for r in _typed(data.get("review"), list, "review", optional=True) or []:
@@ -307,7 +306,8 @@ def _json_line(section: str, i: int, item: object, read: SheetRead) -> ReadLine:
     conf = item.get("confidence")
     if conf is not None and (isinstance(conf, bool) or not isinstance(conf, (int, float))
                              or not math.isfinite(conf)):  # 1e400 parses as infinity
-        raise UnreadableInput(f"{where}: confidence is not a number")
+        raise UnreadableInput("format.json-field-type", where=f"{where}: confidence",
+                              kind="a number")
     reasons = _typed(item.get("reasons"), list, f"{where}: reasons", optional=True) or []
     line = ReadLine(
         section=section, text=_text(item.get("name"), f"{where}: name", read) or "", count=count,
@@ -331,7 +331,8 @@ def _typed(value: object, kind: type, where: str, optional: bool = False):
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
         names = {dict: "an object", list: "a list", bool: "true or false", str: "a string",
                  int: "a whole number"}
-        raise UnreadableInput(f"{where} is not {names.get(kind, kind.__name__)}")
+        raise UnreadableInput("format.json-field-type", where=where,
+                              kind=names.get(kind, kind.__name__))
     return value
 
 
@@ -342,14 +343,14 @@ def _int(value: object, where: str, optional: bool = False) -> int | None:
 def _passcode(value: object, where: str) -> int | None:
     cid = _int(value, where, optional=True)
     if cid is not None and not 0 < cid < 2 ** 32:
-        raise UnreadableInput(f"{where}: {cid} is not a passcode")
+        raise UnreadableInput("format.json-passcode", where=where, cid=cid)
     return cid
 
 
 def _section(value: object) -> str | None:
     if value is None or value in SECTIONS:
         return value  # type: ignore[return-value]
-    raise UnreadableInput(f"review item section {str(value)[:40]!r} is not main, extra or side")
+    raise UnreadableInput("format.json-review-section", section=repr(str(value)[:40]))
 
 
 def _text(value: object, where: str, read: SheetRead) -> str | None:
