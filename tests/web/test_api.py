@@ -315,5 +315,8 @@ def test_a_name_one_syllable_off_on_a_scan_says_it_may_be_an_ocr_misread(app_cli
     assert 'id="name-differs"' in page and "잘못 읽었을 수" in page
     # Two syllables off: the plain warning, no hint of a misread.
     job = wait_job(app_client, upload(app_client, SAMPLES / "photos" / "scan-01.pdf", player="1098765432").json()["job"])
+    # The same original for a second player is held for the judge (the CLI's --allow-duplicate).
+    assert (job["state"], job["decision"]) == ("needs-decision", "duplicate-original"), job
+    job = app_client.post(f"/api/jobs/{job['job']}/decide", json={"choice": "store"}).json()
     (warning,) = [w for w in job["result"]["warnings"] if "명단의 이름" in w]
     assert "OCR" not in warning
