@@ -11,6 +11,8 @@ import hmac
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs, quote, unquote, urlencode
 
+from scanner.errors import EventError
+from scanner.event.records import clean_name
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -62,11 +64,17 @@ def auth_kind(scope: Scope, key: str) -> str | None:
 
 
 def judge_name(request: Request) -> str | None:
-    """The judge signed in on this device (cookie), or named by an API client (X-Judge)."""
+    """The judge signed in on this device (cookie), or named by an API client (X-Judge,
+    percent-encoded UTF-8); None when neither names one (no recorded action then)."""
     if request.scope.get("auth") == "bearer":
-        return unquote(request.headers.get("x-judge", ""))[:40].strip() or "API"
-    name = unquote(request.cookies.get(JUDGE_COOKIE, "")).strip()
-    return name[:40] or None
+        raw = request.headers.get("x-judge", "")
+    else:
+        raw = request.cookies.get(JUDGE_COOKIE, "")
+    try:  # cleaned like a player name: no invisible or control characters
+        name = clean_name(unquote(raw[:400]))
+    except EventError:
+        return None
+    return name[:40].strip() if name else None
 
 
 def set_judge_cookie(response: Response, name: str) -> None:

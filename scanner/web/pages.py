@@ -2,6 +2,8 @@
 and the card autocomplete use the JSON API from a little plain JavaScript."""
 from __future__ import annotations
 
+import re
+
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
@@ -9,7 +11,8 @@ from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from scanner.web import exports
-from scanner.web.api import form_text, read_form, require_csrf
+from scanner.web.api import form_text, path_int, read_form, require_csrf, require_judge
+from scanner.web.texts import ko
 from scanner.web.auth import csrf_token, judge_name, set_judge_cookie
 from scanner.web.service import StationError, StationService
 from scanner.web.views import STATUS_KO
@@ -114,23 +117,38 @@ async def player_page(request: Request) -> Response:
         return r
     service = _service(request)
     kid = request.path_params["kid"]
-    version = request.path_params.get("version")
+    version = _version(request)
     row = await run_in_threadpool(service.player, kid)
     if row is None:
         raise StationError("그런 선수가 없습니다", 404)
     if row.version is None:
         return render(request, "player_none.html", row=row)
-    view = await run_in_threadpool(service.registration, kid, int(version) if version else None)
+    view = await run_in_threadpool(service.registration, kid, version)
     return render(request, "registration.html", v=view, row=row, tz=service.config.timezone,
                   message=request.query_params.get("m"))
 
 
+def _version(request: Request) -> int | None:
+    """The version in the path (None: none given); 0 or past 64 bits is no version → 404 (0
+    must not stand for "the latest", which a confirm would then apply to)."""
+    raw = request.path_params.get("version")
+    if raw is None:
+        return None
+    version = path_int(str(raw))
+    if version is None:
+        raise StationError(ko("version-bad"), 404)
+    return version
+
+
+_REVIEW_FIELD = re.compile(r"act-(main|extra|side|flag)-([0-9]{1,4})")
+
+
 async def review_post(request: Request) -> Response:
     service = _service(request)
-    kid, version = request.path_params["kid"], int(request.path_params["version"])
+    kid, version = request.path_params["kid"], _version(request)
     form = await read_form(request, 1 << 20)
     require_csrf(request, form_text(form, "csrf"))
-    judge = judge_name(request)
+    judge = require_judge(request)
     if form_text(form, "confirm_checkin"):
         await run_in_threadpool(service.confirm_checkin, kid, version, judge)
         return _redirect(f"/players/{kid}/v/{version}?m=confirmed")
@@ -139,7 +157,10 @@ async def review_post(request: Request) -> Response:
         if not key.startswith("act-"):
             continue
         value = form_text(form, key) or ""
-        _, section, line = key.split("-", 2)
+        field = _REVIEW_FIELD.fullmatch(key)
+        if field is None:
+            raise StationError(ko("review-field-bad", field=key[:40]))
+        section, line = field.groups()
         if section == "flag":
             answers.append({"flag": line, "action": value})
         elif value.startswith("card:") or value == "other":
@@ -198,7 +219,7 @@ async def deckcheck_page(request: Request) -> Response:
         between = form_text(form, "mode") == "between-games"
         confirm = form_text(form, "do") == "confirm"
         preview = await run_in_threadpool(service.deck_check, kid, round_no, between, counts,
-                                          extra, confirm, judge_name(request))
+                                          extra, confirm, require_judge(request))
         form_values = {"round": round_no, "mode": "between-games" if between else "start-of-match",
                        "counts": {f"{s}-{i}": n for (s, i), n in counts.items()},
                        "extra": extra}
@@ -209,12 +230,11 @@ async def void_post(request: Request) -> Response:
     service = _service(request)
     form = await read_form(request, 65536)
     require_csrf(request, form_text(form, "csrf"))
-    try:
-        inf_id = int(request.path_params["inf_id"])
-    except ValueError:
-        raise StationError("위반 번호가 올바르지 않습니다", 404) from None
+    inf_id = path_int(request.path_params["inf_id"])
+    if inf_id is None:
+        raise StationError("위반 번호가 올바르지 않습니다", 404)
     await run_in_threadpool(service.void_infraction, inf_id, form_text(form, "reason") or "",
-                            judge_name(request), form_text(form, "new_penalty") or None)
+                            require_judge(request), form_text(form, "new_penalty") or None)
     return _redirect("/#infractions")
 
 

@@ -198,7 +198,7 @@ def test_too_large_upload_is_413(event_path):
 
     config = StationConfig(event_path=event_path, key=KEY, workers=1, max_upload_bytes=100_000)
     with TestClient(build_app(config, start_runner=False),
-                    headers={"Authorization": f"Bearer {KEY}"}) as client:
+                    headers={"Authorization": f"Bearer {KEY}", "X-Judge": "j"}) as client:
         r = client.post("/api/registrations", files={"file": ("big.txt", b"3 x\n" * 100_000)})
         assert r.status_code == 413 and "MB" in r.json()["error"]
 

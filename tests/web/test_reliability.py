@@ -105,7 +105,8 @@ def test_a_read_over_the_time_limit_fails_its_job_and_the_pool_recovers(event_pa
     from web.station import KEY
 
     config = StationConfig(event_path=event_path, key=KEY, workers=1, job_timeout_s=0.3)
-    with TestClient(build_app(config), headers={"Authorization": f"Bearer {KEY}"}) as c:
+    with TestClient(build_app(config), headers={"Authorization": f"Bearer {KEY}",
+                                                  "X-Judge": "test-judge"}) as c:
         slow = c.post("/api/registrations", data={"player": "0000000001"}, files={
             "file": ("p.jpg", (SAMPLES / "photos" / "photo-01.jpg").read_bytes())}).json()["job"]
         job = wait_job(c, slow)
