@@ -113,15 +113,8 @@ def form_text(form: Any, name: str) -> str | None:
 async def post_roster(request: Request) -> Response:
     require_csrf(request)
     body = await read_body(request, _service(request).config.max_upload_bytes)
-    try:
-        text = body.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        try:
-            text = body.decode("cp949")
-        except UnicodeDecodeError:
-            return error("CSV가 UTF-8도 CP949도 아닙니다", 415)
-    imported, updated = await run_in_threadpool(_service(request).import_roster, text)
-    return JSONResponse({"imported": imported, "updated": updated})
+    imported, updated, columns = await run_in_threadpool(_service(request).import_roster, body)
+    return JSONResponse({"imported": imported, "updated": updated, "columns": columns})
 
 
 async def post_registration(request: Request) -> Response:

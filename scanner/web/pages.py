@@ -91,11 +91,7 @@ async def roster_page(request: Request) -> Response:
             raw = await f.read() if isinstance(f, UploadFile) else b""
             if not raw.strip():  # no file chosen: the pasted text
                 raw = (form_text(form, "csv") or "").encode()
-            try:
-                text = raw.decode("utf-8-sig")
-            except UnicodeDecodeError:
-                text = raw.decode("cp949", errors="replace")
-            imported, updated = await run_in_threadpool(service.import_roster, text)
+            imported, updated, _ = await run_in_threadpool(service.import_roster, raw)
             message = f"명단: 새로 {imported}명, 고침 {updated}명"
     q = request.query_params.get("q", "")
     players = await run_in_threadpool(service.search_players, q, 200)
