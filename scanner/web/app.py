@@ -33,6 +33,8 @@ def _wants_json(request: Request) -> bool:
 def _error(request: Request, message: str, status: int) -> Response:
     if _wants_json(request):
         return JSONResponse({"error": message}, status_code=status)
+    if not request.scope.get("auth"):  # not signed in (a public path): no page, no CSRF token
+        return Response(message, status_code=status, media_type="text/plain; charset=utf-8")
     try:
         return pages.render(request, "error.html", status_code=status, message=message)
     except Exception:  # noqa: BLE001 - the error page must not fail in turn

@@ -11,6 +11,8 @@ from scanner.web.uploads import MAX_UPLOAD_BYTES
 ENV_KEY = "DECKSHEET_KEY"
 DEFAULT_PORT = 8765
 DEFAULT_TZ = "Asia/Seoul"
+MIN_KEY_LENGTH = 16
+"""With the back-off after failed attempts (auth.KeyGuard), too long to guess during an event."""
 
 
 @dataclass
@@ -43,8 +45,9 @@ class StationConfig:
         self.event_path = Path(self.event_path)
         if isinstance(self.card_db, (str, Path)):
             self.card_db = (str(self.card_db),)
-        if not self.key or len(self.key) < 8:
-            raise ValueError("the event key must have at least 8 characters")
+        if not self.key or len(self.key) < MIN_KEY_LENGTH:
+            raise ValueError(f"the event key must have at least {MIN_KEY_LENGTH} characters "
+                             f"(--key or ${ENV_KEY}); leave both out for a random one")
         if not 1 <= self.workers <= 64:
             raise ValueError("workers must be 1..64")
 

@@ -79,7 +79,7 @@ def test_registration_of_a_rerun_job_is_found_not_repeated(event_path):
     from scanner.web.service import StationService
     from scanner.web.uploads import check_upload
 
-    service = StationService(StationConfig(event_path=event_path, key="k" * 12, workers=1))
+    service = StationService(StationConfig(event_path=event_path, key="k" * 16, workers=1))
     data = (SAMPLES / "decks" / "registered.ydk").read_bytes()
     job = service.submit(check_upload(data, "r.ydk"), "0412345678", None, "j")
     from scanner.read import load_decklist
