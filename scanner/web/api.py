@@ -17,6 +17,7 @@ from scanner.web import validate
 from scanner.web.auth import BodyTooLarge, csrf_ok, judge_name
 from scanner.web.service import StationError, StationService
 from scanner.web.texts import ko
+from scanner.web.timeouts import BodyTimedOut
 from scanner.web.uploads import UploadRefused, check_upload
 
 JSON_MAX_BYTES = 256 * 1024
@@ -38,6 +39,8 @@ async def read_body(request: Request, limit: int) -> bytes:
         raise StationError(f"요청이 너무 큽니다 (최대 {limit // 1024 // 1024} MB)", 413) from None
     except ClientDisconnect:
         raise StationError("업로드가 끊겼습니다", 400) from None
+    except BodyTimedOut:
+        raise StationError(ko("request-timeout"), 408) from None
     return body
 
 
@@ -48,6 +51,8 @@ async def read_form(request: Request, limit: int):
         raise StationError(f"파일이 너무 큽니다 (최대 {limit // 1024 // 1024} MB)", 413) from None
     except ClientDisconnect:
         raise StationError("업로드가 끊겼습니다", 400) from None
+    except BodyTimedOut:
+        raise StationError(ko("request-timeout"), 408) from None
     except Exception:  # noqa: BLE001 - a malformed multipart body is the client's fault
         raise StationError("폼 데이터를 읽을 수 없습니다 (multipart/form-data로 보내세요)", 400) from None
 

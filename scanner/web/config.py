@@ -38,6 +38,11 @@ class StationConfig:
     """Times on pages are shown in the event's time zone."""
     job_timeout_s: float = 180.0
     """A read taking longer fails its job (and its worker is replaced): no hung worker."""
+    read_timeout_s: float = 20.0
+    """A request's headers must arrive within this of the connection opening (or its previous
+    response), and each piece of a body within this of the last: no connection held idle."""
+    idle_timeout_s: float = 5.0
+    """A kept-alive connection with no new request is closed after this."""
     shutdown_grace_s: float = 20.0
     """On SIGTERM, running reads get this long to finish; the rest go back to the queue."""
 
