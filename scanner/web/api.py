@@ -15,6 +15,7 @@ from starlette.routing import Route
 
 from scanner.web import validate
 from scanner.web.auth import BodyTooLarge, csrf_ok, judge_name
+from scanner.web.roster_csv import RosterRefused, clean_player_name
 from scanner.web.service import StationError, StationService
 from scanner.web.texts import ko
 from scanner.web.timeouts import BodyTimedOut
@@ -93,8 +94,13 @@ async def upload_registration(request: Request, form: Any) -> dict:
         upload = check_upload(data, file.filename, service.config.max_upload_bytes)
     except UploadRefused as exc:
         raise StationError(str(exc), exc.status) from None
-    job = await run_in_threadpool(service.submit, upload, form_text(form, "player"),
-                                  form_text(form, "name"), judge)
+    name = form_text(form, "name")
+    if name and name.strip():  # cleaned here: one that NFKC grows past the limit is refused now,
+        try:                   # not when its read is registered
+            name = clean_player_name(name)
+        except RosterRefused as exc:
+            raise StationError(str(exc), exc.status) from None
+    job = await run_in_threadpool(service.submit, upload, form_text(form, "player"), name, judge)
     request.app.state.runner.notify()
     return {"job": job.id}
 

@@ -126,8 +126,8 @@ def check(spec: Spec, value: Any, where: str = "") -> Any:
         raise InvalidInput(ko("field-object", field=name))
     unknown = next((k for k in value if k not in spec.keys), None)
     if unknown is not None:
-        raise InvalidInput(ko("field-unknown", field=f"{where}.{unknown}" if where
-                              else str(unknown))[:200])
+        shown = json.dumps(unknown[:40], ensure_ascii=False)  # quoted, control characters escaped
+        raise InvalidInput(ko("field-unknown", field=f"{where}.{shown}" if where else shown))
     out = {}
     for k, key in spec.keys.items():
         path = f"{where}.{k}" if where else k
