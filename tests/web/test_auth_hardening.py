@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scanner.web.auth import KeyGuard, csrf_token
+from scanner.web.auth import csrf_token
 from web.station import KEY
 
 
@@ -41,6 +41,8 @@ class Clock:
 
 
 def test_guard_waits_grow_after_the_free_failures_and_reset():
+    from scanner.web.auth import KeyGuard
+
     clock = Clock()
     guard = KeyGuard(free=3, window_s=600, max_wait_s=60, clock=clock)
     for _ in range(3):
@@ -62,6 +64,8 @@ def test_guard_waits_grow_after_the_free_failures_and_reset():
 
 
 def test_guard_memory_is_bounded():
+    from scanner.web.auth import KeyGuard
+
     guard = KeyGuard(max_addresses=100)
     for n in range(1000):
         guard.failed(f"10.0.{n // 256}.{n % 256}")

@@ -6,7 +6,6 @@ import unicodedata
 
 import pytest
 
-from scanner.web.roster_csv import RosterRefused, parse_roster
 
 LOOKALIKES = ["김하늘", unicodedata.normalize("NFD", "김하늘"), "김\u200b하늘", "\u202e김하늘\u202c",
               "김하늘\u0000", "김\u2060하늘\u00ad", "\ufeff김하늘"]
@@ -76,6 +75,8 @@ def test_the_page_form_refuses_instead_of_replacing_characters(app_client):
 
 
 def test_parse_is_all_or_nothing_and_names_the_columns():
+    from scanner.web.roster_csv import RosterRefused, parse_roster
+
     roster = parse_roster("player,이름,table\n0000000001,  이 서준 ,\n".encode())
     assert [(e.konami_id, e.name, e.table_no) for e in roster.entries] == [
         ("0000000001", "이 서준", None)]
