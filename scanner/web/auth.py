@@ -77,6 +77,10 @@ def judge_name(request: Request) -> str | None:
         raw = request.headers.get("x-judge", "")
     else:
         raw = request.cookies.get(JUDGE_COOKIE, "")
+    try:  # raw UTF-8 bytes arrive as latin-1 text: take them as UTF-8 when they are
+        raw = raw.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        pass
     try:  # cleaned like a player name: no invisible or control characters
         name = clean_name(unquote(raw[:400]))
     except EventError:

@@ -10,6 +10,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from scanner.errors import EventError
+from scanner.event.records import clean_name
 from scanner.web import exports
 from scanner.web.api import form_text, path_int, read_form, require_csrf, require_judge
 from scanner.web.texts import ko
@@ -64,7 +66,10 @@ async def judge_page(request: Request) -> Response:
     if request.method == "POST":
         form = await read_form(request, 65536)
         require_csrf(request, form_text(form, "csrf"))
-        name = (form_text(form, "name") or "").strip()
+        try:  # cleaned as it will be read back: invisible characters alone are no name
+            name = (clean_name((form_text(form, "name") or "")[:400]) or "")[:40].strip()
+        except EventError:
+            name = ""
         nxt = form_text(form, "next") or "/"
         if not name:
             return render(request, "judge.html", 400, next=nxt, message="이름을 입력하세요")

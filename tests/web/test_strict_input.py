@@ -147,3 +147,25 @@ def test_every_recorded_action_needs_a_judge(registered, event_path):
     assert _records(event_path) == (1, 1, 0, 0)
     with EventStore.open(event_path) as store:
         assert len(store.registrations()) == 1
+
+
+def test_a_judge_name_of_invisible_characters_is_asked_again(app_client):
+    from web.station import KEY
+
+    app_client.headers.pop("Authorization")
+    app_client.get(f"/?key={KEY}")
+    token = app_client.get("/judge").text.split('name="csrf" value="')[1].split('"')[0]
+    r = app_client.post("/judge", data={"name": "\u200b\u202e\x00", "csrf": token, "next": "/"},
+                        follow_redirects=False)
+    assert r.status_code == 400 and "ds_judge" not in r.headers.get("set-cookie", "")
+    r = app_client.post("/judge", data={"name": " 박\u200b저지 ", "csrf": token, "next": "/"},
+                        follow_redirects=False)
+    assert r.status_code == 303 and "박저지" in app_client.get("/").text
+
+
+def test_judge_header_in_raw_utf8_or_percent_encoded_is_the_same_name(registered):
+    for header in ("%EC%9D%B4%EC%A0%80%EC%A7%80", "이저지".encode()):  # bytes: sent raw
+        r = registered.post("/api/deckchecks", headers={"X-Judge": header},
+                            json=dict(DECK_CHECK, confirm=True))
+        assert r.status_code == 200 and r.json()["recorded"]
+    assert {i["judge"] for i in registered.get("/api/infractions").json()} == {"이저지"}
