@@ -54,6 +54,36 @@ def _pdf_bomb(spaces: int) -> bytes:
     return bytes(out)
 
 
+def _worker_peaks_mb(server_pid: int) -> list[float]:
+    """Peak resident memory (VmHWM) of every process below the server: its reading workers."""
+    from pathlib import Path
+
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parents[int(stat.parent.name)] = int(fields[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    below, frontier = set(), {server_pid}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier} - below
+        below |= frontier
+    peaks = []
+    for pid in below:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        kb = next((int(ln.split()[1]) for ln in status.splitlines() if ln.startswith("VmHWM:")), 0)
+        peaks.append(kb / 1024)
+    return peaks
+
+
+WORKER_PEAK_MB = 1024
+"""What the bombs here may cost a worker at most (the per-worker bound itself is `regpath`'s)."""
+
+
 def test_eight_desks_with_hostile_clients_mixed_in(tmp_path, clean_env):
     """Issue 24 part B, item 8: bombs, malformed JSON and oversize names from a ninth client
     while eight desks check in; every honest check-in registered once, no 5xx anywhere. (The
@@ -66,6 +96,7 @@ def test_eight_desks_with_hostile_clients_mixed_in(tmp_path, clean_env):
 
     statuses: list[int] = []
     bomb_jobs: list[str] = []
+    peaks: list[float] = []
     hostile = [
         ("post", "/api/deckchecks", {"content": b"[" * 200_000}),
         ("post", "/api/deckchecks", {"content": b'{"player": "1", "round": 1e400}'}),
@@ -93,11 +124,14 @@ def test_eight_desks_with_hostile_clients_mixed_in(tmp_path, clean_env):
                     time.sleep(0.05)
             for job in bomb_jobs:  # the bomb's read ends (failed or refused), it never hangs
                 assert wait_job(c, job, timeout=300)["state"] in ("done", "failed")
+        peaks.extend(_worker_peaks_mb(server.proc.pid))
 
     result = run_load(tmp_path, uploaders=8, sheets_each=3, workers=2, kinds={"pdf", "ydk"},
                       alongside=attack)
     figures = result.figures()
     assert figures["sheets"] == 24 and figures["failed"] == 0, figures
     assert result.registered_once, figures  # also: no hostile upload made a player
+    print("hostile statuses", statuses, "worker peaks MB", [round(p) for p in peaks])
     assert statuses and max(statuses) < 500, statuses
+    assert peaks and max(peaks) < WORKER_PEAK_MB, peaks
     assert sum(s in (400, 413, 415) for s in statuses) >= 3 * (len(hostile) - 1), statuses
