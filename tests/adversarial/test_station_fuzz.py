@@ -194,3 +194,29 @@ def test_upload_fields(station, player, name):
     if r.status_code >= 400:
         assert "\n" not in r.json()["error"]
         assert records(event) == before
+
+
+form_values = st.text(max_size=30) | st.sampled_from(
+    ["keep", "choose", "skip", "restore", "other", "card:14558127", "card:x", "card:" + "9" * 30,
+     "1", "0", "-1", "3", "99999999999999999999999", "1e400", "main", "flag", "between-games",
+     "confirm", "WARNING", "\x00", "\u200b"])
+form_keys = st.text(max_size=20) | st.sampled_from(
+    ["act-main-1", "act-flag-0", "act-x", "act-main-99999", "card-main-1", "count-main-1",
+     "confirm_checkin", "n-main-1", "round", "mode", "do", "extra_card", "extra_count",
+     "extra_section", "reason", "new_penalty", "action", "player", "name", "table", "csv", "next"])
+
+PAGES = [f"/players/{KID}/v/1/review", f"/deckcheck/{KID}", "/roster", "/infractions/1/void",
+         "/judge"]
+
+
+@FUZZ
+@given(url=st.sampled_from(PAGES), fields=st.dictionaries(form_keys, form_values, max_size=6))
+def test_page_forms(station, url, fields):
+    client, event = station
+    if url.startswith("/deckcheck") and fields.get("do") == "confirm":
+        fields["do"] = "preview"  # a confirmed check records: only the refusals matter here
+    before = records(event)
+    r = client.post(url, data=fields, follow_redirects=False)
+    assert r.status_code < 500, (r.status_code, r.text[:300])
+    if r.status_code >= 400:
+        assert records(event) == before, "a refused form changed the event file"
