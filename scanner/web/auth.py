@@ -153,8 +153,9 @@ class KeyAuth:
             return await self.app(scope, receive, send)
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         given = (query.get("key") or [""])[0]
-        presented = bool(given or _header(scope, b"authorization")
-                         or _cookies(scope).get(SESSION_COOKIE))
+        # Only keys count as attempts: a session cookie is a 128-bit MAC (nothing to guess), and
+        # a phone still holding the cookie of a previous key must not lock its address out.
+        presented = bool(given or _header(scope, b"authorization"))
         address = (scope.get("client") or ("?",))[0]
         if presented and (wait := self.guard.wait_s(address)) > 0:
             return await _slow_down(path, wait)(scope, receive, send)

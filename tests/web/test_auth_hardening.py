@@ -116,3 +116,12 @@ def test_unauthenticated_errors_render_no_page_and_no_csrf_token(app_client, pat
 def test_signed_in_errors_still_show_the_page(app_client):
     r = app_client.get("/no/such/page")
     assert r.status_code == 404 and "<html" in r.text
+
+
+def test_a_stale_session_cookie_is_401_but_never_locks_the_device_out(app_client):
+    app_client.headers.pop("Authorization")
+    app_client.cookies.set("ds_session", "0" * 32)  # the cookie of an earlier key
+    for _ in range(20):
+        assert app_client.get("/api/players").status_code == 401
+    r = app_client.get(f"/?key={KEY}", follow_redirects=False)
+    assert r.status_code == 303
