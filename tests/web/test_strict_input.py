@@ -133,6 +133,9 @@ def test_every_recorded_action_needs_a_judge(registered, event_path):
                              data={"act-main-1": "keep"}))
     _refused(registered.post(f"/players/{KID}/v/1/review", headers=no_judge,
                              data={"confirm_checkin": "1"}))
+    r = registered.post(f"/deckcheck/{KID}", headers=no_judge, follow_redirects=False,
+                        data={"round": "2", "n-main-1": "1", "do": "confirm"})
+    assert r.status_code == 303 and r.headers["location"].startswith("/judge")  # name first
     # A header of invisible characters only is no name either.
     _refused(registered.post("/api/deckchecks", headers={"X-Judge": "%E2%80%8B%00"},
                              json=dict(DECK_CHECK, confirm=True)))
@@ -169,3 +172,10 @@ def test_judge_header_in_raw_utf8_or_percent_encoded_is_the_same_name(registered
                             json=dict(DECK_CHECK, confirm=True))
         assert r.status_code == 200 and r.json()["recorded"]
     assert {i["judge"] for i in registered.get("/api/infractions").json()} == {"이저지"}
+
+
+def test_a_json_body_past_256_kb_is_413_before_parsing(registered, event_path):
+    body = json.dumps(dict(DECK_CHECK, confirm=True, pad="x" * 300_000)).encode()
+    r = registered.post("/api/deckchecks", content=body)
+    assert r.status_code == 413 and "KB" in r.json()["error"]
+    assert _records(event_path) == (0, 0, 0, 0)
