@@ -60,6 +60,9 @@ async def read_form(request: Request, limit: int):
 
 async def read_json(request: Request, spec: validate.Obj) -> dict:
     """The body checked against the endpoint's schema (`validate`); any misfit is a 400."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > JSON_MAX_BYTES:  # refused unread
+        raise StationError(ko("json-too-large", kb=JSON_MAX_BYTES // 1024), 413)
     body = await read_body(request, _service(request).config.max_upload_bytes)
     if len(body) > JSON_MAX_BYTES:
         raise StationError(ko("json-too-large", kb=JSON_MAX_BYTES // 1024), 413)
