@@ -142,6 +142,16 @@ def _version(request: Request) -> int | None:
 
 
 _REVIEW_FIELD = re.compile(r"act-(main|extra|side|flag)-([0-9]{1,4})")
+_FORM_INT = re.compile(r"[0-9]{1,10}")
+
+
+def _form_int(raw: str | None, lo: int, hi: int, message: str) -> int:
+    """A number typed in a form: ASCII digits only (not `1_0`, `+3`, `٣` that `int()` takes),
+    in lo..hi; else a 400 with `message`."""
+    text = (raw or "").strip()
+    if not _FORM_INT.fullmatch(text) or not lo <= int(text) <= hi:
+        raise StationError(message)
+    return int(text)
 
 
 async def review_post(request: Request) -> Response:
@@ -166,10 +176,11 @@ async def review_post(request: Request) -> Response:
             answers.append({"flag": line, "action": value})
         elif value.startswith("card:") or value == "other":
             card = value[5:] if value.startswith("card:") else form_text(form, f"card-{section}-{line}")
-            if not card:
-                raise StationError("다른 카드를 목록에서 고르세요")
+            card_id = _form_int(card, 1, 2 ** 31 - 1, "다른 카드를 목록에서 고르세요")
+            count = form_text(form, f"count-{section}-{line}")
             answers.append({"section": section, "line": line, "action": "choose",
-                            "card_id": card, "count": form_text(form, f"count-{section}-{line}")})
+                            "card_id": card_id, "count": _form_int(count, 1, 3, "매수는 1~3장입니다")
+                            if (count or "").strip() else None})
         else:
             answers.append({"section": section, "line": line, "action": value})
     if not answers:
@@ -202,21 +213,15 @@ async def deckcheck_page(request: Request) -> Response:
         for row in rows:
             raw = form_text(form, f"n-{row.section}-{row.index}")
             if raw not in (None, ""):
-                try:
-                    counts[(row.section, row.index)] = int(raw)
-                except ValueError:
-                    raise StationError("매수는 숫자로 입력하세요") from None
+                counts[(row.section, row.index)] = _form_int(raw, 0, 60, "매수는 0~60의 숫자로 입력하세요")
         extra = []
         if (form_text(form, "extra_card") or "").strip():
-            try:
-                extra = [(form_text(form, "extra_section") or "main", int(form_text(form, "extra_card")),
-                          int(form_text(form, "extra_count") or 1))]
-            except ValueError:
-                raise StationError("추가 카드를 목록에서 고르세요") from None
-        try:
-            round_no = int(form_text(form, "round") or "")
-        except ValueError:
-            raise StationError("라운드 번호를 입력하세요") from None
+            extra = [(form_text(form, "extra_section") or "main",
+                      _form_int(form_text(form, "extra_card"), 1, 2 ** 31 - 1,
+                                "추가 카드를 목록에서 고르세요"),
+                      _form_int(form_text(form, "extra_count") or "1", 1, 60,
+                                "추가 카드의 매수는 1~60입니다"))]
+        round_no = _form_int(form_text(form, "round"), 0, 99, "라운드 번호(0~99)를 입력하세요")
         between = form_text(form, "mode") == "between-games"
         confirm = form_text(form, "do") == "confirm"
         preview = await run_in_threadpool(service.deck_check, kid, round_no, between, counts,

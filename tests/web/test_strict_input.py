@@ -179,3 +179,22 @@ def test_a_json_body_past_256_kb_is_413_before_parsing(registered, event_path):
     r = registered.post("/api/deckchecks", content=body)
     assert r.status_code == 413 and "KB" in r.json()["error"]
     assert _records(event_path) == (0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("fields", [
+    {"round": "1_0"}, {"round": "+2"}, {"round": "٣"}, {"round": "1e3"}, {"round": "100"},
+    {"round": "2", "n-main-1": "1_0"}, {"round": "2", "n-main-1": "61"},
+    {"round": "2", "extra_card": "1_4558127"}, {"round": "2", "extra_card": "9" * 30},
+])
+def test_deck_check_page_numbers_are_ascii_digits_in_range(registered, event_path, fields):
+    _refused(registered.post(f"/deckcheck/{KID}", data=dict(fields, do="confirm")))
+    assert _records(event_path) == (0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("fields", [
+    {"act-main-1": "card:1_4558127"}, {"act-main-1": "card:14558127", "count-main-1": "1_0"},
+    {"act-main-1": "other", "card-main-1": "+14558127"}, {"act-main-1": "card:"},
+])
+def test_review_page_numbers_are_ascii_digits(registered, event_path, fields):
+    _refused(registered.post(f"/players/{KID}/v/1/review", data=fields))
+    assert _records(event_path) == (0, 0, 0, 0)
