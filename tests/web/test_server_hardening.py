@@ -149,3 +149,21 @@ def test_a_second_station_on_the_same_event_is_refused_and_requeues_nothing(even
         srv.stop()
     again = start_server(event_path, tmp_path / "nd", workers=1)  # the lock went with it
     again.stop()
+
+
+def test_an_oversized_header_is_refused_and_the_server_lives_on(event_path, tmp_path):
+    srv = _serve_with_timeouts(event_path, tmp_path / "nd", read_timeout_s=5.0)
+    host, port = srv.url.split("//")[1].split(":")
+    try:
+        s = socket.create_connection((host, int(port)), timeout=10)
+        s.sendall(b"GET /api/players HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 200_000 + b"\r\n\r\n")
+        try:
+            answer = s.recv(4096)
+        except ConnectionResetError:
+            answer = b""
+        assert answer == b"" or answer.split(b" ")[1].startswith(b"4"), answer[:100]
+        s.close()
+        with srv.client() as c:
+            assert c.get("/api/players").status_code == 200
+    finally:
+        srv.stop()
