@@ -35,7 +35,6 @@ KO: dict[str, str] = {
     # auth and server
     "key-wait": "이벤트 키가 여러 번 틀렸습니다: {seconds}초 뒤에 다시 시도하세요",
     "key-needed": "이벤트 키가 필요합니다 (Authorization: Bearer KEY)",
-    "not-found": "페이지가 없습니다",
     "disk-full": "저장 공간이 부족해 파일을 저장하지 못했습니다: 헤드 저지에게 알리세요 (아무것도 저장되지 않음)",
     "request-timeout": "요청을 제때 받지 못했습니다",
 }

@@ -81,3 +81,16 @@ def test_parse_body_messages_name_the_field_in_korean():
     for raw in (b"[" * 200_000, b"{", b"\xff", b"1" * 5000, b"NaN", b"[]", b'"x"'):
         with pytest.raises(InvalidInput):
             parse_body(raw, DECKCHECK)
+
+
+def test_every_korean_text_is_used_and_one_line():
+    import re
+
+    from scanner.web.texts import KO
+    from web.station import REPO
+
+    source = "".join(p.read_text() for p in (REPO / "scanner" / "web").rglob("*.py")
+                     if p.name != "texts.py")
+    for code, text in KO.items():
+        assert f'"{code}"' in source, code
+        assert "\n" not in text and re.search("[가-힣]", text), code
