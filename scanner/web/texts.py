@@ -32,6 +32,9 @@ KO: dict[str, str] = {
     "roster-encoding": "CSV가 UTF-8도 CP949도 아닙니다",
     "roster-too-many": "명단이 너무 깁니다 (최대 {max_rows}명)",
     "name-bad": "이름이 올바르지 않습니다 (최대 {max_len}자, 제어 문자 불가)",
+    # jobs
+    "job-not-registered": "읽은 결과를 등록하지 못했습니다 ({kind}): 헤드 저지에게 알리세요",
+    "job-restarted-too-often": "읽기를 {n}번 시작했지만 서버가 그때마다 멈췄습니다: 파일을 확인하세요",
     # auth and server
     "key-wait": "이벤트 키가 여러 번 틀렸습니다: {seconds}초 뒤에 다시 시도하세요",
     "key-needed": "이벤트 키가 필요합니다 (Authorization: Bearer KEY)",
