@@ -34,3 +34,16 @@ def test_a_job_started_too_often_fails_at_the_next_start(event_path):
         assert st.requeue_running() == 1
         assert st.job(stuck.id).state == FAILED and str(MAX_ATTEMPTS) in st.job(stuck.id).error
         assert st.job(fresh.id).state == QUEUED
+
+
+def test_a_sheet_name_that_nfkc_grows_past_the_limit_ends_its_job(app_client):
+    import json
+
+    deck = {"schema": 1, "player": {"name": "㈜" * 40},
+            "sections": {"main": [{"card_id": 14558127, "name": "하루 우라라", "count": 3}],
+                         "extra": [], "side": []}}
+    r = app_client.post("/api/registrations", data={"player": "0000000001"}, files={
+        "file": ("deck.json", json.dumps(deck, ensure_ascii=False).encode())})
+    assert r.status_code == 202, r.text
+    job = wait_job(app_client, r.json()["job"], timeout=60)
+    assert job["state"] in ("done", "failed"), job  # never left running
