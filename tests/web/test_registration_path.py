@@ -46,20 +46,35 @@ def test_an_implausible_new_version_is_held_and_can_be_discarded(app_client):
     assert "메인 덱이 1장" in held["detail"] and "--replace" not in held["detail"]
     assert _players(app_client)["1000000003"]["version"] == 1
     bad = app_client.post(f"/api/jobs/{held['job']}/decide", json={"choice": "false"})
-    assert bad.status_code == 422
+    assert bad.status_code in (400, 422) and "store" in bad.json()["error"]
     job = app_client.post(f"/api/jobs/{held['job']}/decide", json={"choice": "discard"}).json()
     assert job["state"] == "failed" and "저장하지 않" in job["error"]
     assert _players(app_client)["1000000003"]["version"] == 1
 
 
-def test_a_name_that_grows_past_the_limit_fails_its_job_with_a_reason(app_client, event_path):
+def test_a_name_that_grows_past_the_limit_fails_its_job_with_a_reason(event_path):
+    """The commit refuses a name NFKC grows past 100 characters: `complete` fails the job with
+    the Korean reason (it raised inside `complete` and the job stayed running)."""
+    from scanner.event.flows import prepare_registration
+    from scanner.web.config import StationConfig
+    from scanner.web.reader import ReadOutcome
+    from scanner.web.service import StationService
     from scanner.web.station_store import StationStore
+    from scanner.web.uploads import check_upload
 
-    job = _upload(app_client, YDK, "1000000004", name="㈜" * 40)
-    assert job["state"] == "failed" and "100자" in job["error"], job
-    assert "1000000004" not in _players(app_client)
+    service = StationService(StationConfig(event_path=event_path, key="k" * 16, workers=1))
+    job = service.submit(check_upload(YDK, "d.ydk"), "1000000004", None, "j")
+    with StationStore(event_path) as st:   # a name as an older upload form let through
+        st.con.execute("UPDATE station_jobs SET name = ? WHERE id = ?", ("㈜" * 40, job.id))
+        st.mark_running(job.id)
+    prepared = prepare_registration(str(SAMPLES / "decks" / "registered.ydk"), service.db,
+                                    service.limits, keep_bytes=False)
+    service.complete(service.job(job.id), ReadOutcome(prepared=prepared))
+    done = service.job(job.id)
+    assert done.state == "failed" and "100자" in done.error, done
+    assert service.players() == []
     with StationStore(event_path) as st:
-        assert st.requeue_running() == 0 and st.job(job["job"]).state == "failed"  # not left to be re-run at a restart
+        assert st.requeue_running() == 0 and st.job(job.id).state == "failed"
 
 
 def test_a_150_character_name_on_the_sheet_is_cut_not_fatal(app_client, tmp_path):
