@@ -30,7 +30,6 @@ _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
 
 
 _BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
-BINARY = "not a deck sheet or decklist: binary data of an unknown kind"
 
 
 def decode_text(data: bytes, partial: bool = False) -> str:
