@@ -30,6 +30,7 @@ from urllib.parse import quote
 from scanner.errors import EventError
 from scanner.event.files import FileStore
 from scanner.event.migrations import MIGRATIONS, migrate
+from scanner.event.store_api import RECORD_COLUMNS, rows_in_order
 from scanner.event.records import (  # noqa: F401  (re-exported: the store's public types)
     Amendment, DeckCheck, EventInfo, IssuedInfraction, NewInfraction, Registration,
     ReviewDecision, clean_name, lookup_konami_id, normalise_konami_id, now_iso)
@@ -211,6 +212,10 @@ class EventStore:
         self.close()
 
     @property
+    def location(self) -> str:
+        return str(self.path)
+
+    @property
     def files_dir(self) -> Path:
         return Path(str(self.path) + ".files")
 
@@ -252,6 +257,33 @@ class EventStore:
 
     def file_path(self, sha256: str) -> Path:
         return self.files.path(sha256)
+
+    def file_bytes(self, sha256: str) -> bytes | None:
+        p = self.files.path(sha256)
+        return p.read_bytes() if p.is_file() else None
+
+    def file_digests(self) -> list[str]:
+        """Every original kept beside the event, by digest."""
+        if not self.files_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.files_dir.iterdir()
+                      if p.is_file() and len(p.name) == 64)
+
+    def record_rows(self, table: str) -> list[dict]:
+        """The rows of one record table (the columns both stores share), in canonical order."""
+        cols = [c for c in RECORD_COLUMNS[table]
+                if c in {r[1] for r in self.con.execute(f"PRAGMA table_info({table})")}]
+        rows = self.con.execute(f"SELECT {', '.join(cols)} FROM {table}").fetchall() \
+            if cols else []
+        return rows_in_order(table, [dict(zip(cols, r)) for r in rows])
+
+    def load_records(self, table: str, rows: list[dict]) -> None:
+        """Insert rows copied from another store as they are (ids kept): `event copy` only."""
+        cols = RECORD_COLUMNS[table]
+        with self.transaction() as con:
+            con.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES "
+                            f"({', '.join('?' * len(cols))})",
+                            [tuple(r[c] for c in cols) for r in rows])
 
     def player_name(self, konami_id: str) -> str | None:
         row = self.con.execute("SELECT name FROM players WHERE konami_id = ?",
