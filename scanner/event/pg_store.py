@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import hashlib
 import json
 import os
 import re
@@ -55,15 +54,17 @@ class EventURL:
     """For messages: no password."""
 
     @classmethod
-    def parse(cls, url: str) -> "EventURL":
+    def parse(cls, url: str, require_event: bool = True) -> "EventURL":
         parts = urlsplit(url)
         query = parse_qsl(parts.query, keep_blank_values=True)
         names = [v for k, v in query if k == EVENT_PARAM]
-        if len(names) != 1 or not names[0]:
+        if not require_event and not names:
+            names = ["-"]
+        elif len(names) != 1 or not names[0]:
             raise EventError(f"the PostgreSQL event URL needs one ?{EVENT_PARAM}=NAME "
                              f"(e.g. postgresql://judge@db.local/circuit?event=seoul-2026-05)")
         event = names[0]
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", event):
+        if require_event and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", event):
             raise EventError(f"event name {event!r}: use {_EVENT_NAME_RULE}")
         rest = urlencode([(k, v) for k, v in query if k != EVENT_PARAM])
         conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, rest, ""))
@@ -141,10 +142,10 @@ class PgEventStore:
         return self.url.shown
 
     @classmethod
-    def create(cls, url: str, name: str, date: dt.date,
-               list_name: str | None = None) -> "PgEventStore":
+    def create(cls, url: str, name: str, date: dt.date, list_name: str | None = None,
+               copied_at: str | None = None) -> "PgEventStore":
         """Add a new event to the database (bringing its schema up to date first); refuses an
-        event name already there."""
+        event name already there. `copied_at`: as `EventStore.create`."""
         parsed = EventURL.parse(url)
         name = clean_name(name) or ""
         if not name:
@@ -165,9 +166,11 @@ class PgEventStore:
                                      f"event is never re-initialised (pick another name)")
                 c.execute("INSERT INTO events (event, name, date, list_name, created_at) "
                           "VALUES (%s, %s, %s, %s, %s)",
-                          (parsed.event, name, date.isoformat(), list_name, now_iso()))
-                store._log("event-init", {"name": name, "date": date.isoformat(),
-                                          "list": list_name})
+                          (parsed.event, name, date.isoformat(), list_name,
+                           copied_at or now_iso()))
+                if copied_at is None:
+                    store._log("event-init", {"name": name, "date": date.isoformat(),
+                                              "list": list_name})
             return store
         except psycopg.Error as exc:
             con.close()
@@ -572,11 +575,3 @@ class PgEventStore:
 def _plain(value: Any) -> Any:
     return bytes(value) if isinstance(value, memoryview) else value
 
-
-def sha256_of_rows(rows: list[dict]) -> str:
-    """A digest of rows as canonical JSON (what `event copy` compares)."""
-    h = hashlib.sha256()
-    for r in rows:
-        h.update(json.dumps(r, ensure_ascii=False, sort_keys=True, default=str).encode())
-        h.update(b"\n")
-    return h.hexdigest()

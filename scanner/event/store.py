@@ -123,8 +123,9 @@ class EventStore:
 
     @classmethod
     def create(cls, path: str | os.PathLike, name: str, date: dt.date,
-               list_name: str | None = None) -> "EventStore":
-        """Make a new event file; refuses to touch an existing file."""
+               list_name: str | None = None, copied_at: str | None = None) -> "EventStore":
+        """Make a new event file; refuses to touch an existing file. `copied_at`: the header's
+        time of an event being copied here (its own log comes with it: no init entry)."""
         p = Path(path)
         if p.exists():
             raise EventError(f"{p} already exists; an event is never re-initialised "
@@ -142,8 +143,11 @@ class EventStore:
         with store.transaction():
             migrate(con, now_iso())
             con.execute("INSERT INTO event (id, name, date, list_name, created_at) "
-                        "VALUES (1, ?, ?, ?, ?)", (name, date.isoformat(), list_name, now_iso()))
-            store._log("event-init", {"name": name, "date": date.isoformat(), "list": list_name})
+                        "VALUES (1, ?, ?, ?, ?)", (name, date.isoformat(), list_name,
+                                                   copied_at or now_iso()))
+            if copied_at is None:
+                store._log("event-init", {"name": name, "date": date.isoformat(),
+                                          "list": list_name})
         store.steps = [m.name for m in MIGRATIONS]
         store.files_dir.mkdir(exist_ok=True)
         return store

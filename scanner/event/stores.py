@@ -34,11 +34,11 @@ def open_event(target: str | os.PathLike | None, readonly: bool = False) -> Even
 
 
 def create_event(target: str | os.PathLike, name: str, date: dt.date,
-                 list_name: str | None = None) -> EventStoreAPI:
+                 list_name: str | None = None, copied_at: str | None = None) -> EventStoreAPI:
     if is_database_url(str(target)):
         from scanner.event.pg_store import PgEventStore
-        return PgEventStore.create(str(target), name, date, list_name)
-    return EventStore.create(target, name, date, list_name)
+        return PgEventStore.create(str(target), name, date, list_name, copied_at)
+    return EventStore.create(target, name, date, list_name, copied_at)
 
 
 def event_writable(target: str | os.PathLike | None) -> bool:
