@@ -110,3 +110,50 @@ def circuit_history(player: str, event_path: str | None, as_json: bool,
         counts = ", ".join(f"{k} {v}" for k, v in hist.penalty_counts.items()) or "없음"
         click.echo(f"\n시즌 페널티: {counts}")
     return ExitCode.FINDINGS if hist.penalty_counts else ExitCode.OK
+
+
+@main.command()
+@click.option("--event", "event_path", envvar="DECKSHEET_EVENT",
+              help="postgresql://USER@HOST[:PORT]/DB?event=NAME (env DECKSHEET_EVENT).")
+@click.option("-j", "--jobs", "readers", type=click.IntRange(1, 64), default=None,
+              help="Reading processes on this machine (default: all cores).")
+@click.option("--lease", "lease_s", type=click.FloatRange(2, 3600), default=60.0,
+              show_default=True,
+              help="Seconds a taken job stays this machine's without news; a job whose reader "
+                   "died is taken again after it.")
+@common_options
+def worker(event_path: str | None, readers: int | None, lease_s: float,
+           settings: Settings) -> int:
+    """Read queued registrations of a PostgreSQL event on this machine (any number of machines
+    at once), until SIGTERM or Ctrl-C."""
+    import os
+    import signal
+    import threading
+
+    from scanner.errors import EventError
+    from scanner.event.stores import event_target, is_database_url, open_event
+    from scanner.web import StationConfig
+    from scanner.web.lease_jobs import LeaseRunner
+    from scanner.web.service import StationService
+
+    target = event_target(event_path)
+    if not is_database_url(target):
+        raise EventError("decksheet worker reads the queue of a PostgreSQL event (--event "
+                         "postgresql://…?event=NAME); an event file is read by its 'serve'")
+    with open_event(target) as store:
+        where = store.location
+    config = StationConfig(event_path=target, workers=readers or os.cpu_count() or 1,
+                           card_db=settings.card_db, aliases=settings.aliases,
+                           lflist=settings.lflist, list_name=settings.list_name,
+                           extra_bans=settings.extra_bans)
+    runner = LeaseRunner(StationService(config, settings.db()), config.workers, lease_s)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    runner.start()
+    click.echo(f"decksheet worker: {config.workers} reader(s) on {where}")
+    while not stop.wait(0.5):
+        pass
+    runner.stop(config.shutdown_grace_s)
+    click.echo(f"decksheet worker: stopped after {runner.done} job(s)", err=True)
+    return ExitCode.OK

@@ -43,7 +43,7 @@ def serve(event_path: str | None, host: str, port: int, key: str | None, workers
         config = StationConfig(**options)
     except ValueError as exc:
         raise EventError(str(exc)) from None
-    from scanner.event.store import EventStore
-    EventStore.open(config.event_path).close()  # refuse a bad event before loading the cards
+    from scanner.event.stores import open_event
+    open_event(config.event_path).close()  # refuse a bad event before loading the cards
     run(config, settings.db())  # the CLI's loader: says so on stderr when it is the demo db
     return 0

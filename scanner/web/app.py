@@ -19,6 +19,7 @@ from scanner.web import api, pages
 from scanner.web.auth import BodyLimit, KeyAuth
 from scanner.web.config import StationConfig
 from scanner.web.jobs import JobRunner
+from scanner.web.lease_jobs import LeaseRunner
 from scanner.web.present import filters
 from scanner.web.service import StationError, StationService
 
@@ -64,7 +65,7 @@ def build_app(config: StationConfig, service: StationService | None = None,
               start_runner: bool = True) -> BodyLimit:
     """The ASGI app of one station. The runner starts with the app and stops with it."""
     service = service or StationService(config)
-    runner = JobRunner(service, config.workers)
+    runner = (LeaseRunner if config.uses_database else JobRunner)(service, config.workers)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):

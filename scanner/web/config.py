@@ -15,8 +15,8 @@ DEFAULT_TZ = "Asia/Seoul"
 
 @dataclass
 class StationConfig:
-    event_path: Path
-    """The event's SQLite file (made with `decksheet event init`)."""
+    event_path: Path | str
+    """The event's SQLite file (made with `decksheet event init`), or its PostgreSQL URL."""
     host: str = "127.0.0.1"
     """Bind address: loopback unless the judge asks for the venue network (`--host 0.0.0.0`)."""
     port: int = DEFAULT_PORT
@@ -40,7 +40,8 @@ class StationConfig:
     """On SIGTERM, running reads get this long to finish; the rest go back to the queue."""
 
     def __post_init__(self) -> None:
-        self.event_path = Path(self.event_path)
+        if not self.uses_database:
+            self.event_path = Path(self.event_path)
         if isinstance(self.card_db, (str, Path)):
             self.card_db = (str(self.card_db),)
         if not self.key or len(self.key) < 8:
@@ -49,8 +50,20 @@ class StationConfig:
             raise ValueError("workers must be 1..64")
 
     @property
+    def uses_database(self) -> bool:
+        """The event is in PostgreSQL (several front-ends and readers share it)."""
+        return str(self.event_path).startswith(("postgresql://", "postgres://"))
+
+    @property
     def station_dir(self) -> Path:
-        """Beside the event file: crops and exports the station makes."""
+        """Beside the event file: crops and exports the station makes (for a database event,
+        in this machine's cache folder, per event)."""
+        if self.uses_database:
+            import platformdirs
+            from urllib.parse import parse_qs, urlsplit
+            event = parse_qs(urlsplit(str(self.event_path)).query).get("event", ["event"])[0]
+            return Path(platformdirs.user_cache_dir("decksheet")) / "stations" / \
+                "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in event)
         return Path(str(self.event_path) + ".station")
 
     def sign_in_url(self) -> str:

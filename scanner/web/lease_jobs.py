@@ -1,0 +1,137 @@
+"""The reading queue of a PostgreSQL event: readers on any machine take leased jobs.
+
+Each reader is a thread with its own one-process pool: it claims the next job (a lease in the
+database), reads the original in its process while renewing the lease, registers the result
+through the service (once per job: the event store keeps one registration per job) and closes
+the job. A reader whose machine or process dies simply stops renewing: its job is taken again
+by any reader once the lease runs out. Used by `decksheet worker` and by `decksheet serve` on a
+database event (instead of `JobRunner`, whose queue is one process's).
+"""
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import socket
+import threading
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
+
+from scanner.web.reader import ReadOutcome, init_worker, read_original
+from scanner.web.service import StationService
+
+log = logging.getLogger("decksheet.web.lease_jobs")
+
+DEFAULT_LEASE_S = 60.0
+IDLE_POLL_S = 1.0
+
+
+class LeaseRunner:
+    def __init__(self, service: StationService, workers: int,
+                 lease_s: float = DEFAULT_LEASE_S) -> None:
+        self.service = service
+        self.workers = workers
+        self.lease_s = lease_s
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self.name = f"{socket.gethostname()}:{os.getpid()}"
+        self.done = 0
+        """Jobs this runner closed (for the worker's summary)."""
+
+    def start(self) -> None:
+        for n in range(self.workers):
+            t = threading.Thread(target=self._reader, args=(f"{self.name}:{n}",),
+                                 name=f"decksheet-reader-{n}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def notify(self) -> None:
+        self._wake.set()
+
+    def stop(self, grace_s: float) -> None:
+        """Take no new job; reads in flight get `grace_s`, then go back to the queue."""
+        self._stopping.set()
+        self._wake.set()
+        end = time.monotonic() + grace_s + 5
+        for t in self._threads:
+            t.join(max(0.0, end - time.monotonic()))
+
+    def join(self) -> None:
+        for t in self._threads:
+            t.join()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+            initializer=init_worker, initargs=(self.service.db.spec, self.service.limits))
+
+    def _reader(self, worker: str) -> None:
+        pool = self._new_pool()
+        try:
+            while not self._stopping.is_set():
+                try:
+                    with self.service.station() as st:
+                        job = st.claim(worker, self.lease_s)
+                except Exception:  # noqa: BLE001 - the database may be restarting: retry
+                    log.exception("could not take a job")
+                    job = None
+                if job is None:
+                    self._wake.wait(IDLE_POLL_S)
+                    self._wake.clear()
+                    continue
+                pool = self._run(job, worker, pool)
+        finally:
+            _kill(pool)
+
+    def _run(self, job, worker: str, pool: ProcessPoolExecutor) -> ProcessPoolExecutor:
+        crops = self.service.crops_dir(job.file_sha256)
+        crops.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        future: Future = pool.submit(read_original, str(self.service.original_path(job)),
+                                     job.file_name, str(crops))
+        outcome: ReadOutcome | None = None
+        while outcome is None:
+            try:
+                outcome = future.result(timeout=self.lease_s / 3)
+            except FutureTimeout:
+                if self._stopping.is_set() and \
+                        time.monotonic() - started > self.service.config.shutdown_grace_s:
+                    with self.service.station() as st:
+                        st.requeue(job.id)
+                    _kill(pool)
+                    return self._new_pool()
+                if time.monotonic() - started > self.service.config.job_timeout_s:
+                    outcome = ReadOutcome(error="읽기가 너무 오래 걸려 중단했습니다 "
+                                                "(시트가 맞는지 확인하세요)")
+                    _kill(pool)
+                    pool = self._new_pool()
+                    break
+                with self.service.station() as st:
+                    if not st.renew(job.id, worker, self.lease_s):
+                        log.warning("job %s was taken by another reader", job.id)
+            except BrokenProcessPool:
+                # The reading process died (killed, out of memory): the job goes back to the
+                # queue; a file that kills its reader fails after MAX_ATTEMPTS.
+                _kill(pool)
+                with self.service.station() as st:
+                    st.requeue(job.id)
+                return self._new_pool()
+            except Exception as exc:  # noqa: BLE001
+                outcome = ReadOutcome(error=f"읽는 중 오류: {type(exc).__name__}")
+        try:
+            self.service.complete(job, outcome)
+            self.done += 1
+        except Exception:  # noqa: BLE001 - the lease runs out and another reader retries
+            log.exception("could not register job %s", job.id)
+        return pool
+
+
+def _kill(pool: ProcessPoolExecutor) -> None:
+    procs = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.kill()
