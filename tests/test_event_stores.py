@@ -171,7 +171,7 @@ def run(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
-def test_the_event_commands_on_either_store(cli_env, event_target, monkeypatch):
+def test_the_event_commands_on_either_store(cli_env, event_target, monkeypatch, tmp_path):
     """The same commands, the same answers: init, register, deck check, void, status, info
     (the PostgreSQL event given by $DECKSHEET_EVENT, as a station would)."""
     monkeypatch.setenv("DECKSHEET_EVENT", event_target)
@@ -198,3 +198,12 @@ def test_the_event_commands_on_either_store(cli_env, event_target, monkeypatch):
     info = json.loads(r.stdout)
     assert (info["players"], info["versions"], info["deck_checks"], info["infractions"],
             info["problems"]) == (2, 2, 1, 1, [])
+    out = tmp_path / "audit"
+    r = run("audit", "--out", str(out), "--json")
+    assert r.exit_code in (0, 1), r.output
+    audit = json.loads(r.stdout)
+    assert audit and "Traceback" not in r.output
+    assert any(p.suffix == ".html" for p in out.iterdir())
+    r = run("export", "--out", str(tmp_path / "export"))
+    assert r.exit_code == 0, r.output
+    assert any((tmp_path / "export").iterdir())

@@ -46,8 +46,9 @@ class StationConfig:
             self.card_db = (str(self.card_db),)
         if not self.key or len(self.key) < 8:
             raise ValueError("the event key must have at least 8 characters")
-        if not 1 <= self.workers <= 64:
-            raise ValueError("workers must be 1..64")
+        if not (0 if self.uses_database else 1) <= self.workers <= 64:
+            # 0 on a database event: a front-end only, `decksheet worker` machines read.
+            raise ValueError("workers must be 1..64 (0 only for a PostgreSQL event)")
 
     @property
     def uses_database(self) -> bool:
