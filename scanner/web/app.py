@@ -15,7 +15,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from scanner.errors import DecksheetError
-from scanner.web import api, pages
+from scanner.web import api, circuit_page, pages
 from scanner.web.auth import BodyLimit, KeyAuth
 from scanner.web.config import StationConfig
 from scanner.web.jobs import JobRunner
@@ -80,8 +80,8 @@ def build_app(config: StationConfig, service: StationService | None = None,
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters.update(filters(config.timezone))
     app = Starlette(
-        routes=api.ROUTES + pages.ROUTES + [Mount("/static", StaticFiles(directory=HERE / "static"),
-                                                  name="static")],
+        routes=api.ROUTES + pages.ROUTES + circuit_page.ROUTES
+        + [Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
         exception_handlers={StationError: _station_error, DecksheetError: _decksheet_error,
                             HTTPException: _http_error, Exception: _internal_error},
         lifespan=lifespan)

@@ -15,7 +15,7 @@ import pytest
 from scanner.event.stores import create_event, open_event
 from scanner.web.station_store_pg import MAX_ATTEMPTS, PgStationStore
 
-from .station import KEY, REPO, SAMPLES, child_env, start_server
+from web.station import KEY, REPO, SAMPLES, child_env, start_server
 
 
 @pytest.fixture
@@ -202,3 +202,40 @@ def test_two_front_ends_and_workers_one_of_each_killed(pg_event, tmp_path, demo_
                     w.kill()
         for f in fronts:
             f.stop()
+
+
+def test_the_head_judges_season_page(pg_db, demo_db, clean_env):
+    """On a database event the station shows a player's season: every event of the database."""
+    import warnings
+
+    from scanner.event.records import NewInfraction
+    from scanner.web.app import build_app
+    from scanner.web.config import StationConfig
+    from scanner.web.service import StationService
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from starlette.testclient import TestClient
+
+    for n, name in enumerate(("봄 대회", "여름 대회")):
+        with create_event(f"{pg_db}?event=s{n}", name, dt.date(2026, 4 + 3 * n, 12)) as s:
+            reg = s.add_registration("0000000001", "김결투", {}, s.store_file(b"x"), "x", True,
+                                     [], None)
+            s.add_deck_check("0000000001", 2, reg.id, "full", False, None, {}, {},
+                             [NewInfraction("DECKLIST_MISMATCH", "GAME_LOSS", "fix")], "J")
+    config = StationConfig(event_path=f"{pg_db}?event=s1", key=KEY, workers=0,
+                           card_db=(str(demo_db.path),))
+    app = build_app(config, StationService(config, demo_db))
+    with TestClient(app, base_url="http://127.0.0.1",
+                    headers={"Authorization": f"Bearer {KEY}"}) as client:
+        page = client.get("/circuit/0000000001")
+        assert page.status_code == 200
+        assert "봄 대회" in page.text and "여름 대회" in page.text and "2개 이벤트" in page.text
+        data = client.get("/api/circuit/0000000001").json()
+        assert data["penalty_counts"] == {"GAME_LOSS": 2}
+        assert client.get("/api/circuit/0000000009").status_code == 404
+        assert 'href="/circuit/0000000001"' in client.get("/players/0000000001").text
+
+
+def test_no_season_page_on_an_event_file(app_client):
+    r = app_client.get("/api/circuit/0000000001")
+    assert r.status_code == 404 and "PostgreSQL" in r.json()["error"]
