@@ -150,3 +150,28 @@ def test_circuit_history_across_events(cli_env, pg_db):
 def test_circuit_needs_a_database(cli_env, tmp_path):
     r = run("circuit", "players", "--event", str(tmp_path / "e.db"))
     assert r.exit_code == 2 and "PostgreSQL" in r.stderr
+
+
+def test_circuit_audit_across_events(cli_env, pg_db):
+    """The same file handed in by two players at two events, the same list by two others;
+    penalty counts per player (a voided one not counted)."""
+    _season(lambda e: f"{pg_db}?event={e}", 2)  # player 2 hands in player 1's file each time
+    deck = {"sections": {"main": [{"card_id": 5, "count": 3}], "extra": [], "side": []}}
+    for n, kid in ((0, "0000000005"), (1, "0000000006")):
+        with open_event(f"{pg_db}?event=e{n}") as s:
+            s.add_registration(kid, None, deck, s.store_file(f"list {n}".encode()), "l.txt",
+                               True, [], None)
+    r = run("circuit", "audit", "--event", pg_db, "--json")
+    assert r.exit_code == 1, r.output
+    out = json.loads(r.stdout)
+    assert out["shared_files"] == []  # the same bytes only within one event here
+    assert [[p["player"] for p in g["players"]] for g in out["same_lists"]] == \
+        [["0000000005", "0000000006"]]
+    assert out["penalties"] == [{"player": "0000000001", "total": 1,
+                                 "penalties": {"GAME_LOSS": 1}}]
+    with open_event(f"{pg_db}?event=e1") as s:  # e0's sheet handed in again by another player
+        s.add_registration("0000000007", None, {}, s.store_file(b"sheet 0"), "a.pdf", True, [],
+                           None)
+    out = json.loads(run("circuit", "audit", "--event", pg_db, "--json").stdout)
+    assert [p["player"] for p in out["shared_files"][0]["players"]] == \
+        ["0000000001", "0000000002", "0000000007"]

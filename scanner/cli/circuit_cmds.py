@@ -157,3 +157,30 @@ def worker(event_path: str | None, readers: int | None, lease_s: float,
     runner.stop(config.shutdown_grace_s)
     click.echo(f"decksheet worker: stopped after {runner.done} job(s)", err=True)
     return ExitCode.OK
+
+
+@circuit.command("audit")
+@_db_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+def circuit_audit(event_path: str | None, as_json: bool, settings: Settings) -> int:
+    """Across every event: the same original file or the same list registered by different
+    players at different events, and each player's standing penalties. Exit 1 on a shared file
+    or list."""
+    from scanner.event.circuit import audit
+
+    with _circuit(event_path) as c:
+        result = audit(c)
+    if as_json:
+        echo_json(result.to_json())
+    else:
+        for title, groups in (("같은 원본 파일", result.shared_files),
+                              ("같은 덱 리스트", result.same_lists)):
+            click.echo(f"{title}: {len(groups)}")
+            for g in groups:
+                click.echo("  " + ", ".join(f"{p['player']}@{p['event']}" for p in g["players"]))
+        click.echo(f"페널티가 있는 선수: {len(result.penalties)}")
+        for p in result.penalties:
+            click.echo(f"  {p['player']}: " + ", ".join(f"{k} {v}"
+                                                         for k, v in p["penalties"].items()))
+    return ExitCode.FINDINGS if result.findings else ExitCode.OK

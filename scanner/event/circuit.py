@@ -188,3 +188,60 @@ class Circuit:
                  "status": {None: "active", "void": "voided"}.get(r["amended"], "amended"),
                  "effective_penalty": r["effective_penalty"]})
         return PlayerHistory(kid, list(events.values()))
+
+
+@dataclass
+class CircuitAudit:
+    shared_files: list[dict]
+    """The same original file handed in by different players (at different events)."""
+    same_lists: list[dict]
+    """The same list (cards and counts, every section) registered by different players at
+    different events (a player's latest version per event)."""
+    penalties: list[dict]
+    """Players with a standing penalty this season, most first, counts by penalty."""
+
+    @property
+    def findings(self) -> bool:
+        return bool(self.shared_files or self.same_lists)
+
+    def to_json(self) -> dict:
+        return {"shared_files": self.shared_files, "same_lists": self.same_lists,
+                "penalties": self.penalties}
+
+
+def audit(circuit: Circuit) -> CircuitAudit:
+    """Across events: files and lists that pass between players, and penalty counts."""
+    from scanner.event.audit import list_signature
+
+    by_file: dict[str, set[tuple[str, str]]] = {}
+    by_list: dict[tuple, set[tuple[str, str]]] = {}
+    for r in circuit._q(
+            "SELECT r.event, r.konami_id, r.file_sha256, r.decklist_json FROM registrations r "
+            "WHERE r.version = (SELECT MAX(version) FROM registrations x WHERE "
+            "x.event = r.event AND x.konami_id = r.konami_id)"):
+        who = (r["event"], r["konami_id"])
+        by_file.setdefault(r["file_sha256"], set()).add(who)
+        sig = list_signature(json.loads(r["decklist_json"]))
+        if sig:
+            by_list.setdefault(sig, set()).add(who)
+
+    def crosses(group: set[tuple[str, str]]) -> bool:
+        return len({k for _, k in group}) > 1 and len({e for e, _ in group}) > 1
+
+    shared = [{"sha256": sha, "players": [{"event": e, "player": k} for e, k in sorted(g)]}
+              for sha, g in sorted(by_file.items()) if crosses(g)]
+    same = [{"players": [{"event": e, "player": k} for e, k in g]}
+            for g in sorted(sorted(g) for g in by_list.values() if crosses(g))]
+    counts: dict[str, dict[str, int]] = {}
+    for r in circuit._q(f"""
+            SELECT i.konami_id, {ACTIVE_PENALTY_SQL} AS p FROM infractions i
+            LEFT JOIN LATERAL (SELECT action, new_penalty FROM infraction_amendments x
+                WHERE x.event = i.event AND x.infraction_id = i.id ORDER BY x.id DESC LIMIT 1)
+            a ON TRUE"""):
+        if r["p"]:
+            mine = counts.setdefault(r["konami_id"], {})
+            mine[r["p"]] = mine.get(r["p"], 0) + 1
+    penalties = sorted(({"player": k, "total": sum(c.values()),
+                         "penalties": dict(sorted(c.items()))} for k, c in counts.items()),
+                       key=lambda d: (-d["total"], d["player"]))
+    return CircuitAudit(shared, same, penalties)

@@ -217,8 +217,8 @@ BEGIN
         CREATE ROLE {WORKER_ROLE} NOLOGIN;
     END IF;
 EXCEPTION WHEN insufficient_privilege THEN
-    RAISE NOTICE 'decksheet: no CREATEROLE; create the roles {STATION_ROLE} and {WORKER_ROLE} '
-                 'as a superuser and run the migration again';
+    RAISE EXCEPTION 'decksheet: this user may not create roles: create {STATION_ROLE} and '
+                    '{WORKER_ROLE} (NOLOGIN) as a superuser first, or grant it CREATEROLE';
 END $$;
 DO $$
 BEGIN

@@ -16,14 +16,13 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+import platformdirs
 import psycopg
 from psycopg.rows import dict_row
 
@@ -117,8 +116,9 @@ def migrate(con: psycopg.Connection) -> list[str]:
 
 
 def default_files_cache() -> Path:
-    """Where originals are written out for readers that need a path (OCR, audit)."""
-    return Path(tempfile.gettempdir()) / f"decksheet-originals-{os.getuid()}"
+    """Where originals are written out for readers that need a path (OCR, audit): this
+    user's cache folder (each copy is checked against its digest before use)."""
+    return Path(platformdirs.user_cache_dir("decksheet")) / "originals"
 
 
 @dataclass
