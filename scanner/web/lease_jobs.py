@@ -21,11 +21,14 @@ from concurrent.futures.process import BrokenProcessPool
 
 from scanner.web.reader import ReadOutcome, init_worker, read_original
 from scanner.web.service import StationService
+from scanner.web.stations import open_station
 
 log = logging.getLogger("decksheet.web.lease_jobs")
 
 DEFAULT_LEASE_S = 60.0
 IDLE_POLL_S = 1.0
+WAIT_SLICE_S = 0.5
+"""How often a reader looks up from a read (stop asked? time out? lease to renew?)."""
 
 
 class LeaseRunner:
@@ -70,55 +73,63 @@ class LeaseRunner:
 
     def _reader(self, worker: str) -> None:
         pool = self._new_pool()
+        queue = None  # this reader's own connection for claims and lease renewals
         try:
             while not self._stopping.is_set():
                 try:
-                    with self.service.station() as st:
-                        job = st.claim(worker, self.lease_s)
+                    queue = queue or open_station(self.service.config.event_path)
+                    job = queue.claim(worker, self.lease_s)
                 except Exception:  # noqa: BLE001 - the database may be restarting: retry
                     log.exception("could not take a job")
+                    queue = _close(queue)
                     job = None
                 if job is None:
                     self._wake.wait(IDLE_POLL_S)
                     self._wake.clear()
                     continue
-                pool = self._run(job, worker, pool)
+                pool, queue = self._run(job, worker, pool, queue)
         finally:
             _kill(pool)
+            _close(queue)
 
-    def _run(self, job, worker: str, pool: ProcessPoolExecutor) -> ProcessPoolExecutor:
+    def _run(self, job, worker: str, pool: ProcessPoolExecutor, queue
+             ) -> tuple[ProcessPoolExecutor, object]:
         crops = self.service.crops_dir(job.file_sha256)
         crops.mkdir(parents=True, exist_ok=True)
-        started = time.monotonic()
+        started = renewed = time.monotonic()
         future: Future = pool.submit(read_original, str(self.service.original_path(job)),
                                      job.file_name, str(crops))
         outcome: ReadOutcome | None = None
         while outcome is None:
             try:
-                outcome = future.result(timeout=self.lease_s / 3)
+                outcome = future.result(timeout=WAIT_SLICE_S)
             except FutureTimeout:
+                now = time.monotonic()
                 if self._stopping.is_set() and \
-                        time.monotonic() - started > self.service.config.shutdown_grace_s:
-                    with self.service.station() as st:
-                        st.requeue(job.id)
+                        now - started > self.service.config.shutdown_grace_s:
+                    queue.requeue(job.id)  # SIGTERM: read again elsewhere, now
                     _kill(pool)
-                    return self._new_pool()
-                if time.monotonic() - started > self.service.config.job_timeout_s:
+                    return self._new_pool(), queue
+                if now - started > self.service.config.job_timeout_s:
                     outcome = ReadOutcome(error="읽기가 너무 오래 걸려 중단했습니다 "
                                                 "(시트가 맞는지 확인하세요)")
                     _kill(pool)
                     pool = self._new_pool()
                     break
-                with self.service.station() as st:
-                    if not st.renew(job.id, worker, self.lease_s):
-                        log.warning("job %s was taken by another reader", job.id)
+                if now - renewed > self.lease_s / 3:
+                    renewed = now
+                    try:
+                        if not queue.renew(job.id, worker, self.lease_s):
+                            log.warning("job %s was taken by another reader", job.id)
+                    except Exception:  # noqa: BLE001 - retried at the next slice
+                        log.exception("could not renew the lease of job %s", job.id)
+                        queue = _close(queue) or open_station(self.service.config.event_path)
             except BrokenProcessPool:
                 # The reading process died (killed, out of memory): the job goes back to the
                 # queue; a file that kills its reader fails after MAX_ATTEMPTS.
                 _kill(pool)
-                with self.service.station() as st:
-                    st.requeue(job.id)
-                return self._new_pool()
+                queue.requeue(job.id)
+                return self._new_pool(), queue
             except Exception as exc:  # noqa: BLE001
                 outcome = ReadOutcome(error=f"읽는 중 오류: {type(exc).__name__}")
         try:
@@ -126,7 +137,16 @@ class LeaseRunner:
             self.done += 1
         except Exception:  # noqa: BLE001 - the lease runs out and another reader retries
             log.exception("could not register job %s", job.id)
-        return pool
+        return pool, queue
+
+
+def _close(queue) -> None:
+    if queue is not None:
+        try:
+            queue.close()
+        except Exception:  # noqa: BLE001 - closing a broken connection
+            pass
+    return None
 
 
 def _kill(pool: ProcessPoolExecutor) -> None:
