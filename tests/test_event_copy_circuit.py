@@ -175,3 +175,21 @@ def test_circuit_audit_across_events(cli_env, pg_db):
     out = json.loads(run("circuit", "audit", "--event", pg_db, "--json").stdout)
     assert [p["player"] for p in out["shared_files"][0]["players"]] == \
         ["0000000001", "0000000002", "0000000007"]
+
+
+def test_a_lost_database_connection_is_a_clear_error(pg_db):
+    """The server ends the connection (restart, failover): reads and writes are refused with
+    the event's location, not a traceback; nothing half-written."""
+    import psycopg
+    url = pg_db + "?event=lost"
+    with create_event(url, "대회", dt.date(2026, 7, 12)) as store:
+        sha = store.store_file(b"x")
+        pid = store.con.info.backend_pid
+        with psycopg.connect(pg_db, autocommit=True) as su:
+            su.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(EventError, match=r"\?event=lost: "):
+            store.registrations()
+        with pytest.raises(EventError, match=r"\?event=lost: "):
+            store.add_registration("0000000001", None, {}, sha, "x", True, [], None)
+    with open_event(url) as store:
+        assert store.registrations() == []

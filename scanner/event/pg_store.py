@@ -228,14 +228,21 @@ class PgEventStore:
                 self.con.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
                                  ("decksheet:event:" + self.event_key,))
                 yield self.con
-        except psycopg.errors.InsufficientPrivilege as exc:
-            raise EventError(f"the database refused the write: {_first_line(exc)}") from None
+        except psycopg.Error as exc:  # refused (privileges, a guard) or the server went away
+            raise EventError(f"{self.location}: the write was not stored: "
+                             f"{_first_line(exc)}") from None
 
     def _q(self, sql: str, args: tuple | list = ()) -> list[dict]:
-        return self.con.execute(sql, args).fetchall()
+        try:
+            return self.con.execute(sql, args).fetchall()
+        except psycopg.OperationalError as exc:
+            raise EventError(f"{self.location}: {_first_line(exc)}") from None
 
     def _one(self, sql: str, args: tuple | list = ()) -> dict | None:
-        return self.con.execute(sql, args).fetchone()
+        try:
+            return self.con.execute(sql, args).fetchone()
+        except psycopg.OperationalError as exc:
+            raise EventError(f"{self.location}: {_first_line(exc)}") from None
 
     def _next_id(self, table: str) -> int:
         row = self._one(f"SELECT COALESCE(MAX(id), 0) + 1 AS n FROM {table} WHERE event = %s",

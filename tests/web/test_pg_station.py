@@ -192,6 +192,8 @@ def test_two_front_ends_and_workers_one_of_each_killed(pg_event, tmp_path, demo_
                 assert [versions[j] for j in mine] == list(range(1, len(mine) + 1))
         with fronts[1].client() as c:  # the surviving front-end shows every player
             assert len(c.get("/api/players").json()) == 8
+        workers[1].send_signal(signal.SIGTERM)  # an idle worker stops cleanly
+        assert workers[1].wait(60) == 0
     finally:
         for w in workers:
             if w.poll() is None:
