@@ -88,6 +88,11 @@ def test_copy_sqlite_to_postgresql_and_back_is_verified(cli_env, tmp_path, pg_db
         assert fa == fb and b.audit_log()[:-1] == a.audit_log()
         assert b.file_path(r2.file_sha256).read_bytes() == b"v2"
 
+    # … and within the database, to another event name (ids are per event).
+    assert copy_event(url, pg_db + "?event=busan-archive").ok
+    with open_event(url, readonly=True) as a, open_event(pg_db + "?event=busan-archive") as c:
+        assert [r.id for r in c.registrations()] == [r.id for r in a.registrations()]
+
     # An existing target is never written to.
     r = run("event", "copy", str(laptop), url)
     assert r.exit_code == 2 and "already exists" in r.stderr

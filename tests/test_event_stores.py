@@ -207,3 +207,24 @@ def test_the_event_commands_on_either_store(cli_env, event_target, monkeypatch, 
     r = run("export", "--out", str(tmp_path / "export"))
     assert r.exit_code == 0, r.output
     assert any((tmp_path / "export").iterdir())
+
+
+def test_a_station_job_registers_once(event_target):
+    """Two readers finishing the same job (a lease ran out during a slow read): one version,
+    whichever store."""
+    create_event(event_target, "대회", DAY).close()
+    results = []
+
+    def finish() -> None:
+        with open_event(event_target) as s:
+            results.append(_register(s, "0123456789", deck={"station_job": "job-1"}))
+
+    threads = [threading.Thread(target=finish) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(results) == 4 and {(r.id, r.version) for r in results} == {(1, 1)}
+    with open_event(event_target) as s:
+        assert len(s.registrations()) == 1
+        assert _register(s, "0123456789", deck={"station_job": "job-2"}).version == 2

@@ -411,7 +411,15 @@ class EventStore:
         if not self.files.has(file_sha256):
             raise EventError(f"original file {file_sha256[:12]}… is not in {self.files_dir}")
         needs_review = int(_needs_review(decklist_json))
+        job_id = decklist_json.get("station_job")
         with self.transaction() as con:
+            # A station job registers once, even when two readers finish it (under the lock).
+            done = con.execute("SELECT id FROM registrations WHERE json_extract(decklist_json, "
+                               "'$.station_job') = ?", (str(job_id),)).fetchone() \
+                if job_id else None
+            earlier = self.registration_by_id(int(done["id"])) if done is not None else None
+            if earlier is not None:
+                return earlier
             if walk_in:
                 (last,) = con.execute("SELECT COALESCE(MAX(CAST(substr(konami_id, 2) AS INTEGER)), 0) "
                                       "FROM players WHERE konami_id GLOB 'W[0-9]*'").fetchone()
