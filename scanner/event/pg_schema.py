@@ -238,8 +238,28 @@ END $$;
 registrations; neither may UPDATE, DELETE or TRUNCATE a record, nor create an event (the
 owner does that with `decksheet event init postgresql://…`)."""
 
+_CROPS = f"""
+CREATE TABLE station_crops (
+    event TEXT NOT NULL REFERENCES events(event),
+    sha256 TEXT NOT NULL CHECK (sha256 ~ '^[0-9a-f]{{64}}$'),
+    name TEXT NOT NULL CHECK (name ~ '^[A-Za-z0-9_.-]+[.]png$'),
+    data BYTEA NOT NULL,
+    PRIMARY KEY (event, sha256, name)
+);
+REVOKE ALL ON station_crops FROM PUBLIC;
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{STATION_ROLE}') THEN
+        GRANT SELECT, INSERT ON station_crops TO {STATION_ROLE}, {WORKER_ROLE};
+    END IF;
+END $$;
+"""
+"""Line crops a reader made, so the review page of any front-end shows them (a reader may be
+another machine)."""
+
 PG_MIGRATIONS: tuple[Migration, ...] = (
     Migration("pg-0001-initial", _TABLES),
     Migration("pg-0002-append-only", _GUARDS),
     Migration("pg-0003-roles", _ROLES),
+    Migration("pg-0004-station-crops", _CROPS),
 )

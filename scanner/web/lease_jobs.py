@@ -133,6 +133,8 @@ class LeaseRunner:
             except Exception as exc:  # noqa: BLE001
                 outcome = ReadOutcome(error=f"읽는 중 오류: {type(exc).__name__}")
         try:
+            if outcome.deck_json is not None:
+                queue.put_crops(job.file_sha256, crops)
             self.service.complete(job, outcome)
             self.done += 1
         except Exception:  # noqa: BLE001 - the lease runs out and another reader retries

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Self
 
 import psycopg
@@ -20,6 +22,7 @@ from scanner.event.pg_store import EventURL, connect
 from scanner.event.records import now_iso
 from scanner.web.station_store import DONE, FAILED, QUEUED, RUNNING, Job, RosterEntry
 
+_CROP_NAME = re.compile(r"[A-Za-z0-9_.\-]+\.png")
 MAX_ATTEMPTS = 3
 """A job whose reader died this many times fails (a file that kills its reader)."""
 GAVE_UP = "읽는 프로세스가 여러 번 중단되었습니다 (파일이 너무 크거나 손상됨)"
@@ -166,6 +169,22 @@ class PgStationStore:
         self.con.execute("UPDATE station_jobs SET state = %s, worker = NULL, lease_until = NULL "
                          "WHERE event = %s AND id = %s AND state = %s",
                          (QUEUED, self.event, job_id, RUNNING))
+
+    # ------------------------------------------------------------------ crops
+
+    def put_crops(self, sha256: str, folder: Path) -> int:
+        """Keep the crops a read made (PNG files of `folder`) for every front-end."""
+        files = [p for p in sorted(folder.glob("*.png")) if _CROP_NAME.fullmatch(p.name)]
+        with self.con.transaction(), self.con.cursor() as cur:
+            cur.executemany("INSERT INTO station_crops (event, sha256, name, data) "
+                            "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                            [(self.event, sha256, p.name, p.read_bytes()) for p in files])
+        return len(files)
+
+    def crop(self, sha256: str, name: str) -> bytes | None:
+        r = self.con.execute("SELECT data FROM station_crops WHERE event = %s AND sha256 = %s "
+                             "AND name = %s", (self.event, sha256, name)).fetchone()
+        return bytes(r["data"]) if r else None
 
     def finish(self, job_id: str, result: dict | None, error: str | None) -> None:
         """Close the job (once: a job already done keeps its first answer)."""

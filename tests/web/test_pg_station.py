@@ -241,3 +241,30 @@ def test_the_head_judges_season_page(pg_db, demo_db, clean_env):
 def test_no_season_page_on_an_event_file(app_client):
     r = app_client.get("/api/circuit/0000000001")
     assert r.status_code == 404 and "PostgreSQL" in r.json()["error"]
+
+
+def test_crops_of_a_read_on_another_machine_are_served(pg_event, demo_db, tmp_path,
+                                                        monkeypatch):
+    """A reader elsewhere keeps its line crops in the database; a front-end whose own crops
+    folder is empty serves them by name (and nothing outside its folder)."""
+    from scanner.web.config import StationConfig
+    from scanner.web.service import StationService
+
+    sha = "a" * 64
+    made = tmp_path / "reader-machine" / sha
+    made.mkdir(parents=True)
+    (made / "main-03.png").write_bytes(b"\x89PNG crop")
+    (made / "notes.txt").write_text("not a crop")
+    with PgStationStore(pg_event) as st:
+        assert st.put_crops(sha, made) == 1
+        assert st.put_crops(sha, made) == 1  # again (a retried job): kept once
+        assert st.con.execute("SELECT COUNT(*) AS n FROM station_crops").fetchone()["n"] == 1
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "front-end-cache"))
+    config = StationConfig(event_path=pg_event, key=KEY, workers=0)
+    service = StationService(config, demo_db)
+    assert str(service.crops_root).startswith(str(tmp_path / "front-end-cache"))
+    served = service.crop_file(sha, "main-03.png")
+    assert served is not None and served.read_bytes() == b"\x89PNG crop"
+    assert service.crop_file(sha, "missing.png") is None
+    assert service.crop_file(sha, "../main-03.png") is None
+    assert service._crop_url(str(made / "main-03.png")) == f"/crops/{sha}/main-03.png"

@@ -85,13 +85,26 @@ class StationCore:
         if not re.fullmatch(r"[0-9a-f]{64}", sha256) or not re.fullmatch(r"[\w.\-]+\.png", name):
             return None
         p = self.crops_dir(sha256) / name
+        if not p.is_file() and self.config.uses_database:
+            self._fetch_crop(sha256, name, p)  # read on another machine
         return p if p.is_file() else None
+
+    def _fetch_crop(self, sha256: str, name: str, target: Path) -> None:
+        from card_db.paths import atomic_write
+        with self.station() as st:
+            data = st.crop(sha256, name)
+        if data is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(target, data)
 
     def _crop_url(self, path: str | None) -> str | None:
         if not path:
             return None
         p = Path(path)
-        return f"/crops/{p.parent.name}/{p.name}" if p.parent.parent == self.crops_root else None
+        # A database event's crops may come from another machine's folder: served by name.
+        here = p.parent.parent == self.crops_root or (
+            self.config.uses_database and re.fullmatch(r"[0-9a-f]{64}", p.parent.name))
+        return f"/crops/{p.parent.name}/{p.name}" if here else None
 
     # ------------------------------------------------------------------ registrations
 
