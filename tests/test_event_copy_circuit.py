@@ -198,3 +198,29 @@ def test_a_lost_database_connection_is_a_clear_error(pg_db):
             store.add_registration("0000000001", None, {}, sha, "x", True, [], None)
     with open_event(url) as store:
         assert store.registrations() == []
+
+
+def test_postgresql_migrations_are_named_steps(pg_db):
+    """An older database gets the missing steps when opened for writing; a database set up by a
+    newer decksheet is read but never written to."""
+    import psycopg
+
+    from scanner.event.pg_schema import PG_MIGRATIONS
+    url = pg_db + "?event=m"
+    create_event(url, "대회", dt.date(2026, 7, 12)).close()
+    with psycopg.connect(pg_db, autocommit=True) as su:
+        su.execute("DROP TABLE station_crops")
+        su.execute("DELETE FROM decksheet_migrations WHERE name = 'pg-0004-station-crops'")
+    with open_event(url, readonly=True) as store:
+        assert "pg-0004-station-crops" not in store.steps  # read-only: nothing applied
+    with open_event(url) as store:
+        assert store.steps == [m.name for m in PG_MIGRATIONS]
+    with psycopg.connect(pg_db, autocommit=True) as su:
+        assert su.execute("SELECT to_regclass('station_crops')").fetchone()[0] is not None
+        su.execute("INSERT INTO decksheet_migrations (name, applied_at) VALUES ('pg-9999-new', 'x')")
+    with pytest.raises(EventError, match="newer decksheet"):
+        open_event(url)
+    with open_event(url, readonly=True) as store:
+        assert store.event().name == "대회"
+    with pytest.raises(EventError, match="newer decksheet"):
+        create_event(pg_db + "?event=other", "x", dt.date(2026, 7, 12))
