@@ -414,9 +414,10 @@ class EventStore:
         job_id = decklist_json.get("station_job")
         with self.transaction() as con:
             # A station job registers once, even when two readers finish it (under the lock).
-            done = con.execute("SELECT id FROM registrations WHERE json_extract(decklist_json, "
-                               "'$.station_job') = ?", (str(job_id),)).fetchone() \
-                if job_id else None
+            # (instr first: a text search, so only a matching row's JSON is parsed)
+            done = con.execute("SELECT id FROM registrations WHERE instr(decklist_json, ?) > 0 "
+                               "AND json_extract(decklist_json, '$.station_job') = ?",
+                               (str(job_id), str(job_id))).fetchone() if job_id else None
             earlier = self.registration_by_id(int(done["id"])) if done is not None else None
             if earlier is not None:
                 return earlier
