@@ -182,6 +182,15 @@ def test_the_event_commands_on_either_store(cli_env, event_target, monkeypatch, 
     assert json.loads(r.stdout)["version"] == 1
     r = run("register", str(SAMPLE_DECKS / "registered.ydk"), "--player", "0000000003", "--json")
     assert r.exit_code == 0, r.output
+    with open_event(event_target, readonly=True) as store:
+        files_before = store.file_digests()
+    empty = tmp_path / "empty.pdf"
+    empty.write_bytes(b"")
+    r = run("register", str(empty), "--player", "0000000004", "--json")
+    assert r.exit_code == 2 and r.stdout == "" and "Traceback" not in r.output
+    with open_event(event_target, readonly=True) as store:
+        assert store.file_digests() == files_before and store.latest_registration(
+            "0000000004") is None
     r = run("deckcheck", str(SAMPLE_DECKS / "observed.ydk"), "--player", "0000000003",
             "--round", "3", "--judge", "이저지", "--json")
     assert r.exit_code == 1, r.output
