@@ -168,7 +168,13 @@ def test_two_front_ends_and_workers_one_of_each_killed(pg_event, tmp_path, demo_
                 with PgStationStore(pg_event) as st:
                     dead = st.claim("dead-machine", 2)
             if n == 5:
-                held = _job_held_by(pg_event, workers[0].pid, seconds=60)
+                # Kill worker 0 while it reads: more slow sheets until it holds one.
+                for extra in range(8):
+                    held = _job_held_by(pg_event, workers[0].pid, seconds=8)
+                    if held is not None:
+                        break
+                    kid = f"{7000000100 + extra}"
+                    jobs.append((_upload(fronts[1], slow[extra % len(slow)], kid), kid))
                 workers[0].send_signal(signal.SIGKILL)
                 fronts[0].proc.send_signal(signal.SIGKILL)
         deadline = time.monotonic() + 400
@@ -191,7 +197,7 @@ def test_two_front_ends_and_workers_one_of_each_killed(pg_event, tmp_path, demo_
                             for r in regs if r.konami_id == kid}
                 assert [versions[j] for j in mine] == list(range(1, len(mine) + 1))
         with fronts[1].client() as c:  # the surviving front-end shows every player
-            assert len(c.get("/api/players").json()) == 8
+            assert len(c.get("/api/players").json()) == len({k for _, k in jobs})
         workers[1].send_signal(signal.SIGTERM)  # an idle worker stops cleanly
         assert workers[1].wait(60) == 0
     finally:
