@@ -17,7 +17,8 @@ from scanner.errors import DecksheetError, EventError, ExitCode
 def event_option(func: Callable) -> Callable:
     # No click.Path(dir_okay=False): its usage error is four lines; EventStore.open says it in one.
     return click.option("--event", "event_path", envvar="DECKSHEET_EVENT",
-                        help="The event file (env DECKSHEET_EVENT).")(func)
+                        help="The event file, or postgresql://USER@HOST[:PORT]/DB?event=NAME "
+                             "(env DECKSHEET_EVENT).")(func)
 
 
 def judge_option(func: Callable) -> Callable:
