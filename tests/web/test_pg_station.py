@@ -241,7 +241,8 @@ def test_the_head_judges_season_page(pg_db, demo_db, clean_env):
         data = client.get("/api/circuit/0000000001").json()
         assert data["penalty_counts"] == {"GAME_LOSS": 2}
         assert client.get("/api/circuit/0000000009").status_code == 404
-        assert 'href="/circuit/0000000001"' in client.get("/players/0000000001").text
+        page = client.get("/players/0000000001", headers={"X-Judge": "head"})
+        assert 'href="/circuit/0000000001"' in page.text
 
 
 def test_no_season_page_on_an_event_file(app_client):
