@@ -22,6 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from scanner.web.reader import ReadOutcome, init_worker, read_original
 from scanner.web.service import StationService
 from scanner.web.stations import open_station
+from scanner.web.texts import ko
 
 log = logging.getLogger("decksheet.web.lease_jobs")
 
@@ -111,8 +112,7 @@ class LeaseRunner:
                     _kill(pool)
                     return self._new_pool(), queue
                 if now - started > self.service.config.job_timeout_s:
-                    outcome = ReadOutcome(error="읽기가 너무 오래 걸려 중단했습니다 "
-                                                "(시트가 맞는지 확인하세요)")
+                    outcome = ReadOutcome(error=ko("job-read-too-long"))
                     _kill(pool)
                     pool = self._new_pool()
                     break
@@ -131,7 +131,7 @@ class LeaseRunner:
                 queue.requeue(job.id)
                 return self._new_pool(), queue
             except Exception as exc:  # noqa: BLE001
-                outcome = ReadOutcome(error=f"읽는 중 오류: {type(exc).__name__}")
+                outcome = ReadOutcome(error=ko("job-read-error", kind=type(exc).__name__))
         try:
             if outcome.deck_json is not None:
                 queue.put_crops(job.file_sha256, crops)

@@ -21,11 +21,12 @@ import psycopg
 from scanner.event.pg_store import EventURL, connect
 from scanner.event.records import now_iso
 from scanner.web.station_store import DONE, FAILED, QUEUED, RUNNING, Job, RosterEntry
+from scanner.web.texts import ko
 
 _CROP_NAME = re.compile(r"[A-Za-z0-9_.\-]+\.png")
 MAX_ATTEMPTS = 3
 """A job whose reader died this many times fails (a file that kills its reader)."""
-GAVE_UP = "읽는 프로세스가 여러 번 중단되었습니다 (파일이 너무 크거나 손상됨)"
+GAVE_UP = ko("job-readers-died", n=MAX_ATTEMPTS)
 
 _COLS = ("id, seq, state, file_sha256, file_name, konami_id, name, judge, result_json, error, "
          "attempts, created_at, finished_at")
