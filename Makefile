@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 APT_PACKAGES := tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng fonts-nanum fonts-nanum-extra \
                 fontconfig fonts-unfonts-core fonts-baekmuk \
                 poppler-utils python3-venv python3-pip \
-                chromium chromium-driver
+                chromium chromium-driver postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 OUT  ?= out/demo
 

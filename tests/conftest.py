@@ -74,3 +74,35 @@ def clean_env(monkeypatch, tmp_path):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("DECKSHEET_DATA_DIR", str(tmp_path / "no-fetched-data"))
     return monkeypatch
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL for the session (skipped with its reason where none is installed;
+    under CI=true a missing PostgreSQL fails)."""
+    from pg_server import PgServer, pg_bindir, wait_ready
+    require(pg_bindir() is not None,
+            "needs PostgreSQL server binaries (Debian package 'postgresql': make system)")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        require(False, "needs psycopg (pip install -e '.[test]')")
+    try:
+        server = PgServer.start()
+    except RuntimeError as exc:
+        require(False, f"could not start a PostgreSQL server: {exc}")
+    wait_ready(server)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_db(pg_server, request):
+    """A fresh database of that server, per test: its URL without ?event=."""
+    import re
+    name = "t_" + re.sub(r"[^a-z0-9]", "_", request.node.name.lower())[:50] + f"_{os.getpid()}"
+    import psycopg
+    with psycopg.connect(pg_server.url(), autocommit=True) as con:
+        con.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        con.execute(f'CREATE DATABASE "{name}"')
+    return pg_server.url(db=name)

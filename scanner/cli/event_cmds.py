@@ -17,7 +17,8 @@ from scanner.errors import DecksheetError, EventError, ExitCode
 def event_option(func: Callable) -> Callable:
     # No click.Path(dir_okay=False): its usage error is four lines; EventStore.open says it in one.
     return click.option("--event", "event_path", envvar="DECKSHEET_EVENT",
-                        help="The event file (env DECKSHEET_EVENT).")(func)
+                        help="The event file, or postgresql://USER@HOST[:PORT]/DB?event=NAME "
+                             "(env DECKSHEET_EVENT).")(func)
 
 
 def judge_option(func: Callable) -> Callable:
@@ -26,15 +27,15 @@ def judge_option(func: Callable) -> Callable:
 
 
 def _open(event_path: str | None, readonly: bool = False):
-    from scanner.event.store import EventStore
-    return EventStore.open(event_path, readonly=readonly)
+    from scanner.event.stores import open_event
+    return open_event(event_path, readonly=readonly)
 
 
 def _open_for_reading(event_path: str | None):
     """Read-write when the file and its folder can be written (an older file is migrated and
     the action logged), else read-only: nothing is written."""
-    from scanner.event.store import EventStore
-    return EventStore.open(event_path, readonly=not EventStore.writable(event_path))
+    from scanner.event.stores import event_writable, open_event
+    return open_event(event_path, readonly=not event_writable(event_path))
 
 
 def _out_folder(path: Path, what: str) -> Path:
@@ -67,13 +68,14 @@ def event() -> None:
 def event_init(path: str, name: str, settings: Settings) -> int:
     """Create a new event file. --date (required) is the event day; --list fixes the regulation
     (default: the OCG list in force on the event day)."""
-    from scanner.event.store import EventStore
+    from scanner.event.stores import create_event
 
     if settings.date is None:
         raise EventError("give the event day: --date YYYY-MM-DD")
-    with EventStore.create(path, name, settings.date, settings.list_name) as store:
+    with create_event(path, name, settings.date, settings.list_name) as store:
         ev = store.event()
-    click.echo(f"이벤트 「{ev.name}」 {ev.date.isoformat()} → {path}"
+        where = store.location
+    click.echo(f"이벤트 「{ev.name}」 {ev.date.isoformat()} → {where}"
                + (f" (리미트 레귤레이션 {ev.list_name})" if ev.list_name
                   else " (리미트 레귤레이션: 대회 당일 시행 중인 OCG 리스트)"), err=True)
     return ExitCode.OK

@@ -17,8 +17,9 @@ from scanner.cli.event_cmds import event_option
               help="Port (0 = any free port).")
 @click.option("--key", envvar="DECKSHEET_KEY", default=None,
               help="Event key for the sign-in URL and the API (env DECKSHEET_KEY; default random).")
-@click.option("--workers", type=click.IntRange(1, 64), default=None,
-              help="Reading processes (default: all cores).")
+@click.option("--workers", type=click.IntRange(0, 64), default=None,
+              help="Reading processes (default: all cores; 0 on a PostgreSQL event: a "
+                   "front-end only, 'decksheet worker' machines read).")
 @common_options
 def serve(event_path: str | None, host: str, port: int, key: str | None, workers: int | None,
           settings: Settings) -> int:
@@ -37,14 +38,14 @@ def serve(event_path: str | None, host: str, port: int, key: str | None, workers
                "extra_bans": settings.extra_bans}
     if key:
         options["key"] = key
-    if workers:
+    if workers is not None:
         options["workers"] = workers
     try:
         config = StationConfig(**options)
     except ValueError as exc:
         raise EventError(str(exc)) from None
-    from scanner.event.store import EventStore
-    EventStore.open(config.event_path).close()  # refuse a bad event before loading the cards
+    from scanner.event.stores import open_event
+    open_event(config.event_path).close()  # refuse a bad event before loading the cards
     from scanner.ocr.tools import probe_tools
     probe_tools()  # the station reads photos: no Tesseract kor / fonts → one line, exit 2
     run(config, settings.db())  # the CLI's loader: says so on stderr when it is the demo db

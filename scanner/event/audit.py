@@ -81,15 +81,19 @@ class RegistrationAudit:
         return list_verdict(self.codes)
 
     def signature(self) -> tuple:
-        """What makes two lists the same deck: copies per card and section. A line still in
-        doubt counts by its reading, so a guess never makes two lists 'identical'."""
-        per: dict[tuple[str, str], int] = defaultdict(int)
-        for s in SECTIONS:
-            for e in self.decklist["sections"][s]:
-                sure = e.get("card_id") is not None and not e.get("needs_review")
-                key = str(e["card_id"]) if sure else "?" + str(e.get("read") or e.get("name"))
-                per[(s, key)] += int(e["count"])
-        return tuple(sorted(per.items()))
+        return list_signature(self.decklist)
+
+
+def list_signature(decklist: dict) -> tuple:
+    """What makes two lists the same deck: copies per card and section. A line still in
+    doubt counts by its reading, so a guess never makes two lists 'identical'."""
+    per: dict[tuple[str, str], int] = defaultdict(int)
+    for s in SECTIONS:
+        for e in (decklist.get("sections") or {}).get(s) or []:
+            sure = e.get("card_id") is not None and not e.get("needs_review")
+            key = str(e["card_id"]) if sure else "?" + str(e.get("read") or e.get("name"))
+            per[(s, key)] += int(e.get("count") or 0)
+    return tuple(sorted(per.items()))
 
 
 @dataclass

@@ -30,6 +30,7 @@ from urllib.parse import quote
 from scanner.errors import EventError
 from scanner.event.files import FileStore
 from scanner.event.migrations import MIGRATIONS, migrate
+from scanner.event.store_api import RECORD_COLUMNS, rows_in_order
 from scanner.event.records import (  # noqa: F401  (re-exported: the store's public types)
     Amendment, DeckCheck, EventInfo, IssuedInfraction, NewInfraction, Registration,
     ReviewDecision, clean_name, lookup_konami_id, normalise_konami_id, now_iso)
@@ -122,8 +123,9 @@ class EventStore:
 
     @classmethod
     def create(cls, path: str | os.PathLike, name: str, date: dt.date,
-               list_name: str | None = None) -> "EventStore":
-        """Make a new event file; refuses to touch an existing file."""
+               list_name: str | None = None, copied_at: str | None = None) -> "EventStore":
+        """Make a new event file; refuses to touch an existing file. `copied_at`: the header's
+        time of an event being copied here (its own log comes with it: no init entry)."""
         p = Path(path)
         if p.exists():
             raise EventError(f"{p} already exists; an event is never re-initialised "
@@ -141,8 +143,11 @@ class EventStore:
         with store.transaction():
             migrate(con, now_iso())
             con.execute("INSERT INTO event (id, name, date, list_name, created_at) "
-                        "VALUES (1, ?, ?, ?, ?)", (name, date.isoformat(), list_name, now_iso()))
-            store._log("event-init", {"name": name, "date": date.isoformat(), "list": list_name})
+                        "VALUES (1, ?, ?, ?, ?)", (name, date.isoformat(), list_name,
+                                                   copied_at or now_iso()))
+            if copied_at is None:
+                store._log("event-init", {"name": name, "date": date.isoformat(),
+                                          "list": list_name})
         store.steps = [m.name for m in MIGRATIONS]
         store.files_dir.mkdir(exist_ok=True)
         return store
@@ -211,6 +216,10 @@ class EventStore:
         self.close()
 
     @property
+    def location(self) -> str:
+        return str(self.path)
+
+    @property
     def files_dir(self) -> Path:
         return Path(str(self.path) + ".files")
 
@@ -252,6 +261,33 @@ class EventStore:
 
     def file_path(self, sha256: str) -> Path:
         return self.files.path(sha256)
+
+    def file_bytes(self, sha256: str) -> bytes | None:
+        p = self.files.path(sha256)
+        return p.read_bytes() if p.is_file() else None
+
+    def file_digests(self) -> list[str]:
+        """Every original kept beside the event, by digest."""
+        if not self.files_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.files_dir.iterdir()
+                      if p.is_file() and len(p.name) == 64)
+
+    def record_rows(self, table: str) -> list[dict]:
+        """The rows of one record table (the columns both stores share), in canonical order."""
+        cols = [c for c in RECORD_COLUMNS[table]
+                if c in {r[1] for r in self.con.execute(f"PRAGMA table_info({table})")}]
+        rows = self.con.execute(f"SELECT {', '.join(cols)} FROM {table}").fetchall() \
+            if cols else []
+        return rows_in_order(table, [dict(zip(cols, r)) for r in rows])
+
+    def load_records(self, table: str, rows: list[dict]) -> None:
+        """Insert rows copied from another store as they are (ids kept): `event copy` only."""
+        cols = RECORD_COLUMNS[table]
+        with self.transaction() as con:
+            con.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES "
+                            f"({', '.join('?' * len(cols))})",
+                            [tuple(r[c] for c in cols) for r in rows])
 
     def player_name(self, konami_id: str) -> str | None:
         row = self.con.execute("SELECT name FROM players WHERE konami_id = ?",
@@ -377,7 +413,16 @@ class EventStore:
         if not self.files.has(file_sha256):
             raise EventError("event.file-missing", sha=file_sha256[:12], folder=self.files_dir)
         needs_review = int(_needs_review(decklist_json))
+        job_id = decklist_json.get("station_job")
         with self.transaction() as con:
+            # A station job registers once, even when two readers finish it (under the lock).
+            # (instr first: a text search, so only a matching row's JSON is parsed)
+            done = con.execute("SELECT id FROM registrations WHERE instr(decklist_json, ?) > 0 "
+                               "AND json_extract(decklist_json, '$.station_job') = ?",
+                               (str(job_id), str(job_id))).fetchone() if job_id else None
+            earlier = self.registration_by_id(int(done["id"])) if done is not None else None
+            if earlier is not None:
+                return earlier
             if guard is not None:
                 guard(self)
             if walk_in:

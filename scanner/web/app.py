@@ -17,10 +17,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from scanner.errors import DecksheetError
-from scanner.web import api, pages
+from scanner.web import api, circuit_page, pages
 from scanner.web.auth import BodyLimit, KeyAuth
 from scanner.web.config import StationConfig
 from scanner.web.jobs import JobRunner
+from scanner.web.lease_jobs import LeaseRunner
 from scanner.web.present import filters
 from scanner.web.service import StationError, StationService
 from scanner.web.texts import ko
@@ -81,7 +82,7 @@ def build_app(config: StationConfig, service: StationService | None = None,
               start_runner: bool = True) -> BodyReadTimeout:
     """The ASGI app of one station. The runner starts with the app and stops with it."""
     service = service or StationService(config)
-    runner = JobRunner(service, config.workers)
+    runner = (LeaseRunner if config.uses_database else JobRunner)(service, config.workers)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
@@ -96,8 +97,8 @@ def build_app(config: StationConfig, service: StationService | None = None,
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters.update(filters(config.timezone))
     app = Starlette(
-        routes=api.ROUTES + pages.ROUTES + [Mount("/static", StaticFiles(directory=HERE / "static"),
-                                                  name="static")],
+        routes=api.ROUTES + pages.ROUTES + circuit_page.ROUTES
+        + [Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
         exception_handlers={StationError: _station_error, DecksheetError: _decksheet_error,
                             HTTPException: _http_error, OSError: _internal_error,
                             sqlite3.Error: _internal_error, Exception: _internal_error},

@@ -17,8 +17,8 @@ MIN_KEY_LENGTH = 16
 
 @dataclass
 class StationConfig:
-    event_path: Path
-    """The event's SQLite file (made with `decksheet event init`)."""
+    event_path: Path | str
+    """The event's SQLite file (made with `decksheet event init`), or its PostgreSQL URL."""
     host: str = "127.0.0.1"
     """Bind address: loopback unless the judge asks for the venue network (`--host 0.0.0.0`)."""
     port: int = DEFAULT_PORT
@@ -47,18 +47,32 @@ class StationConfig:
     """On SIGTERM, running reads get this long to finish; the rest go back to the queue."""
 
     def __post_init__(self) -> None:
-        self.event_path = Path(self.event_path)
+        if not self.uses_database:
+            self.event_path = Path(self.event_path)
         if isinstance(self.card_db, (str, Path)):
             self.card_db = (str(self.card_db),)
         if not self.key or len(self.key) < MIN_KEY_LENGTH:
             raise ValueError(f"the event key must have at least {MIN_KEY_LENGTH} characters "
                              f"(--key or ${ENV_KEY}); leave both out for a random one")
-        if not 1 <= self.workers <= 64:
-            raise ValueError("workers must be 1..64")
+        if not (0 if self.uses_database else 1) <= self.workers <= 64:
+            # 0 on a database event: a front-end only, `decksheet worker` machines read.
+            raise ValueError("workers must be 1..64 (0 only for a PostgreSQL event)")
+
+    @property
+    def uses_database(self) -> bool:
+        """The event is in PostgreSQL (several front-ends and readers share it)."""
+        return str(self.event_path).startswith(("postgresql://", "postgres://"))
 
     @property
     def station_dir(self) -> Path:
-        """Beside the event file: crops and exports the station makes."""
+        """Beside the event file: crops and exports the station makes (for a database event,
+        in this machine's cache folder, per event)."""
+        if self.uses_database:
+            import platformdirs
+            from urllib.parse import parse_qs, urlsplit
+            event = parse_qs(urlsplit(str(self.event_path)).query).get("event", ["event"])[0]
+            return Path(platformdirs.user_cache_dir("decksheet")) / "stations" / \
+                "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in event)
         return Path(str(self.event_path) + ".station")
 
     def sign_in_url(self) -> str:

@@ -2,6 +2,7 @@
 (uvicorn stops accepting, the app's lifespan finishes or requeues the reads)."""
 from __future__ import annotations
 
+import contextlib
 import logging
 
 import uvicorn
@@ -32,7 +33,9 @@ def serve(config: StationConfig, db=None) -> None:
     """Block until the server is stopped."""
     from scanner.web.service import StationService
 
-    with station_lock(config.event_path):
+    # A database event is shared by design (several front-ends): the file lock is for files.
+    lock = contextlib.nullcontext() if config.uses_database else station_lock(config.event_path)
+    with lock:
         _serve_locked(config, StationService(config, db))
 
 

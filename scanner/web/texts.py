@@ -35,6 +35,12 @@ KO: dict[str, str] = {
     # jobs
     "job-not-registered": "읽은 결과를 등록하지 못했습니다 ({kind}): 헤드 저지에게 알리세요",
     "job-restarted-too-often": "읽기를 {n}번 시작했지만 서버가 그때마다 멈췄습니다: 파일을 확인하세요",
+    "job-readers-died": "읽는 프로세스가 {n}번 중단되었습니다 (파일이 너무 크거나 손상됨)",
+    "job-read-too-long": "읽기가 너무 오래 걸려 중단했습니다 (시트가 맞는지 확인하세요)",
+    "job-read-error": "읽는 중 오류: {kind}",
+    # a season (PostgreSQL events)
+    "circuit-needs-database": "시즌 기록은 PostgreSQL 이벤트에서만 볼 수 있습니다 "
+                              "(이벤트 파일은 대회 하나만 담습니다)",
     # auth and server
     "key-wait": "이벤트 키가 여러 번 틀렸습니다: {seconds}초 뒤에 다시 시도하세요",
     "key-needed": "이벤트 키가 필요합니다 (Authorization: Bearer KEY)",

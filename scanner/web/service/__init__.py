@@ -13,13 +13,15 @@ from __future__ import annotations
 
 from scanner.errors import DecksheetError
 from scanner.web.service.checkin import CheckinService
+from scanner.web.service.circuit import CircuitService
 from scanner.web.service.core import StationError
 from scanner.web.service.deckcheck import DeckCheckService
 from scanner.web.service.records import RecordsService
 from scanner.web.service.roster import RosterService
 
 
-class StationService(RosterService, CheckinService, DeckCheckService, RecordsService):
+class StationService(RosterService, CheckinService, DeckCheckService, RecordsService,
+                     CircuitService):
     """Event, roster, jobs and card database of one running station."""
 
 

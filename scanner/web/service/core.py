@@ -14,10 +14,12 @@ from scanner.errors import EventError
 from scanner.event import flows
 from scanner.event.flows import apply_decisions, decklist_from_json, event_limits
 from scanner.event.store import EventStore, Registration, normalise_konami_id
+from scanner.event.stores import open_event
 from scanner.model import Decklist
 from scanner.rules.codes import REVIEW_CODES, VERDICT_CODES
 from scanner.web.config import StationConfig
 from scanner.web.station_store import StationStore
+from scanner.web.stations import open_station
 from scanner.web.views import Verdict
 
 SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드"}
@@ -44,7 +46,7 @@ class StationCore:
             self.event = store.event()
             self.limits: LimitList = event_limits(self.event, self.db, config.lflist,
                                                   config.list_name, config.extra_bans)
-        StationStore(config.event_path, create=True).close()  # the station's tables
+        open_station(config.event_path, create=True).close()  # the station's tables
         self.crops_root.mkdir(parents=True, exist_ok=True)
         self._status_cache: dict[tuple[int, int], Verdict] = {}
         self._lock = threading.Lock()
@@ -52,7 +54,7 @@ class StationCore:
     @contextlib.contextmanager
     def store(self) -> Iterator[EventStore]:
         """A connection per use: requests run on several threads."""
-        store = EventStore.open(self.config.event_path)
+        store = open_event(self.config.event_path)
         try:
             yield store
         finally:
@@ -60,7 +62,7 @@ class StationCore:
 
     @contextlib.contextmanager
     def station(self) -> Iterator[StationStore]:
-        st = StationStore(self.config.event_path)
+        st = open_station(self.config.event_path)
         try:
             yield st
         finally:
@@ -83,13 +85,26 @@ class StationCore:
         if not re.fullmatch(r"[0-9a-f]{64}", sha256) or not re.fullmatch(r"[\w.\-]+\.png", name):
             return None
         p = self.crops_dir(sha256) / name
+        if not p.is_file() and self.config.uses_database:
+            self._fetch_crop(sha256, name, p)  # read on another machine
         return p if p.is_file() else None
+
+    def _fetch_crop(self, sha256: str, name: str, target: Path) -> None:
+        from card_db.paths import atomic_write
+        with self.station() as st:
+            data = st.crop(sha256, name)
+        if data is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(target, data)
 
     def _crop_url(self, path: str | None) -> str | None:
         if not path:
             return None
         p = Path(path)
-        return f"/crops/{p.parent.name}/{p.name}" if p.parent.parent == self.crops_root else None
+        # A database event's crops may come from another machine's folder: served by name.
+        here = p.parent.parent == self.crops_root or (
+            self.config.uses_database and re.fullmatch(r"[0-9a-f]{64}", p.parent.name))
+        return f"/crops/{p.parent.name}/{p.name}" if here else None
 
     # ------------------------------------------------------------------ registrations
 

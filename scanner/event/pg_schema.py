@@ -1,0 +1,273 @@
+"""Schema of the PostgreSQL event store, as named migration steps (`decksheet_migrations`).
+
+One database holds many events: every table has an `event` column, and every key starts with
+it. Ids are per event (`id` = the event's highest + 1, given under the event's write lock), so
+an event copied from a SQLite file keeps its ids and its hashes. Steps are only ever appended.
+
+Append-only is enforced twice, like the SQLite store's triggers: a trigger refuses UPDATE,
+DELETE and TRUNCATE on every record table (whoever connects, the owner included), and the
+station and worker roles are granted only SELECT and INSERT on them.
+"""
+from __future__ import annotations
+
+from scanner.event.migrations import Migration
+
+STATION_ROLE = "decksheet_station"
+WORKER_ROLE = "decksheet_worker"
+"""Group roles (NOLOGIN) a login role is made a member of: `GRANT decksheet_station TO desk1`."""
+
+RECORD_TABLES = ("registrations", "review_decisions", "deck_checks", "infractions",
+                 "infraction_amendments", "audit_log", "files")
+"""Tables whose rows are never changed or removed."""
+
+_TABLES = """
+CREATE TABLE events (
+    event TEXT PRIMARY KEY CHECK (event ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$'),
+    name TEXT NOT NULL,
+    date TEXT NOT NULL,
+    list_name TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE players (
+    event TEXT NOT NULL REFERENCES events(event),
+    konami_id TEXT NOT NULL,
+    name TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (event, konami_id)
+);
+CREATE TABLE files (
+    event TEXT NOT NULL REFERENCES events(event),
+    sha256 TEXT NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+    data BYTEA NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (event, sha256)
+);
+CREATE TABLE registrations (
+    event TEXT NOT NULL,
+    id BIGINT NOT NULL,
+    konami_id TEXT NOT NULL,
+    version INTEGER NOT NULL CHECK (version >= 1),
+    file_sha256 TEXT NOT NULL,
+    file_name TEXT,
+    reader TEXT NOT NULL,
+    decklist_json TEXT NOT NULL,
+    legal INTEGER NOT NULL,
+    needs_review INTEGER NOT NULL,
+    infractions_json TEXT NOT NULL,
+    list_name TEXT,
+    judge TEXT,
+    created_at TEXT NOT NULL,
+    job_id TEXT,
+    PRIMARY KEY (event, id),
+    UNIQUE (event, konami_id, version),
+    UNIQUE (event, job_id),
+    FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id),
+    FOREIGN KEY (event, file_sha256) REFERENCES files(event, sha256)
+);
+CREATE TABLE review_decisions (
+    event TEXT NOT NULL,
+    id BIGINT NOT NULL,
+    registration_id BIGINT NOT NULL,
+    section TEXT,
+    line INTEGER,
+    read TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('keep', 'choose', 'skip')),
+    card_id BIGINT,
+    count INTEGER,
+    judge TEXT,
+    created_at TEXT NOT NULL,
+    before_json TEXT,
+    after_json TEXT,
+    PRIMARY KEY (event, id),
+    FOREIGN KEY (event, registration_id) REFERENCES registrations(event, id)
+);
+CREATE TABLE deck_checks (
+    event TEXT NOT NULL,
+    id BIGINT NOT NULL,
+    konami_id TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    registration_id BIGINT NOT NULL,
+    mode TEXT NOT NULL,
+    match INTEGER NOT NULL,
+    observed_sha256 TEXT,
+    observed_json TEXT NOT NULL,
+    result_json TEXT NOT NULL,
+    judge TEXT,
+    created_at TEXT NOT NULL,
+    confirmed INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (event, id),
+    FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id),
+    FOREIGN KEY (event, registration_id) REFERENCES registrations(event, id)
+);
+CREATE TABLE infractions (
+    event TEXT NOT NULL,
+    id BIGINT NOT NULL,
+    konami_id TEXT NOT NULL,
+    code TEXT NOT NULL,
+    penalty TEXT NOT NULL,
+    remedy TEXT NOT NULL,
+    rule TEXT,
+    message TEXT,
+    round INTEGER,
+    judge TEXT,
+    deck_check_id BIGINT,
+    created_at TEXT NOT NULL,
+    findings_json TEXT,
+    PRIMARY KEY (event, id),
+    FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id),
+    FOREIGN KEY (event, deck_check_id) REFERENCES deck_checks(event, id)
+);
+CREATE TABLE infraction_amendments (
+    event TEXT NOT NULL,
+    id BIGINT NOT NULL,
+    infraction_id BIGINT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('void', 'amend')),
+    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+    new_penalty TEXT,
+    judge TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (event, id),
+    FOREIGN KEY (event, infraction_id) REFERENCES infractions(event, id)
+);
+CREATE TABLE audit_log (
+    event TEXT NOT NULL REFERENCES events(event),
+    id BIGINT NOT NULL,
+    at TEXT NOT NULL,
+    actor TEXT,
+    action TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    PRIMARY KEY (event, id)
+);
+CREATE TABLE station_roster (
+    event TEXT NOT NULL REFERENCES events(event),
+    konami_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    table_no TEXT,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (event, konami_id)
+);
+CREATE TABLE station_jobs (
+    event TEXT NOT NULL REFERENCES events(event),
+    id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
+    file_sha256 TEXT NOT NULL,
+    file_name TEXT,
+    konami_id TEXT,
+    name TEXT,
+    judge TEXT,
+    result_json TEXT,
+    error TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    finished_at TEXT,
+    worker TEXT,
+    lease_until TIMESTAMPTZ,
+    PRIMARY KEY (event, id),
+    UNIQUE (event, seq)
+);
+CREATE INDEX station_jobs_state ON station_jobs (event, state, seq);
+CREATE INDEX players_by_id ON players (konami_id);
+CREATE INDEX registrations_by_player ON registrations (konami_id);
+CREATE INDEX deck_checks_by_player ON deck_checks (konami_id);
+CREATE INDEX infractions_by_player ON infractions (konami_id);
+CREATE INDEX review_decisions_by_reg ON review_decisions (event, registration_id);
+CREATE INDEX amendments_by_inf ON infraction_amendments (event, infraction_id);
+CREATE INDEX players_by_name ON players (lower(name));
+"""
+
+_GUARDS = """
+CREATE FUNCTION decksheet_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% is append-only (decksheet: a correction is a new row)', TG_TABLE_NAME
+        USING ERRCODE = 'insufficient_privilege';
+END $$;
+CREATE FUNCTION decksheet_player_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' OR NEW.event IS DISTINCT FROM OLD.event
+            OR NEW.konami_id IS DISTINCT FROM OLD.konami_id
+            OR NEW.created_at IS DISTINCT FROM OLD.created_at THEN
+        RAISE EXCEPTION 'a player''s Konami ID never changes and a player is never removed'
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    RETURN NEW;
+END $$;
+""" + "\n".join(
+    f"CREATE TRIGGER {t}_append_only BEFORE UPDATE OR DELETE ON {t} FOR EACH ROW "
+    f"EXECUTE FUNCTION decksheet_refuse_change();\n"
+    f"CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON {t} FOR EACH STATEMENT "
+    f"EXECUTE FUNCTION decksheet_refuse_change();"
+    for t in RECORD_TABLES + ("events",)) + """
+CREATE TRIGGER players_guard BEFORE UPDATE OR DELETE ON players FOR EACH ROW
+    EXECUTE FUNCTION decksheet_player_guard();
+CREATE TRIGGER players_no_truncate BEFORE TRUNCATE ON players FOR EACH STATEMENT
+    EXECUTE FUNCTION decksheet_refuse_change();
+"""
+
+_ALL = RECORD_TABLES + ("events", "players", "station_roster", "station_jobs",
+                        "decksheet_migrations")
+
+_ROLES = f"""
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{STATION_ROLE}') THEN
+        CREATE ROLE {STATION_ROLE} NOLOGIN;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{WORKER_ROLE}') THEN
+        CREATE ROLE {WORKER_ROLE} NOLOGIN;
+    END IF;
+EXCEPTION WHEN insufficient_privilege THEN
+    RAISE EXCEPTION 'decksheet: this user may not create roles: create {STATION_ROLE} and '
+                    '{WORKER_ROLE} (NOLOGIN) as a superuser first, or grant it CREATEROLE';
+END $$;
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{STATION_ROLE}') THEN
+        REVOKE ALL ON {", ".join(_ALL)} FROM PUBLIC;
+        GRANT SELECT ON {", ".join(_ALL)} TO {STATION_ROLE}, {WORKER_ROLE};
+        GRANT INSERT ON {", ".join(RECORD_TABLES + ("players",))} TO {STATION_ROLE};
+        GRANT INSERT ON registrations, players, audit_log, files TO {WORKER_ROLE};
+        GRANT UPDATE (name) ON players TO {STATION_ROLE}, {WORKER_ROLE};
+        GRANT INSERT, UPDATE ON station_roster TO {STATION_ROLE};
+        GRANT INSERT, UPDATE ON station_jobs TO {STATION_ROLE};
+        GRANT UPDATE ON station_jobs TO {WORKER_ROLE};
+    END IF;
+END $$;
+"""
+"""Least privilege: stations insert records and run the queue, workers take jobs and insert
+registrations; neither may UPDATE, DELETE or TRUNCATE a record, nor create an event (the
+owner does that with `decksheet event init postgresql://…`)."""
+
+_CROPS = f"""
+CREATE TABLE station_crops (
+    event TEXT NOT NULL REFERENCES events(event),
+    sha256 TEXT NOT NULL CHECK (sha256 ~ '^[0-9a-f]{{64}}$'),
+    name TEXT NOT NULL CHECK (name ~ '^[A-Za-z0-9_.-]+[.]png$'),
+    data BYTEA NOT NULL,
+    PRIMARY KEY (event, sha256, name)
+);
+REVOKE ALL ON station_crops FROM PUBLIC;
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{STATION_ROLE}') THEN
+        GRANT SELECT, INSERT ON station_crops TO {STATION_ROLE}, {WORKER_ROLE};
+    END IF;
+END $$;
+"""
+"""Line crops a reader made, so the review page of any front-end shows them (a reader may be
+another machine)."""
+
+# A registration a guard held waits for a judge (the one registration path's `needs-decision`).
+_NEEDS_DECISION = """
+ALTER TABLE station_jobs DROP CONSTRAINT station_jobs_state_check;
+ALTER TABLE station_jobs ADD CONSTRAINT station_jobs_state_check
+    CHECK (state IN ('queued', 'running', 'needs-decision', 'done', 'failed'));
+"""
+
+PG_MIGRATIONS: tuple[Migration, ...] = (
+    Migration("pg-0001-initial", _TABLES),
+    Migration("pg-0002-append-only", _GUARDS),
+    Migration("pg-0003-roles", _ROLES),
+    Migration("pg-0004-station-crops", _CROPS),
+    Migration("pg-0005-jobs-needs-decision", _NEEDS_DECISION),
+)
