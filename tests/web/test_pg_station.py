@@ -275,3 +275,31 @@ def test_crops_of_a_read_on_another_machine_are_served(pg_event, demo_db, tmp_pa
     assert service.crop_file(sha, "missing.png") is None
     assert service.crop_file(sha, "../main-03.png") is None
     assert service._crop_url(str(made / "main-03.png")) == f"/crops/{sha}/main-03.png"
+
+
+def test_a_held_registration_waits_and_is_settled_on_postgresql(pg_event):
+    """The one registration path's guards on a database event: the same original for a second
+    player ends the job `needs-decision` (nothing stored), and `decide` stores it."""
+    from scanner.event.flows import prepare_registration
+    from scanner.web.config import StationConfig
+    from scanner.web.reader import ReadOutcome
+    from scanner.web.service import StationService
+    from scanner.web.uploads import check_upload
+
+    ydk = SAMPLES / "decks" / "registered.ydk"
+    service = StationService(StationConfig(event_path=pg_event, key="k" * 16, workers=0))
+    prepared = prepare_registration(str(ydk), service.db, service.limits, keep_bytes=False)
+    jobs = [service.submit(check_upload(ydk.read_bytes(), "d.ydk"), kid, None, "J")
+            for kid in ("1000000001", "1000000002")]
+    for job in jobs:
+        service.complete(service.job(job.id), ReadOutcome(prepared=prepared))
+    first, second = (service.job(j.id) for j in jobs)
+    assert first.state == "done"
+    assert second.state == "needs-decision"
+    assert second.to_json()["decision"] == "duplicate-original"
+    with open_event(pg_event) as store:
+        assert [r.konami_id for r in store.registrations()] == ["1000000001"]
+    settled = service.decide(second.id, "store", "J")
+    assert settled.state == "done" and settled.result["player"] == "1000000002"
+    with open_event(pg_event) as store:
+        assert sorted(r.konami_id for r in store.registrations()) == ["1000000001", "1000000002"]
