@@ -92,6 +92,7 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                                    f"read (a continuation or a second sheet)"))
                 add_annotations(sheet, reader, number, boxes)
                 flag_hidden_text(sheet, page, number, boxes)
+                _place_lines(sheet, number, boxes)
                 return sheet
     finally:
         doc.close()
@@ -238,8 +239,18 @@ def _read_form(path: Path, reader) -> SheetRead | None:
         return None  # a blank form: perhaps flattened text sits on top; read the page
     sheet = read(fields, "pdf-form")
     sheet.notes.append(f"layout: {layout}, AcroForm fields")
-    add_annotations(sheet, reader, 0, _form_line_boxes(sheet, line_box))
+    boxes = _form_line_boxes(sheet, line_box)
+    add_annotations(sheet, reader, 0, boxes)
+    _place_lines(sheet, 0, boxes)
     return sheet
+
+
+def _place_lines(sheet: SheetRead, page: int, boxes: list[Box]) -> None:
+    """Record where each line sits (`boxes` parallel to the lines) for the appearance check."""
+    sheet.page = page
+    if len(boxes) == len(sheet.lines):
+        for line, box in zip(sheet.lines, boxes):
+            line.box = box
 
 
 def _form_line_boxes(sheet: SheetRead, line_box) -> list[Box]:

@@ -1,0 +1,398 @@
+"""What is read is what the page shows: every PDF line checked against the rendered page.
+
+A PDF can show one deck while its text layer or form values say another (invisible or white
+text over an image of another row, a font whose ToUnicode map lies, a field value that differs
+from the appearance drawn, text clipped, covered, transparent or on a hidden layer). Whatever the
+trick, the page as pdfium renders it — what a judge sees on screen and on paper — is the truth.
+
+One mechanism: render the page once; for each word the reader used (a text-layer token inside a
+line's box, or a form widget's value) cut the rendered ink at the word's place and compare it with
+the word drawn in a font (`scanner.ocr.verify`, the check photos get). A word with no ink at its
+place, or ink unlike the word, flags its line `appearance-differs` (with the rendered crop). Ink in
+a line's cells that no word explains (a row drawn as an image or as paths, an appearance with no
+value) flags the sheet. A check that stops at a limit flags the sheet too: never a silent pass.
+"""
+from __future__ import annotations
+
+import ctypes
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scanner.inputs.formats import one_line
+from scanner.model import SheetRead
+from scanner.ocr import verify
+from scanner.pdf.words import page_text
+
+log = logging.getLogger("decksheet.read_pdf")
+
+REASON = "appearance-differs"
+SCALE = 2.0
+"""Pixels per point the page is rendered at (144 dpi: a 9 pt name is ~18 px high)."""
+MATCH = 0.3
+"""Likeness score (verify.Likeness.score) from which a word's rendering supports its text.
+Honest words score 0.35–0.95 in the sheets' fonts (lowest: Latin capitals and dots, long names
+squeezed into a form field); a word drawn as other glyphs scores below."""
+MIN_COMPARE_SIZE = 6.5
+"""Font size (pt) from which a word's shape is compared; smaller print (row numbers, a form's
+judge-box labels) is a few pixels high, and only its presence is checked."""
+MAX_WORDS = 1_500
+"""Words compared per page (a sheet has ~300); more stops the check (the sheet is flagged)."""
+MAX_SECONDS = 4.0
+"""Time the check may take per sheet (it takes ~0.1 s); past it the sheet is flagged."""
+MAX_PIXELS = 40_000_000
+"""Rendered pixels per page (an A4 page at SCALE is ~2 M); a larger page is not rendered."""
+BOX_MARGIN = 4.0
+"""A word belongs to a line when its centre is within this (pt) of the line's box."""
+UNEXPLAINED_MIN = 40
+"""Ink pixels in a line's cells, outside every word that was read, from which the page shows
+something the text does not say (a glyph at SCALE has ~60–150)."""
+
+
+@dataclass
+class AppearanceReport:
+    """What the check did (for `-v`): its time, words compared and lines flagged."""
+
+    seconds: float = 0.0
+    words: int = 0
+    flagged: int = 0
+    stopped: str = ""
+    """Why the check stopped early ('' when it ran to the end)."""
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Word:
+    text: str
+    box: tuple[float, float, float, float]
+    """Page box (x0, top, x1, bottom, pt, top-left origin) of the word's ink as the text says."""
+    line: int | None
+    """Index of the read line it belongs to (None: outside every line)."""
+    compared: bool = True
+    """Whether its shape is compared (a word the reader used), or only its presence."""
+    cell: bool = False
+    """The box is a form widget's (borders and blank space around the value), not the ink's."""
+
+
+class _Budget:
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.words = 0
+
+    def spent(self) -> str:
+        if self.words > MAX_WORDS:
+            return f"more than {MAX_WORDS} words to compare"
+        if time.perf_counter() - self.start > MAX_SECONDS:
+            return f"more than {MAX_SECONDS:g} s"
+        return ""
+
+
+def check_appearance(path: Path, sheet: SheetRead, crops_dir: Path | None = None) -> AppearanceReport:
+    """Compare every line of a PDF sheet (reader 'pdf-text' or 'pdf-form') with the rendered page;
+    flag what the page does not show. Never raises: a failure is a sheet-level review item."""
+    report = AppearanceReport()
+    if sheet.reader not in ("pdf-text", "pdf-form") or sheet.page is None:
+        return report
+    budget = _Budget()
+    try:
+        _check(path, sheet, crops_dir, report, budget)
+    except Exception as exc:  # noqa: BLE001 - the check must not lose the read; a judge looks
+        log.debug("appearance check failed: %s", exc, exc_info=True)
+        report.stopped = f"the check failed ({type(exc).__name__})"
+    report.seconds = time.perf_counter() - budget.start
+    if report.stopped:
+        sheet.review.append(_sheet_flag(
+            f"page {sheet.page + 1}: the page could not be compared with its text "
+            f"({report.stopped}); compare the sheet with what was read by eye"))
+    return report
+
+
+def _sheet_flag(detail: str):
+    from scanner.model import ReviewFlag
+
+    return ReviewFlag(section=None, reason=REASON, detail=detail)
+
+
+def _check(path: Path, sheet: SheetRead, crops_dir: Path | None, report: AppearanceReport,
+           budget: _Budget) -> None:
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(str(path))
+    try:
+        if sheet.reader == "pdf-form":
+            doc.init_forms()  # widgets drawn as every viewer draws them
+        page = doc[sheet.page]
+        try:
+            width, height = page.get_size()
+            if width * height * SCALE * SCALE > MAX_PIXELS:
+                report.stopped = "the page is too large to render"
+                return
+            gray = _render(page)
+            words = (_form_words(page, sheet, height) if sheet.reader == "pdf-form"
+                     else _text_words(page, sheet))
+        finally:
+            page.close()
+    finally:
+        doc.close()
+    renderer = verify.NameRenderer()
+    if not renderer.usable:
+        report.stopped = "no font to draw the text in"
+        return
+    _estimate_font(renderer, gray, words)
+    bad: dict[int | None, list[str]] = {}
+    for word in words:
+        budget.words += 1
+        report.words += 1
+        if (why := budget.spent()):
+            report.stopped = why
+            return
+        problem = _word_problem(renderer, gray, word)
+        if problem:
+            bad.setdefault(word.line, []).append(problem)
+    for line, problems in bad.items():
+        detail = "; ".join(problems[:4]) + (f" (+{len(problems) - 4} more)" if len(problems) > 4 else "")
+        if line is None:
+            sheet.review.append(_sheet_flag(f"page {sheet.page + 1}: {detail}"))
+            continue
+        report.flagged += 1
+        ln = sheet.lines[line]
+        sheet.flag_line_or_sheet(line, REASON, f"the rendered page does not show this: {detail}", detail)
+        if crops_dir is not None and ln.box is not None and ln.crop is None:
+            ln.crop = _save_crop(gray, ln.box, crops_dir, path.stem, ln.column or ln.section, ln.row or line + 1)
+    report.flagged += _flag_unexplained_ink(gray, sheet, words)
+
+
+def _render(page) -> np.ndarray:
+    bitmap = page.render(scale=SCALE, grayscale=True, may_draw_forms=True)
+    img = bitmap.to_numpy()
+    return np.ascontiguousarray(img[..., 0] if img.ndim == 3 else img)
+
+
+def _line_of(box, sheet: SheetRead) -> int | None:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    for i, ln in enumerate(sheet.lines):
+        if ln.box is None:
+            continue
+        x0, top, x1, bottom = ln.box
+        if x0 - BOX_MARGIN <= cx <= x1 + BOX_MARGIN and top - BOX_MARGIN / 2 <= cy <= bottom + BOX_MARGIN / 2:
+            return i
+    return None
+
+
+def _text_words(page, sheet: SheetRead) -> list[_Word]:
+    """The text layer's words inside the read lines' boxes, each with its glyphs' ink box."""
+    text = page_text(page)
+    textpage = page.get_textpage()
+    try:
+        words = []
+        for tok in text.tokens:
+            line = _line_of((tok.x0, tok.top, tok.x1, tok.bottom), sheet)
+            if line is None:
+                continue
+            boxes = [textpage.get_charbox(c["index"], loose=False) for c in tok.chars]
+            boxes = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
+            if not boxes:
+                continue
+            x0, x1 = min(b[0] for b in boxes), max(b[2] for b in boxes)
+            top, bottom = text.height - max(b[3] for b in boxes), text.height - min(b[1] for b in boxes)
+            ln = sheet.lines[line]
+            used = (tok.text in ln.text or tok.text == ln.count_text.strip()) and tok.size >= MIN_COMPARE_SIZE
+            words.append(_Word(tok.text, (x0, top, x1, bottom), line, compared=used))
+        return words
+    finally:
+        textpage.close()
+
+
+def _form_words(page, sheet: SheetRead, height: float) -> list[_Word]:
+    """Each form widget's value on the page, in the widget's box."""
+    import pypdfium2.raw as pdfium_c
+
+    words = []
+    for i in range(pdfium_c.FPDFPage_GetAnnotCount(page.raw)):
+        annot = pdfium_c.FPDFPage_GetAnnot(page.raw, i)
+        if not annot:
+            continue
+        try:
+            if pdfium_c.FPDFAnnot_GetSubtype(annot) != pdfium_c.FPDF_ANNOT_WIDGET:
+                continue
+            value = one_line(_annot_string(annot, "V"))
+            rect = pdfium_c.FS_RECTF()
+            if not value.strip() or not pdfium_c.FPDFAnnot_GetRect(annot, rect):
+                continue
+            box = (min(rect.left, rect.right), height - max(rect.top, rect.bottom),
+                   max(rect.left, rect.right), height - min(rect.top, rect.bottom))
+            line = _line_of(box, sheet)
+            if line is not None:
+                words.append(_Word(value.strip(), box, line, cell=True))
+        finally:
+            pdfium_c.FPDFPage_CloseAnnot(annot)
+    return words
+
+
+def _annot_string(annot, key: str) -> str:
+    import pypdfium2.raw as pdfium_c
+
+    n = pdfium_c.FPDFAnnot_GetStringValue(annot, key.encode(), None, 0)
+    if n <= 2:
+        return ""
+    buf = ctypes.create_string_buffer(n)
+    pdfium_c.FPDFAnnot_GetStringValue(annot, key.encode(), ctypes.cast(buf, ctypes.POINTER(ctypes.c_ushort)), n)
+    return buf.raw[:n - 2].decode("utf-16-le", errors="replace")
+
+
+def _cut(gray: np.ndarray, box, pad: float = 0.5) -> np.ndarray:
+    h, w = gray.shape
+    x0, top, x1, bottom = box
+    return gray[max(0, int((top - pad) * SCALE)):min(h, int(np.ceil((bottom + pad) * SCALE))),
+                max(0, int((x0 - pad) * SCALE)):min(w, int(np.ceil((x1 + pad) * SCALE)))]
+
+
+def _ink(gray: np.ndarray, cell: bool = False) -> np.ndarray | None:
+    """The crop cut to its ink (a widget's `cell` without its borders); None when nothing is
+    drawn there."""
+    if gray.size == 0 or int(gray.max()) - int(gray.min()) < 60:
+        return None
+    if cell:
+        gray = _without_rules(gray)
+    if int(gray.max()) - int(gray.min()) < 60:
+        return None
+    return verify.ink_crop(gray)
+
+
+def _without_rules(gray: np.ndarray) -> np.ndarray:
+    """The crop with cell borders (ink runs nearly as long as the crop is wide or tall) whitened:
+    a form widget's box is drawn on the form, not by its value."""
+    ink = (gray < 160).astype(np.uint8)
+    h, w = ink.shape
+    rules = np.zeros_like(ink)
+    if w > 12:
+        rules |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(12, int(0.8 * w))), np.uint8))
+    if h > 12:
+        rules |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(12, int(0.8 * h)), 1), np.uint8))
+    if not rules.any():
+        return gray
+    rules = cv2.dilate(rules, np.ones((3, 3), np.uint8))
+    return np.where(rules > 0, 255, gray).astype(gray.dtype)
+
+
+def _estimate_font(renderer: verify.NameRenderer, gray: np.ndarray, words: list[_Word]) -> None:
+    samples = []
+    for word in words:
+        if len(word.text) >= 3 and (ink := _ink(_cut(gray, word.box), word.cell)) is not None:
+            samples.append((ink, word.text))
+        if len(samples) >= renderer.SAMPLES:
+            break
+    if samples:
+        renderer.estimate_family(samples)
+
+
+def _score(renderer: verify.NameRenderer, ink: np.ndarray, text: str) -> float:
+    """Best likeness of the ink and `text`, in the page's font first, then in any other."""
+    fams = ([renderer.family] if renderer.family else []) + \
+        [f for f in renderer.families if f != renderer.family]
+    best = -1.0
+    for fam in fams:
+        rendered = renderer.rendered(text, fam)
+        if rendered is None:
+            continue
+        best = max(best, verify.compare(ink, rendered, blur=renderer.blur,
+                                        cell=renderer.windows(ink)).score)
+        if best >= MATCH:
+            break
+    return best
+
+
+GLYPH_SIZE = (20, 28)
+"""(width, height) one or two glyphs are compared at, whatever their widths in each font."""
+GLYPH_MATCH = 0.5
+"""Likeness of a one- or two-character word (a count) from which the page supports it."""
+
+
+def _glyph_score(renderer: verify.NameRenderer, ink: np.ndarray, text: str) -> float:
+    """Likeness of a short word (a count): shapes at one size, aspect ignored (a '1' is a bar in
+    one font and has a foot in another), best over the fonts."""
+    def norm(img: np.ndarray) -> np.ndarray:
+        out = 255.0 - cv2.resize(img, GLYPH_SIZE, interpolation=cv2.INTER_AREA).astype(np.float32)
+        return cv2.GaussianBlur(out, (0, 0), 1.2)
+
+    a = norm(ink)
+    best = -1.0
+    for fam in renderer.families:
+        rendered = renderer.rendered(text, fam)
+        if rendered is not None:
+            b = norm(rendered)
+            a0, b0 = a - a.mean(), b - b.mean()
+            d = float(np.sqrt((a0 * a0).sum() * (b0 * b0).sum()))
+            best = max(best, float((a0 * b0).sum() / d) if d > 1e-6 else 0.0)
+    return best
+
+
+def _word_problem(renderer: verify.NameRenderer, gray: np.ndarray, word: _Word) -> str:
+    """'' when the rendered page shows the word, else what is wrong, for the judge."""
+    ink = _ink(_cut(gray, word.box), word.cell)
+    if ink is None:
+        return f"{word.text!r} is not visible (nothing is drawn where the text says it)"
+    if not word.compared:
+        return ""  # a row number: printed by the sheet, not read; its presence is enough
+    if len(word.text) <= 2:
+        score = _glyph_score(renderer, ink, word.text)
+        return "" if score >= GLYPH_MATCH else \
+            f"{word.text!r} is drawn as something else (likeness {score:.2f})"
+    score = _score(renderer, ink, word.text)
+    if score >= MATCH:
+        return ""
+    return f"{word.text!r} is drawn as something else (likeness {score:.2f})"
+
+
+def _flag_unexplained_ink(gray: np.ndarray, sheet: SheetRead, words: list[_Word]) -> int:
+    """Flag lines whose cells hold ink that no word explains: the page shows more than its text
+    (a row drawn as an image or as outlines under invisible text). Returns how many."""
+    flagged = 0
+    mask = np.zeros(gray.shape, bool)
+    for word in words:
+        x0, top, x1, bottom = word.box
+        mask[max(0, int((top - 1.5) * SCALE)):int((bottom + 1.5) * SCALE),
+             max(0, int((x0 - 1.5) * SCALE)):int((x1 + 1.5) * SCALE)] = True
+    for i, ln in enumerate(sheet.lines):
+        if ln.box is None:
+            continue
+        x0, top, x1, bottom = ln.box
+        inset = (x0 + 1.5, top + 1.5, x1 - 1.5, bottom - 1.5)
+        ys = slice(max(0, int(inset[1] * SCALE)), int(inset[3] * SCALE))
+        xs = slice(max(0, int(inset[0] * SCALE)), int(inset[2] * SCALE))
+        cell, covered = gray[ys, xs], mask[ys, xs]
+        if cell.size == 0:
+            continue
+        ink = (cell < 128).astype(np.uint8)
+        ink = verify.strip_rule_remnants(ink)
+        ink = _strip_vertical_rules(ink)
+        extra = int((ink.astype(bool) & ~covered).sum())
+        if extra >= UNEXPLAINED_MIN:
+            flagged += REASON not in ln.flags
+            sheet.flag_line_or_sheet(i, REASON, f"the page shows ink on this line that its text does "
+                                                f"not explain ({extra} px outside the words read)", "")
+    return flagged
+
+
+def _strip_vertical_rules(ink: np.ndarray) -> np.ndarray:
+    """Without vertical runs as tall as the cell: the table's cell borders."""
+    k = max(8, int(0.8 * ink.shape[0]))
+    if ink.shape[0] <= k:
+        return ink
+    runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((k, 1), np.uint8))
+    return np.where(runs > 0, 0, ink).astype(ink.dtype)
+
+
+def _save_crop(gray: np.ndarray, box, crops_dir: Path, stem: str, column: str, row: int) -> str | None:
+    try:
+        crops_dir.mkdir(parents=True, exist_ok=True)
+        out = crops_dir / f"{stem}-{column}-{row:02d}-appearance.png"
+        cv2.imwrite(str(out), _cut(gray, box, pad=2.0))
+        return str(out)
+    except (OSError, cv2.error) as exc:
+        log.debug("appearance crop not saved: %s", exc)
+        return None
