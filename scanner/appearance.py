@@ -132,8 +132,10 @@ def _check(path: Path, sheet: SheetRead, crops_dir: Path | None, report: Appeara
                 report.stopped = "the page is too large to render"
                 return
             gray = _render(page)
-            words = (_form_words(page, sheet, height) if sheet.reader == "pdf-form"
-                     else _text_words(page, sheet))
+            words, explained = _text_words(page, sheet)
+            if sheet.reader == "pdf-form":
+                words = _form_words(page, sheet, height)
+                explained += [w.box for w in words]
         finally:
             page.close()
     finally:
@@ -163,7 +165,7 @@ def _check(path: Path, sheet: SheetRead, crops_dir: Path | None, report: Appeara
         sheet.flag_line_or_sheet(line, REASON, f"the rendered page does not show this: {detail}", detail)
         if crops_dir is not None and ln.box is not None and ln.crop is None:
             ln.crop = _save_crop(gray, ln.box, crops_dir, path.stem, ln.column or ln.section, ln.row or line + 1)
-    report.flagged += _flag_unexplained_ink(gray, sheet, words)
+    report.flagged += _flag_unexplained_ink(gray, sheet, explained)
 
 
 def _render(page) -> np.ndarray:
@@ -183,26 +185,28 @@ def _line_of(box, sheet: SheetRead) -> int | None:
     return None
 
 
-def _text_words(page, sheet: SheetRead) -> list[_Word]:
-    """The text layer's words inside the read lines' boxes, each with its glyphs' ink box."""
+def _text_words(page, sheet: SheetRead) -> tuple[list[_Word], list[tuple[float, float, float, float]]]:
+    """The text layer's words inside the read lines' boxes, each with its glyphs' ink box; and
+    the ink boxes of every word on the page (what the text layer explains)."""
     text = page_text(page)
     textpage = page.get_textpage()
     try:
-        words = []
+        words, everywhere = [], []
         for tok in text.tokens:
-            line = _line_of((tok.x0, tok.top, tok.x1, tok.bottom), sheet)
-            if line is None:
-                continue
             boxes = [textpage.get_charbox(c["index"], loose=False) for c in tok.chars]
             boxes = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
             if not boxes:
                 continue
             x0, x1 = min(b[0] for b in boxes), max(b[2] for b in boxes)
             top, bottom = text.height - max(b[3] for b in boxes), text.height - min(b[1] for b in boxes)
+            everywhere.append((x0, top, x1, bottom))
+            line = _line_of((tok.x0, tok.top, tok.x1, tok.bottom), sheet)
+            if line is None or not any(ch.isalnum() for ch in tok.text):
+                continue  # punctuation alone names no card
             ln = sheet.lines[line]
             used = (tok.text in ln.text or tok.text == ln.count_text.strip()) and tok.size >= MIN_COMPARE_SIZE
             words.append(_Word(tok.text, (x0, top, x1, bottom), line, compared=used))
-        return words
+        return words, everywhere
     finally:
         textpage.close()
 
@@ -348,13 +352,13 @@ def _word_problem(renderer: verify.NameRenderer, gray: np.ndarray, word: _Word) 
     return f"{word.text!r} is drawn as something else (likeness {score:.2f})"
 
 
-def _flag_unexplained_ink(gray: np.ndarray, sheet: SheetRead, words: list[_Word]) -> int:
+def _flag_unexplained_ink(gray: np.ndarray, sheet: SheetRead,
+                          explained: list[tuple[float, float, float, float]]) -> int:
     """Flag lines whose cells hold ink that no word explains: the page shows more than its text
     (a row drawn as an image or as outlines under invisible text). Returns how many."""
     flagged = 0
     mask = np.zeros(gray.shape, bool)
-    for word in words:
-        x0, top, x1, bottom = word.box
+    for x0, top, x1, bottom in explained:
         mask[max(0, int((top - 1.5) * SCALE)):int((bottom + 1.5) * SCALE),
              max(0, int((x0 - 1.5) * SCALE)):int((x1 + 1.5) * SCALE)] = True
     for i, ln in enumerate(sheet.lines):
@@ -367,10 +371,8 @@ def _flag_unexplained_ink(gray: np.ndarray, sheet: SheetRead, words: list[_Word]
         cell, covered = gray[ys, xs], mask[ys, xs]
         if cell.size == 0:
             continue
-        ink = (cell < 128).astype(np.uint8)
-        ink = verify.strip_rule_remnants(ink)
-        ink = _strip_vertical_rules(ink)
-        extra = int((ink.astype(bool) & ~covered).sum())
+        ink = _without_runs((cell < 128).astype(np.uint8), int(0.8 * (bottom - top) * SCALE))
+        extra = _glyph_ink((ink.astype(bool) & ~covered).astype(np.uint8))
         if extra >= UNEXPLAINED_MIN:
             flagged += REASON not in ln.flags
             sheet.flag_line_or_sheet(i, REASON, f"the page shows ink on this line that its text does "
@@ -378,13 +380,33 @@ def _flag_unexplained_ink(gray: np.ndarray, sheet: SheetRead, words: list[_Word]
     return flagged
 
 
-def _strip_vertical_rules(ink: np.ndarray) -> np.ndarray:
-    """Without vertical runs as tall as the cell: the table's cell borders."""
-    k = max(8, int(0.8 * ink.shape[0]))
-    if ink.shape[0] <= k:
+RULE_ASPECT = 6.0
+"""An ink blob this many times longer than thick is a rule or a border piece, not a glyph."""
+
+
+def _without_runs(ink: np.ndarray, k: int) -> np.ndarray:
+    """The mask without straight runs of `k` pixels or longer, across or down: table rules
+    (no glyph stroke is as long as the row is high)."""
+    k = max(k, 8)
+    runs = np.zeros_like(ink)
+    if ink.shape[1] > k:
+        runs |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, k), np.uint8))
+    if ink.shape[0] > k:
+        runs |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((k, 1), np.uint8))
+    if not runs.any():
         return ink
-    runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((k, 1), np.uint8))
-    return np.where(runs > 0, 0, ink).astype(ink.dtype)
+    return np.where(cv2.dilate(runs, np.ones((5, 5), np.uint8)) > 0, 0, ink).astype(ink.dtype)
+
+
+def _glyph_ink(ink: np.ndarray) -> int:
+    """Pixels of the blobs that could be glyphs (table rules and border pieces left out)."""
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    total = 0
+    for i in range(1, n):
+        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        if max(w, h) <= RULE_ASPECT * max(1, min(w, h)):
+            total += int(stats[i, cv2.CC_STAT_AREA])
+    return total
 
 
 def _save_crop(gray: np.ndarray, box, crops_dir: Path, stem: str, column: str, row: int) -> str | None:
