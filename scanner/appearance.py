@@ -31,7 +31,7 @@ from scanner.pdf.words import page_text
 log = logging.getLogger("decksheet.read_pdf")
 
 REASON = "appearance-differs"
-SCALE = 2.0
+SCALE = 3.0
 """Pixels per point the page is rendered at (144 dpi: a 9 pt name is ~18 px high)."""
 MATCH = 0.3
 """Likeness score (verify.Likeness.score) from which a word's rendering supports its text.
@@ -248,7 +248,7 @@ def _annot_string(annot, key: str) -> str:
     return buf.raw[:n - 2].decode("utf-16-le", errors="replace")
 
 
-def _cut(gray: np.ndarray, box, pad: float = 0.5) -> np.ndarray:
+def _cut(gray: np.ndarray, box, pad: float = 0.2) -> np.ndarray:
     h, w = gray.shape
     x0, top, x1, bottom = box
     return gray[max(0, int((top - pad) * SCALE)):min(h, int(np.ceil((bottom + pad) * SCALE))),
@@ -257,14 +257,19 @@ def _cut(gray: np.ndarray, box, pad: float = 0.5) -> np.ndarray:
 
 def _ink(gray: np.ndarray, cell: bool = False) -> np.ndarray | None:
     """The crop cut to its ink (a widget's `cell` without its borders); None when nothing is
-    drawn there."""
+    drawn there. A clean rendering has no specks, and a word's crop is its glyphs' own box, so
+    nothing is stripped from it (a photo's rule-stripping would take 보트's joined bottom bars)."""
     if gray.size == 0 or int(gray.max()) - int(gray.min()) < 60:
         return None
     if cell:
         gray = _without_rules(gray)
-    if int(gray.max()) - int(gray.min()) < 60:
+        if int(gray.max()) - int(gray.min()) < 60:
+            return None
+    ink = gray < verify.ink_level(gray)
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    if ink.sum() < 4:
         return None
-    return verify.ink_crop(gray)
+    return gray[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
 
 
 def _without_rules(gray: np.ndarray) -> np.ndarray:
@@ -313,7 +318,7 @@ def _score(renderer: verify.NameRenderer, ink: np.ndarray, text: str) -> float:
 GLYPH_SIZE = (20, 28)
 """(width, height) one or two glyphs are compared at, whatever their widths in each font."""
 GLYPH_MATCH = 0.5
-"""Likeness of a one- or two-character word (a count) from which the page supports it."""
+"""Likeness of a count (one or two digits) from which the page supports it."""
 
 
 def _glyph_score(renderer: verify.NameRenderer, ink: np.ndarray, text: str) -> float:
@@ -342,11 +347,17 @@ def _word_problem(renderer: verify.NameRenderer, gray: np.ndarray, word: _Word) 
         return f"{word.text!r} is not visible (nothing is drawn where the text says it)"
     if not word.compared:
         return ""  # a row number: printed by the sheet, not read; its presence is enough
-    if len(word.text) <= 2:
+    if word.text.isdigit() and len(word.text) <= 2:
         score = _glyph_score(renderer, ink, word.text)
         return "" if score >= GLYPH_MATCH else \
             f"{word.text!r} is drawn as something else (likeness {score:.2f})"
     score = _score(renderer, ink, word.text)
+    bare = "".join(ch if ch.isalnum() or ch.isspace() else "\u3000" if ord(ch) >= 0x2E80 else " "
+                   for ch in word.text)
+    if score < MATCH and bare.strip() and bare != word.text:
+        # Brackets and dashes a renderer's font lacks are drawn blank (pdfium's appearance of a
+        # form value); they name no card, so the letters alone may carry the likeness.
+        score = max(score, _score(renderer, ink, bare))
     if score >= MATCH:
         return ""
     return f"{word.text!r} is drawn as something else (likeness {score:.2f})"

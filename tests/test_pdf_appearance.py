@@ -1,0 +1,169 @@
+"""What is read is what the page shows (issue 25): every forgery class is flagged, honest sheets
+are not, and a check that stops at a limit makes the sheet a review item."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("reportlab")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import forgery  # noqa: E402  (the generator beside the tests)
+
+from scanner import appearance  # noqa: E402
+from scanner.pdf import hidden  # noqa: E402
+from scanner.read import load_decklist  # noqa: E402
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "sheets"
+REASON = "appearance-differs"
+
+
+@pytest.fixture(scope="module")
+def forged(tmp_path_factory):
+    """kind → its forged PDF, made once for the module."""
+    folder = tmp_path_factory.mktemp("forged")
+    cache: dict[str, Path] = {}
+
+    def get(kind: str) -> Path:
+        if kind not in cache:
+            cache[kind] = forgery.make(kind, folder / f"{kind}.pdf")
+        return cache[kind]
+    return get
+
+
+def _flagged(deck) -> tuple[list, list]:
+    lines = [e for s in deck.sections.values() for e in s if REASON in e.reasons]
+    sheet = [r for r in deck.review if r.reason == REASON and r.line is None]
+    return lines, sheet
+
+
+def _forged_line(kind: str) -> tuple[str | None, tuple[str, int]]:
+    """The card name the forgery makes the reader find, and the row it sits on."""
+    if kind in forgery.HIDDEN_ROW_KINDS:
+        name = forgery.READ_NAME if kind == "image-under-invisible-text" else forgery.HIDDEN_NAME
+        return name, forgery.EMPTY_ROW
+    if kind == "tounicode-remap":
+        return forgery.READ_NAME, forgery.EMPTY_ROW
+    return None, forgery.COVERED_ROW
+
+
+@pytest.mark.parametrize("kind", forgery.KINDS)
+def test_every_forgery_class_flags_the_line_the_page_does_not_show(kind, forged, demo_db):
+    deck = load_decklist(forged(kind), demo_db)
+    name, (column, row) = _forged_line(kind)
+    lines, _ = _flagged(deck)
+    at_row = [e for e in lines if (e.column, e.row) == (column, row)]
+    assert at_row, f"{kind}: no {REASON} on {column} {row}; flagged {[(e.column, e.row) for e in lines]}"
+    assert at_row[0].needs_review
+    if name is not None:
+        assert at_row[0].name == name  # the lie was read, and it is the line that is flagged
+
+
+@pytest.mark.parametrize("kind", forgery.KINDS)
+def test_every_forgery_class_is_flagged_in_scan_check_and_register(kind, forged, tmp_path):
+    from scanner.cli import main
+
+    pdf = str(forged(kind))
+    runner = CliRunner()
+    scan = runner.invoke(main, ["scan", pdf, "--json"])
+    assert scan.exit_code in (0, 1), scan.output
+    obj = json.loads(scan.stdout)
+    reasons = [r for s in obj["sections"].values() for e in s for r in e.get("reasons", [])] + \
+        [r["reason"] for r in obj["review"]]
+    assert REASON in reasons
+    check = runner.invoke(main, ["check", pdf, "--json"])
+    assert check.exit_code in (0, 1) and REASON in check.stdout, check.output
+    assert json.loads(check.stdout)["legal"] is not True
+    event = tmp_path / "event.sqlite"
+    init = runner.invoke(main, ["event", "init", str(event), "--name", "t", "--date", "2026-12-05"])
+    assert init.exit_code == 0, init.output
+    reg = runner.invoke(main, ["register", pdf, "--player", "0000000002", "--event", str(event)])
+    assert reg.exit_code in (0, 1), reg.output
+    assert REASON in reg.stdout and "확인 필요" in reg.stdout
+
+
+def test_crop_of_the_rendered_cell_is_saved_for_a_flagged_line(forged, demo_db, tmp_path):
+    from scanner.inputs.options import ReadOptions
+
+    deck = load_decklist(forged("white-text"), demo_db, ReadOptions(crops_dir=tmp_path / "crops"))
+    lines, _ = _flagged(deck)
+    assert lines and lines[0].crop and Path(lines[0].crop).is_file()
+    import numpy as np
+    from PIL import Image
+    with Image.open(lines[0].crop) as img:  # the row as the page shows it: blank paper in a cell
+        pixels = np.asarray(img.convert("L"))
+    x0, top, x1, bottom = forgery._row_box(*forgery.EMPTY_ROW)
+    assert abs(pixels.shape[1] - (x1 - x0 + 4) * appearance.SCALE) <= 3
+    assert (pixels > 200).mean() > 0.8  # no name drawn: paper and the cell's borders
+
+
+@pytest.mark.parametrize("sheet", sorted(p.name for p in SAMPLES.glob("*.pdf")))
+def test_honest_samples_get_no_appearance_flag(sheet, demo_db):
+    deck = load_decklist(SAMPLES / sheet, demo_db)
+    lines, whole = _flagged(deck)
+    assert not lines and not whole, [(e.name, e.reasons) for e in lines] + [r.detail for r in whole]
+
+
+def _shared_pdfs() -> list[str]:
+    root = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
+    names = [p for p in sorted((root / "sheets").glob("*.pdf")) if "scan" not in p.name]
+    names += sorted((root / "world" / "peers").glob("konami-fixer-*.pdf"))
+    names += [root / "world" / "forged" / "control-honest.pdf"]
+    return [str(p.relative_to(root)) for p in names]
+
+
+@pytest.mark.parametrize("sheet", _shared_pdfs())
+def test_honest_fixture_sheets_get_no_appearance_flag(sheet, fixtures_dir, real_db):
+    deck = load_decklist(fixtures_dir / sheet, real_db)
+    lines, whole = _flagged(deck)
+    assert not lines and not whole, [(e.name, e.reasons) for e in lines] + [r.detail for r in whole]
+
+
+@pytest.mark.parametrize("name, row", [("v_whitetext.pdf", ("monster", 8)),
+                                       ("tounicode_remap.pdf", ("spell", 4)),
+                                       ("form_v_vs_ap.pdf", ("spell", 3))])
+def test_the_shared_forgeries_are_flagged_on_their_row(name, row, fixtures_dir, real_db):
+    deck = load_decklist(fixtures_dir / "world" / "forged" / name, real_db)
+    lines, _ = _flagged(deck)
+    assert [(e.column, e.row) for e in lines] == [row]
+
+
+# --- budgets: a check that stops is a review item, never a silent pass ---------------------
+
+def _sheet_items(deck) -> list[str]:
+    return [r.detail for r in deck.review if r.reason == REASON and r.line is None]
+
+
+@pytest.mark.parametrize("limit, value, words", [
+    ("MAX_WORDS", 10, "words to compare"),
+    ("MAX_SECONDS", 0.0, "s)"),
+    ("MAX_PIXELS", 1000, "too large to render"),
+])
+def test_an_appearance_budget_that_stops_the_check_flags_the_sheet(limit, value, words, monkeypatch, demo_db):
+    monkeypatch.setattr(appearance, limit, value)
+    deck = load_decklist(SAMPLES / "kde-flat-hero.pdf", demo_db)
+    items = _sheet_items(deck)
+    assert len(items) == 1 and words in items[0] and "could not be compared" in items[0]
+    assert deck.needs_review >= 1
+
+
+def test_a_failing_check_flags_the_sheet_instead_of_passing(monkeypatch, demo_db):
+    def broken(page):
+        raise RuntimeError("renderer broke")
+    monkeypatch.setattr(appearance, "_render", broken)
+    items = _sheet_items(load_decklist(SAMPLES / "kde-flat-hero.pdf", demo_db))
+    assert len(items) == 1 and "RuntimeError" in items[0]
+
+
+@pytest.mark.parametrize("limit", ["MAX_OBJECTS", "MAX_COVERS"])
+def test_a_covered_text_budget_that_stops_flags_the_sheet(limit, monkeypatch, forged, demo_db):
+    monkeypatch.setattr(hidden, limit, 100)
+    deck = load_decklist(forged("decoys-then-white-box"), demo_db)
+    items = _sheet_items(deck)
+    assert any("covered-text check stopped" in d for d in items), items
+    # and the cover itself is still found by the rendering
+    lines, _ = _flagged(deck)
+    assert any((e.column, e.row) == forgery.COVERED_ROW for e in lines)
