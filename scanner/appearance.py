@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ import numpy as np
 from scanner.inputs.formats import one_line
 from scanner.model import SheetRead
 from scanner.ocr import verify
+from scanner.pdf.layout_lines import field_lines
 from scanner.pdf.words import page_text
 
 log = logging.getLogger("decksheet.read_pdf")
@@ -76,6 +78,8 @@ class _Word:
     """Whether its shape is compared (a word the reader used), or only its presence."""
     cell: bool = False
     """The box is a form widget's (borders and blank space around the value), not the ink's."""
+    problem: str = ""
+    """Found wrong before any compare (a multi-line field drawn with another number of lines)."""
 
 
 class _Budget:
@@ -119,6 +123,40 @@ def _sheet_flag(detail: str):
 
 def _check(path: Path, sheet: SheetRead, crops_dir: Path | None, report: AppearanceReport,
            budget: _Budget) -> None:
+    if sheet.reader == "pdf-form" and not _has_acroform(path):
+        with tempfile.TemporaryDirectory(prefix="decksheet-") as tmp:
+            # pdfium draws a widget only through a form: give the page's widgets one, as a
+            # viewer that draws every annotation's appearance shows them.
+            repaired = _with_acroform(path, Path(tmp) / "form.pdf")
+            return _check_file(repaired, path, sheet, crops_dir, report, budget)
+    return _check_file(path, path, sheet, crops_dir, report, budget)
+
+
+def _has_acroform(path: Path) -> bool:
+    import pypdf
+
+    try:
+        return "/AcroForm" in pypdf.PdfReader(path, strict=False).trailer["/Root"]
+    except Exception:  # noqa: BLE001 - the reader opened it; treat as a plain form
+        return True
+
+
+def _with_acroform(path: Path, out: Path) -> Path:
+    """A copy of `path` whose AcroForm lists page 1's widgets (appearances kept as they are)."""
+    import pypdf
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject
+
+    writer = pypdf.PdfWriter(clone_from=str(path))
+    widgets = [ref for ref in writer.pages[0].get("/Annots") or []
+               if str(ref.get_object().get("/Subtype")) == "/Widget"]
+    writer._root_object[NameObject("/AcroForm")] = DictionaryObject(
+        {NameObject("/Fields"): ArrayObject(widgets)})
+    writer.write(str(out))
+    return out
+
+
+def _check_file(path: Path, original: Path, sheet: SheetRead, crops_dir: Path | None,
+                report: AppearanceReport, budget: _Budget) -> None:
     import pypdfium2 as pdfium
 
     doc = pdfium.PdfDocument(str(path))
@@ -134,13 +172,14 @@ def _check(path: Path, sheet: SheetRead, crops_dir: Path | None, report: Appeara
             gray = _render(page)
             words, explained = _text_words(page, sheet)
             if sheet.reader == "pdf-form":
-                words = _form_words(page, sheet, height)
+                words = _form_words(page, sheet, height, gray)
                 explained += [w.box for w in words]
         finally:
             page.close()
     finally:
         doc.close()
     renderer = verify.NameRenderer()
+    renderer.families.update(_latin_families())
     if not renderer.usable:
         report.stopped = "no font to draw the text in"
         return
@@ -152,7 +191,7 @@ def _check(path: Path, sheet: SheetRead, crops_dir: Path | None, report: Appeara
         if (why := budget.spent()):
             report.stopped = why
             return
-        problem = _word_problem(renderer, gray, word)
+        problem = word.problem or _word_problem(renderer, gray, word)
         if problem:
             bad.setdefault(word.line, []).append(problem)
     for line, problems in bad.items():
@@ -164,8 +203,23 @@ def _check(path: Path, sheet: SheetRead, crops_dir: Path | None, report: Appeara
         ln = sheet.lines[line]
         sheet.flag_line_or_sheet(line, REASON, f"the rendered page does not show this: {detail}", detail)
         if crops_dir is not None and ln.box is not None and ln.crop is None:
-            ln.crop = _save_crop(gray, ln.box, crops_dir, path.stem, ln.column or ln.section, ln.row or line + 1)
+            ln.crop = _save_crop(gray, ln.box, crops_dir, original.stem, ln.column or ln.section, ln.row or line + 1)
     report.flagged += _flag_unexplained_ink(gray, sheet, explained)
+
+
+LATIN_FONTS = {"DejaVuSans": "DejaVuSans.ttf"}
+"""A sans face for Latin names (English forms in Helvetica, which pdfium draws in its own sans):
+the Nanum faces' Latin letters fit them less well."""
+
+
+def _latin_families() -> dict[str, Path]:
+    out = {}
+    for family, filename in LATIN_FONTS.items():
+        for folder in verify.FONT_DIRS:
+            if (Path(folder) / filename).is_file():
+                out[family] = Path(folder) / filename
+                break
+    return out
 
 
 def _render(page) -> np.ndarray:
@@ -211,11 +265,14 @@ def _text_words(page, sheet: SheetRead) -> tuple[list[_Word], list[tuple[float, 
         textpage.close()
 
 
-def _form_words(page, sheet: SheetRead, height: float) -> list[_Word]:
-    """Each form widget's value on the page, in the widget's box."""
+def _form_words(page, sheet: SheetRead, height: float, gray: np.ndarray) -> list[_Word]:
+    """Each form widget's value on the page, in the widget's box; a multi-line value (a column
+    of `3 Name` lines in one field) as one word per line, on the line of ink it is drawn as."""
     import pypdfium2.raw as pdfium_c
 
-    words = []
+    words: list[_Word] = []
+    empty: list[tuple[str, tuple[float, float, float, float]]] = []
+    valued: list[tuple[float, float, float, float]] = []
     for i in range(pdfium_c.FPDFPage_GetAnnotCount(page.raw)):
         annot = pdfium_c.FPDFPage_GetAnnot(page.raw, i)
         if not annot:
@@ -223,18 +280,88 @@ def _form_words(page, sheet: SheetRead, height: float) -> list[_Word]:
         try:
             if pdfium_c.FPDFAnnot_GetSubtype(annot) != pdfium_c.FPDF_ANNOT_WIDGET:
                 continue
-            value = one_line(_annot_string(annot, "V"))
+            raw = _annot_string(annot, "V")
             rect = pdfium_c.FS_RECTF()
-            if not value.strip() or not pdfium_c.FPDFAnnot_GetRect(annot, rect):
+            if not pdfium_c.FPDFAnnot_GetRect(annot, rect):
                 continue
             box = (min(rect.left, rect.right), height - max(rect.top, rect.bottom),
                    max(rect.left, rect.right), height - min(rect.top, rect.bottom))
+            if not raw.strip():
+                empty.append((_annot_string(annot, "T") or "a field", box))
+                continue
+            valued.append(box)
+            values = field_lines(raw)
+            if len(values) > 1:
+                words += _multiline_words(gray, sheet, box, values)
+                continue
             line = _line_of(box, sheet)
             if line is not None:
-                words.append(_Word(value.strip(), box, line, cell=True))
+                words.append(_Word(one_line(raw).strip(), box, line, cell=True))
         finally:
             pdfium_c.FPDFPage_CloseAnnot(annot)
+    for name, box in empty:
+        # Another widget of the field (same place) may draw the value; its ink is explained.
+        if not any(_overlap(box, other) > 0.5 for other in valued) and _drawn_without_value(gray, box):
+            words.append(_Word("", box, None, cell=True, problem=(
+                f"the field {name!r} shows text but holds no value (the appearance is not the "
+                f"value; what it shows was not read)")))
     return words
+
+
+def _overlap(a, b) -> float:
+    """Share of `a`'s area that `b` covers."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    area = (a[2] - a[0]) * (a[3] - a[1])
+    return w * h / area if w > 0 and h > 0 and area > 0 else 0.0
+
+
+def _drawn_without_value(gray: np.ndarray, box) -> bool:
+    """Whether an empty field's widget draws glyphs (borders and rules left out)."""
+    crop = _cut(gray, box, pad=-1.0)
+    if crop.size == 0:
+        return False
+    ink = _without_runs((crop < 128).astype(np.uint8), int(0.8 * crop.shape[0]))
+    return _glyph_ink(ink) >= UNEXPLAINED_MIN
+
+
+def _multiline_words(gray: np.ndarray, sheet: SheetRead, box, values: list[str]) -> list[_Word]:
+    """A multi-line field's lines, each on its band of ink: the field's read lines in row order
+    pair with its value lines and with the bands of ink down the widget."""
+    lines = sorted((i for i, ln in enumerate(sheet.lines) if ln.box is not None
+                    and all(abs(a - b) < 0.5 for a, b in zip(ln.box, box))),
+                   key=lambda i: sheet.lines[i].row or 0)
+    if not lines:
+        return []
+    bands = _ink_bands(gray, box)
+    if len(bands) != len(values):
+        problem = (f"the field shows {len(bands)} lines of text where its value has "
+                   f"{len(values)} (the appearance is not the value)")
+        return [_Word(one_line(v).strip(), box, i, cell=True, problem=problem)
+                for i, v in zip(lines, values)]
+    # A band is cut to its own rows, inside the widget's borders: no rule stripping (it would
+    # take the tall strokes of a line only as high as its letters).
+    return [_Word(one_line(v).strip(), (box[0] + 1.5, top, box[2] - 1.5, bottom), i)
+            for i, v, (top, bottom) in zip(lines, values, bands)]
+
+
+def _ink_bands(gray: np.ndarray, box) -> list[tuple[float, float]]:
+    """(top, bottom) in pt of each line of text drawn in a widget (rows of ink between blank
+    rows; a speck of a row or two joins the band it touches)."""
+    crop = _without_rules(_cut(gray, box, pad=-1.0))
+    if crop.size == 0:
+        return []
+    rows = (crop < 160).any(axis=1)
+    bands: list[list[int]] = []
+    for y, on in enumerate(rows):
+        if on and bands and bands[-1][1] == y:
+            bands[-1][1] = y + 1
+        elif on:
+            bands.append([y, y + 1])
+    tall = max((b - a for a, b in bands), default=0)
+    bands = [b for b in bands if b[1] - b[0] >= 0.3 * tall]
+    y0 = max(0, int((box[1] + 1.0) * SCALE))
+    return [((y0 + a) / SCALE - 0.3, (y0 + b) / SCALE + 0.3) for a, b in bands]
 
 
 def _annot_string(annot, key: str) -> str:
@@ -301,8 +428,10 @@ def _estimate_font(renderer: verify.NameRenderer, gray: np.ndarray, words: list[
 
 def _score(renderer: verify.NameRenderer, ink: np.ndarray, text: str) -> float:
     """Best likeness of the ink and `text`, in the page's font first, then in any other."""
-    fams = ([renderer.family] if renderer.family else []) + \
-        [f for f in renderer.families if f != renderer.family]
+    first = [renderer.family] if renderer.family else []
+    if not any("\uac00" <= ch <= "\ud7a3" for ch in text):  # Latin: its sans face first
+        first = [f for f in LATIN_FONTS if f in renderer.families] + first
+    fams = list(dict.fromkeys(first + list(renderer.families)))
     best = -1.0
     for fam in fams:
         rendered = renderer.rendered(text, fam)
@@ -342,6 +471,8 @@ def _glyph_score(renderer: verify.NameRenderer, ink: np.ndarray, text: str) -> f
 
 def _word_problem(renderer: verify.NameRenderer, gray: np.ndarray, word: _Word) -> str:
     """'' when the rendered page shows the word, else what is wrong, for the judge."""
+    if word.problem:
+        return word.problem
     ink = _ink(_cut(gray, word.box), word.cell)
     if ink is None:
         return f"{word.text!r} is not visible (nothing is drawn where the text says it)"

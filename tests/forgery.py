@@ -39,7 +39,7 @@ HIDDEN_ROW_KINDS = ("tr3", "tr7", "white-text", "cmyk-white-text", "clip", "alph
                     "layer-off", "form-bbox", "image-under-invisible-text")
 COVER_KINDS = ("white-box", "white-stroke", "shading", "annot-link", "annot-watermark",
                "annot-redact", "annot-fileattachment", "decoys-then-white-box")
-LIE_KINDS = ("tounicode-remap", "form-value-vs-appearance")
+LIE_KINDS = ("tounicode-remap", "form-value-vs-appearance", "form-appearance-without-value")
 KINDS = HIDDEN_ROW_KINDS + COVER_KINDS + LIE_KINDS
 
 
@@ -278,20 +278,31 @@ def _tounicode_remap(base: Path, out: Path) -> None:
 
 def _form_value_vs_appearance(base: Path, out: Path) -> None:
     """A filled form field whose appearance draws SHOWN_NAME while its value stays the honest card."""
+    column, row = COVERED_ROW
+    _draw_field(base, out, f"{column.capitalize()} {row}", SHOWN_NAME)
+
+
+def _form_appearance_without_value(base: Path, out: Path) -> None:
+    """An empty form field whose appearance draws a card: the page shows it, the values do not."""
+    column, row = EMPTY_ROW
+    _draw_field(base, out, f"{column.capitalize()} {row}", SHOWN_NAME)
+
+
+def _draw_field(base: Path, out: Path, target: str, text: str) -> None:
+    """`base` with field `target`'s appearance drawing `text` (its value untouched) and
+    NeedAppearances off, so viewers draw the appearance."""
     import pypdf
     from pypdf.generic import BooleanObject, DictionaryObject, NameObject
 
     writer = pypdf.PdfWriter(clone_from=str(base))
     writer._root_object["/AcroForm"][NameObject("/NeedAppearances")] = BooleanObject(False)
-    column, row = COVERED_ROW
-    target = f"{column.capitalize()} {row}"
     for ref in writer.pages[0]["/Annots"]:
         annot = ref.get_object()
         if annot.get("/T") != target:
             continue
         x0, y0, x1, y1 = (float(v) for v in annot["/Rect"])
         w, h = x1 - x0, y1 - y0
-        ap_pdf = _overlay((w, h), lambda cv, hh: (cv.setFont(_font(), 9), cv.drawString(2, 4, SHOWN_NAME)))
+        ap_pdf = _overlay((w, h), lambda cv, hh: (cv.setFont(_font(), 9), cv.drawString(2, 4, text)))
         page = pypdf.PdfReader(io.BytesIO(ap_pdf)).pages[0]
         ap = pypdf.generic.DecodedStreamObject()
         ap.set_data(page.get_contents().get_data())
@@ -315,6 +326,40 @@ def make(kind: str, out: Path) -> Path:
         _tounicode_remap(KDE_FLAT, out)
     elif kind == "form-value-vs-appearance":
         _form_value_vs_appearance(KDE_FORM, out)
+    elif kind == "form-appearance-without-value":
+        _form_appearance_without_value(KDE_FORM, out)
     else:
         raise ValueError(kind)
     return out
+
+
+# --- form values wherever they are (not forgeries: honest forms written another way) ----------
+
+def without_acroform(base: Path, out: Path) -> Path:
+    """`base` with its /AcroForm removed: the values sit only in the page's widgets, as a popular
+    sheet generator writes them."""
+    import pypdf
+    from pypdf.generic import NameObject
+
+    writer = pypdf.PdfWriter(clone_from=str(base))
+    del writer._root_object[NameObject("/AcroForm")]
+    writer.write(str(out))
+    return out
+
+
+def multiline_value_changed(base: Path, out: Path, field: str, old: str, new: str) -> Path:
+    """A remade form whose multi-line `field` value says `new` where its appearance (kept, with
+    NeedAppearances off) still draws `old`."""
+    import pypdf
+    from pypdf.generic import BooleanObject, NameObject, TextStringObject
+
+    writer = pypdf.PdfWriter(clone_from=str(base))
+    writer._root_object["/AcroForm"][NameObject("/NeedAppearances")] = BooleanObject(False)
+    for ref in writer.pages[0]["/Annots"]:
+        annot = ref.get_object()
+        if annot.get("/T") == field and old in str(annot.get("/V") or ""):
+            assert "/AP" in annot, "the field has no appearance of its own to keep"
+            annot[NameObject("/V")] = TextStringObject(str(annot["/V"]).replace(old, new))
+            writer.write(str(out))
+            return out
+    raise AssertionError(f"no field {field!r} holding {old!r}")

@@ -50,7 +50,19 @@ def _forged_line(kind: str) -> tuple[str | None, tuple[str, int]]:
     return None, forgery.COVERED_ROW
 
 
-@pytest.mark.parametrize("kind", forgery.KINDS)
+SHEET_LEVEL = {"form-appearance-without-value"}
+"""Classes whose lie is on no read line: the sheet is flagged."""
+
+
+@pytest.mark.parametrize("kind", sorted(SHEET_LEVEL))
+def test_a_forgery_on_no_read_line_flags_the_sheet(kind, forged, demo_db):
+    deck = load_decklist(forged(kind), demo_db)
+    lines, sheet = _flagged(deck)
+    assert not lines and len(sheet) == 1 and "holds no value" in sheet[0].detail
+    assert deck.needs_review >= 1
+
+
+@pytest.mark.parametrize("kind", sorted(set(forgery.KINDS) - SHEET_LEVEL))
 def test_every_forgery_class_flags_the_line_the_page_does_not_show(kind, forged, demo_db):
     deck = load_decklist(forged(kind), demo_db)
     name, (column, row) = _forged_line(kind)
@@ -167,3 +179,56 @@ def test_a_covered_text_budget_that_stops_flags_the_sheet(limit, monkeypatch, fo
     # and the cover itself is still found by the rendering
     lines, _ = _flagged(deck)
     assert any((e.column, e.row) == forgery.COVERED_ROW for e in lines)
+
+
+# --- form values wherever they are --------------------------------------------------------
+
+def test_form_values_only_in_page_widgets_are_read_not_refused_as_blank(fixtures_dir, real_db, tmp_path):
+    base = fixtures_dir / "sheets" / "kde-form-01.pdf"  # widgets with their own appearances
+    honest = load_decklist(base, real_db)
+    bare = load_decklist(forgery.without_acroform(base, tmp_path / "bare.pdf"), real_db)
+    assert bare.reader == "pdf-form"
+    for section in ("main", "extra", "side"):
+        assert [(e.name, e.count) for e in bare.sections[section]] == \
+            [(e.name, e.count) for e in honest.sections[section]]
+    assert not _flagged(bare)[0] and not _flagged(bare)[1]
+
+
+def test_form_values_with_no_appearance_are_drawn_as_viewers_draw_them(demo_db, tmp_path):
+    """The sample form's fields have no /AP (NeedAppearances in its AcroForm); without the
+    AcroForm a viewer still draws each value from the field's own font settings: read, no flag."""
+    bare = load_decklist(forgery.without_acroform(forgery.KDE_FORM, tmp_path / "bare.pdf"), demo_db)
+    honest = load_decklist(forgery.KDE_FORM, demo_db)
+    assert bare.totals() == honest.totals() and bare.totals()["main"] == 40
+    assert not _flagged(bare)[0] and not _flagged(bare)[1]
+
+
+@pytest.fixture(scope="module")
+def ko_en_db(shared_dir):
+    from card_db.cdb import load_card_db
+    return load_card_db([shared_dir / "carddb" / "ko-KR.cdb", shared_dir / "carddb" / "en-US.cdb"])
+
+
+def _craft_sheets() -> list[str]:
+    peers = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "world" / "peers"
+    return sorted(p.name for p in peers.glob("craft-your-list-*.pdf"))
+
+
+@pytest.mark.parametrize("name", _craft_sheets())
+def test_remade_forms_with_a_field_per_column_read_line_by_line(name, fixtures_dir, ko_en_db):
+    path = fixtures_dir / "world" / "peers" / name
+    truth = json.loads(path.with_suffix("").with_suffix(".truth.json").read_text(encoding="utf-8"))
+    deck = load_decklist(path, ko_en_db)
+    assert deck.reader == "pdf-form"
+    for section in ("main", "extra", "side"):
+        assert {str(k): v for k, v in deck.counts(section).items()} == truth[section], section
+    assert deck.needs_review == 0  # every line's value agrees with what its field draws
+
+
+def test_a_multiline_value_unlike_its_appearance_flags_that_line(fixtures_dir, ko_en_db, tmp_path):
+    base = fixtures_dir / "world" / "peers" / "craft-your-list-02.pdf"
+    forged_pdf = forgery.multiline_value_changed(base, tmp_path / "f.pdf", "traps",
+                                                 "Solemn Strike", "Pot of Greed")
+    deck = load_decklist(forged_pdf, ko_en_db)
+    lines, _ = _flagged(deck)
+    assert [(e.column, e.row, e.read) for e in lines] == [("trap", 4, "Pot of Greed 2")]

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scanner.pdf import layout_cn, layout_kde
+from scanner.pdf import layout_cn, layout_kde, layout_lines
 from scanner.errors import UnreadableInput
 from scanner.inputs.formats import one_line
 from scanner.inputs.limits import check_pages
@@ -211,20 +211,38 @@ def _open_pypdf(path: Path):
 
 
 def _read_form(path: Path, reader) -> SheetRead | None:
-    """Values of a filled deck-list form, or None when the PDF has no filled deck fields."""
+    """Values of a filled deck-list form, or None when the PDF has no filled deck fields. The
+    values are taken from the AcroForm, else from the page's widgets (a generator may write
+    them there with no working /AcroForm)."""
     try:
         with _quiet_pypdf():
-            if "/AcroForm" not in reader.trailer["/Root"]:
-                return None
-            raw = reader.get_fields() or {}
+            raw = (reader.get_fields() or {}) if "/AcroForm" in reader.trailer["/Root"] else {}
+            widgets = _page_widgets(reader)
     except UnreadableInput:
         raise
     except Exception as exc:  # noqa: BLE001 - a broken form is read from its text instead
         log.warning("%s: form fields unreadable (%s); using the text layer", path.name, exc)
         return None
     # A damaged form can name a field with bytes (pypdf's ByteStringObject), not text.
-    fields = {(name.decode("latin-1") if isinstance(name, bytes) else str(name)):
-              _field_text(f.get("/V") if isinstance(f, dict) else None) for name, f in raw.items()}
+    values = {(name.decode("latin-1") if isinstance(name, bytes) else str(name)):
+              _raw_text(f.get("/V") if isinstance(f, dict) else None) for name, f in raw.items()}
+    source = "AcroForm fields"
+    if not any(v.strip() for v in values.values()) and any(v.strip() for v, _ in widgets.values()):
+        source = "form values in the page's widgets (no working AcroForm)"
+    for name, (value, _) in widgets.items():  # a value only a widget holds (two widgets, one name)
+        if value.strip() and not values.get(name, "").strip():
+            values[name] = value
+    fields = {name: _field_text(v) for name, v in values.items()}
+    if layout_lines.is_line_fields(set(fields)):
+        sheet = layout_lines.sheet_from_line_fields(values, "pdf-form")
+        if not sheet.lines:
+            return None
+        sheet.notes.append(f"layout: remade form with one field per column, {source}")
+        rects = {name.casefold(): rect for name, (_, rect) in widgets.items()}
+        boxes = [rects.get(_column_field(ln.column, rects)) or (0.0, 0.0, 0.0, 0.0) for ln in sheet.lines]
+        add_annotations(sheet, reader, 0, boxes)
+        _place_lines(sheet, 0, boxes)
+        return sheet
     if is_kde_fields(set(fields)):
         deck_fields = [k for k in fields if k.startswith(("Monster", "Spell", "Trap", "Side", "Extra"))]
         layout, line_box = "Konami deck list form", layout_kde.line_box
@@ -238,11 +256,62 @@ def _read_form(path: Path, reader) -> SheetRead | None:
     if not any(fields.get(k, "").strip() for k in deck_fields):
         return None  # a blank form: perhaps flattened text sits on top; read the page
     sheet = read(fields, "pdf-form")
-    sheet.notes.append(f"layout: {layout}, AcroForm fields")
+    sheet.notes.append(f"layout: {layout}, {source}")
     boxes = _form_line_boxes(sheet, line_box)
     add_annotations(sheet, reader, 0, boxes)
     _place_lines(sheet, 0, boxes)
     return sheet
+
+
+def _column_field(column: str | None, rects: dict) -> str:
+    """The multi-line field (case-folded name) that holds `column`'s lines."""
+    for name, (col, _) in layout_lines.COLUMNS.items():
+        if col == column and name in rects:
+            return name
+    return ""
+
+
+def _page_widgets(reader) -> dict[str, tuple[str, Box]]:
+    """Every widget of page 1 with a field name: full name → (raw value, box in top-left pt).
+    A value or name may sit on the widget's parent field; the first widget with a value wins."""
+    out: dict[str, tuple[str, Box]] = {}
+    page = reader.pages[0]
+    top = float(page.mediabox.top)
+    for ref in page.get("/Annots") or []:
+        annot = ref.get_object()
+        if str(annot.get("/Subtype")) != "/Widget":
+            continue
+        names, value, node = [], None, annot
+        for _ in range(16):  # a field tree deeper than this is not a deck form
+            if node.get("/T") is not None:
+                names.append(str(node.get("/T")))
+            if value is None and node.get("/V") is not None:
+                value = node.get("/V")
+            parent = node.get("/Parent")
+            if parent is None:
+                break
+            node = parent.get_object()
+        if not names:
+            continue
+        name = ".".join(reversed(names))
+        rect = annot.get("/Rect")
+        box: Box = (0.0, 0.0, 0.0, 0.0)
+        if rect is not None and len(rect) == 4:
+            x0, y0, x1, y1 = (float(v) for v in rect)
+            box = (min(x0, x1), top - max(y0, y1), max(x0, x1), top - min(y0, y1))
+        text = _raw_text(value)
+        if name not in out or (text.strip() and not out[name][0].strip()):
+            out[name] = (text, box)
+    return out
+
+
+def _raw_text(value) -> str:
+    """A field value as text with its line breaks (a multi-line field holds a line per card)."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return "\n".join(str(v) for v in value)
+    return str(value)
 
 
 def _place_lines(sheet: SheetRead, page: int, boxes: list[Box]) -> None:
