@@ -205,6 +205,7 @@ def _check_file(path: Path, original: Path, sheet: SheetRead, crops_dir: Path | 
         if crops_dir is not None and ln.box is not None and ln.crop is None:
             ln.crop = _save_crop(gray, ln.box, crops_dir, original.stem, ln.column or ln.section, ln.row or line + 1)
     report.flagged += _flag_unexplained_ink(gray, sheet, explained)
+    _flag_ink_in_empty_cells(gray, sheet, explained)
 
 
 LATIN_FONTS = {"DejaVuSans": "DejaVuSans.ttf"}
@@ -520,6 +521,36 @@ def _flag_unexplained_ink(gray: np.ndarray, sheet: SheetRead,
             sheet.flag_line_or_sheet(i, REASON, f"the page shows ink on this line that its text does "
                                                 f"not explain ({extra} px outside the words read)", "")
     return flagged
+
+
+def _flag_ink_in_empty_cells(gray: np.ndarray, sheet: SheetRead,
+                             explained: list[tuple[float, float, float, float]]) -> None:
+    """A sheet item for each empty cell of a fixed form that shows glyphs no text explains: a
+    row drawn as an image or outlines, which the reader cannot see (the deck would lose it)."""
+    mask = _explained_mask(gray.shape, explained)
+    rows = []
+    for x0, top, x1, bottom in sheet.empty_cells:
+        ys = slice(max(0, int((top + 1.5) * SCALE)), int((bottom - 1.5) * SCALE))
+        xs = slice(max(0, int((x0 + 1.5) * SCALE)), int((x1 - 1.5) * SCALE))
+        cell = gray[ys, xs]
+        if cell.size == 0:
+            continue
+        ink = _without_runs((cell < 128).astype(np.uint8), int(0.8 * (bottom - top) * SCALE))
+        if _glyph_ink((ink.astype(bool) & ~mask[ys, xs]).astype(np.uint8)) >= UNEXPLAINED_MIN:
+            rows.append(f"{top:.0f} pt")
+    if rows:
+        sheet.review.append(_sheet_flag(
+            f"page {sheet.page + 1}: {len(rows)} empty row(s) of the form show something drawn that "
+            f"no text or value says (rows at {', '.join(rows[:5])} from the top): the page "
+            f"shows more cards than were read"))
+
+
+def _explained_mask(shape, explained) -> np.ndarray:
+    mask = np.zeros(shape, bool)
+    for x0, top, x1, bottom in explained:
+        mask[max(0, int((top - 1.5) * SCALE)):int((bottom + 1.5) * SCALE),
+             max(0, int((x0 - 1.5) * SCALE)):int((x1 + 1.5) * SCALE)] = True
+    return mask
 
 
 RULE_ASPECT = 6.0

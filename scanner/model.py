@@ -136,6 +136,9 @@ class SheetRead:
     """Reader diagnostics (layout found, fallbacks taken)."""
     page: int | None = None
     """0-based PDF page the lines were read from (None for other inputs)."""
+    empty_cells: list[tuple[float, float, float, float]] = field(default_factory=list)
+    """Line cells of a fixed PDF form that hold no read line (pt, top-left origin): the page
+    must show nothing there either."""
 
     def flag_line_or_sheet(self, line: int | None, reason: str, line_detail: str,
                            sheet_detail: str) -> None:

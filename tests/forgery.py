@@ -36,7 +36,7 @@ COVERED_ROW = ("monster", 1)
 """An honest line that the cover classes paint over."""
 
 HIDDEN_ROW_KINDS = ("tr3", "tr7", "white-text", "cmyk-white-text", "clip", "alpha-zero",
-                    "layer-off", "form-bbox", "image-under-invisible-text")
+                    "layer-off", "form-bbox", "image-under-invisible-text", "image-row-without-text")
 COVER_KINDS = ("white-box", "white-stroke", "shading", "annot-link", "annot-watermark",
                "annot-redact", "annot-fileattachment", "decoys-then-white-box")
 LIE_KINDS = ("tounicode-remap", "form-value-vs-appearance", "form-appearance-without-value")
@@ -131,6 +131,12 @@ def _hidden_row(kind: str, base: Path, out: Path) -> None:
             cv.drawImage(ImageReader(_row_image(SHOWN_NAME, x1 - x0, bottom - top)), x0, h - bottom,
                          x1 - x0, bottom - top)
             _text_row(cv, h, "1", READ_NAME, box, lambda t: t.setTextRenderMode(3))
+        elif kind == "image-row-without-text":
+            from reportlab.lib.utils import ImageReader
+
+            x0, top, x1, bottom = box
+            cv.drawImage(ImageReader(_row_image(SHOWN_NAME, x1 - x0, bottom - top)), x0, h - bottom,
+                         x1 - x0, bottom - top)
 
     writer = _merge(base, _overlay(_size(base), draw))
     if kind == "layer-off":

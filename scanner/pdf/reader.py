@@ -70,11 +70,13 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                     sheet = sheet_from_kde_fields(fields_from_flat_text(text.tokens), "pdf-text")
                     sheet.notes.append("layout: Konami deck list form, flattened")
                     boxes = _form_line_boxes(sheet, layout_kde.line_box)
+                    sheet.empty_cells = _empty_cells(sheet, layout_kde.line_box, layout_kde.GROUPS)
                 elif layout_cn.looks_like_cn(text.tokens, text.width, text.height):
                     sheet = layout_cn.sheet_from_cn_fields(layout_cn.fields_from_flat_cn(text.tokens),
                                                            "pdf-text")
                     sheet.notes.append("layout: Chinese official deck list form, flattened")
                     boxes = _form_line_boxes(sheet, layout_cn.line_box)
+                    sheet.empty_cells = _empty_cells(sheet, layout_cn.line_box, layout_cn.GROUPS)
                 else:
                     sheet = read_db_sheet(text.tokens, text.width, text.height, boxes)
                     if sheet is None:
@@ -245,11 +247,11 @@ def _read_form(path: Path, reader) -> SheetRead | None:
         return sheet
     if is_kde_fields(set(fields)):
         deck_fields = [k for k in fields if k.startswith(("Monster", "Spell", "Trap", "Side", "Extra"))]
-        layout, line_box = "Konami deck list form", layout_kde.line_box
+        layout, line_box, groups = "Konami deck list form", layout_kde.line_box, layout_kde.GROUPS
         read = sheet_from_kde_fields
     elif layout_cn.is_cn_fields(set(fields)):
         deck_fields = list(layout_cn.CELLS)
-        layout, line_box = "Chinese official deck list form", layout_cn.line_box
+        layout, line_box, groups = "Chinese official deck list form", layout_cn.line_box, layout_cn.GROUPS
         read = layout_cn.sheet_from_cn_fields
     else:
         return None
@@ -258,9 +260,17 @@ def _read_form(path: Path, reader) -> SheetRead | None:
     sheet = read(fields, "pdf-form")
     sheet.notes.append(f"layout: {layout}, {source}")
     boxes = _form_line_boxes(sheet, line_box)
+    sheet.empty_cells = _empty_cells(sheet, line_box, groups)
     add_annotations(sheet, reader, 0, boxes)
     _place_lines(sheet, 0, boxes)
     return sheet
+
+
+def _empty_cells(sheet: SheetRead, line_box, groups) -> list[Box]:
+    """The form's line cells (count and name) that hold no read line."""
+    taken = {(ln.column, ln.row) for ln in sheet.lines}
+    return [line_box(column, row) for _, column, _, rows in groups for row in range(1, rows + 1)
+            if (column, row) not in taken]
 
 
 def _column_field(column: str | None, rects: dict) -> str:
