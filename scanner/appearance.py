@@ -244,6 +244,8 @@ def _text_words(page, sheet: SheetRead) -> tuple[list[_Word], list[tuple[float, 
     """The text layer's words inside the read lines' boxes, each with its glyphs' ink box; and
     the ink boxes of every word on the page (what the text layer explains)."""
     text = page_text(page)
+    unplaced = any(ln.box is None for ln in sheet.lines)
+    read_words = {w for ln in sheet.lines for w in ln.text.split() + [ln.count_text.strip()] if w}
     textpage = page.get_textpage()
     try:
         words, everywhere = [], []
@@ -256,8 +258,14 @@ def _text_words(page, sheet: SheetRead) -> tuple[list[_Word], list[tuple[float, 
             top, bottom = text.height - max(b[3] for b in boxes), text.height - min(b[1] for b in boxes)
             everywhere.append((x0, top, x1, bottom))
             line = _line_of((tok.x0, tok.top, tok.x1, tok.bottom), sheet)
-            if line is None or not any(ch.isalnum() for ch in tok.text):
+            if not any(ch.isalnum() for ch in tok.text):
                 continue  # punctuation alone names no card
+            if line is None:
+                if unplaced and tok.text in read_words:
+                    # A reader that gave its lines no place on the page: each word of the page
+                    # that a line says must at least be visible (a failure flags the sheet).
+                    words.append(_Word(tok.text, (x0, top, x1, bottom), None, compared=False))
+                continue
             ln = sheet.lines[line]
             used = (tok.text in ln.text or tok.text == ln.count_text.strip()) and tok.size >= MIN_COMPARE_SIZE
             words.append(_Word(tok.text, (x0, top, x1, bottom), line, compared=used))

@@ -234,3 +234,16 @@ def test_a_multiline_value_unlike_its_appearance_flags_that_line(fixtures_dir, k
     deck = load_decklist(forged_pdf, ko_en_db)
     lines, _ = _flagged(deck)
     assert [(e.column, e.row, e.read) for e in lines] == [("trap", 4, "Pot of Greed 2")]
+
+
+def test_lines_a_reader_did_not_place_are_still_checked_through_every_word(monkeypatch, forged, demo_db):
+    """A layout reader that records no line boxes must not let a page pass unchecked: every word
+    of the page is compared, and one the page does not show flags the sheet."""
+    from scanner.pdf import reader
+
+    monkeypatch.setattr(reader, "_place_lines", lambda sheet, page, boxes: setattr(sheet, "page", page))
+    honest = load_decklist(SAMPLES / "kde-flat-hero.pdf", demo_db)
+    assert not _sheet_items(honest)
+    deck = load_decklist(forged("white-box"), demo_db)
+    items = _sheet_items(deck)
+    assert len(items) == 1 and "'엘리멘틀' is not visible" in items[0]
