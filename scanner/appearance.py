@@ -544,7 +544,7 @@ def _flag_ink_in_empty_cells(gray: np.ndarray, sheet: SheetRead,
         if cell.size == 0:
             continue
         ink = _without_runs((cell < 128).astype(np.uint8), int(0.8 * (bottom - top) * SCALE))
-        if _glyph_ink((ink.astype(bool) & ~mask[ys, xs]).astype(np.uint8)) >= UNEXPLAINED_MIN:
+        if _glyph_ink((ink.astype(bool) & ~mask[ys, xs]).astype(np.uint8), inside=True) >= UNEXPLAINED_MIN:
             rows.append(f"{top:.0f} pt")
     if rows:
         sheet.review.append(_sheet_flag(
@@ -579,12 +579,17 @@ def _without_runs(ink: np.ndarray, k: int) -> np.ndarray:
     return np.where(cv2.dilate(runs, np.ones((5, 5), np.uint8)) > 0, 0, ink).astype(ink.dtype)
 
 
-def _glyph_ink(ink: np.ndarray) -> int:
-    """Pixels of the blobs that could be glyphs (table rules and border pieces left out)."""
+def _glyph_ink(ink: np.ndarray, inside: bool = False) -> int:
+    """Pixels of the blobs that could be glyphs (table rules and border pieces left out);
+    `inside`: only blobs clear of the region's top and bottom edges (a row drawn in an empty row
+    lies within it; a logo or the next row's letters reaching into it do not)."""
     n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     total = 0
     for i in range(1, n):
         w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        y = stats[i, cv2.CC_STAT_TOP]
+        if inside and (y == 0 or y + h >= ink.shape[0]):
+            continue
         if max(w, h) <= RULE_ASPECT * max(1, min(w, h)):
             total += int(stats[i, cv2.CC_STAT_AREA])
     return total

@@ -247,3 +247,13 @@ def test_lines_a_reader_did_not_place_are_still_checked_through_every_word(monke
     deck = load_decklist(forged("white-box"), demo_db)
     items = _sheet_items(deck)
     assert len(items) == 1 and "'엘리멘틀' is not visible" in items[0]
+
+
+def test_a_skipped_row_between_two_lines_of_a_column_is_an_empty_cell_to_check():
+    from scanner.model import ReadLine
+    from scanner.pdf.reader import _rows_between
+
+    lines = [ReadLine("main", "a", 1, column="monster"), ReadLine("main", "b", 1, column="monster"),
+             ReadLine("main", "c", 1, column="monster"), ReadLine("main", "d", 1, column="spell")]
+    boxes = [(0, 100, 200, 115), (0, 115, 200, 130), (0, 145, 200, 160), (200, 100, 400, 115)]
+    assert _rows_between(lines, boxes) == [(0, 130, 200, 145)]

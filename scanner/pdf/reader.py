@@ -82,6 +82,8 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                     if sheet is None:
                         needs_ocr = needs_ocr or has_images
                         continue
+                    if len(boxes) == len(sheet.lines):
+                        sheet.empty_cells = _rows_between(sheet.lines, boxes)
                 if not sheet.lines:
                     raise UnreadableInput(f"{path.name}: the deck sheet is blank (no card names or "
                                           f"counts on page {number + 1})")
@@ -264,6 +266,25 @@ def _read_form(path: Path, reader) -> SheetRead | None:
     add_annotations(sheet, reader, 0, boxes)
     _place_lines(sheet, 0, boxes)
     return sheet
+
+
+def _rows_between(lines, boxes: list[Box]) -> list[Box]:
+    """Where a card-database sheet's column has room for a row but no line was read: a skipped
+    row between two lines. (The row after a column's last line is not known to be a row: the
+    sheets print totals, footers and logos there.)"""
+    out: list[Box] = []
+    by_column: dict[str | None, list[Box]] = {}
+    for line, box in zip(lines, boxes):
+        by_column.setdefault(line.column, []).append(box)
+    for column_boxes in by_column.values():
+        column_boxes.sort(key=lambda b: b[1])
+        pitch = min((b[3] - b[1] for b in column_boxes), default=0.0)
+        if pitch <= 0:
+            continue
+        for above, below in zip(column_boxes, column_boxes[1:]):
+            if below[1] - above[3] >= 0.8 * pitch:
+                out.append((above[0], above[3], above[2], below[1]))
+    return out
 
 
 def _empty_cells(sheet: SheetRead, line_box, groups) -> list[Box]:
