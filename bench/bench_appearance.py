@@ -1,6 +1,7 @@
 """Speed of a text PDF's read plus its appearance check (issue 25), in-process on one core.
 
-For every text-layer and form PDF of ../shared/fixtures/sheets and samples/sheets: read the sheet
+For every text-layer and form PDF of ../shared/fixtures/sheets, ../shared/fixtures/world/peers
+and samples/sheets: read the sheet
 (`scanner.pdf.reader.read_pdf`) and compare it with the rendered page
 (`scanner.appearance.check_appearance`), `--repeat` times after one warm-up (fonts and pdfium
 loaded once per process, as in a batch or the station); report the median per sheet and over
@@ -27,7 +28,8 @@ SHARED = REPO.parent / "shared" / "fixtures" / "sheets"
 
 def sheets() -> list[Path]:
     found = sorted(p for p in SHARED.glob("*.pdf") if "scan" not in p.name)
-    return found + sorted((REPO / "samples" / "sheets").glob("*.pdf"))
+    peers = sorted((SHARED.parent / "world" / "peers").glob("*.pdf"))
+    return found + peers + sorted((REPO / "samples" / "sheets").glob("*.pdf"))
 
 
 def main() -> None:

@@ -508,22 +508,14 @@ def _flag_unexplained_ink(gray: np.ndarray, sheet: SheetRead,
     """Flag lines whose cells hold ink that no word explains: the page shows more than its text
     (a row drawn as an image or as outlines under invisible text). Returns how many."""
     flagged = 0
-    mask = np.zeros(gray.shape, bool)
-    for x0, top, x1, bottom in explained:
-        mask[max(0, int((top - 1.5) * SCALE)):int((bottom + 1.5) * SCALE),
-             max(0, int((x0 - 1.5) * SCALE)):int((x1 + 1.5) * SCALE)] = True
+    mask = _explained_mask(gray.shape, explained)
+    extras: dict[tuple[float, float, float, float], int] = {}  # a multi-line field: one box, many lines
     for i, ln in enumerate(sheet.lines):
         if ln.box is None:
             continue
-        x0, top, x1, bottom = ln.box
-        inset = (x0 + 1.5, top + 1.5, x1 - 1.5, bottom - 1.5)
-        ys = slice(max(0, int(inset[1] * SCALE)), int(inset[3] * SCALE))
-        xs = slice(max(0, int(inset[0] * SCALE)), int(inset[2] * SCALE))
-        cell, covered = gray[ys, xs], mask[ys, xs]
-        if cell.size == 0:
-            continue
-        ink = _without_runs((cell < 128).astype(np.uint8), int(0.8 * (bottom - top) * SCALE))
-        extra = _glyph_ink((ink.astype(bool) & ~covered).astype(np.uint8))
+        if ln.box not in extras:
+            extras[ln.box] = _unexplained_in(gray, mask, ln.box)
+        extra = extras[ln.box]
         if extra >= UNEXPLAINED_MIN:
             flagged += REASON not in ln.flags
             sheet.flag_line_or_sheet(i, REASON, f"the page shows ink on this line that its text does "
@@ -551,6 +543,18 @@ def _flag_ink_in_empty_cells(gray: np.ndarray, sheet: SheetRead,
             f"page {sheet.page + 1}: {len(rows)} empty row(s) of the form show something drawn that "
             f"no text or value says (rows at {', '.join(rows[:5])} from the top): the page "
             f"shows more cards than were read"))
+
+
+def _unexplained_in(gray: np.ndarray, mask: np.ndarray, box) -> int:
+    """Glyph-like ink pixels inside `box` (inset from its borders) outside the explained mask."""
+    x0, top, x1, bottom = box
+    ys = slice(max(0, int((top + 1.5) * SCALE)), int((bottom - 1.5) * SCALE))
+    xs = slice(max(0, int((x0 + 1.5) * SCALE)), int((x1 - 1.5) * SCALE))
+    cell = gray[ys, xs]
+    if cell.size == 0:
+        return 0
+    ink = _without_runs((cell < 128).astype(np.uint8), int(0.8 * (bottom - top) * SCALE))
+    return _glyph_ink((ink.astype(bool) & ~mask[ys, xs]).astype(np.uint8))
 
 
 def _explained_mask(shape, explained) -> np.ndarray:
