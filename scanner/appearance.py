@@ -223,10 +223,34 @@ def _latin_families() -> dict[str, Path]:
     return out
 
 
-def _render(page) -> np.ndarray:
-    bitmap = page.render(scale=SCALE, grayscale=True, may_draw_forms=True)
+@dataclass
+class _Raster:
+    """The rendered page and where the reader's coordinates fall on it: the reader speaks in
+    (x, page height − y) of PDF space; the page is drawn upright from its crop box, so a point
+    (x, top) is at pixel ((x − ox)·SCALE, (top − oy)·SCALE)."""
+
+    gray: np.ndarray
+    ox: float = 0.0
+    oy: float = 0.0
+
+    def slices(self, box, pad: float = 0.0) -> tuple[slice, slice]:
+        """Rows and columns of `box` grown by `pad` pt (shrunk when negative), within the page."""
+        h, w = self.gray.shape
+        x0, top, x1, bottom = box
+        return (slice(max(0, int((top - pad - self.oy) * SCALE)),
+                      max(0, min(h, int(np.ceil((bottom + pad - self.oy) * SCALE))))),
+                slice(max(0, int((x0 - pad - self.ox) * SCALE)),
+                      max(0, min(w, int(np.ceil((x1 + pad - self.ox) * SCALE))))))
+
+
+def _render(page) -> _Raster:
+    """The page as a viewer shows it, turned upright (a /Rotate is undone so words read across)."""
+    turn = (360 - page.get_rotation()) % 360
+    bitmap = page.render(scale=SCALE, rotation=turn, grayscale=True, may_draw_forms=True)
     img = bitmap.to_numpy()
-    return np.ascontiguousarray(img[..., 0] if img.ndim == 3 else img)
+    gray = np.ascontiguousarray(img[..., 0] if img.ndim == 3 else img)
+    left, _, _, top = page.get_cropbox()
+    return _Raster(gray, ox=float(left), oy=float(page.get_size()[1]) - float(top))
 
 
 def _line_of(box, sheet: SheetRead) -> int | None:
@@ -274,7 +298,7 @@ def _text_words(page, sheet: SheetRead) -> tuple[list[_Word], list[tuple[float, 
         textpage.close()
 
 
-def _form_words(page, sheet: SheetRead, height: float, gray: np.ndarray) -> list[_Word]:
+def _form_words(page, sheet: SheetRead, height: float, gray: _Raster) -> list[_Word]:
     """Each form widget's value on the page, in the widget's box; a multi-line value (a column
     of `3 Name` lines in one field) as one word per line, on the line of ink it is drawn as."""
     import pypdfium2.raw as pdfium_c
@@ -325,7 +349,7 @@ def _overlap(a, b) -> float:
     return w * h / area if w > 0 and h > 0 and area > 0 else 0.0
 
 
-def _drawn_without_value(gray: np.ndarray, box) -> bool:
+def _drawn_without_value(gray: _Raster, box) -> bool:
     """Whether an empty field's widget draws glyphs (borders and rules left out)."""
     crop = _cut(gray, box, pad=-1.0)
     if crop.size == 0:
@@ -334,7 +358,7 @@ def _drawn_without_value(gray: np.ndarray, box) -> bool:
     return _glyph_ink(ink) >= UNEXPLAINED_MIN
 
 
-def _multiline_words(gray: np.ndarray, sheet: SheetRead, box, values: list[str]) -> list[_Word]:
+def _multiline_words(gray: _Raster, sheet: SheetRead, box, values: list[str]) -> list[_Word]:
     """A multi-line field's lines, each on its band of ink: the field's read lines in row order
     pair with its value lines and with the bands of ink down the widget."""
     lines = sorted((i for i, ln in enumerate(sheet.lines) if ln.box is not None
@@ -354,7 +378,7 @@ def _multiline_words(gray: np.ndarray, sheet: SheetRead, box, values: list[str])
             for i, v, (top, bottom) in zip(lines, values, bands)]
 
 
-def _ink_bands(gray: np.ndarray, box) -> list[tuple[float, float]]:
+def _ink_bands(gray: _Raster, box) -> list[tuple[float, float]]:
     """(top, bottom) in pt of each line of text drawn in a widget (rows of ink between blank
     rows; a speck of a row or two joins the band it touches)."""
     crop = _without_rules(_cut(gray, box, pad=-1.0))
@@ -369,8 +393,8 @@ def _ink_bands(gray: np.ndarray, box) -> list[tuple[float, float]]:
             bands.append([y, y + 1])
     tall = max((b - a for a, b in bands), default=0)
     bands = [b for b in bands if b[1] - b[0] >= 0.3 * tall]
-    y0 = max(0, int((box[1] + 1.0) * SCALE))
-    return [((y0 + a) / SCALE - 0.3, (y0 + b) / SCALE + 0.3) for a, b in bands]
+    y0 = gray.slices(box, -1.0)[0].start
+    return [((y0 + a) / SCALE + gray.oy - 0.3, (y0 + b) / SCALE + gray.oy + 0.3) for a, b in bands]
 
 
 def _annot_string(annot, key: str) -> str:
@@ -384,11 +408,9 @@ def _annot_string(annot, key: str) -> str:
     return buf.raw[:n - 2].decode("utf-16-le", errors="replace")
 
 
-def _cut(gray: np.ndarray, box, pad: float = 0.2) -> np.ndarray:
-    h, w = gray.shape
-    x0, top, x1, bottom = box
-    return gray[max(0, int((top - pad) * SCALE)):min(h, int(np.ceil((bottom + pad) * SCALE))),
-                max(0, int((x0 - pad) * SCALE)):min(w, int(np.ceil((x1 + pad) * SCALE)))]
+def _cut(raster: _Raster, box, pad: float = 0.2) -> np.ndarray:
+    ys, xs = raster.slices(box, pad)
+    return raster.gray[ys, xs]
 
 
 def _ink(gray: np.ndarray, cell: bool = False) -> np.ndarray | None:
@@ -424,7 +446,7 @@ def _without_rules(gray: np.ndarray) -> np.ndarray:
     return np.where(rules > 0, 255, gray).astype(gray.dtype)
 
 
-def _estimate_font(renderer: verify.NameRenderer, gray: np.ndarray, words: list[_Word]) -> None:
+def _estimate_font(renderer: verify.NameRenderer, gray: _Raster, words: list[_Word]) -> None:
     samples = []
     for word in words:
         if len(word.text) >= 3 and (ink := _ink(_cut(gray, word.box), word.cell)) is not None:
@@ -478,7 +500,7 @@ def _glyph_score(renderer: verify.NameRenderer, ink: np.ndarray, text: str) -> f
     return best
 
 
-def _word_problem(renderer: verify.NameRenderer, gray: np.ndarray, word: _Word) -> str:
+def _word_problem(renderer: verify.NameRenderer, gray: _Raster, word: _Word) -> str:
     """'' when the rendered page shows the word, else what is wrong, for the judge."""
     if word.problem:
         return word.problem
@@ -503,12 +525,12 @@ def _word_problem(renderer: verify.NameRenderer, gray: np.ndarray, word: _Word) 
     return f"{word.text!r} is drawn as something else (likeness {score:.2f})"
 
 
-def _flag_unexplained_ink(gray: np.ndarray, sheet: SheetRead,
+def _flag_unexplained_ink(gray: _Raster, sheet: SheetRead,
                           explained: list[tuple[float, float, float, float]]) -> int:
     """Flag lines whose cells hold ink that no word explains: the page shows more than its text
     (a row drawn as an image or as outlines under invisible text). Returns how many."""
     flagged = 0
-    mask = _explained_mask(gray.shape, explained)
+    mask = _explained_mask(gray, explained)
     extras: dict[tuple[float, float, float, float], int] = {}  # a multi-line field: one box, many lines
     for i, ln in enumerate(sheet.lines):
         if ln.box is None:
@@ -523,16 +545,15 @@ def _flag_unexplained_ink(gray: np.ndarray, sheet: SheetRead,
     return flagged
 
 
-def _flag_ink_in_empty_cells(gray: np.ndarray, sheet: SheetRead,
+def _flag_ink_in_empty_cells(gray: _Raster, sheet: SheetRead,
                              explained: list[tuple[float, float, float, float]]) -> None:
     """A sheet item for each empty cell of a fixed form that shows glyphs no text explains: a
     row drawn as an image or outlines, which the reader cannot see (the deck would lose it)."""
-    mask = _explained_mask(gray.shape, explained)
+    mask = _explained_mask(gray, explained)
     rows = []
     for x0, top, x1, bottom in sheet.empty_cells:
-        ys = slice(max(0, int((top + 1.5) * SCALE)), int((bottom - 1.5) * SCALE))
-        xs = slice(max(0, int((x0 + 1.5) * SCALE)), int((x1 - 1.5) * SCALE))
-        cell = gray[ys, xs]
+        ys, xs = gray.slices((x0, top, x1, bottom), -1.5)
+        cell = gray.gray[ys, xs]
         if cell.size == 0:
             continue
         ink = _without_runs((cell < 128).astype(np.uint8), int(0.8 * (bottom - top) * SCALE))
@@ -545,23 +566,22 @@ def _flag_ink_in_empty_cells(gray: np.ndarray, sheet: SheetRead,
             f"shows more cards than were read"))
 
 
-def _unexplained_in(gray: np.ndarray, mask: np.ndarray, box) -> int:
+def _unexplained_in(gray: _Raster, mask: np.ndarray, box) -> int:
     """Glyph-like ink pixels inside `box` (inset from its borders) outside the explained mask."""
     x0, top, x1, bottom = box
-    ys = slice(max(0, int((top + 1.5) * SCALE)), int((bottom - 1.5) * SCALE))
-    xs = slice(max(0, int((x0 + 1.5) * SCALE)), int((x1 - 1.5) * SCALE))
-    cell = gray[ys, xs]
+    ys, xs = gray.slices(box, -1.5)
+    cell = gray.gray[ys, xs]
     if cell.size == 0:
         return 0
     ink = _without_runs((cell < 128).astype(np.uint8), int(0.8 * (bottom - top) * SCALE))
     return _glyph_ink((ink.astype(bool) & ~mask[ys, xs]).astype(np.uint8))
 
 
-def _explained_mask(shape, explained) -> np.ndarray:
-    mask = np.zeros(shape, bool)
-    for x0, top, x1, bottom in explained:
-        mask[max(0, int((top - 1.5) * SCALE)):int((bottom + 1.5) * SCALE),
-             max(0, int((x0 - 1.5) * SCALE)):int((x1 + 1.5) * SCALE)] = True
+def _explained_mask(raster: _Raster, explained) -> np.ndarray:
+    mask = np.zeros(raster.gray.shape, bool)
+    for box in explained:
+        ys, xs = raster.slices(box, 1.5)
+        mask[ys, xs] = True
     return mask
 
 
@@ -599,7 +619,7 @@ def _glyph_ink(ink: np.ndarray, inside: bool = False) -> int:
     return total
 
 
-def _save_crop(gray: np.ndarray, box, crops_dir: Path, stem: str, column: str, row: int) -> str | None:
+def _save_crop(gray: _Raster, box, crops_dir: Path, stem: str, column: str, row: int) -> str | None:
     try:
         crops_dir.mkdir(parents=True, exist_ok=True)
         out = crops_dir / f"{stem}-{column}-{row:02d}-appearance.png"

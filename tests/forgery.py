@@ -369,3 +369,24 @@ def multiline_value_changed(base: Path, out: Path, field: str, old: str, new: st
             writer.write(str(out))
             return out
     raise AssertionError(f"no field {field!r} holding {old!r}")
+
+
+def page_box_variant(base: Path, out: Path, rotate: int = 0, shift: float = 0.0,
+                     crop_bottom: float = 0.0) -> Path:
+    """`base` turned by `rotate` degrees (/Rotate), its media box moved down by `shift` pt (the
+    content moves with its coordinates), or its crop box cut `crop_bottom` pt above the bottom
+    (what lies below is in the text layer but on no screen or paper)."""
+    import pypdf
+    from pypdf.generic import RectangleObject
+
+    writer = pypdf.PdfWriter(clone_from=str(base))
+    page = writer.pages[0]
+    w, h = float(page.mediabox.width), float(page.mediabox.height)
+    if rotate:
+        page.rotate(rotate)
+    if shift:
+        page.mediabox = RectangleObject([0, -shift, w, h - shift])
+    if crop_bottom:
+        page.cropbox = RectangleObject([0, crop_bottom, w, h])
+    writer.write(str(out))
+    return out

@@ -257,3 +257,32 @@ def test_a_skipped_row_between_two_lines_of_a_column_is_an_empty_cell_to_check()
              ReadLine("main", "c", 1, column="monster"), ReadLine("main", "d", 1, column="spell")]
     boxes = [(0, 100, 200, 115), (0, 115, 200, 130), (0, 145, 200, 160), (200, 100, 400, 115)]
     assert _rows_between(lines, boxes) == [(0, 130, 200, 145)]
+
+
+@pytest.mark.parametrize("sheet", ["db-hero-square.pdf", "kde-flat-hero.pdf"])
+@pytest.mark.parametrize("variant", [{"rotate": 90}, {"rotate": 180}, {"rotate": 270}, {"shift": 20.0}])
+def test_a_turned_or_moved_honest_page_is_compared_where_it_is_drawn(sheet, variant, demo_db, tmp_path):
+    pdf = forgery.page_box_variant(SAMPLES / sheet, tmp_path / "v.pdf", **variant)
+    deck = load_decklist(pdf, demo_db)  # (a turned Konami form is not known as one: read as text)
+    assert sum(deck.totals().values()) >= 40
+    lines, whole = _flagged(deck)
+    assert not lines and not whole, [(e.name, e.reasons) for e in lines][:3]
+
+
+def test_rows_outside_the_crop_box_are_flagged(demo_db, tmp_path):
+    """A crop box that leaves the lower rows off every screen and paper: what the text layer
+    says there is not on the page."""
+    from scanner.read import read_input
+
+    pdf = forgery.page_box_variant(SAMPLES / "db-hero-square.pdf", tmp_path / "c.pdf", crop_bottom=260.0)
+    sheet, _ = read_input(pdf, demo_db)
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(str(pdf))
+    cut = doc[0].get_size()[1] - 260.0  # the crop box's lower edge in the reader's coordinates
+    doc.close()
+    below = [ln for ln in sheet.lines if ln.box[1] > cut + 2]
+    above = [ln for ln in sheet.lines if ln.box[3] < cut - 2]
+    assert below and above
+    assert all(REASON in ln.flags for ln in below)
+    assert not any(REASON in ln.flags for ln in above)
