@@ -18,14 +18,14 @@ import ctypes
 import logging
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from scanner.inputs.formats import one_line
-from scanner.model import SheetRead
+from scanner.model import ReviewFlag, SheetRead
 from scanner.ocr import verify
 from scanner.pdf.layout_lines import field_lines
 from scanner.pdf.words import page_text
@@ -34,7 +34,8 @@ log = logging.getLogger("decksheet.read_pdf")
 
 REASON = "appearance-differs"
 SCALE = 3.0
-"""Pixels per point the page is rendered at (144 dpi: a 9 pt name is ~18 px high)."""
+"""Pixels per point the page is rendered at (216 dpi: an 8 pt name's glyphs are ~20 px high;
+at 2 px/pt two-syllable words such as 오브 or 보트 in NanumSquare 8 pt fit their rendering at 0.2)."""
 MATCH = 0.3
 """Likeness score (verify.Likeness.score) from which a word's rendering supports its text.
 Honest words score 0.35–0.95 in the sheets' fonts (lowest: Latin capitals and dots, long names
@@ -64,7 +65,6 @@ class AppearanceReport:
     flagged: int = 0
     stopped: str = ""
     """Why the check stopped early ('' when it ran to the end)."""
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -115,9 +115,7 @@ def check_appearance(path: Path, sheet: SheetRead, crops_dir: Path | None = None
     return report
 
 
-def _sheet_flag(detail: str):
-    from scanner.model import ReviewFlag
-
+def _sheet_flag(detail: str) -> ReviewFlag:
     return ReviewFlag(section=None, reason=REASON, detail=detail)
 
 
@@ -200,12 +198,14 @@ def _check_file(path: Path, original: Path, sheet: SheetRead, crops_dir: Path | 
             sheet.review.append(_sheet_flag(f"page {sheet.page + 1}: {detail}"))
             continue
         report.flagged += 1
-        ln = sheet.lines[line]
         sheet.flag_line_or_sheet(line, REASON, f"the rendered page does not show this: {detail}", detail)
-        if crops_dir is not None and ln.box is not None and ln.crop is None:
-            ln.crop = _save_crop(gray, ln.box, crops_dir, original.stem, ln.column or ln.section, ln.row or line + 1)
     report.flagged += _flag_unexplained_ink(gray, sheet, explained)
     _flag_ink_in_empty_cells(gray, sheet, explained)
+    if crops_dir is not None:  # the judge sees each flagged cell as the page shows it
+        for i, ln in enumerate(sheet.lines):
+            if REASON in ln.flags and ln.box is not None and ln.crop is None:
+                ln.crop = _save_crop(gray, ln.box, crops_dir, original.stem, ln.column or ln.section,
+                                     ln.row or i + 1)
 
 
 LATIN_FONTS = {"DejaVuSans": "DejaVuSans.ttf"}
