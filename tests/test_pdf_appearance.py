@@ -286,3 +286,9 @@ def test_rows_outside_the_crop_box_are_flagged(demo_db, tmp_path):
     assert below and above
     assert all(REASON in ln.flags for ln in below)
     assert not any(REASON in ln.flags for ln in above)
+
+
+def test_a_covered_text_walk_stopped_by_form_nesting_flags_the_sheet(monkeypatch, forged, demo_db):
+    monkeypatch.setattr(hidden, "MAX_FORM_DEPTH", 0)  # the forgery draws its row in a Form XObject
+    items = _sheet_items(load_decklist(forged("form-bbox"), demo_db))
+    assert any("Form XObjects nested deeper than 0" in d for d in items), items
