@@ -390,3 +390,38 @@ def page_box_variant(base: Path, out: Path, rotate: int = 0, shift: float = 0.0,
         page.cropbox = RectangleObject([0, crop_bottom, w, h])
     writer.write(str(out))
     return out
+
+
+def searchable_scan(base: Path, out: Path, dpi: int = 200, noise: float = 8.0) -> Path:
+    """An honest 'searchable' scan, as a scanner's OCR writes it: the page as a noisy image, with
+    `base`'s own text laid over it invisibly (3 Tr) where it is printed."""
+    import numpy as np
+    import pypdf
+    import pypdfium2 as pdfium
+    from pypdf.generic import DecodedStreamObject, NameObject
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    doc = pdfium.PdfDocument(str(base))
+    page = doc[0]
+    w, h = page.get_size()
+    gray = np.asarray(page.render(scale=dpi / 72).to_pil().convert("L")).astype(np.float32)
+    doc.close()
+    rng = np.random.default_rng(1)
+    img = Image.fromarray(np.clip(gray + rng.normal(0, noise, gray.shape), 0, 255).astype(np.uint8))
+    buf = io.BytesIO()
+    cv = canvas.Canvas(buf, pagesize=(w, h))
+    cv.drawImage(ImageReader(img), 0, 0, w, h)
+    cv.save()
+    writer = pypdf.PdfWriter(clone_from=io.BytesIO(buf.getvalue()))
+    text = pypdf.PdfWriter(clone_from=str(base))
+    blocks = re.findall(rb"BT.*?ET", text.pages[0].get_contents().get_data(), re.S)
+    stream = DecodedStreamObject()
+    stream.set_data(b"\n".join(re.sub(rb"\b[0-7] Tr\b", b"3 Tr", b.replace(b"BT", b"BT 3 Tr", 1))
+                               for b in blocks))
+    text.pages[0][NameObject("/Contents")] = text._add_object(stream)
+    layer = io.BytesIO()
+    text.write(layer)
+    writer.pages[0].merge_page(pypdf.PdfReader(layer).pages[0])
+    writer.write(str(out))
+    return out

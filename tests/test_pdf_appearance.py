@@ -292,3 +292,14 @@ def test_a_covered_text_walk_stopped_by_form_nesting_flags_the_sheet(monkeypatch
     monkeypatch.setattr(hidden, "MAX_FORM_DEPTH", 0)  # the forgery draws its row in a Form XObject
     items = _sheet_items(load_decklist(forged("form-bbox"), demo_db))
     assert any("Form XObjects nested deeper than 0" in d for d in items), items
+
+
+@pytest.mark.parametrize("sheet", ["kde-flat-hero.pdf", "db-blue-eyes-gothic.pdf"])
+def test_an_honest_searchable_scan_passes_where_its_text_layer_matches_the_image(sheet, demo_db, tmp_path):
+    """A scanner's OCR layer (invisible text over the page image) is honest when it says what
+    the image shows: compared with the noisy image, no flag."""
+    pdf = forgery.searchable_scan(SAMPLES / sheet, tmp_path / "scan.pdf")
+    deck = load_decklist(pdf, demo_db)
+    assert deck.reader == "pdf-text" and sum(deck.totals().values()) >= 40
+    lines, whole = _flagged(deck)
+    assert not lines and not whole, [(e.name, e.reasons) for e in lines][:3]
