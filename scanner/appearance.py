@@ -40,6 +40,12 @@ MATCH = 0.3
 """Likeness score (verify.Likeness.score) from which a word's rendering supports its text.
 Honest words score 0.35–0.95 in the sheets' fonts (lowest: Latin capitals and dots, long names
 squeezed into a form field); a word drawn as other glyphs scores below."""
+HANGUL_MATCH = 0.6
+"""The likeness a word with Hangul must reach on a page whose print fits a known font
+(TRUSTED_PAGE): honest Hangul words there score 0.64–0.99; a word with one syllable changed
+scores 0.15–0.6 (우라라/우라리 0.15–0.45, 증원/증식 0.42–0.47, 네오스/네오드 0.58)."""
+TRUSTED_PAGE = 0.8
+"""Fit of the page's best font (verify's font estimate) from which HANGUL_MATCH applies."""
 MIN_COMPARE_SIZE = 6.5
 """Font size (pt) from which a word's shape is compared; smaller print (row numbers, a form's
 judge-box labels) is a few pixels high, and only its presence is checked."""
@@ -457,10 +463,23 @@ def _estimate_font(renderer: verify.NameRenderer, gray: _Raster, words: list[_Wo
         renderer.estimate_family(samples)
 
 
-def _score(renderer: verify.NameRenderer, ink: np.ndarray, text: str) -> float:
-    """Best likeness of the ink and `text`, in the page's font first, then in any other."""
+def _has_hangul(text: str) -> bool:
+    return any("\uac00" <= ch <= "\ud7a3" for ch in text)
+
+
+def _needed(renderer: verify.NameRenderer, word: _Word) -> float:
+    """The likeness a word must reach: MATCH, or HANGUL_MATCH for a text-layer word with Hangul
+    on a page whose print fits a known font (one syllable changed, 네오스 read as 네오드, is then
+    caught). A form value is drawn in the font the viewer picks: MATCH."""
+    fits = renderer.estimate is not None and max(renderer.estimate.scores.values(), default=0.0) >= TRUSTED_PAGE
+    return HANGUL_MATCH if fits and not word.cell and _has_hangul(word.text) else MATCH
+
+
+def _score(renderer: verify.NameRenderer, ink: np.ndarray, text: str, enough: float = MATCH) -> float:
+    """Best likeness of the ink and `text`, in the page's font first, then in any other (until
+    one reaches `enough`)."""
     first = [renderer.family] if renderer.family else []
-    if not any("\uac00" <= ch <= "\ud7a3" for ch in text):  # Latin: its sans face first
+    if not _has_hangul(text):  # Latin: its sans face first
         first = [f for f in LATIN_FONTS if f in renderer.families] + first
     fams = list(dict.fromkeys(first + list(renderer.families)))
     best = -1.0
@@ -470,7 +489,7 @@ def _score(renderer: verify.NameRenderer, ink: np.ndarray, text: str) -> float:
             continue
         best = max(best, verify.compare(ink, rendered, blur=renderer.blur,
                                         cell=renderer.windows(ink)).score)
-        if best >= MATCH:
+        if best >= enough:
             break
     return best
 
@@ -513,14 +532,15 @@ def _word_problem(renderer: verify.NameRenderer, gray: _Raster, word: _Word) -> 
         score = _glyph_score(renderer, ink, word.text)
         return "" if score >= GLYPH_MATCH else \
             f"{word.text!r} is drawn as something else (likeness {score:.2f})"
-    score = _score(renderer, ink, word.text)
+    needed = _needed(renderer, word)
+    score = _score(renderer, ink, word.text, needed)
     bare = "".join(ch if ch.isalnum() or ch.isspace() else "\u3000" if ord(ch) >= 0x2E80 else " "
                    for ch in word.text)
-    if score < MATCH and bare.strip() and bare != word.text:
+    if score < needed and bare.strip() and bare != word.text:
         # Brackets and dashes a renderer's font lacks are drawn blank (pdfium's appearance of a
         # form value); they name no card, so the letters alone may carry the likeness.
-        score = max(score, _score(renderer, ink, bare))
-    if score >= MATCH:
+        score = max(score, _score(renderer, ink, bare, needed))
+    if score >= needed:
         return ""
     return f"{word.text!r} is drawn as something else (likeness {score:.2f})"
 

@@ -39,7 +39,10 @@ HIDDEN_ROW_KINDS = ("tr3", "tr7", "white-text", "cmyk-white-text", "clip", "alph
                     "layer-off", "form-bbox", "image-under-invisible-text", "image-row-without-text")
 COVER_KINDS = ("white-box", "white-stroke", "shading", "annot-link", "annot-watermark",
                "annot-redact", "annot-fileattachment", "decoys-then-white-box")
-LIE_KINDS = ("tounicode-remap", "form-value-vs-appearance", "form-appearance-without-value")
+LIE_KINDS = ("tounicode-remap", "tounicode-one-syllable", "form-value-vs-appearance",
+             "form-appearance-without-value")
+ONE_SYLLABLE = ("증원", "증식")
+"""Drawn, and read through a ToUnicode map that changes one syllable."""
 KINDS = HIDDEN_ROW_KINDS + COVER_KINDS + LIE_KINDS
 
 
@@ -248,16 +251,17 @@ def _white_annotation(writer, which: str, box) -> None:
     writer.add_annotation(0, annot)
 
 
-def _tounicode_remap(base: Path, out: Path) -> None:
-    """A row drawn as SHOWN_NAME in a font of its own whose ToUnicode map reads it as READ_NAME
-    (its other glyphs read as spaces)."""
+def _tounicode_remap(base: Path, out: Path, shown: str = SHOWN_NAME, read: str = READ_NAME) -> None:
+    """A row drawn as `shown` whose font's ToUnicode map reads it as `read` (glyph by glyph;
+    glyphs beyond `read` read as spaces)."""
     import pypdf
     from pypdf.generic import NameObject
 
     box = _row_box(*EMPTY_ROW)
-    writer = _merge(base, _overlay(_size(base), lambda cv, h: _text_row(cv, h, "1", SHOWN_NAME, box)))
+    writer = _merge(base, _overlay(_size(base), lambda cv, h: _text_row(cv, h, "1", shown, box)))
     fonts = writer.pages[0]["/Resources"]["/Font"]
-    lie = dict(zip(SHOWN_NAME.replace(" ", ""), READ_NAME))
+    lie = {a: b for a, b in zip(shown.replace(" ", ""), read) if a != b} or {}
+    lie.update({a: " " for a in shown.replace(" ", "")[len(read):]})
     done = False
     for _, ref in fonts.items():
         font = ref.get_object()
@@ -265,13 +269,13 @@ def _tounicode_remap(base: Path, out: Path) -> None:
         if cmap_ref is None:
             continue
         cmap = cmap_ref.get_object().get_data().decode("latin-1")
-        if f"<{ord(SHOWN_NAME[0]):04X}>" not in cmap:
+        if f"<{ord(shown[0]):04X}>" not in cmap:
             continue
 
         def swap(m: re.Match) -> str:
             ch = chr(int(m.group(2), 16))
-            if ch in SHOWN_NAME and ch != " ":
-                return f"<{m.group(1)}> <{ord(lie.get(ch, ' ')):04X}>"
+            if ch in lie:
+                return f"<{m.group(1)}> <{ord(lie[ch]):04X}>"
             return m.group(0)
 
         stream = pypdf.generic.DecodedStreamObject()
@@ -330,6 +334,8 @@ def make(kind: str, out: Path) -> Path:
         _cover(kind, KDE_FLAT, out)
     elif kind == "tounicode-remap":
         _tounicode_remap(KDE_FLAT, out)
+    elif kind == "tounicode-one-syllable":
+        _tounicode_remap(KDE_FLAT, out, *ONE_SYLLABLE)
     elif kind == "form-value-vs-appearance":
         _form_value_vs_appearance(KDE_FORM, out)
     elif kind == "form-appearance-without-value":
