@@ -497,7 +497,10 @@ def _score(renderer: verify.NameRenderer, ink: np.ndarray, text: str, enough: fl
 GLYPH_SIZE = (20, 28)
 """(width, height) one or two glyphs are compared at, whatever their widths in each font."""
 GLYPH_MATCH = 0.5
-"""Likeness of a count (one or two digits) from which the page supports it."""
+"""Likeness of a count (one or two digits) from which the page supports it (honest counts: 0.7–1.0;
+1, 2 and 3 drawn and read as another of them: 0.07–0.55 in the Nanum faces)."""
+DIGIT_MARGIN = 0.05
+"""A one-digit count is drawn as another digit when that digit fits the ink better by this much."""
 
 
 def _glyph_score(renderer: verify.NameRenderer, ink: np.ndarray, text: str) -> float:
@@ -530,8 +533,15 @@ def _word_problem(renderer: verify.NameRenderer, gray: _Raster, word: _Word) -> 
         return ""  # a row number: printed by the sheet, not read; its presence is enough
     if word.text.isdigit() and len(word.text) <= 2:
         score = _glyph_score(renderer, ink, word.text)
-        return "" if score >= GLYPH_MATCH else \
-            f"{word.text!r} is drawn as something else (likeness {score:.2f})"
+        if score < GLYPH_MATCH:
+            return f"{word.text!r} is drawn as something else (likeness {score:.2f})"
+        if len(word.text) == 1:  # a count: the digit drawn must be the one read, not a closer one
+            rival = max("0123456789".replace(word.text, ""), key=lambda d: _glyph_score(renderer, ink, d))
+            rival_score = _glyph_score(renderer, ink, rival)
+            if rival_score > score + DIGIT_MARGIN:
+                return (f"{word.text!r} is drawn as {rival!r} (likeness {rival_score:.2f} against "
+                        f"{score:.2f})")
+        return ""
     needed = _needed(renderer, word)
     score = _score(renderer, ink, word.text, needed)
     bare = "".join(ch if ch.isalnum() or ch.isspace() else "\u3000" if ord(ch) >= 0x2E80 else " "

@@ -39,7 +39,7 @@ HIDDEN_ROW_KINDS = ("tr3", "tr7", "white-text", "cmyk-white-text", "clip", "alph
                     "layer-off", "form-bbox", "image-under-invisible-text", "image-row-without-text")
 COVER_KINDS = ("white-box", "white-stroke", "shading", "annot-link", "annot-watermark",
                "annot-redact", "annot-fileattachment", "decoys-then-white-box")
-LIE_KINDS = ("tounicode-remap", "tounicode-one-syllable", "form-value-vs-appearance",
+LIE_KINDS = ("tounicode-remap", "tounicode-one-syllable", "tounicode-count", "form-value-vs-appearance",
              "form-appearance-without-value")
 ONE_SYLLABLE = ("증원", "증식")
 """Drawn, and read through a ToUnicode map that changes one syllable."""
@@ -251,17 +251,19 @@ def _white_annotation(writer, which: str, box) -> None:
     writer.add_annotation(0, annot)
 
 
-def _tounicode_remap(base: Path, out: Path, shown: str = SHOWN_NAME, read: str = READ_NAME) -> None:
-    """A row drawn as `shown` whose font's ToUnicode map reads it as `read` (glyph by glyph;
-    glyphs beyond `read` read as spaces)."""
+def _tounicode_remap(base: Path, out: Path, shown: str = SHOWN_NAME, read: str = READ_NAME,
+                     lie: dict[str, str] | None = None) -> None:
+    """A row drawn as `1 shown` whose font's ToUnicode map reads it as `read` (glyph by glyph;
+    glyphs beyond `read` read as spaces), or reads the glyphs in `lie` as others."""
     import pypdf
     from pypdf.generic import NameObject
 
     box = _row_box(*EMPTY_ROW)
     writer = _merge(base, _overlay(_size(base), lambda cv, h: _text_row(cv, h, "1", shown, box)))
     fonts = writer.pages[0]["/Resources"]["/Font"]
-    lie = {a: b for a, b in zip(shown.replace(" ", ""), read) if a != b} or {}
-    lie.update({a: " " for a in shown.replace(" ", "")[len(read):]})
+    if lie is None:
+        lie = {a: b for a, b in zip(shown.replace(" ", ""), read) if a != b}
+        lie.update({a: " " for a in shown.replace(" ", "")[len(read):]})
     done = False
     for _, ref in fonts.items():
         font = ref.get_object()
@@ -336,6 +338,8 @@ def make(kind: str, out: Path) -> Path:
         _tounicode_remap(KDE_FLAT, out)
     elif kind == "tounicode-one-syllable":
         _tounicode_remap(KDE_FLAT, out, *ONE_SYLLABLE)
+    elif kind == "tounicode-count":
+        _tounicode_remap(KDE_FLAT, out, READ_NAME, READ_NAME, lie={"1": "3"})
     elif kind == "form-value-vs-appearance":
         _form_value_vs_appearance(KDE_FORM, out)
     elif kind == "form-appearance-without-value":

@@ -47,6 +47,8 @@ def _forged_line(kind: str) -> tuple[str | None, tuple[str, int]]:
         return name, forgery.EMPTY_ROW
     if kind == "tounicode-remap":
         return forgery.READ_NAME, forgery.EMPTY_ROW
+    if kind == "tounicode-count":
+        return forgery.READ_NAME, forgery.EMPTY_ROW  # drawn '1', read '3'
     if kind == "tounicode-one-syllable":
         return None, forgery.EMPTY_ROW  # '증식' names no card: what matters is the flag
     return None, forgery.COVERED_ROW
