@@ -19,6 +19,7 @@ import logging
 import tempfile
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -503,22 +504,31 @@ DIGIT_MARGIN = 0.05
 """A one-digit count is drawn as another digit when that digit fits the ink better by this much."""
 
 
-def _glyph_score(renderer: verify.NameRenderer, ink: np.ndarray, text: str) -> float:
+def _glyph_norm(img: np.ndarray) -> np.ndarray:
+    """A glyph's ink at GLYPH_SIZE, blurred a little, zero-mean and unit-norm (an NCC is a dot)."""
+    out = 255.0 - cv2.resize(img, GLYPH_SIZE, interpolation=cv2.INTER_AREA).astype(np.float32)
+    out = cv2.GaussianBlur(out, (0, 0), 1.2)
+    out -= out.mean()
+    n = float(np.sqrt((out * out).sum()))
+    return out / n if n > 1e-6 else out
+
+
+@lru_cache(maxsize=512)
+def _rendered_glyph(text: str, font: str) -> np.ndarray | None:
+    rendered = verify.render_name(text, Path(font))
+    return _glyph_norm(rendered) if rendered is not None else None
+
+
+def _glyph_score(renderer: verify.NameRenderer, ink: np.ndarray, text: str,
+                 ink_norm: np.ndarray | None = None) -> float:
     """Likeness of a short word (a count): shapes at one size, aspect ignored (a '1' is a bar in
     one font and has a foot in another), best over the fonts."""
-    def norm(img: np.ndarray) -> np.ndarray:
-        out = 255.0 - cv2.resize(img, GLYPH_SIZE, interpolation=cv2.INTER_AREA).astype(np.float32)
-        return cv2.GaussianBlur(out, (0, 0), 1.2)
-
-    a = norm(ink)
+    a = _glyph_norm(ink) if ink_norm is None else ink_norm
     best = -1.0
-    for fam in renderer.families:
-        rendered = renderer.rendered(text, fam)
-        if rendered is not None:
-            b = norm(rendered)
-            a0, b0 = a - a.mean(), b - b.mean()
-            d = float(np.sqrt((a0 * a0).sum() * (b0 * b0).sum()))
-            best = max(best, float((a0 * b0).sum() / d) if d > 1e-6 else 0.0)
+    for path in renderer.families.values():
+        b = _rendered_glyph(text, str(path))
+        if b is not None:
+            best = max(best, float((a * b).sum()))
     return best
 
 
@@ -532,12 +542,14 @@ def _word_problem(renderer: verify.NameRenderer, gray: _Raster, word: _Word) -> 
     if not word.compared:
         return ""  # a row number: printed by the sheet, not read; its presence is enough
     if word.text.isdigit() and len(word.text) <= 2:
-        score = _glyph_score(renderer, ink, word.text)
+        norm = _glyph_norm(ink)
+        score = _glyph_score(renderer, ink, word.text, norm)
         if score < GLYPH_MATCH:
             return f"{word.text!r} is drawn as something else (likeness {score:.2f})"
         if len(word.text) == 1:  # a count: the digit drawn must be the one read, not a closer one
-            rival = max("0123456789".replace(word.text, ""), key=lambda d: _glyph_score(renderer, ink, d))
-            rival_score = _glyph_score(renderer, ink, rival)
+            rivals = {d: _glyph_score(renderer, ink, d, norm) for d in "0123456789" if d != word.text}
+            rival = max(rivals, key=rivals.get)
+            rival_score = rivals[rival]
             if rival_score > score + DIGIT_MARGIN:
                 return (f"{word.text!r} is drawn as {rival!r} (likeness {rival_score:.2f} against "
                         f"{score:.2f})")
