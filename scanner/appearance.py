@@ -177,7 +177,7 @@ def _check_file(path: Path, original: Path, sheet: SheetRead, crops_dir: Path | 
             gray = _render(page)
             words, explained = _text_words(page, sheet)
             if sheet.reader == "pdf-form":
-                words = _form_words(page, sheet, height, gray)
+                words = _form_words(page, sheet, height, gray, doc.formenv)
                 explained += [w.box for w in words]
         finally:
             page.close()
@@ -305,7 +305,7 @@ def _text_words(page, sheet: SheetRead) -> tuple[list[_Word], list[tuple[float, 
         textpage.close()
 
 
-def _form_words(page, sheet: SheetRead, height: float, gray: _Raster) -> list[_Word]:
+def _form_words(page, sheet: SheetRead, height: float, gray: _Raster, form=None) -> list[_Word]:
     """Each form widget's value on the page, in the widget's box; a multi-line value (a column
     of `3 Name` lines in one field) as one word per line, on the line of ink it is drawn as."""
     import pypdfium2.raw as pdfium_c
@@ -320,14 +320,15 @@ def _form_words(page, sheet: SheetRead, height: float, gray: _Raster) -> list[_W
         try:
             if pdfium_c.FPDFAnnot_GetSubtype(annot) != pdfium_c.FPDF_ANNOT_WIDGET:
                 continue
-            raw = _annot_string(annot, "V")
+            raw = _field_string(form, annot, "Value") or _annot_string(annot, "V")
             rect = pdfium_c.FS_RECTF()
             if not pdfium_c.FPDFAnnot_GetRect(annot, rect):
                 continue
             box = (min(rect.left, rect.right), height - max(rect.top, rect.bottom),
                    max(rect.left, rect.right), height - min(rect.top, rect.bottom))
             if not raw.strip():
-                empty.append((_annot_string(annot, "T") or "a field", box))
+                empty.append((_field_string(form, annot, "Name") or _annot_string(annot, "T")
+                              or "a field", box))
                 continue
             valued.append(box)
             values = field_lines(raw)
@@ -402,6 +403,22 @@ def _ink_bands(gray: _Raster, box) -> list[tuple[float, float]]:
     bands = [b for b in bands if b[1] - b[0] >= 0.3 * tall]
     y0 = gray.slices(box, -1.0)[0].start
     return [((y0 + a) / SCALE + gray.oy - 0.3, (y0 + b) / SCALE + gray.oy + 0.3) for a, b in bands]
+
+
+def _field_string(form, annot, what: str) -> str:
+    """The widget's field value or full name as the form knows it (inherited from a parent
+    field too); '' without a form."""
+    import pypdfium2.raw as pdfium_c
+
+    if form is None or getattr(form, "raw", None) is None:
+        return ""
+    getter = getattr(pdfium_c, f"FPDFAnnot_GetFormField{what}")
+    n = getter(form.raw, annot, None, 0)
+    if n <= 2:
+        return ""
+    buf = ctypes.create_string_buffer(n)
+    getter(form.raw, annot, ctypes.cast(buf, ctypes.POINTER(ctypes.c_ushort)), n)
+    return buf.raw[:n - 2].decode("utf-16-le", errors="replace")
 
 
 def _annot_string(annot, key: str) -> str:
