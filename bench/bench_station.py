@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -28,7 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from web.station import make_event, start_server
+from web.station import Server, make_event, start_server
 
 SAMPLES = REPO / "samples"
 
@@ -94,7 +95,10 @@ class LoadResult:
 
 
 def run_load(work: Path, uploaders: int = 8, sheets_each: int = 25, workers: int | None = None,
-             kinds: set[str] = frozenset({"pdf", "scan", "photo"})) -> LoadResult:
+             kinds: set[str] = frozenset({"pdf", "scan", "photo"}),
+             alongside: Callable[[Server], None] | None = None) -> LoadResult:
+    """`alongside(server)`, if given, runs in a thread of its own while the desks upload (the
+    load test's hostile clients)."""
     files = sample_files(set(kinds))
     workers = workers or os.cpu_count() or 1
     event = make_event(work / "load.sqlite")
@@ -128,6 +132,8 @@ def run_load(work: Path, uploaders: int = 8, sheets_each: int = 25, workers: int
     try:
         started = time.perf_counter()
         threads = [threading.Thread(target=desk, args=(n,)) for n in range(uploaders)]
+        if alongside is not None:
+            threads.append(threading.Thread(target=alongside, args=(server,)))
         for t in threads:
             t.start()
         for t in threads:

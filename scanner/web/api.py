@@ -5,7 +5,6 @@ Every refusal is a 4xx with `{"error": "one line"}`.
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -14,9 +13,16 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from scanner.web import validate
 from scanner.web.auth import BodyTooLarge, csrf_ok, judge_name
+from scanner.web.roster_csv import RosterRefused, clean_player_name
 from scanner.web.service import StationError, StationService
+from scanner.web.texts import ko
+from scanner.web.timeouts import BodyTimedOut
 from scanner.web.uploads import UploadRefused, check_upload
+
+JSON_MAX_BYTES = 256 * 1024
+"""No JSON body of the station is near this; a larger one is refused before parsing."""
 
 
 def error(message: str, status: int = 400) -> JSONResponse:
@@ -34,6 +40,8 @@ async def read_body(request: Request, limit: int) -> bytes:
         raise StationError(f"요청이 너무 큽니다 (최대 {limit // 1024 // 1024} MB)", 413) from None
     except ClientDisconnect:
         raise StationError("업로드가 끊겼습니다", 400) from None
+    except BodyTimedOut:
+        raise StationError(ko("request-timeout"), 408) from None
     return body
 
 
@@ -44,19 +52,32 @@ async def read_form(request: Request, limit: int):
         raise StationError(f"파일이 너무 큽니다 (최대 {limit // 1024 // 1024} MB)", 413) from None
     except ClientDisconnect:
         raise StationError("업로드가 끊겼습니다", 400) from None
+    except BodyTimedOut:
+        raise StationError(ko("request-timeout"), 408) from None
     except Exception:  # noqa: BLE001 - a malformed multipart body is the client's fault
         raise StationError("폼 데이터를 읽을 수 없습니다 (multipart/form-data로 보내세요)", 400) from None
 
 
-async def read_json(request: Request) -> dict:
+async def read_json(request: Request, spec: validate.Obj) -> dict:
+    """The body checked against the endpoint's schema (`validate`); any misfit is a 400."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > JSON_MAX_BYTES:  # refused unread
+        raise StationError(ko("json-too-large", kb=JSON_MAX_BYTES // 1024), 413)
     body = await read_body(request, _service(request).config.max_upload_bytes)
+    if len(body) > JSON_MAX_BYTES:
+        raise StationError(ko("json-too-large", kb=JSON_MAX_BYTES // 1024), 413)
     try:
-        data = json.loads(body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise StationError("JSON 본문을 읽을 수 없습니다") from None
-    if not isinstance(data, dict):
-        raise StationError("JSON 객체를 보내세요")
-    return data
+        return validate.parse_body(body, spec)
+    except validate.InvalidInput as exc:
+        raise StationError(str(exc)) from None
+
+
+def require_judge(request: Request) -> str:
+    """Every recorded action names its judge: the device's name, or `X-Judge` on the API."""
+    judge = judge_name(request)
+    if not judge:
+        raise StationError(ko("judge-missing"))
+    return judge
 
 
 def require_csrf(request: Request, token: str | None = None) -> None:
@@ -67,6 +88,7 @@ def require_csrf(request: Request, token: str | None = None) -> None:
 async def upload_registration(request: Request, form: Any) -> dict:
     """Shared by the API and the check-in page: store the original, queue the job."""
     service = _service(request)
+    judge = require_judge(request)
     file = form.get("file")
     if not isinstance(file, UploadFile):
         raise StationError("file 필드에 시트 파일을 보내세요")
@@ -75,10 +97,23 @@ async def upload_registration(request: Request, form: Any) -> dict:
         upload = check_upload(data, file.filename, service.config.max_upload_bytes)
     except UploadRefused as exc:
         raise StationError(str(exc), exc.status) from None
-    job = await run_in_threadpool(service.submit, upload, form_text(form, "player"),
-                                  form_text(form, "name"), judge_name(request))
+    name = form_text(form, "name")
+    if name and name.strip():  # cleaned here: one that NFKC grows past the limit is refused now,
+        try:                   # not when its read is registered
+            name = clean_player_name(name)
+        except RosterRefused as exc:
+            raise StationError(str(exc), exc.status) from None
+    job = await run_in_threadpool(service.submit, upload, form_text(form, "player"), name, judge)
     request.app.state.runner.notify()
     return {"job": job.id}
+
+
+def path_int(text: str) -> int | None:
+    """A number in a URL (an infraction, a version): 1..2^63-1 as SQLite stores it, else None."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        return None
+    n = int(text)
+    return n if 1 <= n <= validate.INT64_MAX else None
 
 
 def form_text(form: Any, name: str) -> str | None:
@@ -92,15 +127,8 @@ def form_text(form: Any, name: str) -> str | None:
 async def post_roster(request: Request) -> Response:
     require_csrf(request)
     body = await read_body(request, _service(request).config.max_upload_bytes)
-    try:
-        text = body.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        try:
-            text = body.decode("cp949")
-        except UnicodeDecodeError:
-            return error("CSV가 UTF-8도 CP949도 아닙니다", 415)
-    imported, updated = await run_in_threadpool(_service(request).import_roster, text)
-    return JSONResponse({"imported": imported, "updated": updated})
+    imported, updated, columns = await run_in_threadpool(_service(request).import_roster, body)
+    return JSONResponse({"imported": imported, "updated": updated, "columns": columns})
 
 
 async def post_registration(request: Request) -> Response:
@@ -146,17 +174,12 @@ async def get_player(request: Request) -> Response:
 
 async def post_review(request: Request) -> Response:
     require_csrf(request)
-    data = await read_json(request)
-    decisions = data.get("decisions")
-    if not isinstance(decisions, list) or not all(isinstance(d, dict) for d in decisions):
-        return error("decisions 목록을 보내세요")
-    try:
-        version = int(data.get("version"))
-    except (TypeError, ValueError):
-        return error("version을 보내세요")
+    data = await read_json(request, validate.REVIEW)
+    judge = require_judge(request)
+    version = data["version"]
     service = _service(request)
     stored = await run_in_threadpool(service.record_review, request.path_params["kid"], version,
-                                     decisions, judge_name(request))
+                                     data["decisions"], judge)
     view = await run_in_threadpool(service.registration, request.path_params["kid"], version)
     return JSONResponse({"stored": stored, "status": view.verdict.status,
                          "needs_review": view.verdict.needs_review})
@@ -169,19 +192,13 @@ async def get_cards(request: Request) -> Response:
 
 async def post_deckcheck(request: Request) -> Response:
     require_csrf(request)
-    data = await read_json(request)
-    try:
-        counts = {(str(c["section"]), int(c["line"])): int(c["count"])
-                  for c in data.get("counts") or []}
-        extra = [(str(c["section"]), int(c["card_id"]), int(c["count"]))
-                 for c in data.get("extra") or []]
-        round_no = int(data.get("round"))
-    except (KeyError, TypeError, ValueError):
-        return error("player, round, counts[{section,line,count}] 형식을 확인하세요")
+    data = await read_json(request, validate.DECKCHECK)
+    judge = require_judge(request)
+    counts = {(c["section"], c["line"]): c["count"] for c in data["counts"]}
+    extra = [(c["section"], c["card_id"], c["count"]) for c in data["extra"]]
     preview = await run_in_threadpool(
-        _service(request).deck_check, str(data.get("player") or ""), round_no,
-        bool(data.get("between_games")), counts, extra, bool(data.get("confirm")),
-        judge_name(request))
+        _service(request).deck_check, data["player"], data["round"], data["between_games"],
+        counts, extra, data["confirm"], judge)
     return JSONResponse({"player": preview.konami_id, "round": preview.round,
                          "mode": "between-games" if preview.between_games else "start-of-match",
                          "match": preview.match, "differences": preview.differences,
@@ -201,14 +218,13 @@ async def get_infractions(request: Request) -> Response:
 
 async def post_void(request: Request) -> Response:
     require_csrf(request)
-    data = await read_json(request)
-    try:
-        inf_id = int(request.path_params["inf_id"])
-    except ValueError:
+    inf_id = path_int(request.path_params["inf_id"])
+    if inf_id is None:
         return error("위반 번호가 올바르지 않습니다", 404)
-    view = await run_in_threadpool(_service(request).void_infraction, inf_id,
-                                   str(data.get("reason") or ""), judge_name(request),
-                                   data.get("new_penalty"))
+    data = await read_json(request, validate.VOID)
+    judge = require_judge(request)
+    view = await run_in_threadpool(_service(request).void_infraction, inf_id, data["reason"],
+                                   judge, data["new_penalty"])
     return JSONResponse({"id": view.id, "voided": view.voided, "penalty_now": view.penalty_now})
 
 

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
+import sqlite3
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -21,6 +23,8 @@ from scanner.web.config import StationConfig
 from scanner.web.jobs import JobRunner
 from scanner.web.present import filters
 from scanner.web.service import StationError, StationService
+from scanner.web.texts import ko
+from scanner.web.timeouts import BodyReadTimeout
 
 log = logging.getLogger("decksheet.web")
 HERE = Path(__file__).parent
@@ -33,6 +37,8 @@ def _wants_json(request: Request) -> bool:
 def _error(request: Request, message: str, status: int) -> Response:
     if _wants_json(request):
         return JSONResponse({"error": message}, status_code=status)
+    if not request.scope.get("auth"):  # not signed in (a public path): no page, no CSRF token
+        return Response(message, status_code=status, media_type="text/plain; charset=utf-8")
     try:
         return pages.render(request, "error.html", status_code=status, message=message)
     except Exception:  # noqa: BLE001 - the error page must not fail in turn
@@ -55,13 +61,23 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return _error(request, message, exc.status_code)
 
 
+def disk_full(exc: BaseException) -> bool:
+    """The disk (or quota) is full: an OS write error, or SQLite's SQLITE_FULL."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    return isinstance(exc, sqlite3.Error) and getattr(exc, "sqlite_errorcode", None) == 13
+
+
 async def _internal_error(request: Request, exc: Exception) -> Response:
+    if disk_full(exc):  # writes are atomic (temp file + rename, transactions): nothing is half-written
+        log.error("disk full on %s: %s", request.url.path, exc)
+        return _error(request, ko("disk-full"), 507)
     log.exception("internal error on %s", request.url.path)
     return _error(request, "서버 내부 오류: 다시 시도하고, 계속되면 헤드 저지에게 알리세요", 500)
 
 
 def build_app(config: StationConfig, service: StationService | None = None,
-              start_runner: bool = True) -> BodyLimit:
+              start_runner: bool = True) -> BodyReadTimeout:
     """The ASGI app of one station. The runner starts with the app and stops with it."""
     service = service or StationService(config)
     runner = JobRunner(service, config.workers)
@@ -82,9 +98,11 @@ def build_app(config: StationConfig, service: StationService | None = None,
         routes=api.ROUTES + pages.ROUTES + [Mount("/static", StaticFiles(directory=HERE / "static"),
                                                   name="static")],
         exception_handlers={StationError: _station_error, DecksheetError: _decksheet_error,
-                            HTTPException: _http_error, Exception: _internal_error},
+                            HTTPException: _http_error, OSError: _internal_error,
+                            sqlite3.Error: _internal_error, Exception: _internal_error},
         lifespan=lifespan)
     app.state.service = service
     app.state.runner = runner
     app.state.templates = Jinja2Templates(env=env)
-    return BodyLimit(KeyAuth(app, config.key), config.max_upload_bytes + 64 * 1024)
+    return BodyReadTimeout(BodyLimit(KeyAuth(app, config.key), config.max_upload_bytes + 64 * 1024),
+                           config.read_timeout_s)

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs, quote, unquote, urlencode
 
+from scanner.errors import EventError
+from scanner.event.records import clean_name
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import (HTMLResponse, JSONResponse, PlainTextResponse,
+                                 RedirectResponse, Response)
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from scanner.web.texts import ko
 
 SESSION_COOKIE = "ds_session"
 JUDGE_COOKIE = "ds_judge"
@@ -62,11 +71,21 @@ def auth_kind(scope: Scope, key: str) -> str | None:
 
 
 def judge_name(request: Request) -> str | None:
-    """The judge signed in on this device (cookie), or named by an API client (X-Judge)."""
+    """The judge signed in on this device (cookie), or named by an API client (X-Judge,
+    percent-encoded UTF-8); None when neither names one (no recorded action then)."""
     if request.scope.get("auth") == "bearer":
-        return unquote(request.headers.get("x-judge", ""))[:40].strip() or "API"
-    name = unquote(request.cookies.get(JUDGE_COOKIE, "")).strip()
-    return name[:40] or None
+        raw = request.headers.get("x-judge", "")
+    else:
+        raw = request.cookies.get(JUDGE_COOKIE, "")
+    try:  # raw UTF-8 bytes arrive as latin-1 text: take them as UTF-8 when they are
+        raw = raw.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        pass
+    try:  # cleaned like a player name: no invisible or control characters
+        name = clean_name(unquote(raw[:400]))
+    except EventError:
+        return None
+    return name[:40].strip() if name else None
 
 
 def set_judge_cookie(response: Response, name: str) -> None:
@@ -82,11 +101,49 @@ def csrf_ok(request: Request, form_token: str | None, key: str) -> bool:
     return bool(token) and hmac.compare_digest(token.encode(), csrf_token(key).encode())
 
 
-class KeyAuth:
-    """401 for anything without the key; `?key=KEY` sets the session cookie and redirects."""
+@dataclass
+class KeyGuard:
+    """Failed key attempts per client address. After `free` failures, each further attempt
+    must wait 1, 2, 4 … seconds (at most `max_wait_s`) after the last failure, and is answered
+    429 before the key is even compared; a success or `window_s` without a failure forgets the
+    address. Guessing a 16-character key drops from ≈ 2,000 tries a second to a few an hour."""
 
-    def __init__(self, app: ASGIApp, key: str) -> None:
+    free: int = 5
+    window_s: float = 600.0
+    max_wait_s: float = 300.0
+    max_addresses: int = 4096
+    """Memory bound: past it, the addresses failed longest ago are forgotten first."""
+    clock: Callable[[], float] = time.monotonic
+    _fails: dict[str, tuple[int, float]] = field(default_factory=dict)
+
+    def wait_s(self, address: str) -> float:
+        """Seconds this address must still wait before its key is looked at (0: go ahead)."""
+        n, last = self._fails.get(address, (0, 0.0))
+        if n < self.free:
+            return 0.0
+        now = self.clock()
+        if now - last > self.window_s:
+            self._fails.pop(address, None)
+            return 0.0
+        return max(0.0, last + min(2.0 ** (n - self.free), self.max_wait_s) - now)
+
+    def failed(self, address: str) -> None:
+        n, _ = self._fails.pop(address, (0, 0.0))
+        self._fails[address] = (n + 1, self.clock())  # re-inserted: dict order = last failure
+        while len(self._fails) > self.max_addresses:
+            self._fails.pop(next(iter(self._fails)))
+
+    def succeeded(self, address: str) -> None:
+        self._fails.pop(address, None)
+
+
+class KeyAuth:
+    """401 for anything without the key; `?key=KEY` sets the session cookie and redirects.
+    A client that keeps giving wrong keys is slowed down (`KeyGuard`): 429 with Retry-After."""
+
+    def __init__(self, app: ASGIApp, key: str, guard: KeyGuard | None = None) -> None:
         self.app, self.key = app, key
+        self.guard = guard or KeyGuard()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -96,7 +153,14 @@ class KeyAuth:
             return await self.app(scope, receive, send)
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         given = (query.get("key") or [""])[0]
+        # Only keys count as attempts: a session cookie is a 128-bit MAC (nothing to guess), and
+        # a phone still holding the cookie of a previous key must not lock its address out.
+        presented = bool(given or _header(scope, b"authorization"))
+        address = (scope.get("client") or ("?",))[0]
+        if presented and (wait := self.guard.wait_s(address)) > 0:
+            return await _slow_down(path, wait)(scope, receive, send)
         if given and hmac.compare_digest(given.encode(), self.key.encode()):
+            self.guard.succeeded(address)
             rest = {k: v for k, v in query.items() if k != "key"}
             target = path + ("?" + urlencode(rest, doseq=True) if rest else "")
             response = RedirectResponse(target, status_code=303)
@@ -105,14 +169,26 @@ class KeyAuth:
             return await response(scope, receive, send)
         kind = auth_kind(scope, self.key)
         if kind is None:
+            if presented:
+                self.guard.failed(address)
             return await _unauthorized(path)(scope, receive, send)
+        self.guard.succeeded(address)
         scope["auth"] = kind
         return await self.app(scope, receive, send)
 
 
+def _slow_down(path: str, wait: float) -> Response:
+    seconds = max(1, math.ceil(wait))
+    message = ko("key-wait", seconds=seconds)
+    headers = {"Retry-After": str(seconds)}
+    if path.startswith("/api/"):
+        return JSONResponse({"error": message}, status_code=429, headers=headers)
+    return PlainTextResponse(message, status_code=429, headers=headers)
+
+
 def _unauthorized(path: str) -> Response:
     if path.startswith("/api/"):
-        return JSONResponse({"error": "이벤트 키가 필요합니다 (Authorization: Bearer KEY)"},
+        return JSONResponse({"error": ko("key-needed")},
                             status_code=401, headers={"WWW-Authenticate": "Bearer"})
     return HTMLResponse(
         "<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>"

@@ -11,6 +11,8 @@ from scanner.web.uploads import MAX_UPLOAD_BYTES
 ENV_KEY = "DECKSHEET_KEY"
 DEFAULT_PORT = 8765
 DEFAULT_TZ = "Asia/Seoul"
+MIN_KEY_LENGTH = 16
+"""With the back-off after failed attempts (auth.KeyGuard), too long to guess during an event."""
 
 
 @dataclass
@@ -36,6 +38,11 @@ class StationConfig:
     """Times on pages are shown in the event's time zone."""
     job_timeout_s: float = 180.0
     """A read taking longer fails its job (and its worker is replaced): no hung worker."""
+    read_timeout_s: float = 20.0
+    """A request's headers must arrive within this of the connection opening (or its previous
+    response), and each piece of a body within this of the last: no connection held idle."""
+    idle_timeout_s: float = 5.0
+    """A kept-alive connection with no new request is closed after this."""
     shutdown_grace_s: float = 20.0
     """On SIGTERM, running reads get this long to finish; the rest go back to the queue."""
 
@@ -43,8 +50,9 @@ class StationConfig:
         self.event_path = Path(self.event_path)
         if isinstance(self.card_db, (str, Path)):
             self.card_db = (str(self.card_db),)
-        if not self.key or len(self.key) < 8:
-            raise ValueError("the event key must have at least 8 characters")
+        if not self.key or len(self.key) < MIN_KEY_LENGTH:
+            raise ValueError(f"the event key must have at least {MIN_KEY_LENGTH} characters "
+                             f"(--key or ${ENV_KEY}); leave both out for a random one")
         if not 1 <= self.workers <= 64:
             raise ValueError("workers must be 1..64")
 

@@ -88,7 +88,7 @@ def make(service: StationService, what: str) -> tuple[bytes, str, str]:
     """(bytes, media type, file name) of one export."""
     if what in ("audit.html", "audit.csv"):
         with tempfile.TemporaryDirectory() as tmp:
-            service.run_audit(Path(tmp))
+            service.run_audit(Path(tmp), log=False)  # a GET: no audit-log row
             if what == "audit.html":
                 return ((Path(tmp) / "report.html").read_bytes(), "text/html; charset=utf-8",
                         "report.html")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _CHOSEONG = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"
 _SYLLABLE_FIRST, _SYLLABLE_LAST = 0xAC00, 0xD7A3
@@ -20,6 +21,10 @@ def initials(text: str) -> str:
 
 
 def _squash(text: str) -> str:
+    # NFC (not NFKC: that would turn the typed initials ㄱㅎㄴ into conjoining jamo) composes a
+    # decomposed name; invisible format and control characters are dropped, as roster names'.
+    text = "".join(ch for ch in unicodedata.normalize("NFC", text)
+                   if unicodedata.category(ch) not in ("Cf", "Cc"))
     return re.sub(r"[\s\-]", "", text).lower()
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from scanner.web.reader import ReadOutcome, init_worker, read_original
 from scanner.web.service import StationService
 from scanner.web.station_store import Job
+from scanner.web.texts import ko
 
 log = logging.getLogger("decksheet.web.jobs")
 
@@ -163,8 +164,10 @@ class JobRunner:
             self._inflight.pop(f.job.id, None)
             try:
                 self.service.complete(f.job, outcome)
-            except Exception:
+            except Exception as exc:  # noqa: BLE001 - the job fails with why; never stuck running
                 log.exception("could not register job %s", f.job.id)
+                with self.service.station() as st:
+                    st.finish(f.job.id, None, ko("job-not-registered", kind=type(exc).__name__))
         if hung:
             # Jobs still in the broken pool go back to the queue; their reads start over.
             with self.service.station() as st:

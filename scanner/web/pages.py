@@ -2,14 +2,19 @@
 and the card autocomplete use the JSON API from a little plain JavaScript."""
 from __future__ import annotations
 
+import re
+
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from scanner.errors import EventError
+from scanner.event.records import clean_name
 from scanner.web import exports
-from scanner.web.api import form_text, read_form, require_csrf
+from scanner.web.api import form_text, path_int, read_form, require_csrf, require_judge
+from scanner.web.texts import ko
 from scanner.web.auth import csrf_token, judge_name, set_judge_cookie
 from scanner.web.service import StationError, StationService
 from scanner.web.views import STATUS_KO
@@ -61,7 +66,10 @@ async def judge_page(request: Request) -> Response:
     if request.method == "POST":
         form = await read_form(request, 65536)
         require_csrf(request, form_text(form, "csrf"))
-        name = (form_text(form, "name") or "").strip()
+        try:  # cleaned as it will be read back: invisible characters alone are no name
+            name = (clean_name((form_text(form, "name") or "")[:400]) or "")[:40].strip()
+        except EventError:
+            name = ""
         nxt = form_text(form, "next") or "/"
         if not name:
             return render(request, "judge.html", 400, next=nxt, message="이름을 입력하세요")
@@ -88,11 +96,7 @@ async def roster_page(request: Request) -> Response:
             raw = await f.read() if isinstance(f, UploadFile) else b""
             if not raw.strip():  # no file chosen: the pasted text
                 raw = (form_text(form, "csv") or "").encode()
-            try:
-                text = raw.decode("utf-8-sig")
-            except UnicodeDecodeError:
-                text = raw.decode("cp949", errors="replace")
-            imported, updated = await run_in_threadpool(service.import_roster, text)
+            imported, updated, _ = await run_in_threadpool(service.import_roster, raw)
             message = f"명단: 새로 {imported}명, 고침 {updated}명"
     q = request.query_params.get("q", "")
     players = await run_in_threadpool(service.search_players, q, 200)
@@ -114,23 +118,48 @@ async def player_page(request: Request) -> Response:
         return r
     service = _service(request)
     kid = request.path_params["kid"]
-    version = request.path_params.get("version")
+    version = _version(request)
     row = await run_in_threadpool(service.player, kid)
     if row is None:
         raise StationError("그런 선수가 없습니다", 404)
     if row.version is None:
         return render(request, "player_none.html", row=row)
-    view = await run_in_threadpool(service.registration, kid, int(version) if version else None)
+    view = await run_in_threadpool(service.registration, kid, version)
     return render(request, "registration.html", v=view, row=row, tz=service.config.timezone,
                   message=request.query_params.get("m"))
 
 
+def _version(request: Request) -> int | None:
+    """The version in the path (None: none given); 0 or past 64 bits is no version → 404 (0
+    must not stand for "the latest", which a confirm would then apply to)."""
+    raw = request.path_params.get("version")
+    if raw is None:
+        return None
+    version = path_int(str(raw))
+    if version is None:
+        raise StationError(ko("version-bad"), 404)
+    return version
+
+
+_REVIEW_FIELD = re.compile(r"act-(main|extra|side|flag)-([0-9]{1,4})")
+_FORM_INT = re.compile(r"[0-9]{1,10}")
+
+
+def _form_int(raw: str | None, lo: int, hi: int, message: str) -> int:
+    """A number typed in a form: ASCII digits only (not `1_0`, `+3`, `٣` that `int()` takes),
+    in lo..hi; else a 400 with `message`."""
+    text = (raw or "").strip()
+    if not _FORM_INT.fullmatch(text) or not lo <= int(text) <= hi:
+        raise StationError(message)
+    return int(text)
+
+
 async def review_post(request: Request) -> Response:
     service = _service(request)
-    kid, version = request.path_params["kid"], int(request.path_params["version"])
+    kid, version = request.path_params["kid"], _version(request)
     form = await read_form(request, 1 << 20)
     require_csrf(request, form_text(form, "csrf"))
-    judge = judge_name(request)
+    judge = require_judge(request)
     if form_text(form, "confirm_checkin"):
         await run_in_threadpool(service.confirm_checkin, kid, version, judge)
         return _redirect(f"/players/{kid}/v/{version}?m=confirmed")
@@ -139,15 +168,19 @@ async def review_post(request: Request) -> Response:
         if not key.startswith("act-"):
             continue
         value = form_text(form, key) or ""
-        _, section, line = key.split("-", 2)
+        field = _REVIEW_FIELD.fullmatch(key)
+        if field is None:
+            raise StationError(ko("review-field-bad", field=key[:40]))
+        section, line = field.groups()
         if section == "flag":
             answers.append({"flag": line, "action": value})
         elif value.startswith("card:") or value == "other":
             card = value[5:] if value.startswith("card:") else form_text(form, f"card-{section}-{line}")
-            if not card:
-                raise StationError("다른 카드를 목록에서 고르세요")
+            card_id = _form_int(card, 1, 2 ** 31 - 1, "다른 카드를 목록에서 고르세요")
+            count = form_text(form, f"count-{section}-{line}")
             answers.append({"section": section, "line": line, "action": "choose",
-                            "card_id": card, "count": form_text(form, f"count-{section}-{line}")})
+                            "card_id": card_id, "count": _form_int(count, 1, 3, "매수는 1~3장입니다")
+                            if (count or "").strip() else None})
         else:
             answers.append({"section": section, "line": line, "action": value})
     if not answers:
@@ -180,25 +213,19 @@ async def deckcheck_page(request: Request) -> Response:
         for row in rows:
             raw = form_text(form, f"n-{row.section}-{row.index}")
             if raw not in (None, ""):
-                try:
-                    counts[(row.section, row.index)] = int(raw)
-                except ValueError:
-                    raise StationError("매수는 숫자로 입력하세요") from None
+                counts[(row.section, row.index)] = _form_int(raw, 0, 60, "매수는 0~60의 숫자로 입력하세요")
         extra = []
         if (form_text(form, "extra_card") or "").strip():
-            try:
-                extra = [(form_text(form, "extra_section") or "main", int(form_text(form, "extra_card")),
-                          int(form_text(form, "extra_count") or 1))]
-            except ValueError:
-                raise StationError("추가 카드를 목록에서 고르세요") from None
-        try:
-            round_no = int(form_text(form, "round") or "")
-        except ValueError:
-            raise StationError("라운드 번호를 입력하세요") from None
+            extra = [(form_text(form, "extra_section") or "main",
+                      _form_int(form_text(form, "extra_card"), 1, 2 ** 31 - 1,
+                                "추가 카드를 목록에서 고르세요"),
+                      _form_int(form_text(form, "extra_count") or "1", 1, 60,
+                                "추가 카드의 매수는 1~60입니다"))]
+        round_no = _form_int(form_text(form, "round"), 0, 99, "라운드 번호(0~99)를 입력하세요")
         between = form_text(form, "mode") == "between-games"
         confirm = form_text(form, "do") == "confirm"
         preview = await run_in_threadpool(service.deck_check, kid, round_no, between, counts,
-                                          extra, confirm, judge_name(request))
+                                          extra, confirm, require_judge(request))
         form_values = {"round": round_no, "mode": "between-games" if between else "start-of-match",
                        "counts": {f"{s}-{i}": n for (s, i), n in counts.items()},
                        "extra": extra}
@@ -209,12 +236,11 @@ async def void_post(request: Request) -> Response:
     service = _service(request)
     form = await read_form(request, 65536)
     require_csrf(request, form_text(form, "csrf"))
-    try:
-        inf_id = int(request.path_params["inf_id"])
-    except ValueError:
-        raise StationError("위반 번호가 올바르지 않습니다", 404) from None
+    inf_id = path_int(request.path_params["inf_id"])
+    if inf_id is None:
+        raise StationError("위반 번호가 올바르지 않습니다", 404)
     await run_in_threadpool(service.void_infraction, inf_id, form_text(form, "reason") or "",
-                            judge_name(request), form_text(form, "new_penalty") or None)
+                            require_judge(request), form_text(form, "new_penalty") or None)
     return _redirect("/#infractions")
 
 

@@ -9,6 +9,8 @@ import uvicorn
 from scanner.errors import EventError
 from scanner.web.app import build_app
 from scanner.web.config import StationConfig
+from scanner.web.station_lock import station_lock
+from scanner.web.timeouts import timed_protocol
 
 
 class _Server(uvicorn.Server):
@@ -30,10 +32,17 @@ def serve(config: StationConfig, db=None) -> None:
     """Block until the server is stopped."""
     from scanner.web.service import StationService
 
-    app = build_app(config, StationService(config, db))
+    with station_lock(config.event_path):
+        _serve_locked(config, StationService(config, db))
+
+
+def _serve_locked(config: StationConfig, service) -> None:
+    app = build_app(config, service)
     uv = uvicorn.Config(app, host=config.host, port=config.port, log_level="warning",
                         lifespan="on", timeout_graceful_shutdown=int(config.shutdown_grace_s),
-                        server_header=False)
+                        server_header=False, http=timed_protocol(config.read_timeout_s),
+                        timeout_keep_alive=max(1, int(config.idle_timeout_s)),
+                        h11_max_incomplete_event_size=64 * 1024)
     server = _Server(uv, config)
     logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)  # a bind error: our one line
     try:

@@ -16,8 +16,11 @@ from pathlib import Path
 from typing import Self
 
 from scanner.event.store import BUSY_TIMEOUT_MS, immediate_transaction, now_iso
+from scanner.web.texts import ko
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+MAX_ATTEMPTS = 3
+"""Starts of one job's read before a restart fails it instead of queuing it again."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS station_roster (
@@ -170,9 +173,15 @@ class StationStore:
                                 f"({marks}) ORDER BY seq", states).fetchall()
         return [self._job(r) for r in rows]
 
-    def requeue_running(self) -> int:
-        """At start: jobs a killed server left running go back to the queue."""
+    def requeue_running(self, max_attempts: int = MAX_ATTEMPTS) -> int:
+        """At start: jobs a killed server left running go back to the queue, unless they were
+        started `max_attempts` times already (a job that takes its server down, or one whose
+        registration failed, must not run at every start for ever): those fail, with why."""
         with self.transaction() as con:
+            con.execute("UPDATE station_jobs SET state = ?, error = ?, finished_at = ? "
+                        "WHERE state = ? AND attempts >= ?",
+                        (FAILED, ko("job-restarted-too-often", n=max_attempts), now_iso(),
+                         RUNNING, max_attempts))
             return con.execute("UPDATE station_jobs SET state = ? WHERE state = ?",
                                (QUEUED, RUNNING)).rowcount
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from web.station import KEY, make_event, start_server
+from web.station import JUDGE, KEY, make_event, start_server
 
 
 @pytest.fixture
@@ -25,7 +25,7 @@ def app_client(event_path):
 
     config = StationConfig(event_path=event_path, key=KEY, workers=1)
     with TestClient(build_app(config), base_url="http://127.0.0.1",
-                    headers={"Authorization": f"Bearer {KEY}"}) as client:
+                    headers={"Authorization": f"Bearer {KEY}", "X-Judge": JUDGE}) as client:
         yield client
 
 

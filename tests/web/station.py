@@ -15,6 +15,8 @@ import httpx
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "samples"
 KEY = "test-event-key-123"
+JUDGE = "test-judge"
+"""Every recorded action names a judge: API clients send `X-Judge`."""
 
 
 def make_event(path: Path) -> Path:
@@ -39,7 +41,7 @@ class Server:
     sign_in: str
 
     def client(self, **kw) -> httpx.Client:
-        return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {KEY}"},
+        return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {KEY}", "X-Judge": JUDGE},
                             timeout=60, **kw)
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 60) -> int:

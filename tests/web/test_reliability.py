@@ -79,7 +79,7 @@ def test_registration_of_a_rerun_job_is_found_not_repeated(event_path):
     from scanner.web.service import StationService
     from scanner.web.uploads import check_upload
 
-    service = StationService(StationConfig(event_path=event_path, key="k" * 12, workers=1))
+    service = StationService(StationConfig(event_path=event_path, key="k" * 16, workers=1))
     data = (SAMPLES / "decks" / "registered.ydk").read_bytes()
     job = service.submit(check_upload(data, "r.ydk"), "0412345678", None, "j")
     from scanner.read import load_decklist
@@ -105,7 +105,8 @@ def test_a_read_over_the_time_limit_fails_its_job_and_the_pool_recovers(event_pa
     from web.station import KEY
 
     config = StationConfig(event_path=event_path, key=KEY, workers=1, job_timeout_s=0.3)
-    with TestClient(build_app(config), headers={"Authorization": f"Bearer {KEY}"}) as c:
+    with TestClient(build_app(config), headers={"Authorization": f"Bearer {KEY}",
+                                                  "X-Judge": "test-judge"}) as c:
         slow = c.post("/api/registrations", data={"player": "0000000001"}, files={
             "file": ("p.jpg", (SAMPLES / "photos" / "photo-01.jpg").read_bytes())}).json()["job"]
         job = wait_job(c, slow)

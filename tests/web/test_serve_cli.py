@@ -5,7 +5,7 @@ import re
 import subprocess
 import sys
 
-from web.station import KEY, REPO, child_env, start_server
+from web.station import KEY, REPO, child_env, make_event, start_server
 
 
 def _serve(tmp_path, *args: str) -> subprocess.CompletedProcess:
@@ -29,7 +29,8 @@ def test_url_line_and_a_busy_port(tmp_path, event_path):
     try:
         assert re.fullmatch(rf"http://127\.0\.0\.1:\d+/\?key={KEY}", srv.sign_in)
         port = srv.url.rsplit(":", 1)[1]
-        r = _serve(tmp_path, "--event", str(event_path), "--port", port, "--key", KEY)
+        other = make_event(tmp_path / "other.sqlite")  # the same event would meet its lock first
+        r = _serve(tmp_path, "--event", str(other), "--port", port, "--key", KEY)
         assert r.returncode == 2 and "could not listen" in r.stderr
     finally:
         srv.stop()

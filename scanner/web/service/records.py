@@ -52,7 +52,9 @@ class RecordsService(StationCore):
                 raise StationError(str(exc)) from None
         return next(i for i in self.infractions() if i.id == infraction_id)
 
-    def run_audit(self, out_dir: Path) -> dict:
+    def run_audit(self, out_dir: Path, log: bool = True) -> dict:
+        """Re-check every registration into `out_dir`; `log=False` for a download (a GET),
+        which must leave the event as it was."""
         from scanner.event.audit import run_audit
         from scanner.event.audit_report import write_report
 
@@ -60,7 +62,8 @@ class RecordsService(StationCore):
         with self.store() as store:
             result = run_audit(store, self.db, self.limits, workers=1)
             write_report(result, out_dir)
-            store.log("audit", {"registrations": len(result.current), "out": str(out_dir)})
+            if log:
+                store.log("audit", {"registrations": len(result.current), "out": str(out_dir)})
         return result.to_json()
 
     def export_lists(self, out_dir: Path) -> None:

@@ -1,49 +1,36 @@
 """The roster and the player list: who plays, and where each player's registration stands."""
 from __future__ import annotations
 
-import csv
-import io
-
 from scanner.errors import EventError
 from scanner.event.store import normalise_konami_id
+from scanner.web.roster_csv import RosterRefused, clean_player_name, parse_roster
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.station_store import RosterEntry
 from scanner.web.views import NOT_REGISTERED, PlayerRow, Verdict
 
 
 class RosterService(StationCore):
-    def import_roster(self, text: str) -> tuple[int, int]:
-        """CSV with a header `player,name[,table]` (Konami ID, name, optional table/seat)."""
-        text = text.lstrip("\ufeff")
-        reader = csv.DictReader(io.StringIO(text))
-        fields = [f.strip().lower() for f in reader.fieldnames or []]
-        if "player" not in fields or "name" not in fields:
-            raise StationError("CSV 첫 줄은 player,name[,table] 이어야 합니다")
-        reader.fieldnames = fields
-        entries: dict[str, RosterEntry] = {}
-        for n, row in enumerate(reader, 2):
-            kid_raw, name = (row.get("player") or "").strip(), (row.get("name") or "").strip()
-            if not kid_raw and not name:
-                continue
-            try:
-                kid = normalise_konami_id(kid_raw)
-            except EventError:
-                raise StationError(f"{n}번째 줄: 코나미 ID가 숫자가 아닙니다: {kid_raw[:30]!r}") from None
-            if not name:
-                raise StationError(f"{n}번째 줄: 이름이 비어 있습니다")
-            table = (row.get("table") or "").strip() or None
-            entries[kid] = RosterEntry(kid, name[:100], table[:20] if table else None)
+    def import_roster(self, data: bytes) -> tuple[int, int, dict[str, str | None]]:
+        """A roster CSV (`roster_csv`: header `player,name[,table]` or `코나미 ID,이름[,테이블]`)
+        → (imported, updated, the columns found). All or nothing."""
+        try:
+            roster = parse_roster(data)
+        except RosterRefused as exc:
+            raise StationError(str(exc), exc.status) from None
         with self.station() as st:
-            return st.upsert_roster(list(entries.values()))
+            imported, updated = st.upsert_roster(roster.entries)
+        return imported, updated, roster.columns
 
     def add_player(self, konami_id: str, name: str, table_no: str | None) -> RosterEntry:
         try:
             kid = normalise_konami_id(konami_id)
         except EventError:
             raise StationError("코나미 ID는 숫자만 입력하세요 (예: 0123456789)") from None
-        if not name.strip():
-            raise StationError("이름을 입력하세요")
-        entry = RosterEntry(kid, name.strip()[:100], (table_no or "").strip()[:20] or None)
+        try:
+            clean = clean_player_name(name)
+        except RosterRefused as exc:
+            raise StationError(str(exc), exc.status) from None
+        entry = RosterEntry(kid, clean, (table_no or "").strip()[:20] or None)
         with self.station() as st:
             st.upsert_roster([entry])
         return entry

@@ -1,0 +1,184 @@
+"""Strict JSON input for the station API: each endpoint's body is described as data (a schema
+below) and checked here, once, before anything is called. A value is taken only in its
+documented type: a boolean is `true`/`false` (never `"false"` or `0`), an integer is a JSON
+integer in its range (never `true`, `2.9`, `1e400`, `[1]`), objects take only their own keys,
+lists and strings have a length limit, and the body's nesting depth is bounded before parsing.
+Every refusal is an `InvalidInput` that the API answers with a 400 and one Korean line."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from scanner.web.texts import ko
+
+INT64_MAX = 2 ** 63 - 1
+MAX_DEPTH = 16
+"""No station body needs more than a few levels; the depth is checked before `json.loads`."""
+
+
+class InvalidInput(ValueError):
+    """A body that does not fit its schema; the message is one Korean line."""
+
+
+@dataclass(frozen=True)
+class Int:
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True)
+class Bool:
+    pass
+
+
+@dataclass(frozen=True)
+class Text:
+    max_len: int
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Items:
+    item: "Spec"
+    max_items: int
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of an object: its value's spec, and whether it must be there / may be null."""
+
+    spec: "Spec"
+    required: bool = False
+    nullable: bool = False
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class Obj:
+    keys: dict[str, Key] = field(default_factory=dict)
+
+
+Spec = Union[Int, Bool, Text, Items, Obj]
+
+SECTION = Text(10, ("main", "extra", "side"))
+CARD_ID = Int(1, 2 ** 31 - 1)
+VERSION = Int(1, INT64_MAX)
+
+DECKCHECK = Obj({
+    "player": Key(Text(40), required=True),
+    "round": Key(Int(0, 99), required=True),
+    "between_games": Key(Bool(), default=False),
+    "confirm": Key(Bool(), default=False),
+    "counts": Key(Items(Obj({"section": Key(SECTION, required=True),
+                             "line": Key(Int(1, 200), required=True),
+                             "count": Key(Int(0, 60), required=True)}), 200), default=[]),
+    "extra": Key(Items(Obj({"section": Key(SECTION, required=True),
+                            "card_id": Key(CARD_ID, required=True),
+                            "count": Key(Int(1, 60), required=True)}), 60), default=[]),
+})
+"""`POST /api/deckchecks`."""
+
+REVIEW = Obj({
+    "version": Key(VERSION, required=True),
+    "decisions": Key(Items(Obj({
+        "section": Key(SECTION),
+        "line": Key(Int(1, 200)),
+        "flag": Key(Int(0, 999)),
+        "action": Key(Text(20, ("keep", "choose", "skip", "restore")), required=True),
+        "card_id": Key(CARD_ID, nullable=True),
+        "count": Key(Int(1, 3), nullable=True),
+    }), 500), required=True),
+})
+"""`POST /api/players/KID/review`."""
+
+VOID = Obj({
+    "reason": Key(Text(300), required=True),
+    "new_penalty": Key(Text(20), nullable=True),
+})
+"""`POST /api/infractions/ID/void`."""
+
+
+def check(spec: Spec, value: Any, where: str = "") -> Any:
+    """`value` if it fits `spec` (object defaults filled in), else `InvalidInput`."""
+    name = where or "본문"
+    if isinstance(spec, Int):
+        # type() not isinstance(): bool is an int subclass, and `true` is not a number.
+        if type(value) is not int or not spec.lo <= value <= spec.hi:
+            raise InvalidInput(ko("field-int", field=name, lo=spec.lo, hi=spec.hi))
+        return value
+    if isinstance(spec, Bool):
+        if type(value) is not bool:
+            raise InvalidInput(ko("field-bool", field=name))
+        return value
+    if isinstance(spec, Text):
+        if not isinstance(value, str) or len(value) > spec.max_len:
+            raise InvalidInput(ko("field-text", field=name, max_len=spec.max_len))
+        if spec.choices and value not in spec.choices:
+            raise InvalidInput(ko("field-choice", field=name, choices=", ".join(spec.choices)))
+        return value
+    if isinstance(spec, Items):
+        if not isinstance(value, list) or len(value) > spec.max_items:
+            raise InvalidInput(ko("field-list", field=name, max_items=spec.max_items))
+        return [check(spec.item, v, f"{name}[{i}]") for i, v in enumerate(value)]
+    if not isinstance(value, dict):
+        raise InvalidInput(ko("field-object", field=name))
+    unknown = next((k for k in value if k not in spec.keys), None)
+    if unknown is not None:
+        shown = json.dumps(unknown[:40], ensure_ascii=False)  # quoted, control characters escaped
+        raise InvalidInput(ko("field-unknown", field=f"{where}.{shown}" if where else shown))
+    out = {}
+    for k, key in spec.keys.items():
+        path = f"{where}.{k}" if where else k
+        if k not in value:
+            if key.required:
+                raise InvalidInput(ko("field-missing", field=path))
+            out[k] = key.default
+        elif value[k] is None and key.nullable:
+            out[k] = None
+        else:
+            out[k] = check(key.spec, value[k], path)
+    return out
+
+
+_INTERESTING = re.compile(rb'[\[\]{}"]')
+_STRING_REST = re.compile(rb'(?:[^"\\]++|\\.)*+"', re.DOTALL)
+"""From just after an opening quote to its closing quote (possessive: no backtracking)."""
+
+
+def depth_ok(body: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether the JSON text nests at most `limit` levels (strings skipped), found without
+    parsing: 200,000 `[` must not reach the parser's recursion. One pass, each byte looked at
+    once (a scan that retried from every quote took minutes on `"\\"\\"…`)."""
+    depth, pos = 0, 0
+    while (m := _INTERESTING.search(body, pos)) is not None:
+        char = m.group()
+        if char == b'"':
+            end = _STRING_REST.match(body, m.end())
+            if end is None:  # an unterminated string: the rest is inside it (and not JSON)
+                return True
+            pos = end.end()
+            continue
+        depth += 1 if char in (b"[", b"{") else -1
+        if depth > limit:
+            return False
+        pos = m.end()
+    return True
+
+
+def parse_body(body: bytes, spec: Obj) -> dict:
+    """The body as JSON checked against `spec`; `InvalidInput` for anything else."""
+    if not depth_ok(body):
+        raise InvalidInput(ko("json-too-deep", depth=MAX_DEPTH))
+    try:
+        data = json.loads(body or b"{}", parse_constant=_no_constant)
+    except (ValueError, RecursionError):  # also ints over Python's digit limit, bad UTF-8
+        raise InvalidInput(ko("json-unreadable")) from None
+    if not isinstance(data, dict):
+        raise InvalidInput(ko("json-not-object"))
+    return check(spec, data)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"JSON has {name}")  # NaN / Infinity are not JSON
