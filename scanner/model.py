@@ -70,6 +70,9 @@ class ReadLine:
     unsplit: str = ""
     """The whole line, when a bare number was split off it as the count (`해피 레이디3`,
     `7 카드`): the resolver lets an exact card name of the whole line win over the split."""
+    box: tuple[float, float, float, float] | None = None
+    """Where the line sits on its PDF page (x0, top, x1, bottom in pt, top-left origin), when a
+    PDF reader knows it: the appearance check compares the rendered page there."""
 
     @property
     def raw(self) -> str:
@@ -131,6 +134,11 @@ class SheetRead:
     event_date: str | None = None
     notes: list[str] = field(default_factory=list)
     """Reader diagnostics (layout found, fallbacks taken)."""
+    page: int | None = None
+    """0-based PDF page the lines were read from (None for other inputs)."""
+    empty_cells: list[tuple[float, float, float, float]] = field(default_factory=list)
+    """Line cells of a fixed PDF form that hold no read line (pt, top-left origin): the page
+    must show nothing there either."""
 
     def flag_line_or_sheet(self, line: int | None, reason: str, line_detail: str,
                            sheet_detail: str) -> None:

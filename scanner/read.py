@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import tempfile
 from collections.abc import Iterator
@@ -22,6 +23,8 @@ from scanner.inputs.options import ReadOptions
 from scanner.inputs.resolve import resolve_sheet
 from scanner.inputs.sniff import InputKind, decode_text, sniff_bytes, sniff_text
 from scanner.model import Decklist, ReviewFlag, SheetRead
+
+log = logging.getLogger("decksheet.read")
 
 __all__ = ["ReadOptions", "load_decklist", "read_input", "read_source_bytes", "read_text_source"]
 
@@ -104,6 +107,13 @@ def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
     from scanner.pdf.reader import read_pdf  # late: pulls in the PDF libraries
 
     sheet = read_pdf(path, db, options)
+    if sheet is not None:  # text layer or form values: the rendered page must show them
+        from scanner.appearance import check_appearance
+
+        report = check_appearance(path, sheet, options.crops_dir)
+        log.info("%s: appearance check %.3f s (%d words, %d lines flagged%s)", _label(path),
+                 report.seconds, report.words, report.flagged,
+                 f"; stopped: {report.stopped}" if report.stopped else "")
     if sheet is None:  # no usable text layer: a scan saved as PDF
         from scanner.ocr.pipeline import read_pdf_pages  # late: OpenCV and Tesseract
         from scanner.pdf.reader import first_page_size, later_sheet_pages

@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("scanner", "scanner.errors", "scanner.model"),
     ("scanner.inputs",),
     ("scanner.pdf", "scanner.ocr"),
+    ("scanner.appearance",),  # compares what pdf read with the page, by ocr's rendering check
     ("scanner.read",),
     ("scanner.rules",),
     ("scanner.report",),

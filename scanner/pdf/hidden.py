@@ -69,18 +69,25 @@ class _PaintOrder:
     """Text object address → its place in paint order."""
     text_boxes: list[tuple[int, Box]]
     covers: list[_Cover]
+    stopped: str = ""
+    """The limit the walk stopped at ('' when it saw every object)."""
 
 
 def hidden_runs(page) -> list[HiddenRun]:
     """Runs of characters of a pypdfium2 page covered by an opaque fill or image drawn after them."""
+    return hidden_check(page)[0]
+
+
+def hidden_check(page) -> tuple[list[HiddenRun], str]:
+    """`hidden_runs`, and the limit the check stopped at ('' when it examined the whole page)."""
     try:
         paint = _paint_order(page)
         if not _text_under_a_later_cover(paint):
-            return []  # the usual case: every fill on the page is drawn before the text it meets
-        return _covered_chars(page, paint)
+            return [], paint.stopped  # usually every fill is drawn before the text it meets
+        return _covered_chars(page, paint), paint.stopped
     except Exception as exc:  # noqa: BLE001 - extra evidence; the text reader already succeeded
         log.debug("hidden-text check failed: %s", exc)
-        return []
+        return [], f"the check failed ({type(exc).__name__})"
 
 
 def _paint_order(page) -> _PaintOrder:
@@ -109,11 +116,14 @@ def _paint_order(page) -> _PaintOrder:
                 paint.text_order[_address(obj)] = order
                 paint.text_boxes.append((order, box))
         elif kind == pdfium_c.FPDF_PAGEOBJ_FORM:
-            if depth < MAX_FORM_DEPTH:
+            if depth >= MAX_FORM_DEPTH:
+                paint.stopped = f"Form XObjects nested deeper than {MAX_FORM_DEPTH}"
+            else:
                 stack.append((obj, pdfium_c.FPDFFormObj_GetObject,
                               pdfium_c.FPDFFormObj_CountObjects(obj), 0, depth + 1,
                               _compose(_matrix(obj), matrix)))
         elif len(paint.covers) >= MAX_COVERS:
+            paint.stopped = f"more than {MAX_COVERS} fills and images"
             continue
         elif kind == pdfium_c.FPDF_PAGEOBJ_IMAGE:
             # A graphics-state alpha, soft mask or blend mode may let the text show through;
@@ -126,6 +136,8 @@ def _paint_order(page) -> _PaintOrder:
               and rgba[3].value >= MIN_ALPHA and (box := _cover_bounds(obj, matrix))):
             white = min(v.value for v in rgba[:3]) >= WHITE
             paint.covers.append(_Cover(order, box, "a white box" if white else "an opaque box"))
+    if stack and order >= MAX_OBJECTS and any(index < count for _, _, count, index, _, _ in stack):
+        paint.stopped = f"more than {MAX_OBJECTS} page objects"
     return paint
 
 
@@ -277,10 +289,18 @@ def _bounds(obj, matrix: Matrix) -> Box | None:
 def flag_hidden_text(sheet: SheetRead, page, page_index: int, boxes: list[Box]) -> None:
     """Flag each read line with hidden characters on it ('hidden-text'), and the sheet for hidden
     text on no read line: what the reader found there, the page does not show."""
-    for run in hidden_runs(page):
+    runs, stopped = hidden_check(page)
+    for run in runs:
         detail = f"{run.text[:60]!r} is covered by {run.cover} drawn over it"
         sheet.flag_line_or_sheet(_line_of(run.box, boxes), "hidden-text",
                                  detail + " on the page", f"page {page_index + 1}: {detail}")
+    if stopped:  # a cover past the limit would go unseen: never a silent pass
+        from scanner.model import ReviewFlag
+
+        sheet.review.append(ReviewFlag(
+            section=None, reason="appearance-differs",
+            detail=f"page {page_index + 1}: the covered-text check stopped ({stopped}); "
+                   f"compare the sheet with what was read by eye"))
 
 
 def _line_of(box: Box, boxes: list[Box]) -> int | None:

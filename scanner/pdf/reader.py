@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scanner.pdf import layout_cn, layout_kde
+from scanner.pdf import layout_cn, layout_kde, layout_lines
 from scanner.errors import UnreadableInput
 from scanner.inputs.formats import one_line
 from scanner.inputs.limits import check_pages
@@ -71,16 +71,20 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                     sheet = sheet_from_kde_fields(fields_from_flat_text(text.tokens), "pdf-text")
                     sheet.notes.append("layout: Konami deck list form, flattened")
                     boxes = _form_line_boxes(sheet, layout_kde.line_box)
+                    sheet.empty_cells = _empty_cells(sheet, layout_kde.line_box, layout_kde.GROUPS)
                 elif layout_cn.looks_like_cn(text.tokens, text.width, text.height):
                     sheet = layout_cn.sheet_from_cn_fields(layout_cn.fields_from_flat_cn(text.tokens),
                                                            "pdf-text")
                     sheet.notes.append("layout: Chinese official deck list form, flattened")
                     boxes = _form_line_boxes(sheet, layout_cn.line_box)
+                    sheet.empty_cells = _empty_cells(sheet, layout_cn.line_box, layout_cn.GROUPS)
                 else:
                     sheet = read_db_sheet(text.tokens, text.width, text.height, boxes)
                     if sheet is None:
                         needs_ocr = needs_ocr or has_images
                         continue
+                    if len(boxes) == len(sheet.lines):
+                        sheet.empty_cells = _rows_between(sheet.lines, boxes)
                 if not sheet.lines:
                     raise UnreadableInput("input.sheet-blank", file=path.name, page=number + 1)
                 if len(doc) > 1:
@@ -92,6 +96,7 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                                    f"read (a continuation or a second sheet)"))
                 add_annotations(sheet, reader, number, boxes)
                 flag_hidden_text(sheet, page, number, boxes)
+                _place_lines(sheet, number, boxes)
                 return sheet
     finally:
         doc.close()
@@ -209,36 +214,142 @@ def _open_pypdf(path: Path):
 
 
 def _read_form(path: Path, reader) -> SheetRead | None:
-    """Values of a filled deck-list form, or None when the PDF has no filled deck fields."""
+    """Values of a filled deck-list form, or None when the PDF has no filled deck fields. The
+    values are taken from the AcroForm, else from the page's widgets (a generator may write
+    them there with no working /AcroForm)."""
     try:
         with _quiet_pypdf():
-            if "/AcroForm" not in reader.trailer["/Root"]:
-                return None
-            raw = reader.get_fields() or {}
+            raw = (reader.get_fields() or {}) if "/AcroForm" in reader.trailer["/Root"] else {}
+            widgets = _page_widgets(reader)
     except UnreadableInput:
         raise
     except Exception as exc:  # noqa: BLE001 - a broken form is read from its text instead
         log.warning("%s: form fields unreadable (%s); using the text layer", path.name, exc)
         return None
     # A damaged form can name a field with bytes (pypdf's ByteStringObject), not text.
-    fields = {(name.decode("latin-1") if isinstance(name, bytes) else str(name)):
-              _field_text(f.get("/V") if isinstance(f, dict) else None) for name, f in raw.items()}
+    values = {(name.decode("latin-1") if isinstance(name, bytes) else str(name)):
+              _raw_text(f.get("/V") if isinstance(f, dict) else None) for name, f in raw.items()}
+    source = "AcroForm fields"
+    if not any(v.strip() for v in values.values()) and any(v.strip() for v, _ in widgets.values()):
+        source = "form values in the page's widgets (no working AcroForm)"
+    for name, (value, _) in widgets.items():  # a value only a widget holds (two widgets, one name)
+        if value.strip() and not values.get(name, "").strip():
+            values[name] = value
+    fields = {name: _field_text(v) for name, v in values.items()}
+    if layout_lines.is_line_fields(set(fields)):
+        sheet = layout_lines.sheet_from_line_fields(values, "pdf-form")
+        if not sheet.lines:
+            return None
+        sheet.notes.append(f"layout: remade form with one field per column, {source}")
+        rects = {name.casefold(): rect for name, (_, rect) in widgets.items()}
+        boxes = [rects.get(_column_field(ln.column, rects)) or (0.0, 0.0, 0.0, 0.0) for ln in sheet.lines]
+        add_annotations(sheet, reader, 0, boxes)
+        _place_lines(sheet, 0, boxes)
+        return sheet
     if is_kde_fields(set(fields)):
         deck_fields = [k for k in fields if k.startswith(("Monster", "Spell", "Trap", "Side", "Extra"))]
-        layout, line_box = "Konami deck list form", layout_kde.line_box
+        layout, line_box, groups = "Konami deck list form", layout_kde.line_box, layout_kde.GROUPS
         read = sheet_from_kde_fields
     elif layout_cn.is_cn_fields(set(fields)):
         deck_fields = list(layout_cn.CELLS)
-        layout, line_box = "Chinese official deck list form", layout_cn.line_box
+        layout, line_box, groups = "Chinese official deck list form", layout_cn.line_box, layout_cn.GROUPS
         read = layout_cn.sheet_from_cn_fields
     else:
         return None
     if not any(fields.get(k, "").strip() for k in deck_fields):
         return None  # a blank form: perhaps flattened text sits on top; read the page
     sheet = read(fields, "pdf-form")
-    sheet.notes.append(f"layout: {layout}, AcroForm fields")
-    add_annotations(sheet, reader, 0, _form_line_boxes(sheet, line_box))
+    sheet.notes.append(f"layout: {layout}, {source}")
+    boxes = _form_line_boxes(sheet, line_box)
+    sheet.empty_cells = _empty_cells(sheet, line_box, groups)
+    add_annotations(sheet, reader, 0, boxes)
+    _place_lines(sheet, 0, boxes)
     return sheet
+
+
+def _rows_between(lines, boxes: list[Box]) -> list[Box]:
+    """Where a card-database sheet's column has room for a row but no line was read: a skipped
+    row between two lines. (The row after a column's last line is not known to be a row: the
+    sheets print totals, footers and logos there.)"""
+    out: list[Box] = []
+    by_column: dict[str | None, list[Box]] = {}
+    for line, box in zip(lines, boxes):
+        by_column.setdefault(line.column, []).append(box)
+    for column_boxes in by_column.values():
+        column_boxes.sort(key=lambda b: b[1])
+        pitch = min((b[3] - b[1] for b in column_boxes), default=0.0)
+        if pitch <= 0:
+            continue
+        for above, below in zip(column_boxes, column_boxes[1:]):
+            if below[1] - above[3] >= 0.8 * pitch:
+                out.append((above[0], above[3], above[2], below[1]))
+    return out
+
+
+def _empty_cells(sheet: SheetRead, line_box, groups) -> list[Box]:
+    """The form's line cells (count and name) that hold no read line."""
+    taken = {(ln.column, ln.row) for ln in sheet.lines}
+    return [line_box(column, row) for _, column, _, rows in groups for row in range(1, rows + 1)
+            if (column, row) not in taken]
+
+
+def _column_field(column: str | None, rects: dict) -> str:
+    """The multi-line field (case-folded name) that holds `column`'s lines."""
+    for name, (col, _) in layout_lines.COLUMNS.items():
+        if col == column and name in rects:
+            return name
+    return ""
+
+
+def _page_widgets(reader) -> dict[str, tuple[str, Box]]:
+    """Every widget of page 1 with a field name: full name → (raw value, box in top-left pt).
+    A value or name may sit on the widget's parent field; the first widget with a value wins."""
+    out: dict[str, tuple[str, Box]] = {}
+    page = reader.pages[0]
+    top = float(page.mediabox.top)
+    for ref in page.get("/Annots") or []:
+        annot = ref.get_object()
+        if str(annot.get("/Subtype")) != "/Widget":
+            continue
+        names, value, node = [], None, annot
+        for _ in range(16):  # a field tree deeper than this is not a deck form
+            if node.get("/T") is not None:
+                names.append(str(node.get("/T")))
+            if value is None and node.get("/V") is not None:
+                value = node.get("/V")
+            parent = node.get("/Parent")
+            if parent is None:
+                break
+            node = parent.get_object()
+        if not names:
+            continue
+        name = ".".join(reversed(names))
+        rect = annot.get("/Rect")
+        box: Box = (0.0, 0.0, 0.0, 0.0)
+        if rect is not None and len(rect) == 4:
+            x0, y0, x1, y1 = (float(v) for v in rect)
+            box = (min(x0, x1), top - max(y0, y1), max(x0, x1), top - min(y0, y1))
+        text = _raw_text(value)
+        if name not in out or (text.strip() and not out[name][0].strip()):
+            out[name] = (text, box)
+    return out
+
+
+def _raw_text(value) -> str:
+    """A field value as text with its line breaks (a multi-line field holds a line per card)."""
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return "\n".join(str(v) for v in value)
+    return str(value)
+
+
+def _place_lines(sheet: SheetRead, page: int, boxes: list[Box]) -> None:
+    """Record where each line sits (`boxes` parallel to the lines) for the appearance check."""
+    sheet.page = page
+    if len(boxes) == len(sheet.lines):
+        for line, box in zip(sheet.lines, boxes):
+            line.box = box
 
 
 def _form_line_boxes(sheet: SheetRead, line_box) -> list[Box]:

@@ -143,7 +143,7 @@ def page_text(page) -> PageText:
                 continue
             left, bottom, right, top = textpage.get_charbox(i, loose=True)
             size = round(pdfium_c.FPDFText_GetFontSize(textpage, i), 2)
-            ch = {"text": chr(code), "x0": left, "x1": right, "top": height - top,
+            ch = {"text": chr(code), "index": i, "x0": left, "x1": right, "top": height - top,
                   "bottom": height - bottom, "size": size}
             if current:
                 prev = current[-1]
