@@ -37,9 +37,9 @@ async def read_body(request: Request, limit: int) -> bytes:
     try:
         body = await request.body()
     except BodyTooLarge:
-        raise StationError(f"요청이 너무 큽니다 (최대 {limit // 1024 // 1024} MB)", 413) from None
+        raise StationError(ko("request-too-large", mb=limit // 1024 // 1024), 413) from None
     except ClientDisconnect:
-        raise StationError("업로드가 끊겼습니다", 400) from None
+        raise StationError(ko("upload-cut"), 400) from None
     except BodyTimedOut:
         raise StationError(ko("request-timeout"), 408) from None
     return body
@@ -49,13 +49,13 @@ async def read_form(request: Request, limit: int):
     try:
         return await request.form(max_files=2, max_fields=200)
     except BodyTooLarge:
-        raise StationError(f"파일이 너무 큽니다 (최대 {limit // 1024 // 1024} MB)", 413) from None
+        raise StationError(ko("file-too-large", mb=limit // 1024 // 1024), 413) from None
     except ClientDisconnect:
-        raise StationError("업로드가 끊겼습니다", 400) from None
+        raise StationError(ko("upload-cut"), 400) from None
     except BodyTimedOut:
         raise StationError(ko("request-timeout"), 408) from None
     except Exception:  # noqa: BLE001 - a malformed multipart body is the client's fault
-        raise StationError("폼 데이터를 읽을 수 없습니다 (multipart/form-data로 보내세요)", 400) from None
+        raise StationError(ko("form-unreadable"), 400) from None
 
 
 async def read_json(request: Request, spec: validate.Obj) -> dict:
@@ -82,7 +82,7 @@ def require_judge(request: Request) -> str:
 
 def require_csrf(request: Request, token: str | None = None) -> None:
     if not csrf_ok(request, token, _service(request).config.key):
-        raise StationError("CSRF 토큰이 없거나 틀립니다 (페이지를 새로 고치세요)", 403)
+        raise StationError(ko("csrf"), 403)
 
 
 async def upload_registration(request: Request, form: Any) -> dict:
@@ -91,7 +91,7 @@ async def upload_registration(request: Request, form: Any) -> dict:
     judge = require_judge(request)
     file = form.get("file")
     if not isinstance(file, UploadFile):
-        raise StationError("file 필드에 시트 파일을 보내세요")
+        raise StationError(ko("no-file-field"))
     data = await file.read(service.config.max_upload_bytes + 1)
     try:
         upload = check_upload(data, file.filename, service.config.max_upload_bytes)

@@ -121,7 +121,7 @@ async def player_page(request: Request) -> Response:
     version = _version(request)
     row = await run_in_threadpool(service.player, kid)
     if row is None:
-        raise StationError("그런 선수가 없습니다", 404)
+        raise StationError(ko("no-such-player"), 404)
     if row.version is None:
         return render(request, "player_none.html", row=row)
     view = await run_in_threadpool(service.registration, kid, version)
@@ -238,7 +238,7 @@ async def void_post(request: Request) -> Response:
     require_csrf(request, form_text(form, "csrf"))
     inf_id = path_int(request.path_params["inf_id"])
     if inf_id is None:
-        raise StationError("위반 번호가 올바르지 않습니다", 404)
+        raise StationError(ko("bad-infraction-id"), 404)
     await run_in_threadpool(service.void_infraction, inf_id, form_text(form, "reason") or "",
                             require_judge(request), form_text(form, "new_penalty") or None)
     return _redirect("/#infractions")
@@ -247,7 +247,7 @@ async def void_post(request: Request) -> Response:
 async def crop(request: Request) -> Response:
     path = _service(request).crop_file(request.path_params["sha"], request.path_params["name"])
     if path is None:
-        raise StationError("그림이 없습니다", 404)
+        raise StationError(ko("no-such-crop"), 404)
     return FileResponse(path, media_type="image/png", headers={"Cache-Control": "private, max-age=86400"})
 
 
@@ -255,7 +255,7 @@ async def export(request: Request) -> Response:
     service = _service(request)
     what = request.path_params["what"]
     if what not in exports.EXPORTS:
-        raise StationError("그런 내보내기가 없습니다", 404)
+        raise StationError(ko("no-such-export"), 404)
     data, media, filename = await run_in_threadpool(exports.make, service, what)
     disposition = "inline" if media.startswith("text/html") else "attachment"
     return Response(data, media_type=media,

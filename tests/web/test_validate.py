@@ -84,13 +84,31 @@ def test_parse_body_messages_name_the_field_in_korean():
 
 
 def test_every_korean_text_is_used_and_one_line():
+    """The station's texts live in the project's one message table (`web.*` codes, English and
+    Korean); each is used in scanner/web and is one Korean line."""
     import re
 
-    from scanner.web.texts import KO
+    from card_db import messages
+    from scanner.web.texts import PREFIX, codes
     from web.station import REPO
 
     source = "".join(p.read_text() for p in (REPO / "scanner" / "web").rglob("*.py")
                      if p.name != "texts.py")
-    for code, text in KO.items():
+    assert len(codes()) > 40
+    for code in codes():
         assert f'"{code}"' in source, code
+        text = messages.TABLES["ko"][PREFIX + code]
         assert "\n" not in text and re.search("[가-힣]", text), code
+        assert messages.TABLES["en"][PREFIX + code], code
+
+
+def test_no_station_refusal_is_written_inline():
+    """Every StationError the station raises takes its text from the table (`ko(code)`), never a
+    sentence written where it is raised."""
+    import re
+
+    from web.station import REPO
+
+    for path in (REPO / "scanner" / "web").rglob("*.py"):
+        inline = re.findall(r'StationError\(\s*f?"', path.read_text(encoding="utf-8"))
+        assert not inline, path

@@ -15,6 +15,7 @@ from scanner.web.service.core import StationCore, StationError
 from scanner.web.hangul import one_syllable_apart
 from scanner.web.station_store import NEEDS_DECISION, Job, StationStore
 from scanner.web.uploads import CheckedUpload
+from scanner.web.texts import ko
 
 JOB_MARK = "station_job"
 """Key in a registration's stored decklist JSON naming the job that made it (no double
@@ -34,7 +35,7 @@ class CheckinService(StationCore):
             try:
                 kid = normalise_konami_id(player)
             except EventError:
-                raise StationError("코나미 ID는 숫자만 입력하세요 (예: 0123456789)") from None
+                raise StationError(ko("kid-digits")) from None
         with self.store() as store:
             sha = store.store_file(upload.data)
         with self.station() as st:
@@ -125,11 +126,11 @@ class CheckinService(StationCore):
         lifted (the others still apply), `discard` closes it with nothing stored."""
         job = self.job(job_id)
         if job is None:
-            raise StationError("그런 작업이 없습니다", 404)
+            raise StationError(ko("no-such-job"), 404)
         if job.state != NEEDS_DECISION:
-            raise StationError("결정을 기다리는 작업이 아닙니다", 409)
+            raise StationError(ko("not-waiting"), 409)
         if choice not in ("store", "discard"):
-            raise StationError("choice는 \"store\" 또는 \"discard\"입니다", 422)
+            raise StationError(ko("choice"), 422)
         with self.store() as store:
             store.log(DECIDED, {"job": job.id, "decision": (job.result or {}).get("decision"),
                                 "choice": choice}, judge)
@@ -191,4 +192,4 @@ def _prepared_from_json(data: dict) -> tuple[PreparedRegistration, float]:
                                     verdict=str(data.get("verdict") or "")), \
             float(data.get("seconds") or 0)
     except (KeyError, TypeError, ValueError):
-        raise StationError("작업의 읽기 결과가 없습니다: 다시 올리세요", 409) from None
+        raise StationError(ko("job-no-read"), 409) from None

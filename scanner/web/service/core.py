@@ -21,6 +21,7 @@ from scanner.web.config import StationConfig
 from scanner.web.station_store import StationStore
 from scanner.web.stations import open_station
 from scanner.web.views import Verdict
+from scanner.web.texts import ko
 
 SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드"}
 COLUMN_KO = {"monster": "몬스터", "spell": "마법", "trap": "함정", "extra": "엑스트라",
@@ -112,10 +113,10 @@ class StationCore:
         try:
             kid = normalise_konami_id(konami_id)
         except EventError:
-            raise StationError("코나미 ID가 올바르지 않습니다", 404) from None
+            raise StationError(ko("bad-kid"), 404) from None
         reg = store.registration(kid, version) if version else store.latest_registration(kid)
         if reg is None:
-            raise StationError("등록된 덱 리스트가 없습니다", 404)
+            raise StationError(ko("no-registration"), 404)
         return reg
 
     @staticmethod

@@ -9,6 +9,7 @@ from scanner.model import SECTIONS, Decklist, Entry
 from scanner.web.service.core import StationError
 from scanner.web.service.review import ReviewService
 from scanner.web.views import ChecklistRow, DeckCheckPreview, RegistrationView
+from scanner.web.texts import ko
 
 
 class DeckCheckService(ReviewService):
@@ -29,7 +30,7 @@ class DeckCheckService(ReviewService):
         """Compare the deck seen (the registered list with counted copies, plus cards found that
         are not on it) with the list; record it only when `confirm`."""
         if not 0 <= round_no <= 99:
-            raise StationError("라운드는 0~99입니다")
+            raise StationError(ko("round-range"))
         with self.store() as store:
             reg = self._reg(store, konami_id, None)
             registered = self._decided_deck(store, reg)
@@ -38,14 +39,14 @@ class DeckCheckService(ReviewService):
             for i, e in enumerate(registered.sections[s], 1):
                 n = observed.get((s, i), e.count)
                 if not 0 <= n <= 60:
-                    raise StationError("매수는 0~60입니다")
+                    raise StationError(ko("count-0-60"))
                 if e.card_id is not None and n:
                     seen.sections[s].append(Entry(e.card_id, e.name, n, 1.0, False,
                                                   f"{e.name} {n}"))
         for s, cid, n in extra_cards:
             card = self.db.get(cid)
             if s not in SECTIONS or card is None or not 1 <= n <= 60:
-                raise StationError("추가 카드가 올바르지 않습니다")
+                raise StationError(ko("bad-extra-card"))
             seen.sections[s].append(Entry(card.card_id, card.name, n, 1.0, False,
                                           f"{card.name} {n}"))
         compare_json, recorded, check_id, not_recorded = self._run_deck_check(

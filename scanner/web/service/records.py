@@ -9,6 +9,7 @@ from scanner.event import flows
 from scanner.event.store import EventStore
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.views import InfractionView
+from scanner.web.texts import ko
 
 
 class RecordsService(StationCore):
@@ -39,12 +40,12 @@ class RecordsService(StationCore):
 
         reason = (reason or "").strip()
         if not reason:
-            raise StationError("무효/정정 사유를 입력하세요")
+            raise StationError(ko("void-reason-needed"))
         if new_penalty and new_penalty not in PENALTY_KO:
-            raise StationError("알 수 없는 벌칙입니다")
+            raise StationError(ko("unknown-penalty"))
         with self.store() as store:
             if not any(i.id == infraction_id for i in store.infractions()):
-                raise StationError("그런 위반 기록이 없습니다", 404)
+                raise StationError(ko("no-such-infraction"), 404)
             try:
                 flows.void_infraction(store, infraction_id, reason=reason[:300],
                                       judge=judge or "?", new_penalty=new_penalty or None)

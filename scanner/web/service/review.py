@@ -12,6 +12,7 @@ from scanner.model import SECTIONS, Decklist, Entry
 from scanner.web.service.checkin import CHECKIN_CONFIRMED
 from scanner.web.service.core import COLUMN_KO, SECTION_KO, StationCore, StationError
 from scanner.web.views import DecisionView, LineView, RegistrationView, SheetFlagView
+from scanner.web.texts import ko
 
 RESTORE = "restore"
 """The station's word for putting a struck-through printed row back (stored as the event
@@ -139,32 +140,32 @@ class ReviewService(StationCore):
         action = a.get("action")
         if a.get("flag") is not None:
             if action not in (KEEP, SKIP, RESTORE):
-                raise StationError(f"알 수 없는 결정: {str(action)[:20]!r}")
+                raise StationError(ko("unknown-action", action=repr(str(action)[:20])))
             flags = [r for r in deck.review if r.line is None and r.card_id is None]
             try:
                 flag = flags[int(a["flag"])] if int(a["flag"]) >= 0 else None
             except (ValueError, IndexError):
                 flag = None
             if flag is None:
-                raise StationError("그런 시트 항목이 없습니다")
+                raise StationError(ko("no-such-sheet-item"))
             card_id = count = None
             if action == RESTORE:  # the struck row back, as the sheet printed it
                 restore = self._flag_view(0, flag.section, flag.reason, flag.detail).restore
                 if restore is None:
-                    raise StationError("이 항목은 줄을 되살릴 수 없습니다 (카드를 읽지 못한 줄)")
+                    raise StationError(ko("cannot-restore-line"))
                 card_id, _, count = restore
                 action = CHOOSE
             return self._flow_decision(deck, reg, flag.section, None, action, card_id, count,
                                        judge, flag.reason, flag.detail)
         if action not in (KEEP, CHOOSE, SKIP):
-            raise StationError(f"알 수 없는 결정: {str(action)[:20]!r}")
+            raise StationError(ko("unknown-action", action=repr(str(action)[:20])))
         section = a.get("section")
         try:
             line = int(a.get("line"))
         except (TypeError, ValueError):
-            raise StationError("줄 번호가 없습니다") from None
+            raise StationError(ko("no-line-number")) from None
         if section not in SECTIONS or not 1 <= line <= len(deck.sections[section]):
-            raise StationError("그런 줄이 없습니다")
+            raise StationError(ko("no-such-line"))
         e = deck.sections[section][line - 1]
         card_id = count = None
         if action == CHOOSE:
@@ -172,15 +173,15 @@ class ReviewService(StationCore):
                 card_id = int(a.get("card_id") if a.get("card_id") not in (None, "") else e.card_id)
                 count = int(a.get("count") if a.get("count") not in (None, "") else e.count)
             except (TypeError, ValueError):
-                raise StationError("카드와 매수를 정하세요") from None
+                raise StationError(ko("pick-card-and-count")) from None
             card = self.db.get(card_id)
             if card is None:
-                raise StationError("카드 데이터베이스에 없는 카드입니다")
+                raise StationError(ko("card-not-in-db"))
             card_id = card.card_id
             if not 1 <= count <= 3:
-                raise StationError("매수는 1~3장입니다")
+                raise StationError(ko("count-1-3"))
         elif action == KEEP and (e.card_id is None or not 1 <= e.count <= 3):
-            raise StationError("카드나 매수가 정해지지 않은 줄은 그대로 확정할 수 없습니다")
+            raise StationError(ko("cannot-keep-undecided"))
         return self._flow_decision(deck, reg, section, line, action, card_id, count, judge)
 
     def _flow_decision(self, deck: Decklist, reg: Registration, section: str | None,

@@ -7,6 +7,7 @@ from scanner.web.roster_csv import RosterRefused, clean_player_name, parse_roste
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.station_store import RosterEntry
 from scanner.web.views import NOT_REGISTERED, PlayerRow, Verdict
+from scanner.web.texts import ko
 
 
 class RosterService(StationCore):
@@ -25,7 +26,7 @@ class RosterService(StationCore):
         try:
             kid = normalise_konami_id(konami_id)
         except EventError:
-            raise StationError("코나미 ID는 숫자만 입력하세요 (예: 0123456789)") from None
+            raise StationError(ko("kid-digits")) from None
         try:
             clean = clean_player_name(name)
         except RosterRefused as exc:
