@@ -206,9 +206,10 @@ async def post_deckcheck(request: Request) -> Response:
     judge = require_judge(request)
     counts = {(c["section"], c["line"]): c["count"] for c in data["counts"]}
     extra = [(c["section"], c["card_id"], c["count"]) for c in data["extra"]]
+    by_card = {(c["section"], c["card_id"]): c["count"] for c in data["cards"]}
     preview = await run_in_threadpool(
         _service(request).deck_check, data["player"], data["round"], data["between_games"],
-        counts, extra, data["confirm"], judge)
+        counts, extra, data["confirm"], judge, by_card)
     return JSONResponse({"player": preview.konami_id, "round": preview.round,
                          "mode": "between-games" if preview.between_games else "start-of-match",
                          "match": preview.match, "differences": preview.differences,

@@ -204,6 +204,7 @@ async def deckcheck_page(request: Request) -> Response:
     service = _service(request)
     kid = request.path_params["kid"]
     view, rows = await run_in_threadpool(service.checklist, kid)
+    _, cards = await run_in_threadpool(service.checklist_by_card, kid)
     preview = None
     form_values: dict = {}
     if request.method == "POST":
@@ -214,6 +215,13 @@ async def deckcheck_page(request: Request) -> Response:
             raw = form_text(form, f"n-{row.section}-{row.index}")
             if raw not in (None, ""):
                 counts[(row.section, row.index)] = _form_int(raw, 0, 60, "매수는 0~60의 숫자로 입력하세요")
+        by_card = {}  # the page's inputs: one per card and section it may be found in
+        for card in cards:
+            for section in card.sections:
+                raw = form_text(form, f"c-{section}-{card.card_id}")
+                if raw not in (None, ""):
+                    by_card[(section, card.card_id)] = _form_int(
+                        raw, 0, 60, "매수는 0~60의 숫자로 입력하세요")
         extra = []
         if (form_text(form, "extra_card") or "").strip():
             extra = [(form_text(form, "extra_section") or "main",
@@ -225,11 +233,13 @@ async def deckcheck_page(request: Request) -> Response:
         between = form_text(form, "mode") == "between-games"
         confirm = form_text(form, "do") == "confirm"
         preview = await run_in_threadpool(service.deck_check, kid, round_no, between, counts,
-                                          extra, confirm, require_judge(request))
+                                          extra, confirm, require_judge(request), by_card)
         form_values = {"round": round_no, "mode": "between-games" if between else "start-of-match",
                        "counts": {f"{s}-{i}": n for (s, i), n in counts.items()},
+                       "cards": {f"{s}-{c}": n for (s, c), n in by_card.items()},
                        "extra": extra}
-    return render(request, "deckcheck.html", v=view, rows=rows, preview=preview, f=form_values)
+    return render(request, "deckcheck.html", v=view, rows=rows, cards=cards, preview=preview,
+                  f=form_values)
 
 
 async def void_post(request: Request) -> Response:

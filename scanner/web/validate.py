@@ -77,6 +77,10 @@ DECKCHECK = Obj({
     "extra": Key(Items(Obj({"section": Key(SECTION, required=True),
                             "card_id": Key(CARD_ID, required=True),
                             "count": Key(Int(1, 60), required=True)}), 60), default=[]),
+    # by card, as judges count: copies of a registered card seen in a section (sided in or out)
+    "cards": Key(Items(Obj({"section": Key(SECTION, required=True),
+                            "card_id": Key(CARD_ID, required=True),
+                            "count": Key(Int(0, 60), required=True)}), 200), default=[]),
 })
 """`POST /api/deckchecks`."""
 

@@ -164,6 +164,18 @@ class ChecklistRow:
 
 
 @dataclass
+class ChecklistCard:
+    """One registered card as judges count it: its registered count per section, and the
+    sections it may be found in (a main-deck card in main or side, an extra-deck card in extra
+    or side), each an input on the deck-check page."""
+
+    card_id: int
+    name: str
+    registered: dict[str, int]
+    sections: tuple[str, ...]
+
+
+@dataclass
 class DeckCheckPreview:
     konami_id: str
     name: str | None

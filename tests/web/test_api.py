@@ -321,3 +321,24 @@ def test_a_name_one_syllable_off_on_a_scan_says_it_may_be_an_ocr_misread(app_cli
     job = app_client.post(f"/api/jobs/{job['job']}/decide", json={"choice": "store"}).json()
     (warning,) = [w for w in job["result"]["warnings"] if "명단의 이름" in w]
     assert "OCR" not in warning
+
+
+def test_deck_check_by_card_between_games_and_at_the_start(app_client):
+    """`cards`: copies of a registered card seen in a section, sided in or out. Both 하루 우라라
+    sided out for two copies of a side card: 일치 between games, a mismatch at the start; a card
+    that is not on the list is refused (it goes in `extra`, resolved to a passcode)."""
+    wait_job(app_client, upload(app_client, SAMPLES / "decks" / "registered.ydk",
+                                player="1000000005").json()["job"])
+    swap = [{"section": "main", "card_id": 14558127, "count": 0},
+            {"section": "side", "card_id": 14558127, "count": 2},
+            {"section": "side", "card_id": 54693926, "count": 1},
+            {"section": "main", "card_id": 54693926, "count": 2}]
+    body = {"player": "1000000005", "round": 3, "cards": swap}
+    between = app_client.post("/api/deckchecks", json=dict(body, between_games=True)).json()
+    assert between["match"] is True and between["mode"] == "between-games", between
+    start = app_client.post("/api/deckchecks", json=body).json()
+    assert start["match"] is False
+    assert start["infractions"][0]["code"] == "SIDE_SWAP_BEFORE_FIRST_DUEL"  # a DECKLIST_MISMATCH
+    odd = app_client.post("/api/deckchecks", json=dict(body, cards=[
+        {"section": "main", "card_id": 4280258, "count": 1}]))
+    assert odd.status_code == 400 and app_client.get("/api/infractions").json() == []

@@ -8,7 +8,7 @@ from scanner.event.store import Registration
 from scanner.model import SECTIONS, Decklist, Entry
 from scanner.web.service.core import StationError
 from scanner.web.service.review import ReviewService
-from scanner.web.views import ChecklistRow, DeckCheckPreview, RegistrationView
+from scanner.web.views import ChecklistCard, ChecklistRow, DeckCheckPreview, RegistrationView
 from scanner.web.texts import ko
 
 
@@ -24,25 +24,59 @@ class DeckCheckService(ReviewService):
                 if e.card_id is not None]
         return view, rows
 
+    def checklist_by_card(self, konami_id: str) -> tuple[RegistrationView, list[ChecklistCard]]:
+        """Every registered card once, in list order, with its count per section: between games
+        a card sided out of the main is counted in the side on its own row's side input."""
+        view = self.registration(konami_id)
+        with self.store() as store:
+            deck = self._decided_deck(store, self._reg(store, konami_id, None))
+        cards: dict[int, ChecklistCard] = {}
+        for s in SECTIONS:
+            for e in deck.sections[s]:
+                if e.card_id is None:
+                    continue
+                row = cards.setdefault(e.card_id, ChecklistCard(e.card_id, e.name, {}, ()))
+                row.registered[s] = row.registered.get(s, 0) + e.count
+        for row in cards.values():
+            card = self.db.get(row.card_id)
+            home = "extra" if (card is not None and card.is_extra_deck) or \
+                ("extra" in row.registered and "main" not in row.registered) else "main"
+            row.sections = tuple(x for x in SECTIONS if x in (home, "side") or x in row.registered)
+        return view, list(cards.values())
+
     def deck_check(self, konami_id: str, round_no: int, between_games: bool,
                    observed: dict[tuple[str, int], int], extra_cards: list[tuple[str, int, int]],
-                   confirm: bool, judge: str | None) -> DeckCheckPreview:
+                   confirm: bool, judge: str | None,
+                   by_card: dict[tuple[str, int], int] | None = None) -> DeckCheckPreview:
         """Compare the deck seen (the registered list with counted copies, plus cards found that
-        are not on it) with the list; record it only when `confirm`."""
+        are not on it) with the list; record it only when `confirm`. `observed` counts by
+        registered line (section, line); `by_card` by (section, card ID) — the count of that card
+        seen in that section, registered there or not (a card sided in or out)."""
         if not 0 <= round_no <= 99:
             raise StationError(ko("round-range"))
         with self.store() as store:
             reg = self._reg(store, konami_id, None)
             registered = self._decided_deck(store, reg)
         seen = Decklist(reader="json", player_name=reg.player_name, konami_id=reg.konami_id)
+        counted: dict[tuple[str, int], int] = {}  # (section, card ID) -> copies seen there
+        names: dict[int, str] = {}
         for s in SECTIONS:
             for i, e in enumerate(registered.sections[s], 1):
                 n = observed.get((s, i), e.count)
                 if not 0 <= n <= 60:
                     raise StationError(ko("count-0-60"))
-                if e.card_id is not None and n:
-                    seen.sections[s].append(Entry(e.card_id, e.name, n, 1.0, False,
-                                                  f"{e.name} {n}"))
+                if e.card_id is not None:
+                    counted[(s, e.card_id)] = counted.get((s, e.card_id), 0) + n
+                    names[e.card_id] = e.name
+        for (s, cid), n in (by_card or {}).items():
+            if s not in SECTIONS or cid not in names or not 0 <= n <= 60:
+                raise StationError(ko("count-0-60") if cid in names else ko("bad-extra-card"))
+            counted[(s, cid)] = n
+        for s in SECTIONS:
+            for (cs, cid), n in counted.items():
+                if cs == s and n:
+                    seen.sections[s].append(Entry(cid, names[cid], n, 1.0, False,
+                                                  f"{names[cid]} {n}"))
         for s, cid, n in extra_cards:
             card = self.db.get(cid)
             if s not in SECTIONS or card is None or not 1 <= n <= 60:

@@ -1,0 +1,97 @@
+"""Deck check by card, the way judges count (issue 26, problem 3): every registered card is one
+row with an input per section it may be found in, so a legal between-games side swap is entered
+as counted — the card sided out of the main is counted on its own row's side input — and comes
+out 일치; the same deck at the start of a match is a mismatch. Nothing is recorded before
+이대로 기록, and a comparison keeps what the judge entered. Debian's Chromium, 390 and 1280 px."""
+from __future__ import annotations
+
+import pytest
+
+from web.station import SAMPLES, wait_job
+from web.test_browser import ARGS, CHROMIUM, DESKTOP, PHONE, browser, no_sideways_scroll  # noqa: F401
+
+KID = "1000000007"
+ASH, SIDE_CARD = 14558127, 54693926  # 2 in the main / 3 in the side of registered.ydk
+
+
+@pytest.fixture
+def registered(server):
+    with server.client() as c:
+        r = c.post("/api/registrations", data={"player": KID, "name": "정민수"},
+                   files={"file": ("registered.ydk",
+                                   (SAMPLES / "decks" / "registered.ydk").read_bytes())})
+        assert r.status_code == 202, r.text
+        assert wait_job(c, r.json()["job"])["state"] == "done"
+    return server
+
+
+def _open(browser, server, viewport):  # noqa: F811
+    ctx = browser.new_context(viewport=viewport, locale="ko-KR")
+    page = ctx.new_page()
+    page.goto(server.sign_in)
+    page.goto(server.url + "/judge")
+    page.fill("#name", "박저지")
+    page.click("button[type=submit]")
+    page.goto(f"{server.url}/deckcheck/{KID}")
+    return ctx, page
+
+
+def _swap(page) -> None:
+    """Between games: both 하루 우라라 sided out for two copies of a side card."""
+    page.fill(f"input[name=c-main-{ASH}]", "0")
+    page.fill(f"input[name=c-side-{ASH}]", "2")
+    page.fill(f"input[name=c-side-{SIDE_CARD}]", "1")
+    page.fill(f"input[name=c-main-{SIDE_CARD}]", "2")
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1280"])
+def test_a_legal_side_swap_is_a_match_between_games_and_a_mismatch_at_the_start(
+        browser, registered, viewport):  # noqa: F811
+    ctx, page = _open(browser, registered, viewport)
+    try:
+        rows = page.locator("#checklist tr[data-card]")
+        assert rows.count() >= 10
+        # One row per card: the side card has a main input, 하루 우라라 a side input.
+        assert page.locator(f"tr[data-card='{ASH}']").count() == 1
+        assert page.locator(f"input[name=c-main-{SIDE_CARD}]").count() == 1
+        page.fill("#round", "3")
+        page.select_option("#mode", "between-games")
+        _swap(page)
+        page.click("#preview")
+        result = page.inner_text("#deckcheck-result")
+        assert "일치" in result and "불일치" not in result, result
+        assert page.locator("#recorded").count() == 0  # a preview records nothing
+        # What the judge entered is kept by the comparison.
+        assert page.input_value(f"input[name=c-side-{ASH}]") == "2"
+        assert page.input_value(f"input[name=c-main-{SIDE_CARD}]") == "2"
+        assert no_sideways_scroll(page)
+        box = page.locator(f"input[name=c-side-{ASH}]").bounding_box()
+        assert box["height"] >= 44 and box["width"] >= 44, box
+
+        page.select_option("#mode", "start-of-match")
+        page.click("#preview")
+        result = page.inner_text("#deckcheck-result")
+        assert "불일치" in result and "듀얼의 패배" in result, result
+        with registered.client() as c:
+            assert c.get(f"/api/players").status_code == 200
+        page.click("#confirm")
+        assert "기록했습니다" in page.inner_text("#recorded")
+        assert no_sideways_scroll(page)
+    finally:
+        ctx.close()
+
+
+def test_a_missing_and_an_extra_copy_are_mismatches_between_games(browser, registered):  # noqa: F811
+    ctx, page = _open(browser, registered, PHONE)
+    try:
+        page.fill("#round", "4")
+        page.select_option("#mode", "between-games")
+        page.fill(f"input[name=c-main-{ASH}]", "1")   # one copy missing from the whole deck
+        page.click("#preview")
+        assert "불일치" in page.inner_text("#deckcheck-result")
+        page.fill(f"input[name=c-main-{ASH}]", "2")
+        page.fill(f"input[name=c-side-{ASH}]", "1")   # a third copy that was never registered
+        page.click("#preview")
+        assert "불일치" in page.inner_text("#deckcheck-result")
+    finally:
+        ctx.close()
