@@ -205,4 +205,5 @@ MESSAGES: dict[str, str] = {
     "web.file-too-large": "the file is too large (at most {mb} MB)",
     "web.unknown-action": "unknown decision: {action}",
     'web.choice': 'choice is "store" or "discard"',
+    "web.extra-card-not-picked": "{name}: pick the unlisted card from the list before comparing (a card not picked would be left out, a false match)",
 }

@@ -186,4 +186,5 @@ MESSAGES: dict[str, str] = {
     "web.file-too-large": "파일이 너무 큽니다 (최대 {mb} MB)",
     "web.unknown-action": "알 수 없는 결정: {action}",
     'web.choice': 'choice는 "store" 또는 "discard"입니다',
+    "web.extra-card-not-picked": "「{name}」: 리스트에 없는 카드는 목록에서 골라야 비교합니다 (고르지 않은 카드는 빠져서 잘못된 「일치」가 됩니다)",
 }

@@ -223,6 +223,10 @@ async def deckcheck_page(request: Request) -> Response:
                     by_card[(section, card.card_id)] = _form_int(
                         raw, 0, 60, "매수는 0~60의 숫자로 입력하세요")
         extra = []
+        typed = (form_text(form, "extra_card_text") or "").strip()
+        if typed and not (form_text(form, "extra_card") or "").strip():
+            # A card typed but not picked from the list would be dropped: a false 일치.
+            raise StationError(ko("extra-card-not-picked", name=typed[:40]))
         if (form_text(form, "extra_card") or "").strip():
             extra = [(form_text(form, "extra_section") or "main",
                       _form_int(form_text(form, "extra_card"), 1, 2 ** 31 - 1,
@@ -237,7 +241,7 @@ async def deckcheck_page(request: Request) -> Response:
         form_values = {"round": round_no, "mode": "between-games" if between else "start-of-match",
                        "counts": {f"{s}-{i}": n for (s, i), n in counts.items()},
                        "cards": {f"{s}-{c}": n for (s, c), n in by_card.items()},
-                       "extra": extra}
+                       "extra": extra, "extra_text": typed}
     return render(request, "deckcheck.html", v=view, rows=rows, cards=cards, preview=preview,
                   f=form_values)
 

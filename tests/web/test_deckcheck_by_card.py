@@ -95,3 +95,23 @@ def test_a_missing_and_an_extra_copy_are_mismatches_between_games(browser, regis
         assert "불일치" in page.inner_text("#deckcheck-result")
     finally:
         ctx.close()
+
+
+def test_an_unlisted_card_typed_but_not_picked_stops_the_comparison(browser, registered):  # noqa: F811
+    """Problem 2: a card typed in 「리스트에 없는 카드가 있음」 but not picked was dropped and the
+    check came out 일치. Now the comparison is refused with the reason; and typing again after a
+    pick forgets the pick (the card sent is the one the text names)."""
+    ctx, page = _open(browser, registered, PHONE)
+    try:
+        page.fill("#round", "5")
+        page.click("summary >> text=리스트에 없는 카드가 있음")
+        page.fill("input[name=extra_card_text]", "욕망의 항아리")
+        page.evaluate("document.getElementById('extra-card').value = '55144522'")
+        page.type("input[name=extra_card_text]", "x")  # typed on after a pick: pick forgotten
+        assert page.input_value("#extra-card") == ""
+        page.click("#preview")
+        text = page.inner_text("main")
+        assert "목록에서 골라야" in text and "불일치" not in text, text
+        assert page.locator("#deckcheck-result").count() == 0
+    finally:
+        ctx.close()

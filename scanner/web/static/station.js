@@ -31,6 +31,8 @@ const playerLabel = p => `${p.name || ""} · ${p.player}${p.table ? " · 테이�
 // Card autocomplete fields: <input data-card-for="hidden-id-field" data-radio="radio-id">
 document.querySelectorAll("input[data-card-for]").forEach(input => {
   const hidden = document.getElementById(input.dataset.cardFor);
+  // Typing again forgets an earlier pick: the card sent is always the one the text names.
+  input.addEventListener("input", () => { hidden.value = ""; });
   autocomplete(input, "/api/cards?q=", cardLabel, card => {
     input.value = card.name; hidden.value = card.card_id;
     const radio = document.getElementById(input.dataset.radio);
