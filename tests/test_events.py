@@ -153,7 +153,8 @@ def test_event_flow_on_samples(demo_env, tmp_path):
     assert (audit["deck_checks"], audit["infractions"]) == (1, 1)
     assert audit["duplicates"] == [["0000000001", "0000000002", "0000000003"]]
     page = (out_dir / "report.html").read_text(encoding="utf-8")
-    assert "00******03" in page and "0000000003" not in page and "DECKLIST_MISMATCH" in page
+    assert "00******03" in page and "0000000003" not in page
+    assert "덱 리스트와 덱이 다름" in page and "DECKLIST_MISMATCH" not in page  # Korean labels
     csv = (out_dir / "report.csv").read_text(encoding="utf-8-sig").splitlines()
     assert len(csv) == 1 + 4 and csv[1].startswith("00******01,김철수,1,True")
     assert "0000000001" not in "\n".join(csv)

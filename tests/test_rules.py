@@ -115,3 +115,19 @@ def test_make_infraction_carries_the_table():
     assert inf.remedy == RULES["OVER_LIMIT"].remedy and "3.A" in inf.rule
     assert set(inf.to_json()) >= {"code", "section", "card_ids", "penalty", "rule", "message",
                                   "remedy", "penalty_quoted"}
+
+
+def test_every_code_the_rules_emit_has_a_korean_label_and_a_line_in_the_judges_guide():
+    """No English code word on a Korean page: each code of RULES (the codes `check` and `compare`
+    can emit) has a label in the one table, each penalty a Korean name, and each code is
+    explained in docs/JUDGES.md."""
+    from pathlib import Path
+
+    from scanner.rules.codes import CODE_KO, PENALTY_KO, RULES
+
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "JUDGES.md").read_text("utf-8")
+    assert RULES and set(RULES) == set(CODE_KO)
+    for code, entry in RULES.items():
+        assert re.search("[가-힣]", CODE_KO[code]), code
+        assert f"`{code}`" in guide, code
+        assert entry.penalty in PENALTY_KO, code

@@ -14,7 +14,7 @@ from scanner.event.sheets import (STATUS_KO, decisions_table, deck_checks_table,
                                   infractions_table, lines_table, masked)
 from scanner.model import SECTIONS, position_label
 from scanner.report.tables import Table, csv_bytes, mask_id, xlsx_bytes
-from scanner.rules.codes import ILLEGAL, LEGAL, PENALTY_KO, REVIEW_CODES
+from scanner.rules.codes import CODE_KO, ILLEGAL, LEGAL, PENALTY_KO, REVIEW_CODES
 
 SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드", None: "시트"}
 METAGAME_TOP = 40
@@ -89,8 +89,8 @@ def render_html(result: AuditResult) -> str:
             continue
         infs = [i for i in r.infractions if i["code"] not in REVIEW_CODES]
         rows.append([_player(r, r.konami_id, names), _e(r.version),
-                     "<br>".join(f"<b>{_e(i['code'])}</b> {_e(i['message'])}" for i in infs),
-                     "<br>".join(_e(i["penalty"]) for i in infs),
+                     "<br>".join(f"<b>{_e(_ko(i['code']))}</b> {_e(i['message'])}" for i in infs),
+                     "<br>".join(_e(PENALTY_KO.get(i["penalty"], i["penalty"])) for i in infs),
                      "<br>".join(_e(i["remedy"]) for i in infs)])
     parts.append(_table(["선수", "버전", "위반", "벌칙", "처리"], rows))
 
@@ -137,7 +137,7 @@ def render_html(result: AuditResult) -> str:
     parts.append("<h2>부여된 벌칙</h2>")
     by_code: Counter[str] = Counter(i.code for i in result.infractions)
     if by_code:
-        parts.append("<p>" + " · ".join(f"{_e(k)} {v}" for k, v in sorted(by_code.items())) + "</p>")
+        parts.append("<p>" + " · ".join(f"{_e(_ko(k))} {v}" for k, v in sorted(by_code.items())) + "</p>")
     rows = []
     for i in result.infractions:
         status = STATUS_KO[i.status]
@@ -146,13 +146,13 @@ def render_html(result: AuditResult) -> str:
             status += _e(f" — {a.reason} ({a.judge}, {a.created_at})")
             if a.new_penalty:
                 status += _e(f" → {PENALTY_KO.get(a.new_penalty, a.new_penalty)}")
-        findings = ", ".join(f.get("code", "") for f in i.findings) or i.code
+        findings = ", ".join(_ko(f.get("code", "")) for f in i.findings) or _ko(i.code)
         cls = "small" if i.status == "voided" else ""
         rows.append([_e(i.id), _e(i.round), _player(None, i.konami_id, names),
-                     f"<span class='{cls}'>{_e(i.code)}</span>", _e(findings),
+                     f"<span class='{cls}'>{_e(_ko(i.code))}</span>", _e(findings),
                      _e(PENALTY_KO.get(i.penalty, i.penalty)), status, _e(i.remedy), _e(i.judge),
                      _e(i.created_at)])
-    parts.append(_table(["번호", "라운드", "선수", "코드", "근거 위반", "벌칙", "상태", "처리", "저지",
+    parts.append(_table(["번호", "라운드", "선수", "위반", "근거 위반", "벌칙", "상태", "처리", "저지",
                          "시각"], rows))
 
     parts.append("<h2>선수별</h2>")
@@ -222,3 +222,8 @@ def write_report(result: AuditResult, out_dir: Path) -> tuple[Path, Path, Path]:
     atomic_write(csv_path, csv_bytes(tables[0]))
     atomic_write(xlsx_path, xlsx_bytes(tables))
     return html_path, csv_path, xlsx_path
+
+
+def _ko(code: str) -> str:
+    """A code as the Korean report shows it (its label; a code without one as it is)."""
+    return CODE_KO.get(code, code)

@@ -39,6 +39,18 @@ def list_verdict(codes: list[str] | set[str]) -> str:
     return NEEDS_REVIEW if codes else LEGAL
 
 
+# The Korean label of every code `RULES` holds (what a judge reads on a page or an export).
+CODE_KO: dict[str, str] = {
+    "DECKLIST_MISMATCH": "덱 리스트와 덱이 다름", "SIDE_SIZE_CHANGED": "덱 매수가 바뀜",
+    "SIDE_SWAP_BEFORE_FIRST_DUEL": "1듀얼째 전에 사이드 교체",
+    "MAIN_TOO_SMALL": "메인 덱 40장 미만", "MAIN_TOO_LARGE": "메인 덱 60장 초과",
+    "EXTRA_TOO_LARGE": "엑스트라 덱 15장 초과", "SIDE_TOO_LARGE": "사이드 덱 15장 초과",
+    "TOO_MANY_COPIES": "같은 카드 4장 이상", "FORBIDDEN_CARD": "금지 카드",
+    "OVER_LIMIT": "제한 매수 초과", "NOT_EXTRA_DECK_CARD": "엑스트라 덱에 들어갈 수 없는 카드",
+    "EXTRA_DECK_CARD_IN_MAIN": "메인 덱에 엑스트라 덱 카드", "UNUSABLE_CARD": "사용할 수 없는 카드",
+    "UNKNOWN_CARD": "데이터베이스에 없는 카드", "UNRESOLVED_LINE": "확인 필요한 줄",
+}
+
 PENALTY_RANK: dict[str, int] = {"NONE": 0, "CAUTION": 1, "WARNING": 2, "GAME_LOSS": 3,
                                 "MATCH_LOSS": 4, "DISQUALIFICATION": 5,
                                 "DISQUALIFICATION_NO_PRIZE": 6}

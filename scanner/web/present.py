@@ -6,21 +6,12 @@ import re
 from zoneinfo import ZoneInfo
 
 from scanner.event.audit_report import mask_id
-from scanner.rules.codes import PENALTY_KO
+from scanner.rules.codes import CODE_KO, PENALTY_KO
 from scanner.web.hangul import one_syllable_apart
 from scanner.web.views import STATUS_KO
 
 SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
 MODE_KO = {"start-of-match": "매치 시작 전", "between-games": "게임 사이"}
-CODE_KO = {
-    "DECKLIST_MISMATCH": "덱 리스트와 덱이 다름", "SIDE_SIZE_CHANGED": "덱 매수가 바뀜",
-    "MAIN_TOO_SMALL": "메인 덱 40장 미만", "MAIN_TOO_LARGE": "메인 덱 60장 초과",
-    "EXTRA_TOO_LARGE": "엑스트라 덱 15장 초과", "SIDE_TOO_LARGE": "사이드 덱 15장 초과",
-    "TOO_MANY_COPIES": "같은 카드 4장 이상", "FORBIDDEN_CARD": "금지 카드",
-    "OVER_LIMIT": "제한 매수 초과", "NOT_EXTRA_DECK_CARD": "엑스트라 덱에 들어갈 수 없는 카드",
-    "EXTRA_DECK_CARD_IN_MAIN": "메인 덱에 엑스트라 덱 카드", "UNUSABLE_CARD": "사용할 수 없는 카드",
-    "UNKNOWN_CARD": "데이터베이스에 없는 카드", "UNRESOLVED_LINE": "확인 필요한 줄",
-}
 
 
 def local_time(iso: str | None, tz: str) -> str:
