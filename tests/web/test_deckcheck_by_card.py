@@ -115,3 +115,34 @@ def test_an_unlisted_card_typed_but_not_picked_stops_the_comparison(browser, reg
         assert page.locator("#deckcheck-result").count() == 0
     finally:
         ctx.close()
+
+
+def test_verdicts_say_when_a_penalty_applies(browser, registered):  # noqa: F811
+    """Problem 9: between games a game loss applies to the next duel (벌칙 규정 1.C); at check-in a
+    forbidden card is something to fix now, its penalty only 「대회 중 발견 시」; the amend list
+    offers 1.F 수상 자격을 잃는 실격."""
+    with registered.client() as c:
+        r = c.post("/api/registrations", data={"player": "1000000008"},
+                   files={"file": ("illegal.txt",
+                                   (SAMPLES / "decks" / "illegal.txt").read_bytes())})
+        assert wait_job(c, r.json()["job"])["state"] == "done"
+    ctx, page = _open(browser, registered, PHONE)
+    try:
+        page.fill("#round", "6")
+        page.select_option("#mode", "between-games")
+        page.fill(f"input[name=c-main-{ASH}]", "1")
+        page.click("#preview")
+        assert "다음 듀얼에 적용" in page.inner_text("#deckcheck-result")
+        page.select_option("#mode", "start-of-match")
+        page.click("#preview")
+        assert "다음 듀얼에 적용" not in page.inner_text("#deckcheck-result")
+        page.click("#confirm")
+        page.goto(registered.url + "/players/1000000008")
+        text = page.inner_text("main")
+        assert "대회 중 발견 시 벌칙: 듀얼의 패배" in text and "지금 고칠 점" in text, text
+        assert "FORBIDDEN_CARD" not in text and "GAME_LOSS" not in text
+        page.goto(registered.url + "/")
+        assert page.locator("option", has_text="수상 자격을 잃는 실격").count() >= 1
+        assert no_sideways_scroll(page)
+    finally:
+        ctx.close()
