@@ -224,3 +224,27 @@ def test_photo_registration_is_kept_and_reaudited(fixtures_dir, real_db, real_lf
     (audited,) = result.registrations
     assert audited.problems == []  # the re-read gives the same lines as at registration
     assert audited.needs_review == res.registration.needs_review
+
+
+def test_an_audit_out_of_process_reads_no_sheet_in_the_calling_process(tmp_path, monkeypatch):
+    """The station's audit (`in_process=False`, one worker) re-reads sheets in a reader process:
+    a reader that crashes there cannot take the server down. The in-process reader is made to
+    fail here, so the audit only passes if it did not run in this process."""
+    from card_db.cdb import load_card_db
+    from conftest import SAMPLES
+    from scanner.event import audit as audit_mod
+
+    db = load_card_db(None)
+    store = EventStore.create(tmp_path / "e.sqlite", "감사 대회", dt.date(2026, 7, 12))
+    limits = event_limits(store.event(), db)
+    register_input(store, str(SAMPLES / "decks" / "registered.ydk"), "1000000001", db, limits)
+
+    def crash(*_a, **_k):
+        raise AssertionError("a sheet was read in the server's process")
+
+    monkeypatch.setattr(audit_mod, "audit_file", crash)
+    result = audit_mod.run_audit(store, db, limits, workers=1, in_process=False)
+    assert [r.konami_id for r in result.registrations] == ["1000000001"]
+    with pytest.raises(AssertionError, match="server's process"):
+        audit_mod.run_audit(store, db, limits, workers=1)
+    store.close()

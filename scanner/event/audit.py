@@ -250,9 +250,11 @@ def find_duplicates(regs: list[RegistrationAudit]) -> list[list[str]]:
 
 
 def run_audit(store: EventStore, db: CardDatabase, limits: LimitList, workers: int | None = None,
-              progress: Callable[[int], None] | None = None) -> AuditResult:
-    """Audit the whole event. `workers` = processes (default: all cores; 1 = in this process).
-    `progress(n)` is called as each registration is done."""
+              progress: Callable[[int], None] | None = None,
+              in_process: bool = True) -> AuditResult:
+    """Audit the whole event. `workers` = processes (default: all cores; 1 = in this process,
+    unless `in_process=False`: a server reads no sheet in its own process, where a reader's crash
+    would take every desk down). `progress(n)` is called as each registration is done."""
     started = time.perf_counter()
     jobs = audit_jobs(store)
     by_file: dict[str, list[AuditJob]] = defaultdict(list)
@@ -267,7 +269,7 @@ def run_audit(store: EventStore, db: CardDatabase, limits: LimitList, workers: i
         if progress:
             progress(len(batch))
 
-    if workers == 1:
+    if workers == 1 and in_process:
         for group in groups:
             done(audit_file(group, db, limits))
     else:

@@ -51,6 +51,8 @@ class StationCore:
         self.crops_root.mkdir(parents=True, exist_ok=True)
         self._status_cache: dict[tuple[int, int], Verdict] = {}
         self._lock = threading.Lock()
+        self.audit_lock = threading.Lock()
+        """Audits and audit exports run one at a time (each re-reads every sheet)."""
 
     @contextlib.contextmanager
     def store(self) -> Iterator[EventStore]:

@@ -61,7 +61,10 @@ class RecordsService(StationCore):
 
         out_dir.mkdir(parents=True, exist_ok=True)
         with self.store() as store:
-            result = run_audit(store, self.db, self.limits, workers=1)
+            # Sheets are re-read in reader processes, never in the server's (a Tesseract crash
+            # there stopped every desk); one audit at a time (`audit_lock`).
+            with self.audit_lock:
+                result = run_audit(store, self.db, self.limits, workers=1, in_process=False)
             write_report(result, out_dir)
             if log:
                 store.log("audit", {"registrations": len(result.current), "out": str(out_dir)})
