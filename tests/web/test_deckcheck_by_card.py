@@ -146,3 +146,35 @@ def test_verdicts_say_when_a_penalty_applies(browser, registered):  # noqa: F811
         assert no_sideways_scroll(page)
     finally:
         ctx.close()
+
+
+def test_no_candidate_is_preselected_and_confirm_waits_for_every_item(browser, server):  # noqa: F811
+    """Problems 5 and 8: a hurried 결정 확정 registered a pre-ticked wrong candidate. Now nothing
+    is ticked on a flagged line, and the button is enabled only when every item has an answer,
+    saying how many it confirms."""
+    with server.client() as c:
+        r = c.post("/api/registrations", data={"player": "1098765432"},
+                   files={"file": ("p.jpg", (SAMPLES / "photos" / "photo-corrected-02.jpg")
+                                   .read_bytes())})
+        assert wait_job(c, r.json()["job"], timeout=180)["state"] == "done"
+    ctx = browser.new_context(viewport=PHONE, locale="ko-KR")
+    page = ctx.new_page()
+    try:
+        page.goto(server.sign_in)
+        page.goto(server.url + "/judge")
+        page.fill("#name", "박저지")
+        page.click("button[type=submit]")
+        page.goto(server.url + "/players/1098765432/v/1")
+        open_items = page.locator(".flag:not(.done)")
+        assert open_items.count() >= 2
+        assert page.locator(".flag:not(.done) input[type=radio]:checked").count() == 0
+        button = page.locator("#confirm-review")
+        assert button.is_disabled() and "남은 항목" in button.inner_text()
+        for i in range(open_items.count()):
+            assert button.is_disabled()
+            open_items.nth(i).locator("input[value='skip']").check()
+        assert button.is_enabled()
+        assert button.inner_text() == f"결정 {open_items.count()}개 확정"
+        assert no_sideways_scroll(page)
+    finally:
+        ctx.close()

@@ -118,3 +118,22 @@ if (form) {
     inp.addEventListener("change", () => send(inp.files[0])));
   form.addEventListener("submit", e => e.preventDefault());
 }
+
+// Review: nothing is pre-selected on a flagged line; 결정 확정 is enabled only once every item
+// has an answer, and says how many it confirms.
+const review = document.getElementById("review-form");
+if (review) {
+  const button = document.getElementById("confirm-review");
+  const left = document.getElementById("review-left");
+  // Items still open (a line decided before is not asked again; it can be re-chosen).
+  const groups = [...new Set([...review.querySelectorAll(
+    ".flag:not(.done) input[type=radio][name^='act-']")].map(r => r.name))];
+  const update = () => {
+    const open = groups.filter(g => !review.querySelector(`input[name='${g}']:checked`)).length;
+    button.disabled = open > 0;
+    button.textContent = open > 0 ? `결정 확정 (남은 항목 ${open}개)` : `결정 ${groups.length}개 확정`;
+    if (left) left.classList.toggle("hide", open === 0);
+  };
+  review.addEventListener("change", update);
+  update();
+}
