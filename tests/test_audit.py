@@ -248,3 +248,13 @@ def test_an_audit_out_of_process_reads_no_sheet_in_the_calling_process(tmp_path,
     with pytest.raises(AssertionError, match="server's process"):
         audit_mod.run_audit(store, db, limits, workers=1)
     store.close()
+
+
+def test_times_are_shown_in_korea_with_the_date():
+    """A record made at 23:30 UTC on 2026-07-11 is 2026-07-12 08:30 in Korea: the date and time
+    a judge in Seoul expects, in every page and report (the audit showed UTC)."""
+    from scanner.report.times import local_time
+
+    assert local_time("2026-07-11T23:30:00+00:00") == "2026-07-12 08:30"
+    assert local_time("2026-07-12T08:30:00+09:00") == "2026-07-12 08:30"
+    assert local_time("not a time") == "not a time" and local_time(None) == ""

@@ -14,6 +14,7 @@ from scanner.event.sheets import (STATUS_KO, decisions_table, deck_checks_table,
                                   infractions_table, lines_table, masked)
 from scanner.model import SECTIONS, position_label
 from scanner.report.tables import Table, csv_bytes, mask_id, xlsx_bytes
+from scanner.report.times import local_label, local_time
 from scanner.rules.codes import CODE_KO, ILLEGAL, LEGAL, PENALTY_KO, REVIEW_CODES
 
 SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드", None: "시트"}
@@ -70,7 +71,7 @@ def render_html(result: AuditResult) -> str:
              f"<title>{_e(ev.name)} 감사 보고서</title><style>{_CSS}</style></head><body>",
              f"<h1>{_e(ev.name)} — 덱 기입 시트 감사 보고서</h1>",
              f"<p>대회일 {_e(ev.date.isoformat())} · 리미트 레귤레이션 {_e(result.list_name)} · "
-             f"작성 {_e(generated_at())}</p>",
+             f"작성 {_e(local_time(generated_at()))} {local_label()}</p>",
              "<ul>"
              f"<li>등록 선수 {len(current)}명 (등록 버전 {len(result.registrations)}개)</li>"
              f"<li class='{'bad' if result.illegal else 'ok'}'>{ILLEGAL} 리스트 {len(result.illegal)}</li>"
@@ -131,7 +132,7 @@ def render_html(result: AuditResult) -> str:
                      "<br>".join(_e(f"{SECTION_KO.get(d.get('section'), d.get('section'))} "
                                     f"{d.get('name') or d.get('card_id')}: 등록 {d.get('registered')}"
                                     f" → 실제 {d.get('observed')}") for d in diffs[:12]),
-                     _e(c.judge), _e(c.created_at)])
+                     _e(c.judge), _e(local_time(c.created_at))])
     parts.append(_table(["라운드", "선수", "시점", "결과", "차이", "저지", "시각"], rows))
 
     parts.append("<h2>부여된 벌칙</h2>")
@@ -143,7 +144,7 @@ def render_html(result: AuditResult) -> str:
         status = STATUS_KO[i.status]
         if i.amendments:
             a = i.amendments[-1]
-            status += _e(f" — {a.reason} ({a.judge}, {a.created_at})")
+            status += _e(f" — {a.reason} ({a.judge}, {local_time(a.created_at)})")
             if a.new_penalty:
                 status += _e(f" → {PENALTY_KO.get(a.new_penalty, a.new_penalty)}")
         findings = ", ".join(_ko(f.get("code", "")) for f in i.findings) or _ko(i.code)
@@ -151,7 +152,7 @@ def render_html(result: AuditResult) -> str:
         rows.append([_e(i.id), _e(i.round), _player(None, i.konami_id, names),
                      f"<span class='{cls}'>{_e(_ko(i.code))}</span>", _e(findings),
                      _e(PENALTY_KO.get(i.penalty, i.penalty)), status, _e(i.remedy), _e(i.judge),
-                     _e(i.created_at)])
+                     _e(local_time(i.created_at))])
     parts.append(_table(["번호", "라운드", "선수", "위반", "근거 위반", "벌칙", "상태", "처리", "저지",
                          "시각"], rows))
 

@@ -1,30 +1,16 @@
 """How things read on the station's pages: Korean labels, local times, masked IDs."""
 from __future__ import annotations
 
-import datetime as dt
 import re
-from zoneinfo import ZoneInfo
 
 from scanner.event.audit_report import mask_id
+from scanner.report.times import local_time
 from scanner.rules.codes import CODE_KO, PENALTY_KO
 from scanner.web.hangul import one_syllable_apart
 from scanner.web.views import STATUS_KO
 
 SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
 MODE_KO = {"start-of-match": "매치 시작 전", "between-games": "게임 사이"}
-
-
-def local_time(iso: str | None, tz: str) -> str:
-    """`2026-07-12T01:02:03+00:00` → `07-12 10:02` in the event's zone (what judges read)."""
-    if not iso:
-        return ""
-    try:
-        t = dt.datetime.fromisoformat(iso)
-    except ValueError:
-        return iso
-    if t.tzinfo is None:
-        t = t.astimezone()
-    return t.astimezone(ZoneInfo(tz)).strftime("%m-%d %H:%M")
 
 
 def penalty_ko(code: str | None) -> str:

@@ -41,7 +41,7 @@ def test_page_helpers():
     from scanner.web.exports import safe_cell
     from scanner.web.present import clean, local_time
 
-    assert local_time("2026-07-12T01:02:03+00:00", "Asia/Seoul") == "07-12 10:02"
+    assert local_time("2026-07-12T01:02:03+00:00", "Asia/Seoul") == "2026-07-12 10:02"  # with the year
     assert local_time("garbage", "Asia/Seoul") == "garbage"
     assert clean("line 3; crop /srv/e.sqlite.station/crops/ab/ab-spell-11.png") == "line 3"
     assert [safe_cell(v) for v in ("=1+1", "+82", "-x", "@a", "김", 5)] == \
