@@ -207,7 +207,7 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
     page = (out / "report.html").read_text(encoding="utf-8")
     for kid in inputs:
         assert kid not in page
-    assert mask_id("5000000001") in page and "DECKLIST_MISMATCH" in page
+    assert mask_id("5000000001") in page and "덱 리스트와 덱이 다름" in page  # the code's label
     assert "메타게임" in page and true_card.name in page
     csv = (out / "report.csv").read_text(encoding="utf-8-sig").splitlines()
     assert len(csv) == 1 + len(inputs) + 1
