@@ -140,7 +140,7 @@ async def post_registration(request: Request) -> Response:
 async def get_job(request: Request) -> Response:
     job = await run_in_threadpool(_service(request).job, request.path_params["job_id"])
     if job is None:
-        return error("그런 작업이 없습니다", 404)
+        return error(ko("no-such-job"), 404)
     return JSONResponse(job.to_json())
 
 
@@ -231,7 +231,7 @@ async def post_void(request: Request) -> Response:
     require_csrf(request)
     inf_id = path_int(request.path_params["inf_id"])
     if inf_id is None:
-        return error("위반 번호가 올바르지 않습니다", 404)
+        return error(ko("bad-infraction-id"), 404)
     data = await read_json(request, validate.VOID)
     judge = require_judge(request)
     view = await run_in_threadpool(_service(request).void_infraction, inf_id, data["reason"],

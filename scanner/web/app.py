@@ -58,7 +58,7 @@ async def _decksheet_error(request: Request, exc: Exception) -> Response:
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    message = {404: "페이지가 없습니다", 405: "허용되지 않는 요청입니다"}.get(exc.status_code,
+    message = {404: ko("no-such-page"), 405: ko("method-not-allowed")}.get(exc.status_code,
                                                                   str(exc.detail))
     return _error(request, message, exc.status_code)
 
@@ -75,7 +75,7 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
         log.error("disk full on %s: %s", request.url.path, exc)
         return _error(request, ko("disk-full"), 507)
     log.exception("internal error on %s", request.url.path)
-    return _error(request, "서버 내부 오류: 다시 시도하고, 계속되면 헤드 저지에게 알리세요", 500)
+    return _error(request, ko("internal-error"), 500)
 
 
 def build_app(config: StationConfig, service: StationService | None = None,

@@ -240,5 +240,5 @@ class BodyTooLarge(Exception):
 
 
 def _too_large(limit: int) -> Response:
-    return JSONResponse({"error": f"파일이 너무 큽니다 (최대 {limit // 1024 // 1024} MB)"},
+    return JSONResponse({"error": ko("file-too-large", mb=limit // 1024 // 1024)},
                         status_code=413)

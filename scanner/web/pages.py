@@ -72,7 +72,7 @@ async def judge_page(request: Request) -> Response:
             name = ""
         nxt = form_text(form, "next") or "/"
         if not name:
-            return render(request, "judge.html", 400, next=nxt, message="이름을 입력하세요")
+            return render(request, "judge.html", 400, next=nxt, message=ko("judge-name-needed"))
         response = _redirect(nxt if nxt.startswith("/") and not nxt.startswith("//") else "/")
         set_judge_cookie(response, name)
         return response
@@ -176,10 +176,10 @@ async def review_post(request: Request) -> Response:
             answers.append({"flag": line, "action": value})
         elif value.startswith("card:") or value == "other":
             card = value[5:] if value.startswith("card:") else form_text(form, f"card-{section}-{line}")
-            card_id = _form_int(card, 1, 2 ** 31 - 1, "다른 카드를 목록에서 고르세요")
+            card_id = _form_int(card, 1, 2 ** 31 - 1, ko("pick-other-card"))
             count = form_text(form, f"count-{section}-{line}")
             answers.append({"section": section, "line": line, "action": "choose",
-                            "card_id": card_id, "count": _form_int(count, 1, 3, "매수는 1~3장입니다")
+                            "card_id": card_id, "count": _form_int(count, 1, 3, ko("count-1-3"))
                             if (count or "").strip() else None})
         else:
             answers.append({"section": section, "line": line, "action": value})
@@ -214,14 +214,14 @@ async def deckcheck_page(request: Request) -> Response:
         for row in rows:
             raw = form_text(form, f"n-{row.section}-{row.index}")
             if raw not in (None, ""):
-                counts[(row.section, row.index)] = _form_int(raw, 0, 60, "매수는 0~60의 숫자로 입력하세요")
+                counts[(row.section, row.index)] = _form_int(raw, 0, 60, ko("count-number"))
         by_card = {}  # the page's inputs: one per card and section it may be found in
         for card in cards:
             for section in card.sections:
                 raw = form_text(form, f"c-{section}-{card.card_id}")
                 if raw not in (None, ""):
                     by_card[(section, card.card_id)] = _form_int(
-                        raw, 0, 60, "매수는 0~60의 숫자로 입력하세요")
+                        raw, 0, 60, ko("count-number"))
         extra = []
         typed = (form_text(form, "extra_card_text") or "").strip()
         if typed and not (form_text(form, "extra_card") or "").strip():
@@ -230,10 +230,10 @@ async def deckcheck_page(request: Request) -> Response:
         if (form_text(form, "extra_card") or "").strip():
             extra = [(form_text(form, "extra_section") or "main",
                       _form_int(form_text(form, "extra_card"), 1, 2 ** 31 - 1,
-                                "추가 카드를 목록에서 고르세요"),
+                                ko("pick-extra-card")),
                       _form_int(form_text(form, "extra_count") or "1", 1, 60,
-                                "추가 카드의 매수는 1~60입니다"))]
-        round_no = _form_int(form_text(form, "round"), 0, 99, "라운드 번호(0~99)를 입력하세요")
+                                ko("extra-count")))]
+        round_no = _form_int(form_text(form, "round"), 0, 99, ko("round-needed"))
         between = form_text(form, "mode") == "between-games"
         confirm = form_text(form, "do") == "confirm"
         preview = await run_in_threadpool(service.deck_check, kid, round_no, between, counts,

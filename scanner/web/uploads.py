@@ -13,6 +13,7 @@ from scanner.inputs.sniff import InputKind, decode_text, sniff_bytes
 
 from scanner.inputs.limits import MAX_PIXELS, MAX_SHEET_PAGES, MAX_UPLOAD_BYTES
 from scanner.inputs.pdf_streams import check_pdf_streams
+from scanner.web.texts import ko
 
 __all__ = ["MAX_UPLOAD_BYTES", "CheckedUpload", "UploadRefused", "check_upload"]
 
@@ -36,8 +37,7 @@ def check_upload(data: bytes, file_name: str | None,
                  max_bytes: int = MAX_UPLOAD_BYTES) -> CheckedUpload:
     """The upload as a sheet the workers may read, or `UploadRefused` saying why not."""
     if len(data) > max_bytes:
-        raise UploadRefused(f"파일이 너무 큽니다 ({len(data) // 1024 // 1024} MB; "
-                            f"최대 {max_bytes // 1024 // 1024} MB)", 413)
+        raise UploadRefused(ko("upload-too-large", mb=len(data) // 1024 // 1024, max_mb=max_bytes // 1024 // 1024), 413)
     try:
         kind = sniff_bytes(data[:4096])
     except UnreadableInput as exc:
@@ -50,7 +50,7 @@ def check_upload(data: bytes, file_name: str | None,
         try:
             decode_text(data)  # the readers' own decoding: UTF-8, UTF-16 with a BOM, CP949
         except UnreadableInput:
-            raise UploadRefused("텍스트 파일이 UTF-8, UTF-16, CP949 중 어느 것도 아닙니다", 415) from None
+            raise UploadRefused(ko("text-encoding"), 415) from None
     return CheckedUpload(data=data, file_name=_safe_name(file_name), kind=kind)
 
 
@@ -62,13 +62,13 @@ def _check_image(data: bytes) -> None:
         with Image.open(io.BytesIO(data)) as im:
             width, height = im.size
     except Image.DecompressionBombError:
-        raise UploadRefused("이미지의 해상도가 너무 큽니다 (압축 폭탄?)", 413) from None
+        raise UploadRefused(ko("image-bomb"), 413) from None
     except Exception:  # noqa: BLE001 - any decoder failure means "not an image we can read"
-        raise UploadRefused("이미지 파일이 손상되었거나 읽을 수 없는 형식입니다", 415) from None
+        raise UploadRefused(ko("image-corrupt"), 415) from None
     if width * height > MAX_PIXELS:
-        raise UploadRefused(f"이미지의 해상도가 너무 큽니다 ({width}×{height})", 413)
+        raise UploadRefused(ko("image-too-large", width=width, height=height), 413)
     if min(width, height) < 300:
-        raise UploadRefused(f"이미지가 너무 작아 시트로 읽을 수 없습니다 ({width}×{height})", 422)
+        raise UploadRefused(ko("image-too-small", width=width, height=height), 422)
 
 
 def _check_pdf(data: bytes) -> None:
@@ -77,15 +77,15 @@ def _check_pdf(data: bytes) -> None:
     try:
         pdf = pdfium.PdfDocument(data)
     except Exception:  # noqa: BLE001 - pdfium raises its own error types for every bad file
-        raise UploadRefused("PDF가 손상되었거나 암호가 걸려 있습니다", 422) from None
+        raise UploadRefused(ko("pdf-corrupt"), 422) from None
     try:
         pages = len(pdf)
     finally:
         pdf.close()
     if pages == 0:
-        raise UploadRefused("PDF에 페이지가 없습니다", 422)
+        raise UploadRefused(ko("pdf-no-pages"), 422)
     if pages > MAX_SHEET_PAGES:
-        raise UploadRefused(f"PDF가 {pages}쪽입니다: 덱 시트는 1~{MAX_SHEET_PAGES}쪽이어야 합니다", 413)
+        raise UploadRefused(ko("pdf-too-many-pages", pages=pages, max=MAX_SHEET_PAGES), 413)
     try:
         check_pdf_streams(data, "PDF")
     except UnreadableInput as exc:

@@ -134,8 +134,14 @@ def test_a_second_station_on_the_same_event_is_refused_and_requeues_nothing(even
         with StationStore(event_path) as st:  # a read the first station is running
             with EventStore.open(event_path) as store:
                 sha = store.store_file(b"#main\n14558127\n")
-            job = st.add_job(sha, "x.ydk", "0000000001", None, "j")
-            st.mark_running(job.id)
+            # Written as running in one transaction: the first station's reader never sees it
+            # queued (add_job then mark_running left it a moment to take the job and finish it).
+            with st.transaction() as con:
+                con.execute("INSERT INTO station_jobs (id, seq, state, file_sha256, file_name, "
+                            "konami_id, name, judge, created_at, attempts) VALUES "
+                            "('held-by-first', 1000, ?, ?, 'x.ydk', '0000000001', NULL, 'j', "
+                            "'2026-07-12T00:00:00+00:00', 1)", (RUNNING, sha))
+            job = st.job("held-by-first")
         r = subprocess.run([sys.executable, "-c", "from scanner.cli import main; main()", "serve",
                             "--event", str(event_path), "--port", "0", "--key", KEY],
                            capture_output=True, text=True, timeout=60,

@@ -62,7 +62,7 @@ class CheckinService(StationCore):
         the job with its reason: a job never stays running to be re-run forever."""
         if outcome.error or outcome.prepared is None:
             with self.station() as st:
-                st.finish(job.id, None, outcome.error or "읽기 실패")
+                st.finish(job.id, None, outcome.error or ko("read-failed"))
             return
         try:
             self._commit(job, outcome.prepared, outcome.seconds)
@@ -85,7 +85,7 @@ class CheckinService(StationCore):
                     st.finish(job.id, None, self._why_no_player(deck, sheet_id))
                     return
             elif sheet_id and sheet_id != kid:
-                warnings.append(f"시트의 코나미 ID {sheet_id}가 선택한 선수 {kid}와 다릅니다")
+                warnings.append(ko("sheet-id-differs", sheet_id=sheet_id, kid=kid))
             entry = st.roster_entry(kid)
             sheet_name = " ".join((deck.player_name or "").split())
             if entry and sheet_name and sheet_name.replace(" ", "") != entry.name.replace(" ", ""):

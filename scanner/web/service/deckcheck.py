@@ -120,6 +120,5 @@ def _not_recorded_ko(why: str | None) -> str | None:
     if not why:
         return None
     if "registered list" in why:
-        return ("등록된 리스트에 아직 확인 필요한 줄이 있어 기록하지 않았습니다: "
-                "선수 페이지에서 확인을 마친 뒤 다시 기록하세요")
+        return ko("not-recorded-review-first")
     return why
