@@ -67,21 +67,29 @@ def _probe(p: Path) -> list[str]:
                 raise EventError(f"{p} is not a decksheet event file (not SQLite)")
     except OSError as exc:
         raise EventError(f"cannot read event file {p}: {exc.strerror or exc}") from None
-    try:
-        con = _ro_connect(p)
-    except sqlite3.Error as exc:
-        raise EventError(f"{p} is not a usable event file: {exc}") from None
-    try:
-        has = con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
-                          "AND name = 'migrations'").fetchone()
-        steps = [r[0] for r in con.execute("SELECT name FROM migrations ORDER BY id")] if has else []
-        if "0001-initial" not in steps:
-            raise EventError(f"{p} is not a decksheet event file (no event tables)")
-        return steps
-    except sqlite3.DatabaseError as exc:
-        raise EventError(f"{p} is not a usable event file: {exc}") from None
-    finally:
-        con.close()
+    for attempt in range(3):
+        wal_before = Path(str(p) + "-wal").exists()
+        try:
+            con = _ro_connect(p)
+        except sqlite3.Error as exc:
+            raise EventError(f"{p} is not a usable event file: {exc}") from None
+        try:
+            has = con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                              "AND name = 'migrations'").fetchone()
+            steps = [r[0] for r in con.execute("SELECT name FROM migrations ORDER BY id")] \
+                if has else []
+            if "0001-initial" not in steps:
+                raise EventError(f"{p} is not a decksheet event file (no event tables)")
+            return steps
+        except sqlite3.DatabaseError as exc:
+            # An `immutable` read (no writer when it opened) races a writer that starts meanwhile
+            # and can see a torn page ("malformed"): read again beside the writer's WAL.
+            if not wal_before and Path(str(p) + "-wal").exists() and attempt < 2:
+                continue
+            raise EventError(f"{p} is not a usable event file: {exc}") from None
+        finally:
+            con.close()
+    raise AssertionError("unreachable")  # the loop returns or raises
 
 
 @contextlib.contextmanager
