@@ -364,10 +364,13 @@ def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int
                 ) -> tuple[list[int], list[int], float]:
     """Horizontal and vertical rule positions inside one table box, and the vertical rules' lean
     (x shift per pixel down; the xs are where the rules cross the box's mid-height)."""
-    hsub = box.crop(horiz).astype(np.float32) / 255.0
+    hsub = (box.crop(horiz) > 0).astype(np.uint8)
     vsub = (box.crop(vert) > 0).astype(np.uint8)
-    # Sum over a 3-px band: a rule tilted by a pixel or two still adds up.
-    hprof = cv2.blur(hsub.sum(axis=1).reshape(-1, 1), (1, 3)).ravel() * 3
+    # Coverage of a 3-px band: a rule tilted by a pixel or two still adds up, and a rule that
+    # a rendering spread over two pixel rows counts once, like one drawn on one row (summing
+    # rows made every such rule twice as "strong" as its neighbours, which then fell below
+    # the strong rules' share and were dropped: a clean poppler rendering lost half its rows).
+    hprof = cv2.dilate(hsub, np.ones((3, 1), np.uint8)).sum(axis=1).astype(np.float32)
     upright, lean = _upright_profile(vsub)
     vprof = cv2.blur(upright.reshape(1, -1), (3, 1)).ravel() * 3
     # In a deck table (many rows) peaks closer than a row are all kept; _regular picks by the
@@ -416,13 +419,16 @@ def crossing_share(vert: np.ndarray, table: Table, x: int) -> float:
     return hits / len(inner) if inner else 1.0
 
 
-def column_rules(table: Table, vert: np.ndarray | None = None) -> tuple[int, int, int, int] | None:
+def column_rules(table: Table, vert: np.ndarray | None = None, gray: np.ndarray | None = None
+                 ) -> tuple[int, int, int, int] | None:
     """(left, row-number, count, right) rule positions of a deck table, by the db-ko geometry
     rather than by counting rules: an outer border the rule masks missed is the table box's edge,
     the row-number rule is the narrow first column (ROW_NO_WIDTH; absent when the numbers are glued to the
     names: then it is the left edge; with the vertical-rule mask `vert`, also when it does not
     run through the row rules, ROW_NO_CROSSING), the count rule the last rule in the right 30 %.
-    None when no count rule is there (the cells cannot be told apart; never guess them)."""
+    With the page `gray`, a table printed without a count rule (rows ruled, columns not) has
+    its count column where the printed text leaves it (`count_gutter`). None when neither is
+    there (the cells cannot be told apart; never guess them)."""
     xs, box = table.xs, table.box
     # A leaning border reaches the box edge only at its ends.
     edge = max(8, box.w // 60) + int(abs(table.lean) * box.h / 2)
@@ -434,16 +440,59 @@ def column_rules(table: Table, vert: np.ndarray | None = None) -> tuple[int, int
     if no_x != left and vert is not None and crossing_share(vert, table, no_x) < ROW_NO_CROSSING:
         no_x = left  # (a rule that was never printed would cut every name's first letter)
     counts = [x for x in inner if right - x < 0.3 * width and x != no_x]
+    if not counts and gray is not None and width > 0:
+        gutter = count_gutter(gray, table, left, right)
+        counts = [gutter] if gutter is not None else []
     if width <= 0 or not counts:
         return None
     return left, no_x, counts[0], right
 
 
-def build_rows(table: Table, vert: np.ndarray | None = None) -> None:
-    """Header row, data rows, 합계 row from the table's rules (db-ko layout); `vert`: the
-    vertical-rule mask the table was found on (see column_rules)."""
+GUTTER_MIN = 0.025
+"""Narrowest blank strip (share of the table width) taken for the gap before the count column."""
+
+
+def count_gutter(gray: np.ndarray, table: Table, left: int, right: int) -> int | None:
+    """The count column of a table printed with row rules only, by its printed text: names
+    start at the left, counts (and the title row's 매수) sit at the right, and every row leaves
+    a blank strip between them. The middle of the rightmost blank strip of the right 35 % that
+    has text beyond it in at least two rows (the title's count label counts as one), or None
+    (no such strip: a name runs into the counts, or nothing is printed on the right)."""
     ys = table.ys
-    cols = column_rules(table, vert) if len(ys) >= 4 else None
+    if len(ys) < 4:
+        return None
+    width = right - left
+    x0, x1 = left + int(0.65 * width), right - max(4, width // 60)
+    if x1 - x0 < 10:
+        return None
+    pad = max(3, int(0.15 * float(np.median(np.diff(ys)))))
+    bands = [gray[y0 + pad:y1 - pad, x0:x1] for y0, y1 in zip(ys[:-1], ys[1:]) if y1 - y0 > 2 * pad]
+    if not bands:
+        return None
+    ink_rows = [(b < INK_RULE).any(axis=0) for b in bands]
+    used = np.logical_or.reduce(ink_rows)
+    right_ink = np.zeros(len(used), dtype=int)
+    for r in ink_rows:  # rows with ink at or beyond each x
+        right_ink += np.maximum.accumulate(r[::-1])[::-1]
+    min_run = max(6, int(GUTTER_MIN * width))
+    best = None
+    run_start = None
+    for x in range(len(used) + 1):
+        blank = x < len(used) and not used[x]
+        if blank and run_start is None:
+            run_start = x
+        elif not blank and run_start is not None:
+            if x - run_start >= min_run and x < len(used) and right_ink[x] >= 2:
+                best = (run_start + x) // 2
+            run_start = None
+    return None if best is None else x0 + best
+
+
+def build_rows(table: Table, vert: np.ndarray | None = None, gray: np.ndarray | None = None) -> None:
+    """Header row, data rows, 합계 row from the table's rules (db-ko layout); `vert`: the
+    vertical-rule mask the table was found on, `gray` the page (see column_rules)."""
+    ys = table.ys
+    cols = column_rules(table, vert, gray) if len(ys) >= 4 else None
     if cols is None:
         return
     left, no_x, count_x, right = cols
@@ -451,15 +500,39 @@ def build_rows(table: Table, vert: np.ndarray | None = None) -> None:
     table.xs = [x for x in table.xs if x in cols]
     table.number_column = no_x != left
     table.title = Box(left, ys[0], count_x, ys[1])
-    table.total = Box(count_x, ys[-2], right, ys[-1])
+    pitch = float(np.median(np.diff(ys[1:-1]))) if len(ys) > 3 else 0.0
+    last = len(ys) - 2
+    if gray is not None and pitch > 0 and numbered_row(gray, Box(left, ys[-2], count_x, ys[-1]), vert):
+        # The last ruled row is a card row (its number printed at the left): the sheet prints
+        # its 합계 under the table, unruled, below the count column.
+        last = len(ys) - 1
+        table.total = Box(count_x, ys[-1] + 2, right, min(gray.shape[0], ys[-1] + int(pitch) + 2))
+    else:
+        table.total = Box(count_x, ys[-2], right, ys[-1])
     # Rows are numbered as printed, by their distance from row 1 in row pitches: a row box
     # that swallowed two lines (a lost rule) must not renumber every row under it.
-    pitch = float(np.median(np.diff(ys[1:-1]))) if len(ys) > 3 else 0.0
-    for i in range(1, len(ys) - 2):
+    for i in range(1, last):
         y0, y1 = ys[i], ys[i + 1]
         number = 1 + int(round((y0 - ys[1]) / pitch)) if pitch > 0 else i
         table.rows.append(RowCells(row=number, box=Box(left, y0, right, y1),
                                    name=Box(no_x, y0, count_x, y1), count=Box(count_x, y0, right, y1)))
+
+
+def numbered_row(gray: np.ndarray, row: Box, rules: np.ndarray | None = None) -> bool:
+    """A card row rather than a 합계 row: ink at the very left (its printed number, or a name
+    that starts there), or no ink at all (an empty row of a sheet without row numbers). A 합계
+    row prints its label at the right of the name cell and nothing at the left. `rules`: the
+    vertical-rule mask, whose pixels (the row-number rule) are not ink of the row."""
+    pad = max(2, row.h // 5)
+    edge = max(3, row.w // 100)
+    ys, xs = slice(row.y0 + pad, row.y1 - pad), slice(row.x0 + edge, row.x1 - edge)
+    band = gray[ys, xs] < INK_RULE
+    if rules is not None:
+        band &= cv2.dilate(rules[ys, xs], np.ones((1, 5), np.uint8)) == 0
+    if band.size == 0:
+        return False
+    left = band[:, :max(8, int(0.06 * row.w))]
+    return int(left.sum()) >= 6 or int(band.sum()) < 6
 
 
 LOWER_BAND_TOP = 0.45
@@ -738,6 +811,6 @@ def _find_rules(gray: np.ndarray, faint_rules: bool) -> _RuleMode:
     classify_tables(tables, gray.shape[0], gray.shape[1])
     for t in tables:
         if t.kind in DECK_KINDS:
-            build_rows(t, vert)
+            build_rows(t, vert, gray)
     notes = [f"{t.kind}: {len(t.rows)} rows, {len(t.xs)} cols" for t in tables if t.rows]
     return _RuleMode(tables, horiz, vert, horiz_whole, vert_whole, notes)

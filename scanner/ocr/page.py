@@ -397,6 +397,30 @@ class PageSearch:
         return self.seen
 
 
+FRAME_BAND = 0.01
+"""Share of the image's width/height along each edge that `paper_fills_frame` looks at."""
+
+
+def paper_fills_frame(img: np.ndarray) -> bool:
+    """The image is all paper to its edges: a rendering ("save as image"), a flatbed scan or a
+    phone scanner's crop. Every edge band is bright and colourless nearly everywhere (a photo
+    shows desk, shadow or other papers somewhere along its edges; a printed sheet's margins
+    are blank). Such an image is the page: a quad searched inside it can only be a table's
+    outline, and warping that cuts rows off."""
+    h, w = img.shape[:2]
+    bh, bw = max(2, int(FRAME_BAND * h)), max(2, int(FRAME_BAND * w))
+    small = img if max(h, w) <= 1600 else img[::2, ::2]
+    sh, sw = small.shape[:2]
+    bh, bw = max(2, bh * sh // h), max(2, bw * sw // w)
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    for band in (hsv[:bh], hsv[-bh:], hsv[:, :bw], hsv[:, -bw:]):
+        value, sat = band[:, :, 2].astype(np.int16), band[:, :, 1].astype(np.int16)
+        paper = (value >= 200) & (sat <= 40)
+        if paper.mean() < 0.98:
+            return False
+    return True
+
+
 def find_page(img: np.ndarray) -> np.ndarray | None:
     """Corners (TL, TR, BR, BL) of the paper in a photo, or None when the paper fills the frame
     (a scan) or no page-like quad is found (`search_page` without what it looked at)."""
@@ -451,8 +475,7 @@ def warp_page(img: np.ndarray, corners: np.ndarray | None) -> np.ndarray:
         h, w = img.shape[:2]
         if w > h * 1.15:  # a landscape scan of a portrait sheet
             img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
-        return cv2.resize(img, (PAGE_W, PAGE_H), interpolation=cv2.INTER_AREA
-                          if img.shape[1] > PAGE_W else cv2.INTER_CUBIC)
+        return _fit_width(img)
     tl, tr, br, bl = corners
     width = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
     height = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
@@ -465,6 +488,25 @@ def warp_page(img: np.ndarray, corners: np.ndarray | None) -> np.ndarray:
     # and strokes where the page is shrunk (a fixture photo lost a whole table, another its ID).
     return cv2.warpPerspective(img, m, (PAGE_W, PAGE_H), flags=cv2.INTER_CUBIC,
                                borderMode=cv2.BORDER_REPLICATE)
+
+
+def _fit_width(img: np.ndarray) -> np.ndarray:
+    """A whole image scaled to PAGE_W wide, its proportions kept: a page that is not A4 (the
+    Konami form is 644 × 834 pt, Letter) stretched to A4 would move every rule off the form's
+    own spacing. A shorter page is padded with paper below; a longer one is cut at PAGE_H
+    only past the A4 height it may hold (a long receipt-like image is squeezed as before)."""
+    h, w = img.shape[:2]
+    height = int(round(h * PAGE_W / w))
+    if not 0.8 * PAGE_H <= height <= PAGE_H:
+        height = PAGE_H  # far from any paper: as before, the whole image as the page
+    out = cv2.resize(img, (PAGE_W, height), interpolation=cv2.INTER_AREA
+                     if w > PAGE_W else cv2.INTER_CUBIC)
+    if height < PAGE_H:
+        paper = np.median(out[-max(4, height // 100):], axis=(0, 1)).astype(out.dtype)
+        pad = np.empty((PAGE_H - height,) + out.shape[1:], out.dtype)
+        pad[...] = paper
+        out = np.concatenate([out, pad])
+    return out
 
 
 def blank_edges(page: np.ndarray) -> np.ndarray:
@@ -579,7 +621,7 @@ def image_to_page(img: np.ndarray, *, is_scan: bool = False,
     the one `find_page` would choose)."""
     notes: list[str] = []
     search = None
-    if corners is None and not is_scan:
+    if corners is None and not is_scan and not paper_fills_frame(img):
         corners, search = search_page(img)
     notes.append("page: whole image" if corners is None else "page: quad found")
     color = warp_page(img, corners)
