@@ -26,6 +26,8 @@ PEN_CHROMA = 14
 """Lab (a, b) distance from the printed ink's colour beyond which a pixel is another ink."""
 PEN_SHARE = 0.3
 """Share of a row's ink in another colour that makes the row pen-written."""
+PEN_MEAN_SHARE = 0.5
+"""…and the row ink's mean colour must lie this share of PEN_CHROMA away from the print's."""
 
 
 def row_struck(row_clean: np.ndarray) -> bool:
@@ -58,8 +60,13 @@ def row_pen_coloured(row_bgr: np.ndarray, row_clean: np.ndarray, chroma: tuple[f
     if ink.sum() < 30:
         return False
     lab = cv2.cvtColor(row_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    dist = np.hypot(lab[:, :, 1] - chroma[0], lab[:, :, 2] - chroma[1])
-    return float((dist[ink] > PEN_CHROMA).mean()) > PEN_SHARE
+    da, db = lab[:, :, 1][ink] - chroma[0], lab[:, :, 2][ink] - chroma[1]
+    if float((np.hypot(da, db) > PEN_CHROMA).mean()) <= PEN_SHARE:
+        return False
+    # Sub-pixel (LCD) anti-aliasing paints black print with fringes of opposite colours
+    # (orange one side, blue the other: a browser's or pdfium's "save as image"); they cancel
+    # out in the mean, while a pen's ink moves it.
+    return float(np.hypot(da.mean(), db.mean())) > PEN_CHROMA * PEN_MEAN_SHARE
 
 
 def mark_merged_rows(col_rows: list["RowRead"], table: Table) -> None:
