@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("card_db",),
     ("scanner", "scanner.errors", "scanner.model"),
     ("scanner.inputs",),
+    ("scanner.layouts",),  # the forms as data, read by both readers
     ("scanner.pdf", "scanner.ocr"),
     ("scanner.appearance",),  # compares what pdf read with the page, by ocr's rendering check
     ("scanner.read",),

@@ -164,7 +164,9 @@ def fit_form(gray: np.ndarray, layout: Layout,
     sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h)
     if ym < MIN_Y_MATCH:
         return None
-    fit = _by_title_fill(gray, Fit(sx, ox, sy, oy, xm, ym), layout, hpk)
+    fit = Fit(sx, ox, sy, oy, xm, ym)
+    if layout.fill:
+        fit = _by_title_fill(gray, fit, layout, hpk)
     tables = [_table(spec, fit, vpk, horiz, vert) for spec in layout.tables]
     notes = [f"layout {layout.name}: scale {sx:.3f} px/unit, column rules {xm:.0%}, row rules {ym:.0%}"]
     clean, rules = remove_rules(gray, horiz, vert, tables)
@@ -198,13 +200,20 @@ def darken_faint_ink(gray: np.ndarray, clean: np.ndarray, tables: list[Table]) -
 
 
 def _title_contrast(gray: np.ndarray, fit: Fit, layout: Layout) -> float:
-    """How much darker the title rows are than the first rows under them (their grey fill)."""
+    """How much darker the cells the form fills grey (`Layout.fill`: the title rows, or the
+    total rows' count cells) are than the row next to them."""
     h, w = gray.shape
     out = []
     for spec in layout.tables:
-        x0, x1 = int(fit.x(spec.divider)) + 4, int(fit.x(spec.right)) - 4
+        if layout.fill == "total-count":
+            last = spec.first_row + spec.rows * spec.pitch
+            x0, x1 = int(fit.x(spec.left)) + 4, int(fit.x(spec.divider)) - 4
+            pairs = ((last, spec.total_bottom), (last - spec.pitch, last))
+        else:
+            x0, x1 = int(fit.x(spec.divider)) + 4, int(fit.x(spec.right)) - 4
+            pairs = ((spec.title_top, spec.first_row), (spec.first_row, spec.first_row + spec.pitch))
         bands = []
-        for a, b in ((spec.title_top, spec.first_row), (spec.first_row, spec.first_row + spec.pitch)):
+        for a, b in pairs:
             y0, y1 = int(fit.y(a)) + 4, int(fit.y(b)) - 4
             if not (0 <= y0 < y1 <= h and 0 <= x0 < x1 <= w):
                 return -255.0

@@ -98,6 +98,12 @@ def _ridge(gray: np.ndarray, across: tuple[int, int]) -> np.ndarray:
     return ((contrast >= RULE_CONTRAST) & (2 * contrast >= peak)).astype(np.uint8) * 255
 
 
+VERT_RULE_SHARE = 40
+"""A vertical rule runs at least the page width / this (45 px on the 1800-px page, a row
+and a half): a tall glyph's stroke (니, 시 at 10 pt: 30-40 px) must not pass for one, or a
+table splits at a name (a 150 dpi rendering upscaled lost a whole column that way)."""
+
+
 def line_masks(gray: np.ndarray, faint_rules: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ink, horizontal-rule and vertical-rule masks (uint8 0/255).
 
@@ -111,7 +117,7 @@ def line_masks(gray: np.ndarray, faint_rules: bool = False) -> tuple[np.ndarray,
         ink_h = cv2.bitwise_or(ink, _ridge(gray, (2 * RULE_SPAN + 1, 1)))
     w = gray.shape[1]
     hk = cv2.getStructuringElement(cv2.MORPH_RECT, (max(40, w // 40), 1))
-    vk = cv2.getStructuringElement(cv2.MORPH_RECT, (1, max(30, w // 60)))
+    vk = cv2.getStructuringElement(cv2.MORPH_RECT, (1, max(30, w // VERT_RULE_SHARE)))
     # A close along the rule first bridges small gaps from blur, noise and JPEG.
     horiz = cv2.morphologyEx(cv2.morphologyEx(ink_h, cv2.MORPH_CLOSE, np.ones((1, 5), np.uint8)),
                              cv2.MORPH_OPEN, hk)
@@ -450,6 +456,8 @@ def column_rules(table: Table, vert: np.ndarray | None = None, gray: np.ndarray 
 
 GUTTER_MIN = 0.025
 """Narrowest blank strip (share of the table width) taken for the gap before the count column."""
+GUTTER_CROSSING = 0.1
+"""Share of a table's inked rows whose text may cross that strip."""
 
 
 def count_gutter(gray: np.ndarray, table: Table, left: int, right: int) -> int | None:
@@ -470,7 +478,11 @@ def count_gutter(gray: np.ndarray, table: Table, left: int, right: int) -> int |
     if not bands:
         return None
     ink_rows = [(b < INK_RULE).any(axis=0) for b in bands]
-    used = np.logical_or.reduce(ink_rows)
+    # A long name may run on into the count column on a row or two: the strip is the one blank
+    # in nearly every row (the name's tail then sits in that row's count cell, which reads
+    # unclear and is flagged: never a count made up).
+    crossing = np.sum(ink_rows, axis=0)
+    used = crossing > max(1, int(GUTTER_CROSSING * sum(r.any() for r in ink_rows)))
     right_ink = np.zeros(len(used), dtype=int)
     for r in ink_rows:  # rows with ink at or beyond each x
         right_ink += np.maximum.accumulate(r[::-1])[::-1]

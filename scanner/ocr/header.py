@@ -149,7 +149,9 @@ def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract
         if len(digits) == 10 and printed_id(digits, glyphs):
             sheet.konami_id = "".join(digits)
     parts = []
-    for key in ("surname", "given_name"):
+    # Konami's form asks for the surname and the given name apart; others have one name box.
+    keys = ("surname", "given_name") if "surname" in boxes else ("name",)
+    for key in keys:
         if key not in boxes:
             return
         img = trim_to_ink(without_lines(_box(fit, boxes[key]).crop(gray, inset=2)))

@@ -23,7 +23,7 @@ from scanner.ocr.corrections import (ink_chroma, mark_handwritten_after_strike, 
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.form_fit import Fit, fit_form
 from scanner.ocr.grid import Grid, page_to_grid
-from scanner.ocr.layouts import DB_KO, KDE, Layout
+from scanner.ocr.layouts import DB_KO, FORMS, Layout
 from scanner.ocr.header import read_form_header, read_header
 from scanner.ocr.lines import SECTION_OF, struck_review, to_read_line
 from scanner.ocr.names import Vocabulary
@@ -175,11 +175,18 @@ def _other_quads(img: np.ndarray, got: Located) -> Located:
 
 
 def _as_form(page: PageImage, grid: Grid) -> Located | None:
-    """Konami's form placed on the page (`grid`: the db-ko grid stage's result on it)."""
-    fitted = fit_form(page.gray, KDE, grid.faint_masks)
-    if fitted is None:
-        return None
-    return Located(page, fitted[0], _tables_found(fitted[0]), KDE, fitted[1])
+    """The fixed form (`layouts.FORMS`) whose rules the page fits best, placed on it (`grid`: the
+    db-ko grid stage's result on the page), or None when no form fits."""
+    best: tuple[float, Located] | None = None
+    for layout in FORMS:
+        fitted = fit_form(page.gray, layout, grid.faint_masks)
+        if fitted is None:
+            continue
+        fit = fitted[1]
+        score = fit.x_match * fit.y_match
+        if best is None or score > best[0]:
+            best = (score, Located(page, fitted[0], _tables_found(fitted[0]), layout, fit))
+    return None if best is None else best[1]
 
 
 def find_tables(ctx: PageContext) -> None:
@@ -244,7 +251,7 @@ def read_rows(ctx: PageContext) -> None:
     for column in ctx.found:
         table = ctx.grid.by_kind(column)
         tctx = TableContext(grid=ctx.grid, page=ctx.page, table=table, column=column, tess=tess,
-                            vocab=vocab, chroma=chroma, hand_filled=ctx.layout is KDE,
+                            vocab=vocab, chroma=chroma, hand_filled=ctx.layout.fitted,
                             row_numbers=ctx.layout.row_numbers)
         col_rows = [r for r in (read_row(tctx, cells) for cells in table.rows) if r is not None]
         mark_merged_rows(col_rows, table)
@@ -255,10 +262,10 @@ def read_rows(ctx: PageContext) -> None:
 def check_rows(ctx: PageContext) -> None:
     """Page-level checks: pen counts, the printed totals, the header."""
     mark_pen_counts(ctx.rows, ctx.sheet)
-    read_totals(ctx.grid, ctx.tess, ctx.sheet, main_box=ctx.layout is DB_KO, form=ctx.layout is KDE)
+    read_totals(ctx.grid, ctx.tess, ctx.sheet, main_box=ctx.layout is DB_KO, form=ctx.layout.fitted)
     if ctx.fit is not None:
         read_form_main_total(ctx.grid, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
-    cross_check_totals(ctx.rows, ctx.sheet, hand_filled=ctx.layout is KDE)
+    cross_check_totals(ctx.rows, ctx.sheet, hand_filled=ctx.layout.fitted)
     if not ctx.rows:  # tables found and every row empty: a blank sheet, or ink too faint to see
         ctx.sheet.review.append(ReviewFlag(section=None, reason="unreadable-line",
                                            detail="no deck line read on the sheet"))
