@@ -112,3 +112,47 @@ def agreement(truth: Decklist, read: Decklist | None, refused: str | None = None
     if unknown_flags:
         res.diffs.append(f"{unknown_flags} unresolved line(s) flagged")
     return res
+
+
+# --- sheets made here from real decks, in the generators' styles ------------------------------
+
+SHEET_KINDS = ("db", "kde-flat", "kde-form", "cn-flat", "cn-form")
+ROWS = {"db": {"monster": 20, "spell": 20, "trap": 20, "extra": 15, "side": 15},
+        "kde": {"monster": 18, "spell": 18, "trap": 18, "extra": 15, "side": 15},
+        "cn": {"monster": 20, "spell": 20, "trap": 20, "extra": 15, "side": 15}}
+
+
+def fits_form(deck, kind: str) -> bool:
+    """The deck's lines fit the form's rows (a long deck does not fit Konami's 18-row columns)."""
+    rows = ROWS[kind.split("-")[0]]
+    return all(len(deck.columns.get(c, [])) <= n for c, n in rows.items())
+
+
+def make_sheet(ms, kind: str, deck, rng, out: Path, cn_template: Path | None) -> Path:
+    """`deck` drawn as a sheet of `kind` (`SHEET_KINDS`) by the samples' generator, in a style
+    picked by `rng` (fonts, sizes, offsets, row heights, grid greys)."""
+    family = rng.choice(tuple(ms.FONTS))
+    if kind == "db":
+        style = ms.DbStyle(
+            family=family, size=rng.choice((8.0, 8.5, 9.0, 9.5, 10.0)),
+            dx=round(rng.uniform(-6, 6), 2), dy=round(rng.uniform(-5, 5), 2),
+            row_h=round(rng.uniform(13.9, 16.0), 2), entry_no=rng.random() < 0.75,
+            glue_row_numbers=rng.random() < 0.25, entry_field=rng.random() < 0.5,
+            footer=rng.random() < 0.6, grid_gray=rng.choice((0.0, 0.2, 0.35)),
+            header_fill=rng.choice((0.82, 0.88, 0.93)), rownum_size=rng.choice((6.0, 6.5)))
+        ms.draw_db_sheet(out, deck, style)
+    elif kind.startswith("kde"):
+        ms.draw_kde_sheet(out, deck, filled=kind.endswith("form"), family=family,
+                          size=rng.choice((8.0, 8.5, 9.0, 9.5)))
+    else:
+        assert cn_template is not None
+        ms.draw_cn_sheet(cn_template, out, deck, filled=kind.endswith("form"), family=family,
+                         size=rng.choice((8.0, 8.5, 9.0)))
+    return out
+
+
+def renderer_for(kind: str, rng) -> tuple[str, int, str]:
+    """A renderer, dpi and format; a form's values without appearance streams are drawn by
+    pdfium only (poppler has no font for Hangul form values: an empty form, not a test)."""
+    renderer = "pdfium" if kind.endswith("form") else rng.choice(RENDERERS)
+    return renderer, rng.choice(DPIS), rng.choice(FORMATS)

@@ -37,7 +37,7 @@ def _cases(names: tuple[str, ...], start: int, per_sheet: int) -> list[tuple[str
     return out
 
 
-def _check(pdf: Path, combo: tuple[str, int, str], db, tmp_path: Path) -> None:
+def _check(pdf: Path, combo: tuple[str, int, str], db, tmp_path: Path, least: float = 0.99):
     renderer, dpi, fmt = combo
     truth = load_decklist(pdf, db)
     assert sum(len(v) for v in truth.sections.values()) >= 10, f"{pdf.name}: text layer too small"
@@ -50,9 +50,10 @@ def _check(pdf: Path, combo: tuple[str, int, str], db, tmp_path: Path) -> None:
     label = f"{pdf.name} by {renderer} at {dpi} dpi as {fmt}"
     assert got.refused is None, f"{label}: refused: {got.refused}"
     assert got.silent == 0, f"{label}: stated what the page does not say: {got.diffs}"
-    assert got.right >= 0.99 * got.lines, (
+    assert got.right >= least * got.lines, (
         f"{label}: {got.right}/{got.lines} right, {got.flagged} flagged, {got.missing} missing: "
         f"{got.diffs}")
+    return got
 
 
 @pytest.mark.slow
@@ -67,3 +68,45 @@ def test_sample_rendering_reads_as_its_text_layer(name, combo, demo_db, tmp_path
                          ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v)))
 def test_fixture_rendering_reads_as_its_text_layer(name, combo, fixtures_dir, real_db, tmp_path):
     _check(fixtures_dir / "sheets" / name, combo, real_db, tmp_path)
+
+
+def _real_decks(fixtures_dir: Path) -> list[Path]:
+    """Real decks (public .ydk files) the fixtures hold, none of them drawn as a sheet there."""
+    return (sorted((fixtures_dir / "legality").glob("L00[12]-*.ydk"))
+            + sorted((fixtures_dir / "compare").glob("*/registered.ydk"))
+            + sorted((fixtures_dir / "world" / "decks").glob("*.ydk")))
+
+
+GENERATED = 12
+GENERATED_RIGHT = 0.85
+"""Share of all generated sheets' lines read right and unflagged. Lower than the samples' 99 %:
+the generator draws names in any of four fonts at 8-10 pt, and real decks hold names in Latin
+or Greek letters (`Live☆Twin`, `PSY프레임기어 ε`) the `kor` model cannot read — those lines
+are flagged, as they must be; measured 88 % (390/441) on these 12, 0 silent, none refused."""
+
+
+@pytest.mark.slow
+def test_generated_sheet_renderings_read_as_their_text_layer(fixtures_dir, shared_dir, real_db,
+                                                            tmp_path):
+    """Real decks drawn in each of the generators' kinds and styles (db sheet, Konami form flat
+    or filled, its CN template flat or filled), each rendered at random: no rendering refused,
+    no line stated that its text layer does not say, and nearly every line right."""
+    import random
+
+    from renderings import SHEET_KINDS, fits_form, make_sheet, renderer_for
+    from test_read_pdf import _load_make_samples
+
+    ms = _load_make_samples()
+    decks = _real_decks(fixtures_dir)
+    lines = right = 0
+    for index in range(GENERATED):
+        rng = random.Random(28_000 + index)
+        kind = SHEET_KINDS[index % len(SHEET_KINDS)]
+        deck = ms.deck_from_ydk(decks[index % len(decks)], real_db)
+        if not fits_form(deck, kind):
+            kind = "db"
+        pdf = make_sheet(ms, kind, deck, rng, tmp_path / f"{kind}-{index}.pdf",
+                         shared_dir / "forms" / "CN_decklist_template_blank.pdf")
+        got = _check(pdf, renderer_for(kind, rng), real_db, tmp_path, least=0.0)
+        lines, right = lines + got.lines, right + got.right
+    assert right >= GENERATED_RIGHT * lines, f"{right}/{lines} lines right and unflagged"

@@ -26,7 +26,7 @@ PEN_CHROMA = 14
 """Lab (a, b) distance from the printed ink's colour beyond which a pixel is another ink."""
 PEN_SHARE = 0.3
 """Share of a row's ink in another colour that makes the row pen-written."""
-PEN_MEAN_SHARE = 0.5
+PEN_MEAN_SHARE = 1.0
 """…and the row ink's mean colour must lie this share of PEN_CHROMA away from the print's."""
 
 

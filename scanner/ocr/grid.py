@@ -98,12 +98,6 @@ def _ridge(gray: np.ndarray, across: tuple[int, int]) -> np.ndarray:
     return ((contrast >= RULE_CONTRAST) & (2 * contrast >= peak)).astype(np.uint8) * 255
 
 
-VERT_RULE_SHARE = 40
-"""A vertical rule runs at least the page width / this (45 px on the 1800-px page, a row
-and a half): a tall glyph's stroke (니, 시 at 10 pt: 30-40 px) must not pass for one, or a
-table splits at a name (a 150 dpi rendering upscaled lost a whole column that way)."""
-
-
 def line_masks(gray: np.ndarray, faint_rules: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ink, horizontal-rule and vertical-rule masks (uint8 0/255).
 
@@ -117,7 +111,7 @@ def line_masks(gray: np.ndarray, faint_rules: bool = False) -> tuple[np.ndarray,
         ink_h = cv2.bitwise_or(ink, _ridge(gray, (2 * RULE_SPAN + 1, 1)))
     w = gray.shape[1]
     hk = cv2.getStructuringElement(cv2.MORPH_RECT, (max(40, w // 40), 1))
-    vk = cv2.getStructuringElement(cv2.MORPH_RECT, (1, max(30, w // VERT_RULE_SHARE)))
+    vk = cv2.getStructuringElement(cv2.MORPH_RECT, (1, max(30, w // 60)))
     # A close along the rule first bridges small gaps from blur, noise and JPEG.
     horiz = cv2.morphologyEx(cv2.morphologyEx(ink_h, cv2.MORPH_CLOSE, np.ones((1, 5), np.uint8)),
                              cv2.MORPH_OPEN, hk)
@@ -181,7 +175,12 @@ def _split(box: Box, horiz: np.ndarray, vert: np.ndarray, depth: int = 0) -> lis
         return (_split(Box(box.x0, box.y0, mid, box.y1), horiz, vert, depth + 1)
                 + _split(Box(mid, box.y0, box.x1, box.y1), horiz, vert, depth + 1))
     vcov = box.crop(vert).sum(axis=1) / 255.0
+    across = box.crop(horiz).sum(axis=1) / 255.0
     for a, b in _gaps(vcov, 12):
+        if (across[a + 3:b - 3] > 0.5 * box.w).any():
+            # A row rule across the box inside the gap: rows of one table whose side rules the
+            # mask lost (pale at a low resolution), not blank paper between two tables.
+            continue
         mid = box.y0 + (a + b) // 2
         return (_split(Box(box.x0, box.y0, box.x1, mid), horiz, vert, depth + 1)
                 + _split(Box(box.x0, mid, box.x1, box.y1), horiz, vert, depth + 1))
@@ -370,13 +369,13 @@ def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int
                 ) -> tuple[list[int], list[int], float]:
     """Horizontal and vertical rule positions inside one table box, and the vertical rules' lean
     (x shift per pixel down; the xs are where the rules cross the box's mid-height)."""
-    hsub = (box.crop(horiz) > 0).astype(np.uint8)
+    hsub = box.crop(horiz).astype(np.float32) / 255.0
     vsub = (box.crop(vert) > 0).astype(np.uint8)
-    # Coverage of a 3-px band: a rule tilted by a pixel or two still adds up, and a rule that
-    # a rendering spread over two pixel rows counts once, like one drawn on one row (summing
-    # rows made every such rule twice as "strong" as its neighbours, which then fell below
-    # the strong rules' share and were dropped: a clean poppler rendering lost half its rows).
-    hprof = cv2.dilate(hsub, np.ones((3, 1), np.uint8)).sum(axis=1).astype(np.float32)
+    # Sum over a 3-px band: a rule tilted by a pixel or two still adds up. No more than the
+    # table's width, though: a rule a rendering spread over two pixel rows is one rule, not
+    # twice as "strong" as its neighbours drawn on one row (which then fell below the strong
+    # rules' share and were dropped: a clean poppler rendering lost half its rows).
+    hprof = np.minimum(cv2.blur(hsub.sum(axis=1).reshape(-1, 1), (1, 3)).ravel() * 3, box.w)
     upright, lean = _upright_profile(vsub)
     vprof = cv2.blur(upright.reshape(1, -1), (3, 1)).ravel() * 3
     # In a deck table (many rows) peaks closer than a row are all kept; _regular picks by the
@@ -530,6 +529,10 @@ def build_rows(table: Table, vert: np.ndarray | None = None, gray: np.ndarray | 
                                    name=Box(no_x, y0, count_x, y1), count=Box(count_x, y0, right, y1)))
 
 
+ROW_INK_CONTRAST = 35
+"""Grey levels below the row's paper that count as print in `numbered_row`."""
+
+
 def numbered_row(gray: np.ndarray, row: Box, rules: np.ndarray | None = None) -> bool:
     """A card row rather than a 합계 row: ink at the very left (its printed number, or a name
     that starts there), or no ink at all (an empty row of a sheet without row numbers). A 합계
@@ -538,7 +541,11 @@ def numbered_row(gray: np.ndarray, row: Box, rules: np.ndarray | None = None) ->
     pad = max(2, row.h // 5)
     edge = max(3, row.w // 100)
     ys, xs = slice(row.y0 + pad, row.y1 - pad), slice(row.x0 + edge, row.x1 - edge)
-    band = gray[ys, xs] < INK_RULE
+    cells = gray[ys, xs]
+    if cells.size == 0:
+        return False
+    # Ink by its contrast with the paper too: faint print (a light grey rendering) is ink here.
+    band = cells < max(INK_RULE, float(np.median(cells)) - ROW_INK_CONTRAST)
     if rules is not None:
         band &= cv2.dilate(rules[ys, xs], np.ones((1, 5), np.uint8)) == 0
     if band.size == 0:

@@ -13,6 +13,8 @@ over glyph-sized windows (the worst window catches a single different character)
 """
 from __future__ import annotations
 
+import re
+
 import logging
 import math
 from dataclasses import dataclass, field
@@ -372,6 +374,18 @@ class FontEstimate:
     scores: dict[str, float] = field(default_factory=dict)
 
 
+_DASHES = re.compile(r"\s*[－‐‑‒–—―-]\s*")
+
+
+def print_variants(name: str) -> list[str]:
+    """The card name as the database spells it, and as sheets print its dash: the database's
+    full-width `－` comes out as ` - ` or ` – ` with spaces on generated sheets (`드래그니티 -
+    둑스`), which drawn as `－` fits the cell at 0.6 instead of 0.9 and leaves the line flagged."""
+    if not _DASHES.search(name):
+        return [name]
+    return [name] + [_DASHES.sub(dash, name) for dash in (" - ", " – ")]
+
+
 class NameRenderer:
     """Renders candidate names in the sheet's font and scores them against name cells.
     One per page: it learns the page's font from names OCR read exactly."""
@@ -432,16 +446,18 @@ class NameRenderer:
         return got[1]
 
     def likeness(self, cell_ink: np.ndarray, name: str) -> Likeness | None:
-        """Likeness in the page's family; before the family is known, the best over families."""
+        """Likeness in the page's family; before the family is known, the best over families.
+        A name with a dash is also drawn the ways sheets print it (`print_variants`)."""
         fams = [self.family] if self.family else list(self.families)
         best: Likeness | None = None
         for fam in fams:
-            r = self.rendered(name, fam)
-            if r is None:
-                continue
-            lk = compare(cell_ink, r, blur=self.blur, cell=self.windows(cell_ink))
-            if best is None or lk.score > best.score:
-                best = lk
+            for variant in print_variants(name):
+                r = self.rendered(variant, fam)
+                if r is None:
+                    continue
+                lk = compare(cell_ink, r, blur=self.blur, cell=self.windows(cell_ink))
+                if best is None or lk.score > best.score:
+                    best = lk
         return best
 
     def estimate_family(self, samples: list[tuple[np.ndarray, str]]) -> FontEstimate:
