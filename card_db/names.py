@@ -37,6 +37,28 @@ SKELETON_CAP = 0.95
 """A Hangul-skeleton match never scores as high as a full match."""
 
 
+SCRIPT_SHARE = 0.25
+"""A script is loaded when at least this share of the indexed names is written in it."""
+
+
+def name_script(text: str) -> str | None:
+    """The script most of a name's letters are written in: hangul, latin, kana or han (None
+    without letters). A Korean name with a few Latin letters (`EM 골드 팽`) is hangul."""
+    counts = {"hangul": 0, "latin": 0, "kana": 0, "han": 0}
+    for ch in text:
+        o = ord(ch)
+        if 0xAC00 <= o <= 0xD7A3 or 0x3130 <= o <= 0x318F:
+            counts["hangul"] += 2  # a syllable is worth a word's worth of Latin letters
+        elif ch.isascii() and ch.isalpha():
+            counts["latin"] += 1
+        elif 0x3040 <= o <= 0x30FF:
+            counts["kana"] += 1
+        elif 0x4E00 <= o <= 0x9FFF:
+            counts["han"] += 1
+    best = max(counts, key=counts.get)
+    return best if counts[best] else None
+
+
 def name_key(text: str) -> str:
     """Normal form for exact matching: NFKC, case-folded, no spaces or soft marks."""
     t = unicodedata.normalize("NFKC", text).casefold()
@@ -216,6 +238,20 @@ class NameIndex:
                    exact_map=exact, fine_map=fine,
                    postings={ch: np.asarray(v, dtype=np.int32) for ch, v in post.items()},
                    key_lens=np.asarray([len(k) for k in keys], dtype=np.int32), skeletons=skel)
+
+    def scripts(self) -> frozenset[str]:
+        """The scripts enough of the names are written in (SCRIPT_SHARE): a line in another
+        script cannot be read with this database, whatever its fuzzy score (counted once)."""
+        got = self.__dict__.get("_scripts")
+        if got is None:
+            counts: dict[str | None, int] = {}
+            for k in self.keys:
+                script = name_script(k)
+                counts[script] = counts.get(script, 0) + 1
+            total = max(1, len(self.keys))
+            got = frozenset(s for s, n in counts.items() if s and n >= SCRIPT_SHARE * total)
+            self.__dict__["_scripts"] = got
+        return got
 
     def exact_all(self, text: str) -> list[int]:
         """Every card whose name equals `text` up to the normal form (best form first)."""

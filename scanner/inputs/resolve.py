@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, replace
 
 from card_db.cdb import CardDatabase
+from card_db.names import name_script
 from scanner.model import (SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead,
                            position_label)
 
@@ -85,6 +86,15 @@ def resolve_line(line: ReadLine, db: CardDatabase, policy: NamePolicy, sheet: bo
                 elif best.score - second < policy.margin:
                     reasons.append("ambiguous-name")
 
+    if reasons and line.card_id is None and line.text.strip() and _unreadable_script(line.text, db):
+        # A name in a language none of the loaded databases is in (an English name, only the
+        # Korean database loaded): flagged as such; a best match in another alphabet is a
+        # guess, never a card (a match in the same alphabet — the Korean database keeps a few
+        # cards under English names — stays a candidate).
+        reasons.insert(0, "name-language-not-loaded")
+        if card_id is not None and name_script(name) != name_script(line.text):
+            card_id, name, candidates, confidence = None, line.text, [], 0.0
+
     count = line.count
     if count is None:
         reasons.append("count-unclear")
@@ -122,6 +132,22 @@ def _name_or_count(line: ReadLine, db: CardDatabase) -> tuple[ReadLine, list[str
     if not _SPACED_COUNT.search(line.unsplit):
         return line, ["count-in-name"]
     return line, []
+
+
+LANGUAGE_DB = {"latin": ("English", "en-US.cdb"), "kana": ("Japanese", "ja-JP.cdb"),
+               "han": ("Chinese", "zh-CN.cdb"), "hangul": ("Korean", "ko-KR.cdb")}
+"""Script of a name → the language and the ygopro database file that would read it."""
+
+
+def _unreadable_script(text: str, db: CardDatabase) -> bool:
+    script = name_script(text)
+    return script is not None and script not in db.names.scripts()
+
+
+def language_hint(text: str) -> str:
+    """What a judge is told for a line in a language no loaded database is in."""
+    language, file = LANGUAGE_DB.get(name_script(text) or "", ("other", "a cards.cdb in that language"))
+    return f"{language} card name: no {language} card database is loaded (--card-db {file})"
 
 
 def _unique(items: list[str]) -> list[str]:
@@ -172,6 +198,8 @@ def resolve_sheet(sheet: SheetRead, db: CardDatabase) -> Decklist:
 
 def _detail(entry: Entry, line: ReadLine) -> str:
     parts = [f"read {entry.read!r}"]
+    if "name-language-not-loaded" in entry.reasons:
+        parts.append(language_hint(line.text))
     if line.detail:
         parts.append(line.detail)
     if entry.candidates:

@@ -9,27 +9,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from scanner.layouts.labels import (COLUMN_LABELS, COUNT_LABELS, DATE_LABELS, EVENT_LABELS, ID_HINTS,
+                                    MAIN_WORDS, NAME_LABELS, OTHER_HEADER_LABELS, POINTS_LABELS,
+                                    SURNAME_LABELS, TOTAL_WORDS)
 from scanner.model import ReadLine, ReviewFlag, SheetRead
-from scanner.pdf.words import (Phrase, Token, group_lines, join_words, median,
-                                    parse_count, phrases, split_token)
+from scanner.pdf.words import (Phrase, Token, group_lines, join_words, label_key, median,
+                               parse_count, phrases, split_token)
 
-COLUMN_LABELS: dict[str, tuple[str, ...]] = {
-    "monster": ("몬스터카드", "몬스터", "monstercards", "monstercard", "monster", "モンスターカード",
-                "モンスター", "怪兽卡", "怪獸卡", "怪兽"),
-    "spell": ("마법카드", "마법", "spellcards", "spellcard", "spell", "魔法カード", "魔法", "魔法卡"),
-    "trap": ("함정카드", "함정", "trapcards", "trapcard", "trap", "罠カード", "罠", "陷阱卡", "陷阱"),
-    "extra": ("엑스트라덱", "엑스트라", "extradeck", "extra", "エクストラデッキ", "额外卡组", "額外牌組"),
-    "side": ("사이드덱", "사이드", "sidedeck", "side", "サイドデッキ", "副卡组", "副牌組"),
-}
-COUNT_LABELS = ("매수", "수량", "장수", "枚数", "数量", "qty", "quantity", "count", "no")
-TOTAL_WORDS = ("합계", "총계", "total", "合計", "合计")
-MAIN_WORDS = ("메인", "main", "メイン", "主卡组")
 SECTION_OF = {"monster": "main", "spell": "main", "trap": "main", "extra": "extra", "side": "side"}
-NAME_LABELS = ("이름", "성명", "플레이어", "플레이어명", "氏名", "名前", "name", "playername", "姓名")
-ID_HINTS = ("코나미", "konami", "cardgame", "カードゲーム", "게임id")
-EVENT_LABELS = ("이벤트명", "이벤트", "대회명", "대회", "イベント名", "eventname", "event", "赛事名称")
-DATE_LABELS = ("날짜", "일자", "개최일", "日付", "date", "日期")
-_HEADER_LABELS = NAME_LABELS + EVENT_LABELS + DATE_LABELS + ("참가번호", "참가", "id")
+_HEADER_LABELS = (NAME_LABELS + SURNAME_LABELS + EVENT_LABELS + DATE_LABELS + OTHER_HEADER_LABELS)
 Box = tuple[float, float, float, float]
 """x0, top, x1, bottom in page points, top-left origin."""
 
@@ -48,6 +36,8 @@ class Column:
     bottom: float = 0.0
     total_label: Phrase | None = None
     tokens: list[Token] = field(default_factory=list)
+    points_header: Phrase | None = None
+    """A points column's label (PTS, right of the names): its values are no name, no count."""
 
     @property
     def section(self) -> str:
@@ -61,7 +51,8 @@ def _is_total(key: str) -> bool:
 def find_columns(phr: list[Phrase], width: float, height: float) -> list[Column]:
     """Columns from their header phrases, with x-ranges bounded by the count headers."""
     found: dict[str, Phrase] = {}
-    for p in sorted(phr, key=lambda p: p.top):
+    # Whole phrases first; a title glued to other words only for a column not found so.
+    for p in sorted(phr, key=lambda p: p.top) + sorted(_printed_titles(phr), key=lambda p: p.top):
         key = p.key
         if _is_total(key):
             continue
@@ -71,7 +62,8 @@ def find_columns(phr: list[Phrase], width: float, height: float) -> list[Column]
                 break
     if not found:
         return []
-    count_hdrs = [p for p in phr if p.key in COUNT_LABELS]
+    count_hdrs = _labels(phr, COUNT_LABELS)
+    points_hdrs = _labels(phr, POINTS_LABELS)
     cols = [Column(name=c, header=h, count_header=None) for c, h in found.items()]
     # Bands: columns whose headers share a line.
     bands: list[list[Column]] = []
@@ -80,8 +72,12 @@ def find_columns(phr: list[Phrase], width: float, height: float) -> list[Column]
             bands[-1].append(c)
         else:
             bands.append([c])
+    above: list[Column] = []
     for b, band in enumerate(bands):
         band.sort(key=lambda c: c.header.x0)
+        if _count_left_band(band, count_hdrs, points_hdrs, above, width, height, bands, b, phr):
+            above = band
+            continue
         for i, c in enumerate(band):
             nxt = band[i + 1].header.x0 if i + 1 < len(band) else width
             near = [p for p in count_hdrs if abs(p.cy - c.header.cy) < 1.5 * c.header.size
@@ -101,7 +97,85 @@ def find_columns(phr: list[Phrase], width: float, height: float) -> list[Column]
                       and c.left <= (p.x0 + p.x1) / 2 < c.right]
             c.total_label = min(totals, key=lambda p: p.top) if totals else None
             c.bottom = c.total_label.top if c.total_label else below
+        above = band
     return [c for band in bands for c in band]
+
+
+def _printed_titles(phr: list[Phrase]) -> list[Phrase]:
+    """Column titles glued to other words on their line (a deck that overflows a form prints its
+    last names over the next table's title: `Effect Veiler SIDE DECK`): runs of two or more
+    capital letters that are a column label on their own (`SIDE DECK`). One word alone is never
+    taken (`Monster` starts card names), nor words of a title line (`덱 레시피 (… 엑스트라 덱 …)`)."""
+    out = []
+    titles = {w for labels in COLUMN_LABELS.values() for w in labels}
+    for p in phr:
+        toks = p.tokens
+        for i in range(len(toks)):
+            for j in range(i + 2, min(len(toks), i + 3) + 1):
+                run = toks[i:j]
+                if (j - i < len(toks) and label_key(" ".join(t.text for t in run)) in titles
+                        and all(t.text.isascii() and t.text.isupper() for t in run)):
+                    out.append(Phrase(list(run)))
+    return out
+
+
+def _labels(phr: list[Phrase], words: tuple[str, ...]) -> list[Phrase]:
+    """Phrases that are one of `words`, and single words of phrases that glued labels together
+    (`PTS QTY`: the points label of one column beside the count label of the next)."""
+    out = []
+    for p in phr:
+        if p.key in words:
+            out.append(p)
+        elif len(p.tokens) > 1:
+            out.extend(Phrase([t]) for t in p.tokens if label_key(t.text) in words)
+    return out
+
+
+def _count_left_band(band: list[Column], count_hdrs: list[Phrase], points_hdrs: list[Phrase],
+                     above: list[Column], width: float, height: float, bands: list[list[Column]],
+                     b: int, phr: list[Phrase]) -> bool:
+    """Columns whose count label stands LEFT of the column title and a points label right of it
+    (Konami's Genesys form: `QTY | MONSTER CARDS | PTS`), or a band under such columns that
+    prints only its titles (side | extra): bounds, count and points ranges. False when the band
+    is not laid out so (the db-ko sheet: title, then 매수 at the right)."""
+    first = band[0].header
+    line = [p for p in count_hdrs if abs(p.cy - first.cy) < 1.5 * first.size]
+    count_left = bool(line) and min(p.x0 for p in line) < first.x0
+    inherit = not line and bool(above) and any(c.points_header is not None for c in above)
+    if not count_left and not inherit:
+        return False
+    below = bands[b + 1][0].header.top if b + 1 < len(bands) else height
+    for i, c in enumerate(band):
+        if count_left:
+            prev = band[i - 1].header.x1 if i else 0.0
+            nxt = band[i + 1].header.x0 if i + 1 < len(band) else width
+            near = [p for p in line if prev <= p.x0 < c.header.x0]
+            c.count_header = max(near, key=lambda p: p.x0) if near else None
+            pts = [p for p in points_hdrs if abs(p.cy - c.header.cy) < 1.5 * c.header.size
+                   and c.header.x1 <= p.x0 < nxt]
+            c.points_header = min(pts, key=lambda p: p.x0) if pts else None
+            size = c.header.size
+            c.left = band[i - 1].right if i else (
+                (c.count_header.x0 if c.count_header else c.header.x0) - 0.8 * size)
+            c.right = c.points_header.x1 + 0.8 * size if c.points_header else (
+                band[i + 1].header.x0 if i + 1 < len(band) else width)
+            if i + 1 < len(band):  # the next column's count values start right after this PTS
+                nxt_count = [p for p in line if c.header.x1 <= p.x0 < band[i + 1].header.x0]
+                if nxt_count:
+                    edge = min(p.x0 for p in nxt_count)
+                    c.right = min(c.right, ((c.points_header.x1 if c.points_header else edge) + edge) / 2)
+        else:  # titles only: the geometry of the column printed above it
+            over = [u for u in above if u.left <= c.header.cx < u.right]
+            if not over:
+                continue
+            u = over[0]
+            c.left, c.right, c.count_header, c.points_header = u.left, u.right, u.count_header, u.points_header
+        c.top = c.header.bottom
+        totals = [p for p in phr if _is_total(p.key) and c.top < p.cy < below
+                  and c.left <= (p.x0 + p.x1) / 2 < c.right]
+        c.total_label = min(totals, key=lambda p: p.top) if totals else None
+        c.bottom = c.total_label.top if c.total_label else below
+    return True
 
 
 @dataclass
@@ -116,6 +190,10 @@ class ColumnRead:
 def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
     """Names, row numbers and counts of one column, paired by geometry."""
     inside = [t for t in tokens if col.left <= t.cx < col.right and col.top < t.cy < col.bottom]
+    if col.points_header is not None:  # a points value is never a name nor a count
+        pts = col.points_header
+        inside = [t for t in inside if not (t.is_number and pts.x0 - 0.6 * pts.size <= t.cx
+                                            <= pts.x1 + 0.6 * pts.size)]
     notes: list[str] = []
     sizes = [t.size for t in inside if not t.is_number]
     size = median(sizes, col.header.size)
@@ -348,6 +426,8 @@ def _label_kind(key: str) -> str | None:
         return "id"
     if key in NAME_LABELS:
         return "name"
+    if key in SURNAME_LABELS:
+        return "surname"
     if key in EVENT_LABELS:
         return "event"
     if key in DATE_LABELS:
@@ -355,24 +435,37 @@ def _label_kind(key: str) -> str | None:
     return None
 
 
-def _split_label(p: Phrase) -> tuple[str | None, Phrase, list[Token]]:
+def _split_label(p: Phrase, above: list[Phrase] = ()) -> tuple[str | None, Phrase, list[Token]]:
     """(kind, label, value tokens inside the phrase): a value printed close to its label joins
-    the label's phrase, so try every leading run of words as the label."""
+    the label's phrase, so try every leading run of words as the label. A label printed on two
+    lines (`Event` over `Name:`, `First & Middle` over `Name(s):`) is one label: the words of the
+    line above it, at its left edge, lead it, and the value is what lies right of the label."""
+    if p.key in OTHER_HEADER_LABELS:
+        return None, p, []
     for k in range(len(p.tokens), 0, -1):
         head = Phrase(p.tokens[:k])
         kind = _label_kind(head.key)
-        if kind:
-            return kind, head, p.tokens[k:]
+        for over in above:
+            if (over is not p and abs(over.x0 - head.x0) < head.size
+                    and -0.3 * head.size <= head.top - over.bottom < 0.8 * head.size
+                    and _label_kind(over.key + head.key) is not None):
+                kind = _label_kind(over.key + head.key)
+        if not kind:
+            continue
+        right = max(t.x1 for t in head.tokens)
+        return kind, head, [t for t in p.tokens[k:] if t.x0 >= right - 0.5]
     return None, p, []
 
 
 def read_header(sheet: SheetRead, phr: list[Phrase], tokens: list[Token], top_limit: float) -> None:
     """Player name, Konami ID, event name and date from the labelled header above the deck."""
     head = [p for p in phr if p.bottom <= top_limit]
-    head_tokens = [t for t in tokens if t.bottom <= top_limit]
-    labelled = [_split_label(p) for p in head]
+    head_tokens = [t for t in tokens if t.cy < top_limit]  # (big ID digits may reach below)
+    labelled = [_split_label(p, head) for p in head]
     stops = [label for kind, label, _ in labelled if kind] + \
         [p for p in head if p.key in _HEADER_LABELS]
+    given: str | None = None
+    surname: str | None = None
     for kind, label, inner in labelled:
         if kind is None:
             continue
@@ -384,12 +477,34 @@ def read_header(sheet: SheetRead, phr: list[Phrase], tokens: list[Token], top_li
                 if len(digits) != 10:
                     sheet.review.append(ReviewFlag(section=None, reason="konami-id-unclear",
                                                    detail=f"Konami ID read as {digits!r} (not 10 digits)"))
-        elif kind == "name" and sheet.player_name is None:
-            sheet.player_name = "".join(t.text for t in value) or None
+        elif kind == "name" and given is None:
+            given = _name_value(value)
+        elif kind == "surname" and surname is None:
+            surname = _name_value(value)
         elif kind == "event" and sheet.event_name is None:
             sheet.event_name = join_words(value) or None
         elif kind == "date" and sheet.event_date is None:
             sheet.event_date = parse_date(" ".join(t.text for t in value))
+    if sheet.player_name is None:
+        sheet.player_name = _full_name(given, surname)
+
+
+def _name_value(value: list[Token]) -> str | None:
+    """A name box's words: Hangul names run together (`김 민준` is 김민준), others keep spaces."""
+    words = [t.text for t in value]
+    if not words:
+        return None
+    joined = "".join(words)
+    return joined if any("가" <= ch <= "힣" for ch in joined) else " ".join(words)
+
+
+def _full_name(given: str | None, surname: str | None) -> str | None:
+    """One player name from a form's given-name and family-name boxes (Korean: family first)."""
+    if not given or not surname:
+        return given or surname
+    if any("가" <= ch <= "힣" for ch in given + surname):
+        return surname + given
+    return f"{given} {surname}"
 
 
 def parse_date(text: str) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 REASON_KO: dict[str, str] = {
     "unresolved-name": "카드 이름을 알 수 없음",
     "uncertain-name": "카드 이름이 불확실함",
+    "name-language-not-loaded": "이 언어의 카드 DB가 없음 (영어 이름은 --card-db en-US.cdb)",
     "ambiguous-name": "비슷한 이름의 카드가 여럿",
     "name-missing": "이름 칸이 비어 있음",
     "name-passcode-disagree": "이름과 패스코드가 다른 카드",

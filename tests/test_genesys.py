@@ -1,0 +1,176 @@
+"""Konami's Genesys deck list (QTY | name | PTS columns, a judge box beside the extra deck, the
+Konami ID in spaced digits, the name asked in two boxes) and English names.
+
+The fixtures' five Genesys sheets are examples of the class; the sheets drawn here (other decks,
+the structure drawn by this test, not the fixtures' generator) are the test of the layout."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from scanner.read import load_decklist
+from scoring import score_scan
+
+PEERS = ("konami-fixer-genesys-01", "konami-fixer-genesys-03", "konami-fixer-genesys-05",
+         "konami-fixer-genesys-07", "konami-fixer-genesys-09")
+
+
+@pytest.fixture(scope="module")
+def ko_en_db(shared_dir):
+    from card_db.cdb import load_card_db
+    return load_card_db([shared_dir / "carddb" / "ko-KR.cdb", shared_dir / "carddb" / "en-US.cdb"])
+
+
+@pytest.fixture(scope="module")
+def en_names(shared_dir) -> dict[int, str]:
+    import sqlite3
+    con = sqlite3.connect(shared_dir / "carddb" / "en-US.cdb")
+    try:
+        return {int(i): n for i, n in con.execute("select id, name from texts")}
+    finally:
+        con.close()
+
+
+def _score(deck) -> dict:
+    return score_scan(json.loads(json.dumps(deck.to_json())), {})
+
+
+@pytest.mark.parametrize("name", PEERS)
+def test_genesys_peer_reads_with_the_english_database(name, fixtures_dir, ko_en_db):
+    """Every line right and unflagged, or (a deck longer than the form, printed over its total
+    row) caught by the printed total; never a silent line; the player and the spaced ID read."""
+    peers = fixtures_dir / "world" / "peers"
+    deck = load_decklist(peers / f"{name}.pdf", ko_en_db)
+    truth = json.loads((peers / f"{name}.truth.json").read_text())
+    got = score_scan(deck.to_json(), truth)
+    assert got["silent"] == 0, got["errors"]
+    assert got["correct"] >= 0.95 * got["lines"], got
+    if got["missing"]:
+        assert any(r.reason == "total-mismatch" for r in deck.review), "an overflow must be caught"
+    assert deck.konami_id == "0123456789"
+    assert deck.player_name == "Test Player"
+
+
+def test_english_names_without_the_english_database_are_flagged_by_language(fixtures_dir, real_db):
+    """Only the Korean database loaded: no English line gets a card (its fuzzy best would be a
+    Korean name's guess), each says which database would read it."""
+    deck = load_decklist(fixtures_dir / "world" / "peers" / "konami-fixer-genesys-01.pdf", real_db)
+    lines = [e for s in deck.sections.values() for e in s]
+    assert lines and all(e.needs_review and e.reasons[0] == "name-language-not-loaded" for e in lines)
+    # a guess only among the few cards the Korean database keeps under English names
+    from card_db.names import name_script
+    assert all(e.card_id is None or name_script(e.name) == "latin" for e in lines)
+    items = [r for r in deck.review if r.reason == "name-language-not-loaded"]
+    assert len(items) == len(lines)
+    assert all("en-US.cdb" in r.detail for r in items)
+
+
+# --- a Genesys-structured sheet drawn here ---------------------------------------------------
+
+def draw_genesys_like(path: Path, columns: dict[str, list[tuple[str, int]]], konami_id: str,
+                      given: str, surname: str, points: dict[str, int]) -> None:
+    """Konami's Genesys structure (not its artwork): `QTY | TITLE | PTS` per column, three main
+    columns, side | extra below with titles only, a judge box right of the extra deck, the ID
+    as spaced big digits, the name labels over two lines, `<<< TOTAL …` rows."""
+    from reportlab.lib.pagesizes import letter
+    from reportlab.pdfgen import canvas
+
+    W, H = letter
+    c = canvas.Canvas(str(path), pagesize=letter)
+    y = lambda top: H - top  # noqa: E731  (top-left coordinates, as the readers use)
+    c.setFont("Helvetica", 7)
+    c.drawString(38, y(70), "First & Middle")
+    c.drawString(38, y(78), "Name(s):")
+    c.drawString(38, y(100), "Last Name(s):")
+    c.drawString(300, y(70), "Event")
+    c.drawString(300, y(78), "Date:")
+    c.drawString(300, y(112), "Event")
+    c.drawString(300, y(120), "Name:")
+    c.drawString(520, y(70), "Last Name Initial")
+    c.drawString(38, y(124), "CARD GAME ID:")
+    c.setFont("Helvetica", 11)
+    c.drawString(102, y(77), given)
+    c.drawString(102, y(100), surname)
+    c.drawString(345, y(119), "Store Championship")
+    c.setFont("Helvetica", 22)
+    for i, d in enumerate(konami_id):
+        c.drawString(104 + 18.6 * i, y(128), d)
+    xs = {"monster": 37.0, "spell": 222.0, "trap": 407.0, "side": 37.0, "extra": 222.0}
+    tops = {"main": 150.0, "lower": 490.0}
+    titles = {"monster": "MONSTER CARDS", "spell": "SPELL CARDS", "trap": "TRAP CARDS",
+              "side": "SIDE DECK", "extra": "EXTRA DECK"}
+    for col, x in xs.items():
+        top = tops["main" if col in ("monster", "spell", "trap") else "lower"]
+        c.setFont("Helvetica-Bold", 9)
+        if top == tops["main"]:
+            c.drawString(x, y(top), "QTY")
+            c.drawString(x + 160, y(top), "PTS")
+        c.drawCentredString(x + 90, y(top), titles[col])
+        rows = 18 if top == tops["main"] else 15
+        for r, (name, n) in enumerate(columns.get(col, [])[:rows]):
+            ry = top + 17 * (r + 1)
+            c.setFont("Helvetica", 10)
+            c.drawString(x + 3, y(ry), str(n))
+            size = 9.0
+            while size > 5 and c.stringWidth(name, "Helvetica", size) > 135:
+                size -= 0.5  # long names are set smaller, as the form's fillers do
+            c.setFont("Helvetica", size)
+            c.drawString(x + 25, y(ry), name)
+            c.setFont("Helvetica", 8)
+            c.drawString(x + 165, y(ry), str(points.get(name, 0)))
+        ty = top + 17 * (rows + 1)
+        c.setFont("Helvetica-Bold", 8)
+        c.drawString(x + 3, y(ty), str(sum(n for _, n in columns.get(col, []))))
+        c.drawString(x + 25, y(ty), f"<<< TOTAL {titles[col]}")
+        c.drawString(x + 165, y(ty), "0")
+    c.setFont("Helvetica", 6)
+    for k, label in enumerate(("Deck List Checked?", "Judge Initials", "Infraction:",
+                               "Description:", "Deck Check Round:", "Judge Initials",
+                               "Description:")):
+        c.drawString(420, y(505 + 16 * k), label)
+    c.save()
+
+
+def _deck_columns(path: Path, db, en_names: dict[int, str]) -> tuple[dict, dict]:
+    """A real deck's lines by column, in English, and its truth (passcode → count)."""
+    columns: dict[str, list[tuple[str, int]]] = {k: [] for k in ("monster", "spell", "trap", "extra", "side")}
+    truth: dict[str, dict[str, int]] = {"main": {}, "extra": {}, "side": {}}
+    section = "main"
+    counts: dict[tuple[str, int], int] = {}
+    for raw in path.read_text().splitlines():
+        line = raw.strip()
+        if line in ("#main", "#extra", "!side"):
+            section = line.strip("#!")
+        elif line.isdigit():
+            cid = db.original_id(int(line)) or int(line)
+            counts[(section, cid)] = counts.get((section, cid), 0) + 1
+    for (section, cid), n in counts.items():
+        card = db.cards[cid]
+        col = card.kind.value if section == "main" else section
+        columns[col].append((en_names[cid], n))
+        truth[section][str(cid)] = n
+    return columns, truth
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_genesys_structured_sheet_of_another_deck_reads(seed, fixtures_dir, ko_en_db, en_names, tmp_path):
+    decks = sorted((fixtures_dir / "compare").glob("*/registered.ydk"))
+    rng = random.Random(2800 + seed)
+    columns, truth = _deck_columns(rng.choice(decks), ko_en_db, en_names)
+    if any(len(v) > (18 if k in ("monster", "spell", "trap") else 15) for k, v in columns.items()):
+        pytest.skip("deck longer than the form")
+    points = {name: rng.choice((0, 0, 0, 1, 3)) for v in columns.values() for name, _ in v}
+    pdf = tmp_path / f"genesys-like-{seed}.pdf"
+    konami_id = "".join(rng.choice("0123456789") for _ in range(10))
+    draw_genesys_like(pdf, columns, konami_id, "Minjun", "Kim", points)
+    deck = load_decklist(pdf, ko_en_db)
+    got = score_scan(deck.to_json(), truth)
+    assert got["silent"] == 0 and got["missing"] == 0, got
+    # Helvetica cannot draw ☆ (`Live☆Twin`): such a name is shown as a box, and flagged.
+    drawable = sum(1 for v in columns.values() for name, _ in v if name.isascii())
+    assert got["correct"] >= min(drawable, got["lines"]), got
+    assert deck.konami_id == konami_id
+    assert deck.player_name == "Minjun Kim"
