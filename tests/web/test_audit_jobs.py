@@ -1,0 +1,116 @@
+"""Audits as jobs (CONTRACT.md v3, issue 26): `POST /api/audits` answers 202 at once, the audit
+runs in the queue (one at a time, sheets re-read in a reader process), `GET /api/jobs/ID` shows
+its progress and then the files it wrote, and only those files are served."""
+from __future__ import annotations
+
+import csv
+import io
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from web.station import SAMPLES, wait_job
+
+ROSTER = "player,name\n1000000001,김철수\n1000000002,이영희\n"
+
+
+def _register(client, player: str, deck: str = "registered.ydk") -> None:
+    r = client.post("/api/registrations", data={"player": player},
+                    files={"file": (deck, (SAMPLES / "decks" / deck).read_bytes())})
+    assert r.status_code == 202, r.text
+    assert wait_job(client, r.json()["job"])["state"] == "done"
+
+
+def test_an_audit_job_lists_its_files_and_serves_them(app_client):
+    app_client.post("/api/roster", content=ROSTER)
+    _register(app_client, "1000000001")
+    _register(app_client, "1000000002", "illegal.txt")
+    r = app_client.post("/api/audits", json={"formats": ["html", "csv", "xlsx", "csv-ko"]})
+    assert r.status_code == 202, r.text
+    job_id = r.json()["job"]
+    first = app_client.get(f"/api/jobs/{job_id}").json()
+    assert first["state"] in ("queued", "running", "done") and "progress" in first
+    job = wait_job(app_client, job_id)
+    assert job["state"] == "done", job
+    assert job["progress"] == {"done": 2, "total": 2}
+    files = {f["name"]: f for f in job["result"]["files"]}
+    assert set(files) == {"report.html", "report.csv", "report.xlsx", "report-ko.csv"}
+    assert job["result"]["audit"]["registrations"] == 2
+    media = {"report.html": "text/html", "report.csv": "text/csv", "report-ko.csv": "text/csv",
+             "report.xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
+    for name, f in files.items():
+        got = app_client.get(f["url"])
+        assert got.status_code == 200, (name, got.text)
+        assert got.headers["content-type"].startswith(media[name])
+        assert len(got.content) == f["size"] > 0
+    english = app_client.get(files["report.csv"]["url"]).content.decode("utf-8-sig")
+    assert next(csv.reader(io.StringIO(english)))[:3] == ["player", "name", "version"]
+    korean = app_client.get(files["report-ko.csv"]["url"]).content.decode("utf-8-sig")
+    assert next(csv.reader(io.StringIO(korean)))[:3] == ["코나미 ID", "이름", "버전"]
+    from openpyxl import load_workbook
+    wb = load_workbook(io.BytesIO(app_client.get(files["report.xlsx"]["url"]).content))
+    assert wb.sheetnames[0] == "등록" and wb["등록"]["A1"].value == "코나미 ID"
+
+
+def test_only_the_files_an_audit_wrote_are_served(app_client):
+    _register(app_client, "1000000001")
+    job_id = app_client.post("/api/audits", json={"formats": ["csv"]}).json()["job"]
+    job = wait_job(app_client, job_id)
+    assert [f["name"] for f in job["result"]["files"]] == ["report.csv"]
+    for name in ("report.html", "report.xlsx", "..%2F..%2Fevent.sqlite", "%2Fetc%2Fpasswd",
+                 "..", "report.csv%00"):
+        r = app_client.get(f"/api/audits/{job_id}/files/{name}")
+        assert r.status_code == 404, (name, r.status_code)
+        assert "error" in r.json()
+    for bad in ("../x", "0" * 16, "zz"):
+        assert app_client.get(f"/api/audits/{bad}/files/report.csv").status_code == 404
+
+
+@pytest.mark.parametrize("body", [{"formats": "html"}, {"formats": ["pdf"]}, {"formats": [1]},
+                                  {"format": ["html"]}, {"formats": ["html"] * 5}, []])
+def test_an_audit_request_is_strict(app_client, body):
+    r = app_client.post("/api/audits", json=body)
+    assert r.status_code == 400 and r.json()["error"]
+    assert not any(k in r.json()["error"] for k in ("Traceback", "Error"))
+
+
+def test_an_audit_names_its_judge(app_client):
+    r = app_client.post("/api/audits", json={}, headers={"X-Judge": ""})
+    assert r.status_code == 400 and r.json()["error"]
+
+
+def test_several_audits_are_queued_and_run_one_at_a_time(app_client):
+    _register(app_client, "1000000001")
+    ids = [app_client.post("/api/audits", json={}).json()["job"] for _ in range(3)]
+    seen_running = 0
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        states = [app_client.get(f"/api/jobs/{i}").json()["state"] for i in ids]
+        seen_running = max(seen_running, states.count("running"))
+        assert states.count("running") <= 1, states
+        if all(s in ("done", "failed") for s in states):
+            break
+        time.sleep(0.1)
+    assert states == ["done"] * 3, states
+    # The dashboard still answers while audits run (nothing on the request path).
+    assert app_client.get("/api/players").status_code == 200
+
+
+def test_a_database_event_refuses_audit_jobs_cleanly():
+    from scanner.web.service import StationError
+    from scanner.web.service.audits import AuditsService
+
+    fake = AuditsService.__new__(AuditsService)  # only its config is looked at
+    fake.config = SimpleNamespace(uses_database=True)
+    with pytest.raises(StationError) as exc:
+        AuditsService.start_audit(fake, ["html"], "판정")
+    assert exc.value.status == 501 and "감사" in str(exc.value)
+    assert AuditsService.audit_job(fake, "0123456789abcdef") is None
+
+
+def test_the_old_export_urls_still_answer(app_client):
+    _register(app_client, "1000000001")
+    for what in ("audit.html", "audit.csv", "players.xlsx"):
+        r = app_client.get(f"/exports/{what}")
+        assert r.status_code == 200, (what, r.text[:200])
