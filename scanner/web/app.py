@@ -18,7 +18,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from scanner.errors import DecksheetError
-from scanner.web import api, circuit_page, pages
+from scanner.web import api, audit_pages, circuit_page, pages
 from scanner.web.audit_runner import AuditRunner
 from scanner.web.auth import BodyLimit, KeyAuth
 from scanner.web.config import StationConfig
@@ -103,7 +103,7 @@ def build_app(config: StationConfig, service: StationService | None = None,
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters.update(filters(config.timezone))
     app = Starlette(
-        routes=api.ROUTES + pages.ROUTES + circuit_page.ROUTES
+        routes=api.ROUTES + pages.ROUTES + audit_pages.ROUTES + circuit_page.ROUTES
         + [Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
         exception_handlers={StationError: _station_error, DecksheetError: _decksheet_error,
                             HTTPException: _http_error, OSError: _internal_error,

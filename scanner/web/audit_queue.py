@@ -40,6 +40,9 @@ MEDIA = {"report.html": "text/html; charset=utf-8", "report.csv": "text/csv; cha
          "report-ko.csv": "text/csv; charset=utf-8",
          "report.xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
 """The content type each file is served with."""
+FILE_KO = {"report.html": "감사 보고서 (HTML, ID 가림)", "report.csv": "감사 표 (CSV)",
+           "report.xlsx": "감사 엑셀 (한국어 머리글)", "report-ko.csv": "감사 표 (CSV, 한국어 머리글)"}
+"""What the station's pages call each file."""
 MAX_ATTEMPTS = 2
 """Starts of one audit before a restart fails it instead of queuing it again."""
 
@@ -66,7 +69,8 @@ class AuditJob:
     def to_json(self) -> dict:
         result = None
         if self.state == DONE:
-            result = {"files": [dict(f, url=f"/api/audits/{self.id}/files/{f['name']}")
+            result = {"files": [dict(f, url=f"/api/audits/{self.id}/files/{f['name']}",
+                                     label=FILE_KO.get(f["name"], f["name"]))
                                 for f in self.files], "audit": self.summary}
         return {"job": self.id, "kind": "audit", "state": self.state,
                 "progress": {"done": self.done, "total": self.total}, "result": result,
@@ -116,10 +120,10 @@ class AuditQueue:
             return None
         return _job(row) if row else None
 
-    def waiting(self) -> list[AuditJob]:
-        """Queued and running audits, oldest first."""
-        rows = self.st.con.execute(f"SELECT {_COLS} FROM station_audits WHERE state IN (?, ?) "
-                                   "ORDER BY seq", (QUEUED, RUNNING)).fetchall()
+    def recent(self, limit: int = 20) -> list[AuditJob]:
+        """The newest audits first."""
+        rows = self.st.con.execute(f"SELECT {_COLS} FROM station_audits ORDER BY seq DESC "
+                                   "LIMIT ?", (limit,)).fetchall()
         return [_job(r) for r in rows]
 
     def take(self) -> AuditJob | None:

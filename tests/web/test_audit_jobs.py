@@ -114,3 +114,23 @@ def test_the_old_export_urls_still_answer(app_client):
     for what in ("audit.html", "audit.csv", "players.xlsx"):
         r = app_client.get(f"/exports/{what}")
         assert r.status_code == 200, (what, r.text[:200])
+
+
+def test_the_audit_page_starts_a_job_without_javascript(app_client):
+    from web.station import KEY
+    _register(app_client, "1000000001")
+    app_client.cookies.set("ds_judge", "tester")
+    page = app_client.get("/audits")
+    assert page.status_code == 200 and "아직 감사가 없습니다" in page.text
+    import re
+    token = re.search(r'name="csrf" content="([^"]+)"', page.text).group(1)
+    r = app_client.post("/audits", data={"csrf": token, "format": "xlsx"},
+                        headers={"Authorization": f"Bearer {KEY}"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].startswith("/audits/")
+    job_id = r.headers["location"].rsplit("/", 1)[1]
+    wait_job(app_client, job_id)
+    shown = app_client.get(f"/audits/{job_id}").text
+    assert "완료" in shown and f"/api/audits/{job_id}/files/report.xlsx" in shown
+    assert "감사 엑셀" in shown
+    assert app_client.post("/audits", data={"csrf": token, "format": "pdf"}).status_code == 400
+    assert app_client.get("/audits/0123456789abcdef").status_code == 404

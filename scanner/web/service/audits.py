@@ -37,11 +37,11 @@ class AuditsService(RecordsService):
         with self.station() as st:
             return AuditQueue(st).get(job_id)
 
-    def audits_waiting(self) -> list[AuditJob]:
+    def recent_audits(self, limit: int = 20) -> list[AuditJob]:
         if self.config.uses_database:
             return []
         with self.station() as st:
-            return AuditQueue(st).waiting()
+            return AuditQueue(st).recent(limit)
 
     def audit_file(self, job_id: str, name: str) -> tuple[Path, str]:
         """(path, content type) of a file a finished audit wrote; only those files, by the
