@@ -151,6 +151,13 @@ class AuditQueue:
                         "finished_at = ? WHERE id = ?",
                         (FAILED if error else DONE, result, error, now_iso(), job_id))
 
+    def requeue(self, job_id: str) -> None:
+        """A running audit back to the queue (its server is stopping)."""
+        with self.st.transaction() as con:
+            con.execute("UPDATE station_audits SET state = ?, done = 0, attempts = attempts - 1 "
+                        "WHERE id = ? AND state = ?",
+                        (QUEUED, job_id, RUNNING))
+
     def requeue_running(self, failed_error: str, max_attempts: int = MAX_ATTEMPTS) -> int:
         """At start: audits a stopped server left running go back to the queue (those started
         `max_attempts` times already fail, with `failed_error`)."""

@@ -3,7 +3,8 @@
 An audit re-reads every sheet, which takes minutes on a big event: it never runs on a request's
 thread, and its sheets are read in a reader process (`run_audit(..., in_process=False)`), so a
 reader that crashes fails the audit, not the server. An audit a stopped server left running goes
-back to the queue at the next start (and fails after two starts).
+back to the queue: at once when the server stops (after the sheet in hand), else at the next
+start (and an audit whose server died twice fails).
 """
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ class AuditRunner:
         self._wake.set()
 
     def stop(self, grace_s: float) -> None:
-        """Take no new audit; one running gets `grace_s`, else it is queued again next start."""
+        """Take no new audit; one running stops after the sheet in hand (its reader process
+        ends) and goes back to the queue for the next start."""
         self._stopping.set()
         self._wake.set()
         if self._thread:
@@ -55,6 +57,6 @@ class AuditRunner:
                 self._wake.clear()
                 continue
             try:
-                self.service.run_audit_job(job)
+                self.service.run_audit_job(job, should_stop=self._stopping.is_set)
             except Exception:  # noqa: BLE001 - the job is failed with why; the runner goes on
                 log.exception("audit %s failed", job.id)

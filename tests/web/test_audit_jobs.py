@@ -134,3 +134,38 @@ def test_the_audit_page_starts_a_job_without_javascript(app_client):
     assert "감사 엑셀" in shown
     assert app_client.post("/audits", data={"csrf": token, "format": "pdf"}).status_code == 400
     assert app_client.get("/audits/0123456789abcdef").status_code == 404
+
+
+def test_a_stopping_server_puts_its_running_audit_back_in_the_queue(event_path):
+    """SIGTERM while an audit runs: it stops after the sheet in hand (its reader process ends),
+    goes back to the queue as not started (no attempt spent), and runs whole at the next start."""
+    from scanner.event.flows import register_input
+    from scanner.event.stores import open_event
+    from scanner.web.audit_queue import AuditQueue
+    from scanner.web.config import StationConfig
+    from scanner.web.service import StationService
+
+    service = StationService(StationConfig(event_path=event_path, key="k" * 16, workers=1))
+    with open_event(event_path) as store:
+        for kid in ("1000000001", "1000000002"):
+            register_input(store, str(SAMPLES / "decks" / "registered.ydk"), kid, service.db,
+                           service.limits, allow_duplicate=True)
+    job = service.start_audit(["csv"], "판정")
+    taken = service.take_audit()
+    assert taken is not None and taken.id == job.id and taken.state == "running"
+    service.run_audit_job(taken, should_stop=lambda: True)
+    back = service.audit_job(job.id)
+    assert back.state == "queued" and back.attempts == 0 and back.files == []
+    again = service.take_audit()
+    service.run_audit_job(again)
+    done = service.audit_job(job.id)
+    assert done.state == "done" and [f["name"] for f in done.files] == ["report.csv"]
+    assert done.done == done.total == 2
+    with service.station() as st:  # a server killed while it ran: queued again at the start
+        queue = AuditQueue(st)
+        dead = queue.add(["html"], "판정")
+        queue.take()
+        assert queue.requeue_running("x") == 1 and queue.get(dead.id).state == "queued"
+        queue.take()
+        queue.take()
+        assert queue.requeue_running("그만") == 0 and queue.get(dead.id).state == "failed"

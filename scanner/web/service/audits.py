@@ -66,13 +66,18 @@ class AuditsService(RecordsService):
         with self.station() as st:
             return AuditQueue(st).requeue_running(ko("audit-restarted-too-often", n=2))
 
-    def run_audit_job(self, job: AuditJob) -> None:
-        """Run one audit into its folder; the job ends done (files listed) or failed (why)."""
+    def run_audit_job(self, job: AuditJob, should_stop: Callable[[], bool] | None = None
+                      ) -> None:
+        """Run one audit into its folder; the job ends done (files listed) or failed (why), or
+        goes back to the queue when `should_stop()` turned true (the server stopping)."""
+        from scanner.event.audit import AuditStopped
+
         out = self.audits_root() / job.id
         shutil.rmtree(out, ignore_errors=True)  # a restarted audit starts clean
         try:
             summary = self.run_audit(out, log=True, judge=job.judge,
-                                     progress=self._progress_of(job.id))
+                                     progress=self._progress_of(job.id),
+                                     should_stop=should_stop)
             files = []
             for fmt, name in FORMATS.items():
                 path = out / name
@@ -80,6 +85,10 @@ class AuditsService(RecordsService):
                     path.unlink(missing_ok=True)
                 elif path.is_file():
                     files.append({"name": name, "size": path.stat().st_size})
+        except AuditStopped:
+            with self.station() as st:
+                AuditQueue(st).requeue(job.id)
+            return
         except Exception as exc:  # noqa: BLE001 - the job fails with why; the server goes on
             with self.station() as st:
                 AuditQueue(st).finish(job.id, None, None, ko("audit-failed",

@@ -55,10 +55,11 @@ class RecordsService(StationCore):
         return next(i for i in self.infractions() if i.id == infraction_id)
 
     def run_audit(self, out_dir: Path, log: bool = True, judge: str | None = None,
-                  progress: Callable[[int, int], None] | None = None) -> dict:
+                  progress: Callable[[int, int], None] | None = None,
+                  should_stop: Callable[[], bool] | None = None) -> dict:
         """Re-check every registration into `out_dir`; `log=False` for a download (a GET),
         which must leave the event as it was. `progress(done, total)` as registrations are
-        re-checked."""
+        re-checked; `should_stop()` true ends it early (`AuditStopped`)."""
         from scanner.event.audit import run_audit
         from scanner.event.audit_report import write_report
 
@@ -79,7 +80,7 @@ class RecordsService(StationCore):
             # there stopped every desk); one audit at a time (`audit_lock`).
             with self.audit_lock:
                 result = run_audit(store, self.db, self.limits, workers=1, in_process=False,
-                                   progress=step)
+                                   progress=step, should_stop=should_stop)
             write_report(result, out_dir, korean_csv=True)
             if log:
                 store.log("audit", {"registrations": len(result.current), "out": str(out_dir)},
