@@ -169,3 +169,46 @@ def test_a_stopping_server_puts_its_running_audit_back_in_the_queue(event_path):
         queue.take()
         queue.take()
         assert queue.requeue_running("그만") == 0 and queue.get(dead.id).state == "failed"
+
+
+@pytest.mark.slow
+def test_a_real_server_answers_during_an_audit_and_a_sigterm_requeues_it(event_path, tmp_path):
+    """A real `serve`: while an audit re-reads photos the station answers at once; SIGTERM
+    mid-audit ends the server within its grace (no hang on the audit's reader process); after
+    the next start the same job finishes with its files."""
+    from web.station import start_server
+
+    server = start_server(event_path, tmp_path / "data", workers=1)
+    try:
+        with server.client() as c:
+            for n, kid in enumerate(("1098765432", "1000000001", "1000000002")):
+                data = (SAMPLES / "photos" / "photo-corrected-02.jpg").read_bytes() + bytes(n)
+                r = c.post("/api/registrations", data={"player": kid},
+                           files={"file": (f"p{n}.jpg", data)})
+                assert r.status_code == 202, r.text
+                assert wait_job(c, r.json()["job"], timeout=180)["state"] in ("done", "needs-decision")
+            job_id = c.post("/api/audits", json={"formats": ["html"]}).json()["job"]
+            deadline = time.monotonic() + 60
+            while c.get(f"/api/jobs/{job_id}").json()["state"] == "queued":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            started = time.monotonic()
+            assert c.get("/api/players").status_code == 200
+            assert c.get("/").status_code == 200
+            assert time.monotonic() - started < 3  # nothing waits for the audit
+            running = c.get(f"/api/jobs/{job_id}").json()
+        assert running["state"] in ("running", "done"), running
+        t0 = time.monotonic()
+        server.stop()
+        assert time.monotonic() - t0 < 45
+    finally:
+        server.stop()
+    server = start_server(event_path, tmp_path / "data", workers=1)
+    try:
+        with server.client() as c:
+            job = wait_job(c, job_id, timeout=240)
+            assert job["state"] == "done", job
+            assert [f["name"] for f in job["result"]["files"]] == ["report.html"]
+            assert job["progress"]["done"] == job["progress"]["total"] >= 1
+    finally:
+        server.stop()
