@@ -65,10 +65,10 @@ def _player_rows(service: StationService, masked: bool) -> list[list[Any]]:
 def _xlsx(service: StationService) -> bytes:
     """The judges' workbook: players, infractions, review decisions, under Korean headers."""
     tz = service.config.timezone
-    players = Table("players", *_split(_player_rows(service, masked=False)))
-    drop = players.headers.index("status")  # the Korean 상태 column says it for judges
-    players = Table("players", [h for n, h in enumerate(players.headers) if n != drop],
-                    [[c for n, c in enumerate(r) if n != drop] for r in players.rows])
+    rows = _player_rows(service, masked=False)
+    drop = rows[0].index("status")  # the Korean 상태 column says it for judges
+    rows = [[c for n, c in enumerate(r) if n != drop] for r in rows]
+    players = Table("players", rows[0], rows[1:])
     infractions = Table("infractions", ["id", "konami_id", "name", "round", "code", "penalty",
                                         "penalty_now", "voided", "judge", "time"])
     for i in service.infractions():
@@ -82,10 +82,6 @@ def _xlsx(service: StationService) -> bytes:
         decisions.rows.append([d.konami_id, d.name, d.version, d.place, d.before, d.after,
                                d.judge, local_time(d.at, tz)])
     return xlsx_bytes([in_korean(t) for t in (players, infractions, decisions)])
-
-
-def _split(rows: list[list[Any]]) -> tuple[list[str], list[list[Any]]]:
-    return rows[0], rows[1:]
 
 
 def make(service: StationService, what: str) -> tuple[bytes, str, str]:

@@ -114,6 +114,14 @@ def test_the_old_export_urls_still_answer(app_client):
     for what in ("audit.html", "audit.csv", "players.xlsx"):
         r = app_client.get(f"/exports/{what}")
         assert r.status_code == 200, (what, r.text[:200])
+    from openpyxl import load_workbook
+    wb = load_workbook(io.BytesIO(app_client.get("/exports/players.xlsx").content))
+    assert wb.sheetnames == ["선수", "위반", "확인 결정"]
+    assert [c.value for c in wb["선수"][1]][:4] == ["코나미 ID", "이름", "테이블", "버전"]
+    assert "상태" in [c.value for c in wb["선수"][1]]
+    assert not any(c.value in ("status", "konami_id", "penalty") for ws in wb for c in ws[1])
+    players_csv = app_client.get("/exports/players.csv").content.decode("utf-8-sig")
+    assert players_csv.startswith("konami_id,name,table")  # tools read the CSV: unchanged
 
 
 def test_the_audit_page_starts_a_job_without_javascript(app_client):
