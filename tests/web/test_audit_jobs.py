@@ -159,6 +159,10 @@ def test_a_stopping_server_puts_its_running_audit_back_in_the_queue(event_path):
             register_input(store, str(SAMPLES / "decks" / "registered.ydk"), kid, service.db,
                            service.limits, allow_duplicate=True)
     job = service.start_audit(["csv"], "판정")
+    from scanner.web.service import StationError
+    with pytest.raises(StationError) as not_yet:  # no file before the audit is done
+        service.audit_file(job.id, "report.csv")
+    assert not_yet.value.status == 409
     taken = service.take_audit()
     assert taken is not None and taken.id == job.id and taken.state == "running"
     service.run_audit_job(taken, should_stop=lambda: True)
