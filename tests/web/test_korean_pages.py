@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import re
 
-import pytest
 
 from web.station import SAMPLES, wait_job
 from web.test_browser import PHONE, browser, no_sideways_scroll, shot  # noqa: F401 - fixture
 
-pytestmark = pytest.mark.slow
 ROSTER = "player,name,table\n1098765432,이서준,3\n1000000001,김철수,1\n1000000002,이영희,2\n"
 PHOTO = SAMPLES / "photos" / "photo-corrected-02.jpg"
 
@@ -181,3 +179,23 @@ def test_an_audit_shows_its_progress_on_screen(browser, server):  # noqa: F811
     names = page.locator("#audit-status .audit-files a").all_inner_texts()
     assert sorted(names) == ["감사 보고서 (HTML, ID 가림)", "감사 표 (CSV)"]
     ctx.close()
+
+
+def test_a_sheet_item_decision_reads_in_korean_even_from_its_stored_key(demo_db):
+    """Older decisions kept only the item's key ("reason: detail"): the log still names the
+    Korean label, the place and the card, never the English detail or the crop's path."""
+    from types import SimpleNamespace
+
+    from scanner.web.service.review import ReviewService
+
+    card = next(iter(demo_db.search("하루 우라라", 1))).card
+    detail = (f"spell row 11: printed line struck through, left out of the deck: "
+              f"{card.name} [{card.card_id}] ×2; crop /srv/ev.station/crops/ab/x.png")
+    fake = ReviewService.__new__(ReviewService)
+    fake.db = demo_db
+    for before in ({"flag": "struck-through", "detail": detail}, None):
+        d = SimpleNamespace(before=before, read=f"struck-through: {detail}", section="main")
+        place, what = fake._sheet_item_ko(d)
+        assert (place, what) == ("마법 11", f"줄이 그어져 있음 (삭제?): {card.name} ×2")
+    d = SimpleNamespace(before=None, read="some-new-reason: text", section=None)
+    assert fake._sheet_item_ko(d) == ("시트", "시트 확인 항목")

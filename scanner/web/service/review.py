@@ -136,8 +136,9 @@ class ReviewService(StationCore):
         from scanner.report.review_reasons import REASON_KO
 
         held = d.before if isinstance(d.before, dict) else {}
-        reason = str(held.get("flag") or (d.read or "").split(":", 1)[0])
-        detail = str(held.get("detail") or "")
+        key = (d.read or "").split(": ", 1)  # `sheet_flag_key`: "reason: detail"
+        reason = str(held.get("flag") or key[0])
+        detail = str(held.get("detail") or (key[1] if len(key) > 1 else ""))
         row = _ROW_IN_DETAIL.match(detail)
         place = (f"{COLUMN_KO[row.group(1)]} {row.group(2)}" if row
                  else SECTION_KO.get(d.section or "", "시트"))
