@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 
-
 from web.station import SAMPLES, wait_job
 from web.test_browser import PHONE, browser, no_sideways_scroll, shot  # noqa: F401 - fixture
 
