@@ -198,3 +198,35 @@ def test_a_sheet_item_decision_reads_in_korean_even_from_its_stored_key(demo_db)
         assert (place, what) == ("마법 11", f"줄이 그어져 있음 (삭제?): {card.name} ×2")
     d = SimpleNamespace(before=None, read="some-new-reason: text", section=None)
     assert fake._sheet_item_ko(d) == ("시트", "시트 확인 항목")
+
+
+def test_an_audit_page_follows_its_job_to_the_end(browser, server, event_path):  # noqa: F811
+    """The audit's page polls its job: 「감사 중… 1/2」, then 2/2, then 완료 with the file link.
+    (The job is written straight into the event file, running, so the runner never takes it.)"""
+    import json
+
+    from scanner.web.station_store import StationStore
+
+    job_id = "0123456789abcdef"
+    with StationStore(event_path) as st, st.transaction() as con:
+        con.execute("INSERT INTO station_audits (id, seq, state, formats, judge, done, total, "
+                    "created_at) VALUES (?, 1, 'running', '[\"html\"]', '박저지', 1, 2, "
+                    "'2026-07-12T10:00:00+00:00')", (job_id,))
+    ctx, page = _phone(browser, server)
+    page.goto(server.url + f"/audits/{job_id}")
+    assert page.inner_text(".audit-state") == "감사 중… 1/2"
+    with StationStore(event_path) as st, st.transaction() as con:
+        con.execute("UPDATE station_audits SET done = 2 WHERE id = ?", (job_id,))
+    page.wait_for_function("() => document.querySelector('.audit-state').textContent"
+                           " === '감사 중… 2/2'", timeout=10_000)
+    files = [{"name": "report.html", "size": 2048}]
+    with StationStore(event_path) as st, st.transaction() as con:
+        con.execute("UPDATE station_audits SET state = 'done', result_json = ? WHERE id = ?",
+                    (json.dumps({"files": files, "audit": {}}), job_id))
+    page.wait_for_selector(".audit-files a", timeout=10_000)
+    assert page.inner_text(".audit-state") == "완료 (2건)"
+    link = page.locator(".audit-files a").first
+    assert link.inner_text() == "감사 보고서 (HTML, ID 가림)"
+    assert link.get_attribute("href") == f"/api/audits/{job_id}/files/report.html"
+    assert page.locator(".progress").count() == 0 and no_sideways_scroll(page)
+    ctx.close()
