@@ -160,8 +160,8 @@ def test_event_flow_on_samples(demo_env, tmp_path):
     assert "0000000001" not in "\n".join(csv)
     from openpyxl import load_workbook
     wb = load_workbook(out_dir / "report.xlsx")
-    assert wb.sheetnames == ["registrations", "lines", "deck checks", "infractions",
-                             "review decisions"]
+    assert wb.sheetnames == ["등록", "줄", "덱 체크", "위반", "확인 결정"]  # judges read it
+    assert [c.value for c in wb["등록"][1]][:3] == ["코나미 ID", "이름", "버전"]
     assert not any("0000000003" in str(c.value) for ws in wb for row in ws.iter_rows()
                    for c in row)
 

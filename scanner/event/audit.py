@@ -249,12 +249,20 @@ def find_duplicates(regs: list[RegistrationAudit]) -> list[list[str]]:
     return sorted(sorted(ids) for ids in by_sig.values() if len(ids) > 1)
 
 
+class AuditStopped(Exception):
+    """`run_audit` was asked to stop (`should_stop`) before every sheet was re-read: no result;
+    the caller runs the audit again later."""
+
+
 def run_audit(store: EventStore, db: CardDatabase, limits: LimitList, workers: int | None = None,
               progress: Callable[[int], None] | None = None,
-              in_process: bool = True) -> AuditResult:
+              in_process: bool = True,
+              should_stop: Callable[[], bool] | None = None) -> AuditResult:
     """Audit the whole event. `workers` = processes (default: all cores; 1 = in this process,
     unless `in_process=False`: a server reads no sheet in its own process, where a reader's crash
-    would take every desk down). `progress(n)` is called as each registration is done."""
+    would take every desk down). `progress(n)` is called as each registration is done. When
+    `should_stop()` turns true (a server stopping), reads not started are dropped, the pool's
+    processes end after the file in hand, and `AuditStopped` is raised."""
     started = time.perf_counter()
     jobs = audit_jobs(store)
     by_file: dict[str, list[AuditJob]] = defaultdict(list)
@@ -269,16 +277,26 @@ def run_audit(store: EventStore, db: CardDatabase, limits: LimitList, workers: i
         if progress:
             progress(len(batch))
 
+    stop = should_stop or (lambda: False)
     if workers == 1 and in_process:
         for group in groups:
+            if stop():
+                raise AuditStopped()
             done(audit_file(group, db, limits))
     else:
         # Largest groups first keeps the tail short; each worker loads the db once.
-        with reader_pool(workers, _init_worker, (db.spec, limits)) as pool:
+        pool = reader_pool(workers, _init_worker, (db.spec, limits))
+        try:
             futures = [pool.submit(_audit_file_in_worker, g)
                        for g in sorted(groups, key=len, reverse=True)]
             for fut in as_completed(futures):
                 done(fut.result())
+                if stop():
+                    raise AuditStopped()
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
     results.sort(key=lambda r: (r.konami_id, r.version))
     return AuditResult(event=store.event(), list_name=limits.name, registrations=results,
                        duplicates=find_duplicates(results), deck_checks=store.deck_checks(),

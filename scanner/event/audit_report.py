@@ -1,6 +1,6 @@
 """The audit as files a head judge opens and shares: `report.html` (readable), `report.csv`
-(one row per registration version) and `report.xlsx` (one sheet per table: registrations, lines,
-deck checks, infractions, review decisions). Konami IDs are masked in all three, file names
+(one row per registration version) and `report.xlsx` (one sheet per table, Korean names and
+headers: 등록, 줄, 덱 체크, 위반, 확인 결정). Konami IDs are masked in all three, file names
 included; spreadsheet cells are safe against formula injection (`scanner.report.tables`)."""
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from card_db.paths import atomic_write
 from scanner.event.sheets import (STATUS_KO, decisions_table, deck_checks_table, file_label,
                                   infractions_table, lines_table, masked)
 from scanner.model import SECTIONS, position_label
+from scanner.report.headers_ko import in_korean
 from scanner.report.tables import Table, csv_bytes, mask_id, xlsx_bytes
 from scanner.report.times import local_label, local_time
 from scanner.rules.codes import CODE_KO, ILLEGAL, LEGAL, PENALTY_KO, REVIEW_CODES
@@ -213,15 +214,20 @@ def report_tables(result: AuditResult) -> list[Table]:
             decisions_table(result.decisions, result.stored, masked)]
 
 
-def write_report(result: AuditResult, out_dir: Path) -> tuple[Path, Path, Path]:
-    """Write report.html, report.csv and report.xlsx (each atomically)."""
+def write_report(result: AuditResult, out_dir: Path, korean_csv: bool = False
+                 ) -> tuple[Path, Path, Path]:
+    """Write report.html, report.csv (English headers: other tools read it) and report.xlsx
+    (Korean sheet names and headers: judges open it), each atomically; with `korean_csv`
+    also report-ko.csv (report.csv's rows under Korean headers)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     html_path, csv_path, xlsx_path = (out_dir / "report.html", out_dir / "report.csv",
                                       out_dir / "report.xlsx")
     atomic_write(html_path, render_html(result))
     tables = report_tables(result)
     atomic_write(csv_path, csv_bytes(tables[0]))
-    atomic_write(xlsx_path, xlsx_bytes(tables))
+    atomic_write(xlsx_path, xlsx_bytes([in_korean(t) for t in tables]))
+    if korean_csv:
+        atomic_write(out_dir / "report-ko.csv", csv_bytes(in_korean(tables[0])))
     return html_path, csv_path, xlsx_path
 
 

@@ -1,5 +1,5 @@
 """Every player's current list out of the event: ydk / text / JSON files, one CSV of lines and
-an .xlsx workbook (registrations, lines, deck checks, infractions, review decisions).
+an .xlsx workbook for judges (Korean sheets and headers: 등록, 줄, 덱 체크, 위반, 확인 결정).
 
 This is the organiser's own data (file names and columns carry the real Konami IDs, to match the
 official records); the audit report is the one to share (IDs masked). Spreadsheet cells are safe
@@ -15,6 +15,7 @@ from scanner.event.sheets import (decisions_table, deck_checks_table, identity,
                                   infractions_table, lines_table)
 from scanner.event.store import EventStore
 from scanner.inputs.formats import format_json, format_text, format_ydk
+from scanner.report.headers_ko import in_korean
 from scanner.report.tables import Table, csv_bytes, xlsx_bytes
 
 WRITERS = {"ydk": (".ydk", format_ydk), "text": (".txt", format_text), "json": (".json", format_json)}
@@ -43,7 +44,7 @@ def export_event(store: EventStore, db: CardDatabase, out_dir: Path, formats: se
         atomic_write(out_dir / "decklists.csv", csv_bytes(lines))
         written += 1
     if "xlsx" in formats:
-        atomic_write(out_dir / "decklists.xlsx", xlsx_bytes(event_tables(store, lines)))
+        atomic_write(out_dir / "decklists.xlsx", xlsx_bytes([in_korean(t) for t in event_tables(store, lines)]))
         written += 1
     return written, flagged
 

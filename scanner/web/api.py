@@ -10,7 +10,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from scanner.web import validate
@@ -138,10 +138,34 @@ async def post_registration(request: Request) -> Response:
 
 
 async def get_job(request: Request) -> Response:
-    job = await run_in_threadpool(_service(request).job, request.path_params["job_id"])
+    """A reading job or an audit job (`POST /api/audits`), by its ID."""
+    service = _service(request)
+    job = await run_in_threadpool(service.job, request.path_params["job_id"])
+    if job is None:
+        job = await run_in_threadpool(service.audit_job, request.path_params["job_id"])
     if job is None:
         return error(ko("no-such-job"), 404)
     return JSONResponse(job.to_json())
+
+
+async def post_audit(request: Request) -> Response:
+    """Queue an audit: 202 `{"job": ID}`; the audit runner writes its files off the request."""
+    require_csrf(request)
+    data = await read_json(request, validate.AUDIT)
+    judge = require_judge(request)
+    job = await run_in_threadpool(_service(request).start_audit, data["formats"], judge)
+    request.app.state.audits.notify()
+    return JSONResponse({"job": job.id}, status_code=202)
+
+
+async def get_audit_file(request: Request) -> Response:
+    """A file a finished audit wrote (only those, by the name its job lists)."""
+    path, media = await run_in_threadpool(_service(request).audit_file,
+                                          request.path_params["job_id"], request.path_params["name"])
+    disposition = "inline" if media.startswith("text/html") else "attachment"
+    return FileResponse(path, media_type=media, headers={
+        "Content-Disposition": f'{disposition}; filename="{path.name}"',
+        "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
 
 
 async def post_decide(request: Request) -> Response:
@@ -259,4 +283,6 @@ ROUTES = [
     Route("/api/infractions", get_infractions),
     Route("/api/infractions/{inf_id}/void", post_void, methods=["POST"]),
     Route("/api/decisions", get_decisions),
+    Route("/api/audits", post_audit, methods=["POST"]),
+    Route("/api/audits/{job_id}/files/{name}", get_audit_file),
 ]

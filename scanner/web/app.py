@@ -1,4 +1,5 @@
-"""Assemble the station: routes, templates, error pages, the job runner's start and stop."""
+"""Assemble the station: routes, templates, error pages, the job and audit runners' start and
+stop."""
 from __future__ import annotations
 
 import contextlib
@@ -17,7 +18,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from scanner.errors import DecksheetError
-from scanner.web import api, circuit_page, pages
+from scanner.web import api, audit_pages, circuit_page, pages
+from scanner.web.audit_runner import AuditRunner
 from scanner.web.auth import BodyLimit, KeyAuth
 from scanner.web.config import StationConfig
 from scanner.web.jobs import JobRunner
@@ -83,21 +85,25 @@ def build_app(config: StationConfig, service: StationService | None = None,
     """The ASGI app of one station. The runner starts with the app and stops with it."""
     service = service or StationService(config)
     runner = (LeaseRunner if config.uses_database else JobRunner)(service, config.workers)
+    audits = AuditRunner(service)  # a database event refuses audit jobs (`start_audit`)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
         if start_runner:
             runner.start()
+            if not config.uses_database:
+                audits.start()
         try:
             yield
         finally:
+            audits.stop(config.shutdown_grace_s)
             runner.stop(config.shutdown_grace_s)
 
     env = Environment(loader=FileSystemLoader(HERE / "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters.update(filters(config.timezone))
     app = Starlette(
-        routes=api.ROUTES + pages.ROUTES + circuit_page.ROUTES
+        routes=api.ROUTES + pages.ROUTES + audit_pages.ROUTES + circuit_page.ROUTES
         + [Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],
         exception_handlers={StationError: _station_error, DecksheetError: _decksheet_error,
                             HTTPException: _http_error, OSError: _internal_error,
@@ -105,6 +111,7 @@ def build_app(config: StationConfig, service: StationService | None = None,
         lifespan=lifespan)
     app.state.service = service
     app.state.runner = runner
+    app.state.audits = audits
     app.state.templates = Jinja2Templates(env=env)
     return BodyReadTimeout(BodyLimit(KeyAuth(app, config.key), config.max_upload_bytes + 64 * 1024),
                            config.read_timeout_s)

@@ -1,5 +1,5 @@
 """Files a head judge downloads from the dashboard: the audit (HTML with masked IDs, CSV), every
-list's lines (CSV), and the player status list (CSV, XLSX; a masked CSV to post at the venue).
+list's lines (CSV), and the player status list (CSV; XLSX under Korean headers; a masked CSV to post at the venue).
 
 Every CSV/XLSX cell that a spreadsheet would run as a formula (=, +, -, @, tab, CR at its start)
 is prefixed with an apostrophe: a player named `=HYPERLINK(...)` stays text.
@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from scanner.event.audit_report import mask_id
+from scanner.report.headers_ko import in_korean
+from scanner.report.tables import Table, xlsx_bytes
+from scanner.rules.codes import CODE_KO, PENALTY_KO
 from scanner.web.present import local_time
 from scanner.web.service import StationService
 from scanner.web.views import STATUS_KO
@@ -60,28 +63,25 @@ def _player_rows(service: StationService, masked: bool) -> list[list[Any]]:
 
 
 def _xlsx(service: StationService) -> bytes:
-    from openpyxl import Workbook
-
+    """The judges' workbook: players, infractions, review decisions, under Korean headers."""
     tz = service.config.timezone
-    wb = Workbook()
-    ws = wb.active
-    ws.title = "선수"
-    for row in _player_rows(service, masked=False):
-        ws.append([safe_cell(c) for c in row])
-    ws2 = wb.create_sheet("위반")
-    ws2.append(["id", "konami_id", "name", "round", "code", "penalty", "penalty_now", "voided",
-                "judge", "time"])
+    rows = _player_rows(service, masked=False)
+    drop = rows[0].index("status")  # the Korean 상태 column says it for judges
+    rows = [[c for n, c in enumerate(r) if n != drop] for r in rows]
+    players = Table("players", rows[0], rows[1:])
+    infractions = Table("infractions", ["id", "konami_id", "name", "round", "code", "penalty",
+                                        "penalty_now", "voided", "judge", "time"])
     for i in service.infractions():
-        ws2.append([safe_cell(c) for c in (i.id, i.konami_id, i.name, i.round, i.code, i.penalty,
-                                           i.penalty_now, i.voided, i.judge, local_time(i.at, tz))])
-    ws3 = wb.create_sheet("확인 결정")
-    ws3.append(["konami_id", "name", "version", "place", "before", "after", "judge", "time"])
+        infractions.rows.append([i.id, i.konami_id, i.name, i.round, CODE_KO.get(i.code, i.code),
+                                 PENALTY_KO.get(i.penalty, i.penalty),
+                                 PENALTY_KO.get(i.penalty_now, i.penalty_now or ""), i.voided,
+                                 i.judge, local_time(i.at, tz)])
+    decisions = Table("review decisions", ["konami_id", "name", "version", "place", "before",
+                                           "after", "judge", "time"])
     for d in service.decision_log():
-        ws3.append([safe_cell(c) for c in (d.konami_id, d.name, d.version, d.place, d.before,
-                                           d.after, d.judge, local_time(d.at, tz))])
-    buf = io.BytesIO()
-    wb.save(buf)
-    return buf.getvalue()
+        decisions.rows.append([d.konami_id, d.name, d.version, d.place, d.before, d.after,
+                               d.judge, local_time(d.at, tz)])
+    return xlsx_bytes([in_korean(t) for t in (players, infractions, decisions)])
 
 
 def make(service: StationService, what: str) -> tuple[bytes, str, str]:

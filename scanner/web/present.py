@@ -11,6 +11,9 @@ from scanner.web.views import STATUS_KO
 
 SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
 MODE_KO = {"start-of-match": "매치 시작 전", "between-games": "게임 사이"}
+READER_KO = {"pdf-text": "PDF 글자", "pdf-form": "PDF 입력 칸", "ocr": "사진·스캔 읽기",
+             "ydk": "ydk 파일", "ydke": "ydke 주소", "text": "텍스트 목록", "json": "JSON"}
+"""How a list was read (the contract's `source.reader`), in the judge's words."""
 
 
 def penalty_ko(code: str | None) -> str:
@@ -32,5 +35,5 @@ def filters(tz: str) -> dict:
     """Jinja filters of the station's templates."""
     return {"ktime": lambda iso: local_time(iso, tz), "mask": mask_id, "penalty": penalty_ko,
             "status_ko": lambda s: STATUS_KO.get(s, s), "section_ko": lambda s: SECTION_KO.get(s, s or "시트"),
-            "mode_ko": lambda m: MODE_KO.get(m, m), "clean": clean, "code_ko": lambda c: CODE_KO.get(c, c),
+            "mode_ko": lambda m: MODE_KO.get(m, m), "reader_ko": lambda r: READER_KO.get(r, r), "clean": clean, "code_ko": lambda c: CODE_KO.get(c, c),
             "one_syllable_apart": one_syllable_apart}

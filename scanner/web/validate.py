@@ -103,6 +103,9 @@ VOID = Obj({
 })
 """`POST /api/infractions/ID/void`."""
 
+AUDIT = Obj({"formats": Key(Items(Text(10, ("html", "csv", "xlsx", "csv-ko")), 4), default=[])})
+"""`POST /api/audits` (no formats: html, csv and xlsx)."""
+
 DECIDE = Obj({"choice": Key(Text(10, ("store", "discard")), required=True)})
 """`POST /api/jobs/ID/decide` (a registration a guard held)."""
 

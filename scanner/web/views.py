@@ -86,6 +86,8 @@ class SheetFlagView:
     """(card_id, name, count) of a struck-through row that could be restored."""
     place: str | None = None
     """Where the paper prints it (`마법 11`), when the item names a row."""
+    detail_ko: str = ""
+    """What the page shows of the detail (a struck row: its card and count, in Korean)."""
 
 
 @dataclass

@@ -303,3 +303,28 @@ def test_a_held_registration_waits_and_is_settled_on_postgresql(pg_event):
     assert settled.state == "done" and settled.result["player"] == "1000000002"
     with open_event(pg_event) as store:
         assert sorted(r.konami_id for r in store.registrations()) == ["1000000001", "1000000002"]
+
+
+def test_a_database_event_refuses_audit_jobs_with_one_korean_line(pg_event, demo_db, clean_env):
+    """Audit jobs queue in the SQLite event file: a PostgreSQL station refuses them cleanly
+    (501, one line), records nothing, and knows no audit job ID."""
+    import warnings
+
+    from scanner.web.app import build_app
+    from scanner.web.config import StationConfig
+    from scanner.web.service import StationService
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from starlette.testclient import TestClient
+
+    config = StationConfig(event_path=pg_event, key=KEY, workers=0,
+                           card_db=(str(demo_db.path),))
+    app = build_app(config, StationService(config, demo_db))
+    with TestClient(app, base_url="http://127.0.0.1",
+                    headers={"Authorization": f"Bearer {KEY}", "X-Judge": "head"}) as client:
+        r = client.post("/api/audits", json={"formats": ["html"]})
+        assert r.status_code == 501 and "감사" in r.json()["error"], r.text
+        assert client.get("/api/jobs/0123456789abcdef").status_code == 404
+        assert client.get("/api/audits/0123456789abcdef/files/report.html").status_code == 404
+    with open_event(pg_event) as store:
+        assert not [a for _, _, a, _ in store.audit_log() if a == "audit"]

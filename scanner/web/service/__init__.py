@@ -7,11 +7,12 @@ PostgreSQL store later) is adapted here alone. One module per page family, each 
 service standing on `core` (connections, registration lookup, verdicts, crops):
 roster (players), checkin (upload jobs → registrations), review (the registration page, the
 judges' answers, the decision log), deckcheck (checklists, deck checks), records (infractions,
-audit, exports).
+audit, exports), audits (audits as queued jobs and their files).
 """
 from __future__ import annotations
 
 from scanner.errors import DecksheetError
+from scanner.web.service.audits import AuditsService
 from scanner.web.service.checkin import CheckinService
 from scanner.web.service.circuit import CircuitService
 from scanner.web.service.core import StationError
@@ -20,7 +21,7 @@ from scanner.web.service.records import RecordsService
 from scanner.web.service.roster import RosterService
 
 
-class StationService(RosterService, CheckinService, DeckCheckService, RecordsService,
+class StationService(RosterService, CheckinService, DeckCheckService, AuditsService,
                      CircuitService):
     """Event, roster, jobs and card database of one running station."""
 

@@ -17,6 +17,7 @@ from scanner.event.store import EventStore, Registration, normalise_konami_id
 from scanner.event.stores import open_event
 from scanner.model import Decklist
 from scanner.rules.codes import REVIEW_CODES, VERDICT_CODES
+from scanner.web.audit_queue import AuditQueue
 from scanner.web.config import StationConfig
 from scanner.web.station_store import StationStore
 from scanner.web.stations import open_station
@@ -48,6 +49,9 @@ class StationCore:
             self.limits: LimitList = event_limits(self.event, self.db, config.lflist,
                                                   config.list_name, config.extra_bans)
         open_station(config.event_path, create=True).close()  # the station's tables
+        if not config.uses_database:
+            with self.station() as st:  # the audit queue beside the reading jobs
+                AuditQueue(st).create()
         self.crops_root.mkdir(parents=True, exist_ok=True)
         self._status_cache: dict[tuple[int, int], Verdict] = {}
         self._lock = threading.Lock()

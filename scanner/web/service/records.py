@@ -2,6 +2,7 @@
 audit, the exported lists."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from scanner.errors import EventError
@@ -53,21 +54,37 @@ class RecordsService(StationCore):
                 raise StationError(exc.render("ko")) from None
         return next(i for i in self.infractions() if i.id == infraction_id)
 
-    def run_audit(self, out_dir: Path, log: bool = True) -> dict:
+    def run_audit(self, out_dir: Path, log: bool = True, judge: str | None = None,
+                  progress: Callable[[int, int], None] | None = None,
+                  should_stop: Callable[[], bool] | None = None) -> dict:
         """Re-check every registration into `out_dir`; `log=False` for a download (a GET),
-        which must leave the event as it was."""
+        which must leave the event as it was. `progress(done, total)` as registrations are
+        re-checked; `should_stop()` true ends it early (`AuditStopped`)."""
         from scanner.event.audit import run_audit
         from scanner.event.audit_report import write_report
 
         out_dir.mkdir(parents=True, exist_ok=True)
         with self.store() as store:
+            total = len(store.registrations())
+            done = 0
+
+            def step(n: int) -> None:
+                nonlocal done
+                done += n
+                if progress:
+                    progress(done, total)
+
+            if progress:
+                progress(0, total)
             # Sheets are re-read in reader processes, never in the server's (a Tesseract crash
             # there stopped every desk); one audit at a time (`audit_lock`).
             with self.audit_lock:
-                result = run_audit(store, self.db, self.limits, workers=1, in_process=False)
-            write_report(result, out_dir)
+                result = run_audit(store, self.db, self.limits, workers=1, in_process=False,
+                                   progress=step, should_stop=should_stop)
+            write_report(result, out_dir, korean_csv=True)
             if log:
-                store.log("audit", {"registrations": len(result.current), "out": str(out_dir)})
+                store.log("audit", {"registrations": len(result.current), "out": str(out_dir)},
+                          actor=judge)
         return result.to_json()
 
     def export_lists(self, out_dir: Path) -> None:

@@ -19,6 +19,7 @@ RESTORE = "restore"
 layer's `choose` on that sheet-level item, with the card and count the sheet printed)."""
 _CROP_IN_DETAIL = re.compile(r";?\s*crop (\S+)")
 _STRUCK_CARD = re.compile(r"\[(\d+)\]\)? ×([123])\b")
+_ROW_IN_DETAIL = re.compile(r"^(monster|spell|trap|extra|side) row (\d+):")
 
 
 class ReviewService(StationCore):
@@ -93,9 +94,12 @@ class ReviewService(StationCore):
             card = self.db.get(int(found.group(1))) if found else None
             if card is not None:  # the name as the database spells it, not as the detail runs on
                 restore = (card.card_id, card.name, int(found.group(2)))
+        shown = detail  # the page's words: a struck row names its card, not the reader's English
+        if restore is not None:
+            shown = f"{restore[1]} ×{restore[2]} — 시트에서 줄이 그어져 덱에서 빠졌습니다"
         return SheetFlagView(index=index, section=section, reason=reason,
-                             reason_ko=REASON_KO.get(reason, reason), detail=detail,
-                             crop_url=crop, restore=restore, place=place)
+                             reason_ko=REASON_KO.get(reason, "시트 확인 항목"), detail=detail,
+                             crop_url=crop, restore=restore, place=place, detail_ko=shown)
 
     def _decision_views(self, reg: Registration, decisions: list[ReviewDecision]
                         ) -> list[DecisionView]:
@@ -103,7 +107,9 @@ class ReviewService(StationCore):
         out = []
         for d in decisions:
             place, before = "시트", d.read
-            if d.section in SECTIONS and d.line is not None:
+            if d.line is None:  # a sheet-level item: its Korean label, never its stored detail
+                place, before = self._sheet_item_ko(d)
+            elif d.section in SECTIONS and d.line is not None:
                 items = sections.get(d.section) or []
                 if 1 <= d.line <= len(items):
                     e = items[d.line - 1]
@@ -122,6 +128,26 @@ class ReviewService(StationCore):
             out.append(DecisionView(reg.konami_id, reg.player_name, reg.version, place, before,
                                     after, d.judge, d.created_at))
         return out
+
+    def _sheet_item_ko(self, d: ReviewDecision) -> tuple[str, str]:
+        """(place, what) of a decision on a sheet-level item in the judge's words: the reason's
+        Korean label and, for a struck row, the card and count it printed. The stored detail
+        (English, with the server's crop path) is not shown."""
+        from scanner.report.review_reasons import REASON_KO
+
+        held = d.before if isinstance(d.before, dict) else {}
+        key = (d.read or "").split(": ", 1)  # `sheet_flag_key`: "reason: detail"
+        reason = str(held.get("flag") or key[0])
+        detail = str(held.get("detail") or (key[1] if len(key) > 1 else ""))
+        row = _ROW_IN_DETAIL.match(detail)
+        place = (f"{COLUMN_KO[row.group(1)]} {row.group(2)}" if row
+                 else SECTION_KO.get(d.section or "", "시트"))
+        what = REASON_KO.get(reason, "시트 확인 항목")
+        struck = _STRUCK_CARD.search(detail) if reason == "struck-through" else None
+        card = self.db.get(int(struck.group(1))) if struck else None
+        if card is not None:
+            what = f"{what}: {card.name} ×{struck.group(2)}"
+        return place, what
 
     def record_review(self, konami_id: str, version: int, answers: list[dict],
                       judge: str | None) -> int:

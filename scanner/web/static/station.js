@@ -1,4 +1,5 @@
-// The station's little JavaScript: check-in upload with progress, card-name autocomplete.
+// The station's little JavaScript: check-in upload with progress, card-name autocomplete,
+// audits started as jobs and watched to their files.
 "use strict";
 const CSRF = document.querySelector('meta[name="csrf"]')?.content || "";
 
@@ -137,3 +138,78 @@ if (review) {
   review.addEventListener("change", update);
   update();
 }
+
+// Audits: a button starts a job (POST /api/audits); its box shows 「감사 중… 12/30」, then the files.
+const AUDIT_STATE = {queued: "대기 중 (앞의 감사가 끝나면 시작합니다)", done: "완료"};
+function showAudit(box, job) {
+  const state = box.querySelector(".audit-state");
+  const p = job.progress || {done: 0, total: 0};
+  state.textContent = job.state === "running" ? `감사 중… ${p.done}/${p.total}`
+    : job.state === "failed" ? `멈춤: ${job.error || ""}`
+    : job.state === "done" ? `${AUDIT_STATE.done} (${p.total}건)` : AUDIT_STATE.queued;
+  box.dataset.state = job.state;
+  if (job.state !== "queued" && job.state !== "running") box.querySelector(".progress")?.remove();
+  if (job.state !== "done") return;
+  const list = box.querySelector(".audit-files");
+  list.replaceChildren(...job.result.files.map(f => {
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.className = "btn sec"; a.href = f.url; a.textContent = f.label || f.name;
+    const size = document.createElement("span");
+    size.className = "small"; size.textContent = ` ${(f.size / 1024).toFixed(1)} KB`;
+    li.append(a, size);
+    return li;
+  }));
+}
+async function watchAudit(box) {
+  for (;;) {
+    let job = null;
+    try {
+      const res = await fetch(`/api/jobs/${box.dataset.auditJob}`, {credentials: "same-origin"});
+      if (res.ok) job = await res.json();
+    } catch (e) { /* the server may be restarting: ask again */ }
+    if (job) {
+      showAudit(box, job);
+      if (job.state !== "queued" && job.state !== "running") return;
+    }
+    await new Promise(r => setTimeout(r, 1000));
+  }
+}
+function auditBox(id) {
+  const box = document.createElement("div");
+  box.className = "card audit-job";
+  box.dataset.auditJob = id;
+  const state = document.createElement("p");
+  state.className = "audit-state"; state.setAttribute("aria-live", "polite");
+  state.textContent = AUDIT_STATE.queued;
+  const bar = document.createElement("div");
+  bar.className = "progress"; bar.append(document.createElement("i"));
+  const list = document.createElement("ul");
+  list.className = "audit-files";
+  box.append(state, bar, list);
+  return box;
+}
+document.querySelectorAll("[data-audit]").forEach(button => {
+  button.addEventListener("click", async ev => {
+    ev.preventDefault();
+    const out = document.getElementById("audit-status");
+    const fail = text => {
+      const p = document.createElement("p"); p.className = "err"; p.textContent = text;
+      out.prepend(p);
+    };
+    let res;
+    try {
+      res = await fetch("/api/audits", {method: "POST", credentials: "same-origin",
+        headers: {"Content-Type": "application/json", "X-CSRF-Token": CSRF},
+        body: JSON.stringify({formats: [button.dataset.audit]})});
+    } catch (e) { fail("연결이 끊겼습니다: 다시 시도하세요"); return; }
+    const body = await res.json().catch(() => ({error: "응답을 읽을 수 없습니다"}));
+    if (res.status !== 202) { fail(body.error || "감사를 시작하지 못했습니다"); return; }
+    const box = auditBox(body.job);
+    out.prepend(box);
+    watchAudit(box);
+  });
+});
+document.querySelectorAll("[data-audit-job]").forEach(box => {
+  if (box.dataset.state === "queued" || box.dataset.state === "running") watchAudit(box);
+});
