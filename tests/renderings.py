@@ -156,3 +156,23 @@ def renderer_for(kind: str, rng) -> tuple[str, int, str]:
     pdfium only (poppler has no font for Hangul form values: an empty form, not a test)."""
     renderer = "pdfium" if kind.endswith("form") else rng.choice(RENDERERS)
     return renderer, rng.choice(DPIS), rng.choice(FORMATS)
+
+
+def values_drawn(pdf: Path) -> bool:
+    """Every filled form field of the PDF carries its own appearance (what any renderer draws).
+    A field with a value and no appearance is drawn by pdfium (it makes one) but not by poppler,
+    which has no font for Hangul values: such a poppler rendering shows an empty form and is no
+    picture of the sheet."""
+    import pypdf
+
+    for page in pypdf.PdfReader(str(pdf)).pages:
+        for ref in page.get("/Annots") or []:
+            annot = ref.get_object()
+            if annot.get("/Subtype") != "/Widget":
+                continue
+            value = annot.get("/V")
+            if value is None and annot.get("/Parent") is not None:
+                value = annot["/Parent"].get_object().get("/V")
+            if value not in (None, "") and "/AP" not in annot:
+                return False
+    return True

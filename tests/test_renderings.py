@@ -110,3 +110,23 @@ def test_generated_sheet_renderings_read_as_their_text_layer(fixtures_dir, share
         got = _check(pdf, renderer_for(kind, rng), real_db, tmp_path, least=0.0)
         lines, right = lines + got.lines, right + got.right
     assert right >= GENERATED_RIGHT * lines, f"{right}/{lines} lines right and unflagged"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,dpi,border", [("db-blue-eyes-gothic.pdf", 120, True),
+                                             ("kde-flat-hero.pdf", 400, True),
+                                             ("db-hero-square.pdf", 400, False),
+                                             ("kde-flat-hero.pdf", 120, False)])
+def test_rendering_at_any_scale_with_or_without_a_border(name, dpi, border, demo_db, tmp_path):
+    """The form is found by its printed structure from 120 to 400 dpi, the image all paper or the
+    page on a grey ground (a scanner lid, a desk), and reads as its text layer."""
+    import cv2
+
+    pdf = REPO / "samples" / "sheets" / name
+    truth = load_decklist(pdf, demo_db)
+    img = render(pdf, "poppler", dpi)
+    if border:
+        m = img.shape[1] // 12
+        img = cv2.copyMakeBorder(img, m, m, m, m, cv2.BORDER_CONSTANT, value=(128, 128, 128))
+    got = agreement(truth, load_decklist(write_image(img, tmp_path / "page", "jpg"), demo_db))
+    assert got.silent == 0 and got.right == got.lines, got

@@ -283,13 +283,16 @@ RULE_SHARE = 0.45
 """A row rule's profile peak at this share of the table's strongest ones is a rule for sure."""
 
 
-def _on_pitch(lines: list[tuple[int, float]]) -> list[tuple[int, float]]:
+def _on_pitch(lines: list[tuple[int, float]], full: float = float("inf")) -> list[tuple[int, float]]:
     """Printed rules run the table's width; text rows (seen by contrast) give weaker peaks, but
     so does a rule fading in a shadow. Strong peaks set the row pitch; a weaker peak stays only
     where it continues that pitch (a text row sits half a pitch off it)."""
     if not lines:
         return lines
-    typical = float(np.percentile([v for _, v in lines], 90))
+    # The strong rules' level is a whole rule's (`full`: the table's width) at most: rules a
+    # rendering spread over two pixel rows sum to twice that, and the bar they set dropped every
+    # rule drawn on one row (a clean poppler rendering lost half its rows).
+    typical = min(float(np.percentile([v for _, v in lines], 90)), full)
     strong = [p for p, v in lines if v >= RULE_SHARE * typical]
     if len(strong) < 4:
         return lines
@@ -365,23 +368,22 @@ def _upright_profile(vsub: np.ndarray) -> tuple[np.ndarray, float]:
     return best, best_k
 
 
-def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int
-                ) -> tuple[list[int], list[int], float]:
+def table_rules(box: Box, horiz: np.ndarray, vert: np.ndarray, row_pitch: int,
+                dark_only: bool = False) -> tuple[list[int], list[int], float]:
     """Horizontal and vertical rule positions inside one table box, and the vertical rules' lean
     (x shift per pixel down; the xs are where the rules cross the box's mid-height)."""
     hsub = box.crop(horiz).astype(np.float32) / 255.0
     vsub = (box.crop(vert) > 0).astype(np.uint8)
-    # Sum over a 3-px band: a rule tilted by a pixel or two still adds up. No more than the
-    # table's width, though: a rule a rendering spread over two pixel rows is one rule, not
-    # twice as "strong" as its neighbours drawn on one row (which then fell below the strong
-    # rules' share and were dropped: a clean poppler rendering lost half its rows).
-    hprof = np.minimum(cv2.blur(hsub.sum(axis=1).reshape(-1, 1), (1, 3)).ravel() * 3, box.w)
+    # Sum over a 3-px band: a rule tilted by a pixel or two still adds up.
+    hprof = cv2.blur(hsub.sum(axis=1).reshape(-1, 1), (1, 3)).ravel() * 3
     upright, lean = _upright_profile(vsub)
     vprof = cv2.blur(upright.reshape(1, -1), (3, 1)).ravel() * 3
     # In a deck table (many rows) peaks closer than a row are all kept; _regular picks by the
     # row pitch. A small table (the header block) has no pitch to go by: the stronger line wins.
     lines = profile_peaks(hprof, 0.55 * box.w, max(6, row_pitch // 5))
-    lines = _on_pitch(lines)
+    # Rules of dark ink only (`dark_only`): no text row passes for a rule there, so a rule is
+    # strong at a whole width whatever its thickness (see _on_pitch).
+    lines = _on_pitch(lines, full=float(box.w) if dark_only else float("inf"))
     if len(lines) >= 8:
         ys = [box.y0 + p for p in _regular(lines)]
         # A border too faint to pass as a rule (the top edge of a grey header fill) still
@@ -825,7 +827,7 @@ def _find_rules(gray: np.ndarray, faint_rules: bool) -> _RuleMode:
     row_pitch = max(20, int(gray.shape[1] * 0.0225))  # ~14 pt on an A4 page width
     tables = []
     for box in boxes:
-        ys, xs, lean = table_rules(box, horiz, vert, row_pitch)
+        ys, xs, lean = table_rules(box, horiz, vert, row_pitch, dark_only=not faint_rules)
         tables.append(Table(box=box, xs=xs, ys=ys, lean=lean))
     classify_tables(tables, gray.shape[0], gray.shape[1])
     for t in tables:
