@@ -103,7 +103,8 @@ VOID = Obj({
 })
 """`POST /api/infractions/ID/void`."""
 
-DECIDE = Obj({"choice": Key(Text(10, ("store", "discard")), required=True)})
+DECIDE = Obj({"choice": Key(Text(10, ("store", "discard")), required=True),
+              "player": Key(Text(40), nullable=True)})
 """`POST /api/jobs/ID/decide` (a registration a guard held)."""
 
 

@@ -79,7 +79,13 @@ def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, ser
     shot(page, "phone-02-checkin")
     assert page.get_attribute("#photo", "capture") == "environment"
     page.set_input_files("#photo", str(SAMPLES / "photos" / "photo-corrected-02.jpg"))
+    # Nothing stored before the judge's one tap on whose sheet it is.
+    page.wait_for_selector("#whose-match", state="visible", timeout=120_000)
+    assert page.inner_text("#whose-match") == "이서준 (1098765432) 선수의 시트로 등록"
+    assert no_sideways_scroll(page)
+    page.click("#whose-match")
     page.wait_for_url("**/players/1098765432/v/1", timeout=120_000)
+    assert "선수 확인됨" in page.content()  # the tap was the check-in confirmation
     verdict = page.inner_text("#verdict")
     assert "확인 필요" in verdict
     shot(page, "phone-03-result")

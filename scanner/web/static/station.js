@@ -66,6 +66,8 @@ if (form) {
     const data = new FormData();
     data.append("file", file, file.name || "photo.jpg");
     data.append("player", pid.value);
+    // No player typed: the desk flow. The read waits for the judge's one tap on whose sheet it is.
+    if (!pid.value) data.append("ask_player", "1");
     bar.classList.remove("hide");
     say("올리는 중…");
     let res;
@@ -86,10 +88,59 @@ if (form) {
         return;
       }
       if (j.state === "failed") { bar.classList.add("hide"); say(j.error || "읽지 못했습니다", "err"); return; }
-      if (j.state === "needs-decision") { bar.classList.add("hide"); askDecision(j); return; }
+      if (j.state === "needs-decision") { bar.classList.add("hide"); settle(j); return; }
       say((j.state === "queued" ? "순서를 기다리는 중…" : "읽는 중…") +
           ` ${Math.round((Date.now() - started) / 1000)}초`);
     }
+  };
+  const settle = j => (j.decision === "player" ? askPlayer : askDecision)(j);
+  // The desk flow: the sheet's Konami ID found on the roster is one button; otherwise roster
+  // candidates (its name, an ID a digit off) and a search box. Nothing is picked for the judge.
+  const whose = document.getElementById("whose");
+  const askPlayer = j => {
+    const sheet = j.sheet || {};
+    document.getElementById("whose-sheet").textContent =
+      `시트에서 읽음: ${sheet.name || "이름 없음"} · ${sheet.konami_id || "ID 없음"}` +
+      (sheet.konami_id && !sheet.id_sure ? " (ID가 확실하지 않음)" : "");
+    const store = async (kid, btn) => {
+      whose.querySelectorAll("button").forEach(b => b.disabled = true);
+      const res = await fetch(`/api/jobs/${j.job}/decide`, {method: "POST",
+        headers: {"X-CSRF-Token": CSRF, "Content-Type": "application/json"},
+        credentials: "same-origin", body: JSON.stringify(kid ? {choice: "store", player: kid} : {choice: "discard"})});
+      const d = await res.json().catch(() => ({error: "응답을 읽을 수 없습니다"}));
+      whose.querySelectorAll("button").forEach(b => b.disabled = false);
+      whose.classList.add("hide");
+      if (!res.ok) { say(d.error || "결정을 기록하지 못했습니다", "err"); return; }
+      if (d.state === "done") { location.href = `/players/${d.result.player}/v/${d.result.version}`; return; }
+      if (d.state === "needs-decision") { settle(d); return; }
+      say(d.error || "저장하지 않았습니다", "msg");
+    };
+    const button = (p, cls) => {
+      const b = document.createElement("button");
+      b.type = "button"; b.className = cls; b.dataset.player = p.player;
+      b.textContent = `${p.name || "(이름 없음)"} (${p.player}) 선수의 시트로 등록`;  // text, never HTML
+      b.onclick = () => store(p.player);
+      return b;
+    };
+    const match = document.getElementById("whose-match");
+    if (j.match) {
+      match.replaceWith(button(j.match, "btn big"));
+      whose.querySelector("button.big").id = "whose-match";
+    } else match.classList.add("hide");
+    document.getElementById("whose-none").classList.toggle("hide", !!j.match);
+    const cands = document.getElementById("whose-cands");
+    cands.replaceChildren(...(j.candidates || []).map(p => button(p, "btn sec")));
+    const search = document.getElementById("whose-search");
+    if (!search.dataset.ready) {
+      search.dataset.ready = "1";
+      autocomplete(search, "/api/players?q=", playerLabel, p => {
+        search.value = "";
+        cands.prepend(button(p, "btn"));
+      });
+    }
+    document.getElementById("whose-discard").onclick = () => store(null);
+    whose.classList.remove("hide");
+    say("누구의 시트인지 확인하세요", "msg");
   };
   // A guard held the registration (same original for another player, an implausible new
   // version): nothing is stored until the judge picks one of two buttons.
@@ -109,11 +160,46 @@ if (form) {
         box.querySelectorAll("button").forEach(b => b.disabled = false);
         if (!res.ok) { say(d.error || "결정을 기록하지 못했습니다", "err"); return; }
         if (d.state === "done") { location.href = `/players/${d.result.player}/v/${d.result.version}`; return; }
-        if (d.state === "needs-decision") { askDecision(d); return; }
+        if (d.state === "needs-decision") { settle(d); return; }
         say(d.error || "저장하지 않았습니다", "msg");
       };
     });
   };
+  // A Konami ID barcode/QR (the player's app or card) fills the player: only where the
+  // browser has a BarcodeDetector (the button stays hidden elsewhere).
+  const scan = document.getElementById("scan-id");
+  if (scan && "BarcodeDetector" in window && navigator.mediaDevices?.getUserMedia) {
+    scan.classList.remove("hide");
+    const video = document.getElementById("scan-video");
+    scan.addEventListener("click", async () => {
+      let stream;
+      try {
+        stream = await navigator.mediaDevices.getUserMedia({video: {facingMode: "environment"}});
+      } catch (e) { say("카메라를 열 수 없습니다", "err"); return; }
+      const detector = new BarcodeDetector();
+      video.srcObject = stream; video.classList.remove("hide"); await video.play();
+      say("바코드·QR을 카메라에 비추세요");
+      const stop = () => { stream.getTracks().forEach(t => t.stop()); video.classList.add("hide"); };
+      const started = Date.now();
+      for (;;) {
+        if (Date.now() - started > 30000) { stop(); say("바코드를 읽지 못했습니다", "err"); return; }
+        const codes = await detector.detect(video).catch(() => []);
+        const digits = codes.map(c => (c.rawValue.replace(/[-\s]/g, "").match(/\d{10}/) || [""])[0]).find(Boolean);
+        if (digits) {
+          stop();
+          const kid = digits;
+          pid.value = kid;
+          const res = await fetch("/api/players?q=" + kid, {credentials: "same-origin"});
+          const found = res.ok ? (await res.json()).find(p => p.player === kid) : null;
+          picked.textContent = found ? `${found.name || ""} · ${kid}` : `${kid} (명단에 없음)`;
+          picked.parentNode.classList.remove("hide");
+          say("코나미 ID를 읽었습니다: 시트를 올리세요");
+          return;
+        }
+        await new Promise(r => setTimeout(r, 250));
+      }
+    });
+  }
   form.querySelectorAll("input[type=file]").forEach(inp =>
     inp.addEventListener("change", () => send(inp.files[0])));
   form.addEventListener("submit", e => e.preventDefault());
