@@ -224,6 +224,7 @@ MESSAGES: dict[str, str] = {
     "web.judge-name-needed": "enter your name",
     "web.pick-other-card": "pick the other card from the list",
     "web.count-number": "a count is a number from 0 to 60",
+    "web.extra-section": "{name}: pick the deck (main, extra, side) the unlisted card was in",
     "web.pick-extra-card": "pick the added card from the list",
     "web.extra-count": "the added card's count is 1 to 60",
     "web.round-needed": "enter the round number (0 to 99)",

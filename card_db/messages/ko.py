@@ -205,6 +205,7 @@ MESSAGES: dict[str, str] = {
     "web.judge-name-needed": "이름을 입력하세요",
     "web.pick-other-card": "다른 카드를 목록에서 고르세요",
     "web.count-number": "매수는 0~60의 숫자로 입력하세요",
+    "web.extra-section": "「{name}」: 리스트에 없는 카드가 있던 덱(메인·엑스트라·사이드)을 고르세요",
     "web.pick-extra-card": "추가 카드를 목록에서 고르세요",
     "web.extra-count": "추가 카드의 매수는 1~60입니다",
     "web.round-needed": "라운드 번호(0~99)를 입력하세요",

@@ -29,16 +29,61 @@ const cardLabel = c => `${c.name} [${c.card_id}]`;
 const playerLabel = p => `${p.name || ""} · ${p.player}${p.table ? " · 테이블 " + p.table : ""}`;
 
 // Card autocomplete fields: <input data-card-for="hidden-id-field" data-radio="radio-id">
-document.querySelectorAll("input[data-card-for]").forEach(input => {
+const bindCard = input => {
   const hidden = document.getElementById(input.dataset.cardFor);
   // Typing again forgets an earlier pick: the card sent is always the one the text names.
-  input.addEventListener("input", () => { hidden.value = ""; });
+  input.addEventListener("input", () => { hidden.value = ""; hidden.dispatchEvent(new Event("change", {bubbles: true})); });
   autocomplete(input, "/api/cards?q=", cardLabel, card => {
     input.value = card.name; hidden.value = card.card_id;
+    hidden.dispatchEvent(new Event("change", {bubbles: true}));
     const radio = document.getElementById(input.dataset.radio);
     if (radio) radio.checked = true;
   });
-});
+};
+document.querySelectorAll("input[data-card-for]").forEach(bindCard);
+
+// Deck check: any number of unlisted cards (「카드 추가」); 비교하기 waits until every row is
+// a card picked from the suggestions with a section and a count (a card left out: false 일치).
+const unlisted = document.getElementById("unlisted-rows");
+if (unlisted) {
+  const preview = document.getElementById("preview");
+  const left = document.getElementById("unlisted-left");
+  const rows = () => [...unlisted.querySelectorAll(".unlisted-row")];
+  const field = (row, name) => row.querySelector(`[name^='${name}']`);
+  const update = () => {
+    const open = rows().filter(row => {
+      const text = field(row, "extra_card_text").value.trim();
+      const card = row.querySelector("input[type=hidden]").value;
+      if (!text && !card) return false;  // an empty row is no card
+      const count = field(row, "extra_count").value;
+      return !card || !field(row, "extra_section").value || !(count >= 1 && count <= 60);
+    }).length;
+    preview.disabled = open > 0;
+    left.textContent = open ? `리스트에 없는 카드 ${open}개: 목록에서 고르고 덱과 매수를 적어야 비교합니다` : "";
+    left.classList.toggle("hide", open === 0);
+  };
+  document.getElementById("add-unlisted").addEventListener("click", () => {
+    const all = rows();
+    if (all.length >= Number(unlisted.dataset.max || 20)) return;
+    const n = all.length + 1, sfx = "-" + n;
+    const row = all[0].cloneNode(true);
+    row.dataset.unlisted = n;
+    row.querySelectorAll("ul").forEach(ul => ul.remove());  // the first row's suggestion box
+    row.querySelectorAll("[id]").forEach(el => { el.id = el.id.replace(/(-\d+)?$/, sfx); });
+    row.querySelectorAll("[for]").forEach(el => { el.htmlFor = el.htmlFor.replace(/(-\d+)?$/, sfx); });
+    row.querySelectorAll("[name]").forEach(el => { el.name = el.name.replace(/(-\d+)?$/, sfx); el.value = ""; });
+    row.querySelector("label").textContent = `카드 ${n}`;
+    const text = row.querySelector("input[data-card-for]");
+    text.dataset.cardFor = "extra-card" + sfx;
+    unlisted.appendChild(row);
+    bindCard(text);
+    text.focus();
+    update();
+  });
+  unlisted.addEventListener("input", update);
+  unlisted.addEventListener("change", update);
+  update();
+}
 
 // Player pickers that jump to a page: <input data-player-go="/deckcheck/">
 document.querySelectorAll("input[data-player-go]").forEach(input => {
