@@ -25,6 +25,8 @@ function autocomplete(input, url, label, onPick) {
     }, 180);
   });
 }
+// Texts of the message table (web.*) a page hands over: `{name}` placeholders filled here.
+const fill = (text, params) => (text || "").replace(/\{(\w+)\}/g, (_, k) => params[k] ?? "");
 const cardLabel = c => `${c.name} [${c.card_id}]`;
 const playerLabel = p => `${p.name || ""} · ${p.player}${p.table ? " · 테이블 " + p.table : ""}`;
 
@@ -59,7 +61,7 @@ if (unlisted) {
       return !card || !field(row, "extra_section").value || !(count >= 1 && count <= 60);
     }).length;
     preview.disabled = open > 0;
-    left.textContent = open ? `리스트에 없는 카드 ${open}개: 목록에서 고르고 덱과 매수를 적어야 비교합니다` : "";
+    left.textContent = open ? fill(unlisted.dataset.left, {n: open}) : "";
     left.classList.toggle("hide", open === 0);
   };
   document.getElementById("add-unlisted").addEventListener("click", () => {
@@ -72,7 +74,7 @@ if (unlisted) {
     row.querySelectorAll("[id]").forEach(el => { el.id = el.id.replace(/(-\d+)?$/, sfx); });
     row.querySelectorAll("[for]").forEach(el => { el.htmlFor = el.htmlFor.replace(/(-\d+)?$/, sfx); });
     row.querySelectorAll("[name]").forEach(el => { el.name = el.name.replace(/(-\d+)?$/, sfx); el.value = ""; });
-    row.querySelector("label").textContent = `카드 ${n}`;
+    row.querySelector("label").textContent = fill(unlisted.dataset.card, {n});
     const text = row.querySelector("input[data-card-for]");
     text.dataset.cardFor = "extra-card" + sfx;
     unlisted.appendChild(row);
@@ -95,6 +97,7 @@ document.querySelectorAll("input[data-player-go]").forEach(input => {
 // Check-in: pick a player (optional), upload, poll the job, open the result.
 const form = document.getElementById("checkin-form");
 if (form) {
+  const T = JSON.parse(form.dataset.texts || "{}");
   const who = document.getElementById("player-search");
   const pid = document.getElementById("player-id");
   const picked = document.getElementById("picked");
@@ -145,8 +148,8 @@ if (form) {
   const askPlayer = j => {
     const sheet = j.sheet || {};
     document.getElementById("whose-sheet").textContent =
-      `시트에서 읽음: ${sheet.name || "이름 없음"} · ${sheet.konami_id || "ID 없음"}` +
-      (sheet.konami_id && !sheet.id_sure ? " (ID가 확실하지 않음)" : "");
+      fill(T.read, {name: sheet.name || T.no_name, kid: sheet.konami_id || T.no_id}) +
+      (sheet.konami_id && !sheet.id_sure ? " " + T.unsure : "");
     const store = async (kid, btn) => {
       whose.querySelectorAll("button").forEach(b => b.disabled = true);
       const res = await fetch(`/api/jobs/${j.job}/decide`, {method: "POST",
@@ -163,7 +166,7 @@ if (form) {
     const button = (p, cls) => {
       const b = document.createElement("button");
       b.type = "button"; b.className = cls; b.dataset.player = p.player;
-      b.textContent = `${p.name || "(이름 없음)"} (${p.player}) 선수의 시트로 등록`;  // text, never HTML
+      b.textContent = fill(T.button, {name: p.name || T.no_name, kid: p.player});  // text, never HTML
       b.onclick = () => store(p.player);
       return b;
     };
@@ -185,7 +188,7 @@ if (form) {
     }
     document.getElementById("whose-discard").onclick = () => store(null);
     whose.classList.remove("hide");
-    say("누구의 시트인지 확인하세요", "msg");
+    say(T.whose, "msg");
   };
   // A guard held the registration (same original for another player, an implausible new
   // version): nothing is stored until the judge picks one of two buttons.
@@ -220,14 +223,14 @@ if (form) {
       let stream;
       try {
         stream = await navigator.mediaDevices.getUserMedia({video: {facingMode: "environment"}});
-      } catch (e) { say("카메라를 열 수 없습니다", "err"); return; }
+      } catch (e) { say(T.no_camera, "err"); return; }
       const detector = new BarcodeDetector();
       video.srcObject = stream; video.classList.remove("hide"); await video.play();
-      say("바코드·QR을 카메라에 비추세요");
+      say(T.aim);
       const stop = () => { stream.getTracks().forEach(t => t.stop()); video.classList.add("hide"); };
       const started = Date.now();
       for (;;) {
-        if (Date.now() - started > 30000) { stop(); say("바코드를 읽지 못했습니다", "err"); return; }
+        if (Date.now() - started > 30000) { stop(); say(T.scan_failed, "err"); return; }
         const codes = await detector.detect(video).catch(() => []);
         const digits = codes.map(c => (c.rawValue.replace(/[-\s]/g, "").match(/\d{10}/) || [""])[0]).find(Boolean);
         if (digits) {
@@ -236,9 +239,9 @@ if (form) {
           pid.value = kid;
           const res = await fetch("/api/players?q=" + kid, {credentials: "same-origin"});
           const found = res.ok ? (await res.json()).find(p => p.player === kid) : null;
-          picked.textContent = found ? `${found.name || ""} · ${kid}` : `${kid} (명단에 없음)`;
+          picked.textContent = found ? `${found.name || ""} · ${kid}` : fill(T.not_on_roster, {kid});
           picked.parentNode.classList.remove("hide");
-          say("코나미 ID를 읽었습니다: 시트를 올리세요");
+          say(T.scan_read);
           return;
         }
         await new Promise(r => setTimeout(r, 250));
