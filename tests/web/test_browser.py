@@ -205,3 +205,43 @@ def test_a_held_registration_offers_two_korean_buttons(browser, server, tmp_path
     page.click("#decision button[data-choice=store]")
     page.wait_for_url("**/players/1000000012/v/1", timeout=60_000)
     ctx.close()
+
+
+BARCODE_FAKE = """
+window.BarcodeDetector = class { async detect() { return [{rawValue: "1098-765-432"}]; } };
+const canvas = document.createElement("canvas"); canvas.width = 64; canvas.height = 48;
+navigator.mediaDevices.getUserMedia = async () => {
+  const g = canvas.getContext("2d"); g.fillRect(0, 0, 64, 48); return canvas.captureStream(5);
+};
+"""
+
+
+def test_the_konami_id_barcode_fills_the_player_where_the_browser_reads_barcodes(browser, server):
+    """Feature-detected: without a BarcodeDetector the scan button is not shown; with one (here a
+    stand-in and a canvas for the camera) a scanned Konami ID fills the player field."""
+    with server.client() as c:
+        c.post("/api/roster", content="player,name\n1098765432,이서준\n".encode(),
+               headers={"Content-Type": "text/csv"}).raise_for_status()
+    for fake in (False, True):
+        ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="ko-KR")
+        page = ctx.new_page()
+        if fake:
+            page.add_init_script(BARCODE_FAKE)
+        page.goto(server.sign_in)
+        page.goto(server.url + "/judge")
+        page.fill("#name", "박저지")
+        page.click("button[type=submit]")
+        page.wait_for_url(server.url + "/")
+        page.goto(server.url + "/checkin")
+        has_detector = page.evaluate("'BarcodeDetector' in window")
+        if not fake and not has_detector:
+            assert not page.is_visible("#scan-id")
+        if fake:
+            assert page.is_visible("#scan-id")
+            assert page.locator("#scan-id").bounding_box()["height"] >= 44
+            page.click("#scan-id")
+            page.wait_for_function("document.getElementById('player-id').value !== ''")
+            assert page.input_value("#player-id") == "1098765432"
+            assert page.inner_text("#picked") == "이서준 · 1098765432"
+            assert no_sideways_scroll(page)
+        ctx.close()

@@ -75,7 +75,8 @@ class CheckinService(StationCore):
                 st.finish(job.id, None, exc.render("ko"))
 
     def _commit(self, job: Job, prepared: PreparedRegistration, seconds: float,
-                choice: str | None = None, player: str | None = None) -> None:
+                choice: str | None = None, player: str | None = None,
+                judge: str | None = None) -> None:
         """Commit a prepared read for its job; `choice` = the decision a judge took on it,
         `player` = the player a judge confirmed for a desk-flow job."""
         deck = prepared.deck
@@ -130,7 +131,7 @@ class CheckinService(StationCore):
                 reg = done.registration
                 if source == "confirmed":  # the judge's tap named the player: check-in confirmed
                     store.log(CHECKIN_CONFIRMED, {"player": reg.konami_id, "version": reg.version,
-                                                  "from_sheet": True}, job.judge)
+                                                  "from_sheet": True}, judge or job.judge)
             result = {"player": reg.konami_id, "version": reg.version, "legal": reg.legal,
                       "needs_review": reg.needs_review, "infractions": reg.infractions,
                       "name": reg.player_name, "sha256": reg.file_sha256, "reader": reg.reader,
@@ -166,7 +167,7 @@ class CheckinService(StationCore):
         else:
             prepared, seconds = _prepared_from_json((job.result or {}).get("prepared") or {})
             try:
-                self._commit(job, prepared, seconds, choice, kid)
+                self._commit(job, prepared, seconds, choice, kid, judge)
             except DecksheetError as exc:
                 with self.station() as st:
                     st.finish(job.id, None, exc.render("ko"))
