@@ -240,7 +240,7 @@ def test_the_konami_id_barcode_fills_the_player_where_the_browser_reads_barcodes
             assert page.is_visible("#scan-id")
             assert page.locator("#scan-id").bounding_box()["height"] >= 44
             page.click("#scan-id")
-            page.wait_for_function("document.getElementById('player-id').value !== ''")
+            page.wait_for_function("document.getElementById('picked').textContent !== ''")
             assert page.input_value("#player-id") == "1098765432"
             assert page.inner_text("#picked") == "이서준 · 1098765432"
             assert no_sideways_scroll(page)
