@@ -206,6 +206,7 @@ MESSAGES: dict[str, str] = {
     "web.unlisted-help": "pick each card from the list and enter its deck and count; nothing is compared before all are picked.",
     "web.add-card": "add a card",
     "web.unlisted-card": "card {n}",
+    "web.sheets-waiting": "{n} sheet(s) waiting for whose sheet it is",
     "web.kid-digits": "a Konami ID is digits only (e.g. 0123456789)",
     "web.no-such-sheet-item": "no such sheet item",
     "web.cannot-restore-line": "this item cannot restore the line (no card was read on it)",

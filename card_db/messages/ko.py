@@ -187,6 +187,7 @@ MESSAGES: dict[str, str] = {
     "web.unlisted-help": "카드마다 목록에서 고르고 덱과 매수를 적으세요. 모두 고르기 전에는 비교하지 않습니다.",
     "web.add-card": "카드 추가",
     "web.unlisted-card": "카드 {n}",
+    "web.sheets-waiting": "확인을 기다리는 시트 {n}장 (누구의 시트인지 아직 고르지 않음)",
     "web.kid-digits": "코나미 ID는 숫자만 입력하세요 (예: 0123456789)",
     "web.no-such-sheet-item": "그런 시트 항목이 없습니다",
     "web.cannot-restore-line": "이 항목은 줄을 되살릴 수 없습니다 (카드를 읽지 못한 줄)",

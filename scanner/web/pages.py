@@ -111,7 +111,8 @@ async def checkin_page(request: Request) -> Response:
     picked = None
     if request.query_params.get("player"):
         picked = await run_in_threadpool(service.player, request.query_params["player"])
-    return render(request, "checkin.html", picked=picked)
+    held = await run_in_threadpool(service.sheets_waiting_for_player)
+    return render(request, "checkin.html", picked=picked, held=held)
 
 
 async def player_page(request: Request) -> Response:

@@ -245,3 +245,32 @@ def test_the_konami_id_barcode_fills_the_player_where_the_browser_reads_barcodes
             assert page.inner_text("#picked") == "이서준 · 1098765432"
             assert no_sideways_scroll(page)
         ctx.close()
+
+
+def test_a_sheet_left_waiting_is_listed_and_settled_later(browser, server):
+    """A desk-flow read whose page was left before the tap is listed on the check-in page; one
+    tap resumes it (「○○○ (ID) 선수의 시트로 등록」)."""
+    sheet = SAMPLES / "sheets" / "db-blue-eyes-gothic.pdf"  # 김하늘 · 0412345678
+    with server.client() as c:
+        c.post("/api/roster", content="player,name\n0412345678,김하늘\n".encode(),
+               headers={"Content-Type": "text/csv"}).raise_for_status()
+        job = c.post("/api/registrations", files={"file": (sheet.name, sheet.read_bytes())},
+                     data={"ask_player": "1"}).json()["job"]
+        assert wait_job(c, job)["state"] == "needs-decision"
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="ko-KR")
+    page = ctx.new_page()
+    page.goto(server.sign_in)
+    page.goto(server.url + "/judge")
+    page.fill("#name", "박저지")
+    page.click("button[type=submit]")
+    page.wait_for_url(server.url + "/")
+    page.goto(server.url + "/checkin")
+    assert "확인을 기다리는 시트 1장" in page.inner_text("#held")
+    page.click(f"button[data-held='{job}']")
+    page.wait_for_selector("#whose-match", state="visible")
+    assert no_sideways_scroll(page)
+    page.click("#whose-match")
+    page.wait_for_url("**/players/0412345678/v/1", timeout=60_000)
+    page.goto(server.url + "/checkin")
+    assert page.locator("#held").count() == 0
+    ctx.close()

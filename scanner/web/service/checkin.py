@@ -51,6 +51,13 @@ class CheckinService(StationCore):
         with self.station() as st:
             return st.job(job_id)
 
+    def sheets_waiting_for_player(self, limit: int = 20) -> list[Job]:
+        """Desk-flow reads still waiting for the judge's tap (a page left before it): the
+        check-in page lists them so none is forgotten."""
+        with self.station() as st:
+            held = st.jobs((NEEDS_DECISION,))
+        return [j for j in held if (j.result or {}).get("decision") == PLAYER_DECISION][:limit]
+
     def pending_jobs(self) -> list[Job]:
         with self.station() as st:
             return st.jobs()

@@ -213,6 +213,13 @@ if (form) {
       };
     });
   };
+  // Sheets read earlier that still wait for the tap on whose sheet they are (the page was left).
+  document.querySelectorAll("button[data-held]").forEach(btn => btn.addEventListener("click", async () => {
+    const res = await fetch("/api/jobs/" + btn.dataset.held, {credentials: "same-origin"});
+    const j = res.ok ? await res.json() : null;
+    btn.remove();
+    if (j && j.state === "needs-decision") settle(j);
+  }));
   // A Konami ID barcode/QR (the player's app or card) fills the player: only where the
   // browser has a BarcodeDetector (the button stays hidden elsewhere).
   const scan = document.getElementById("scan-id");
