@@ -103,7 +103,11 @@ async def upload_registration(request: Request, form: Any) -> dict:
             name = clean_player_name(name)
         except RosterRefused as exc:
             raise StationError(str(exc), exc.status) from None
-    job = await run_in_threadpool(service.submit, upload, form_text(form, "player"), name, judge)
+    ask = form_text(form, "ask_player")
+    if ask not in (None, "", "0", "1"):
+        raise StationError(ko("ask-player-flag"))
+    job = await run_in_threadpool(service.submit, upload, form_text(form, "player"), name, judge,
+                                  ask == "1")
     request.app.state.runner.notify()
     return {"job": job.id}
 
@@ -172,9 +176,9 @@ async def post_decide(request: Request) -> Response:
     """Settle a job held by a guard: `{"choice": "store" | "discard"}` (CONTRACT.md v3)."""
     require_csrf(request)
     judge = require_judge(request)
-    choice = (await read_json(request, validate.DECIDE))["choice"]
+    data = await read_json(request, validate.DECIDE)
     job = await run_in_threadpool(_service(request).decide, request.path_params["job_id"],
-                                  choice, judge)
+                                  data["choice"], judge, data["player"])
     return JSONResponse(job.to_json())
 
 

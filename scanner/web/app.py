@@ -102,6 +102,7 @@ def build_app(config: StationConfig, service: StationService | None = None,
     env = Environment(loader=FileSystemLoader(HERE / "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters.update(filters(config.timezone))
+    env.globals["msg"] = lambda code, **params: ko(code, **params)  # the message table's web.*
     app = Starlette(
         routes=api.ROUTES + pages.ROUTES + audit_pages.ROUTES + circuit_page.ROUTES
         + [Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],

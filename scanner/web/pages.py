@@ -17,6 +17,7 @@ from scanner.web.api import form_text, path_int, read_form, require_csrf, requir
 from scanner.web.texts import ko
 from scanner.web.auth import csrf_token, judge_name, set_judge_cookie
 from scanner.web.service import StationError, StationService
+from scanner.web.unlisted import MAX_ROWS, read_rows, to_extra
 from scanner.web.views import STATUS_KO
 
 
@@ -110,7 +111,8 @@ async def checkin_page(request: Request) -> Response:
     picked = None
     if request.query_params.get("player"):
         picked = await run_in_threadpool(service.player, request.query_params["player"])
-    return render(request, "checkin.html", picked=picked)
+    held = await run_in_threadpool(service.sheets_waiting_for_player)
+    return render(request, "checkin.html", picked=picked, held=held)
 
 
 async def player_page(request: Request) -> Response:
@@ -222,17 +224,8 @@ async def deckcheck_page(request: Request) -> Response:
                 if raw not in (None, ""):
                     by_card[(section, card.card_id)] = _form_int(
                         raw, 0, 60, ko("count-number"))
-        extra = []
-        typed = (form_text(form, "extra_card_text") or "").strip()
-        if typed and not (form_text(form, "extra_card") or "").strip():
-            # A card typed but not picked from the list would be dropped: a false 일치.
-            raise StationError(ko("extra-card-not-picked", name=typed[:40]))
-        if (form_text(form, "extra_card") or "").strip():
-            extra = [(form_text(form, "extra_section") or "main",
-                      _form_int(form_text(form, "extra_card"), 1, 2 ** 31 - 1,
-                                ko("pick-extra-card")),
-                      _form_int(form_text(form, "extra_count") or "1", 1, 60,
-                                ko("extra-count")))]
+        unlisted = read_rows(form, form_text)
+        extra = to_extra(unlisted)
         round_no = _form_int(form_text(form, "round"), 0, 99, ko("round-needed"))
         between = form_text(form, "mode") == "between-games"
         confirm = form_text(form, "do") == "confirm"
@@ -241,9 +234,9 @@ async def deckcheck_page(request: Request) -> Response:
         form_values = {"round": round_no, "mode": "between-games" if between else "start-of-match",
                        "counts": {f"{s}-{i}": n for (s, i), n in counts.items()},
                        "cards": {f"{s}-{c}": n for (s, c), n in by_card.items()},
-                       "extra": extra, "extra_text": typed}
+                       "unlisted": unlisted}
     return render(request, "deckcheck.html", v=view, rows=rows, cards=cards, preview=preview,
-                  f=form_values)
+                  f=form_values, max_unlisted=MAX_ROWS)
 
 
 async def void_post(request: Request) -> Response:

@@ -81,8 +81,12 @@ class Job:
     def to_json(self) -> dict:
         if self.state == NEEDS_DECISION:  # the held read itself stays in the row, not the API
             held = self.result or {}
-            return {"job": self.id, "state": self.state, "result": None, "error": None,
-                    "decision": held.get("decision"), "detail": held.get("detail")}
+            out = {"job": self.id, "state": self.state, "result": None, "error": None,
+                   "decision": held.get("decision"), "detail": held.get("detail")}
+            if held.get("decision") == "player":  # the desk flow: whose sheet is it?
+                out.update(match=held.get("match"), candidates=held.get("candidates") or [],
+                           sheet=held.get("sheet"))
+            return out
         return {"job": self.id, "state": self.state, "result": self.result, "error": self.error}
 
 
@@ -156,14 +160,16 @@ class StationStore:
                    attempts=int(row[10]), created_at=row[11], finished_at=row[12])
 
     def add_job(self, file_sha256: str, file_name: str | None, konami_id: str | None,
-                name: str | None, judge: str | None) -> Job:
+                name: str | None, judge: str | None, held: dict | None = None) -> Job:
+        """`held`: what the job keeps from the start (`{"ask_player": true}`: the desk flow)."""
         job_id = uuid.uuid4().hex[:16]
         with self.transaction() as con:
             (seq,) = con.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM station_jobs").fetchone()
             con.execute("INSERT INTO station_jobs (id, seq, state, file_sha256, file_name, "
-                        "konami_id, name, judge, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "konami_id, name, judge, result_json, created_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (job_id, seq, QUEUED, file_sha256, file_name, konami_id, name, judge,
-                         now_iso()))
+                         json.dumps(held, ensure_ascii=False) if held else None, now_iso()))
         job = self.job(job_id)
         assert job is not None
         return job

@@ -101,15 +101,16 @@ class PgStationStore:
     # ------------------------------------------------------------------ jobs
 
     def add_job(self, file_sha256: str, file_name: str | None, konami_id: str | None,
-                name: str | None, judge: str | None) -> Job:
+                name: str | None, judge: str | None, held: dict | None = None) -> Job:
         job_id = uuid.uuid4().hex[:16]
         with self.transaction("jobs") as con:
             con.execute(
                 "INSERT INTO station_jobs (event, id, seq, state, file_sha256, file_name, "
-                "konami_id, name, judge, created_at) SELECT %s, %s, COALESCE(MAX(seq), 0) + 1, "
-                "%s, %s, %s, %s, %s, %s, %s FROM station_jobs WHERE event = %s",
+                "konami_id, name, judge, result_json, created_at) SELECT %s, %s, "
+                "COALESCE(MAX(seq), 0) + 1, %s, %s, %s, %s, %s, %s, %s, %s FROM station_jobs "
+                "WHERE event = %s",
                 (self.event, job_id, QUEUED, file_sha256, file_name, konami_id, name, judge,
-                 now_iso(), self.event))
+                 json.dumps(held, ensure_ascii=False) if held else None, now_iso(), self.event))
         job = self.job(job_id)
         assert job is not None
         return job

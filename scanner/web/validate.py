@@ -106,7 +106,8 @@ VOID = Obj({
 AUDIT = Obj({"formats": Key(Items(Text(10, ("html", "csv", "xlsx", "csv-ko")), 4), default=[])})
 """`POST /api/audits` (no formats: html, csv and xlsx)."""
 
-DECIDE = Obj({"choice": Key(Text(10, ("store", "discard")), required=True)})
+DECIDE = Obj({"choice": Key(Text(10, ("store", "discard")), required=True),
+              "player": Key(Text(40), nullable=True)})
 """`POST /api/jobs/ID/decide` (a registration a guard held)."""
 
 

@@ -325,8 +325,9 @@ def test_a_name_one_syllable_off_on_a_scan_says_it_may_be_an_ocr_misread(app_cli
 
 def test_deck_check_by_card_between_games_and_at_the_start(app_client):
     """`cards`: copies of a registered card seen in a section, sided in or out. Both 하루 우라라
-    sided out for two copies of a side card: 일치 between games, a mismatch at the start; a card
-    that is not on the list is refused (it goes in `extra`, resolved to a passcode)."""
+    sided out for two copies of a side card: 일치 between games, a mismatch at the start. Cards
+    not on the list are taken too, each resolved against the database (any number of them); a
+    passcode the database does not hold is refused, nothing recorded."""
     wait_job(app_client, upload(app_client, SAMPLES / "decks" / "registered.ydk",
                                 player="1000000005").json()["job"])
     swap = [{"section": "main", "card_id": 14558127, "count": 0},
@@ -342,3 +343,9 @@ def test_deck_check_by_card_between_games_and_at_the_start(app_client):
     odd = app_client.post("/api/deckchecks", json=dict(body, cards=[
         {"section": "main", "card_id": 4280258, "count": 1}]))
     assert odd.status_code == 400 and app_client.get("/api/infractions").json() == []
+    two = app_client.post("/api/deckchecks", json=dict(body, between_games=True, cards=swap + [
+        {"section": "main", "card_id": 55144522, "count": 1},
+        {"section": "side", "card_id": 83764718, "count": 1}])).json()
+    assert two["match"] is False, two
+    assert {(d["card_id"], d["registered"], d["observed"]) for d in two["differences"]} >= {
+        (55144522, 0, 1), (83764718, 0, 1)}, two["differences"]

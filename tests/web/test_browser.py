@@ -79,7 +79,13 @@ def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, ser
     shot(page, "phone-02-checkin")
     assert page.get_attribute("#photo", "capture") == "environment"
     page.set_input_files("#photo", str(SAMPLES / "photos" / "photo-corrected-02.jpg"))
+    # Nothing stored before the judge's one tap on whose sheet it is.
+    page.wait_for_selector("#whose-match", state="visible", timeout=120_000)
+    assert page.inner_text("#whose-match") == "이서준 (1098765432) 선수의 시트로 등록"
+    assert no_sideways_scroll(page)
+    page.click("#whose-match")
     page.wait_for_url("**/players/1098765432/v/1", timeout=120_000)
+    assert "선수 확인됨" in page.content()  # the tap was the check-in confirmation
     verdict = page.inner_text("#verdict")
     assert "확인 필요" in verdict
     shot(page, "phone-03-result")
@@ -198,4 +204,73 @@ def test_a_held_registration_offers_two_korean_buttons(browser, server, tmp_path
         assert {p["player"] for p in c.get("/api/players").json()} == {"1000000011"}
     page.click("#decision button[data-choice=store]")
     page.wait_for_url("**/players/1000000012/v/1", timeout=60_000)
+    ctx.close()
+
+
+BARCODE_FAKE = """
+window.BarcodeDetector = class { async detect() { return [{rawValue: "1098-765-432"}]; } };
+const canvas = document.createElement("canvas"); canvas.width = 64; canvas.height = 48;
+navigator.mediaDevices.getUserMedia = async () => {
+  const g = canvas.getContext("2d"); g.fillRect(0, 0, 64, 48); return canvas.captureStream(5);
+};
+"""
+
+
+def test_the_konami_id_barcode_fills_the_player_where_the_browser_reads_barcodes(browser, server):
+    """Feature-detected: without a BarcodeDetector the scan button is not shown; with one (here a
+    stand-in and a canvas for the camera) a scanned Konami ID fills the player field."""
+    with server.client() as c:
+        c.post("/api/roster", content="player,name\n1098765432,이서준\n".encode(),
+               headers={"Content-Type": "text/csv"}).raise_for_status()
+    for fake in (False, True):
+        ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="ko-KR")
+        page = ctx.new_page()
+        if fake:
+            page.add_init_script(BARCODE_FAKE)
+        page.goto(server.sign_in)
+        page.goto(server.url + "/judge")
+        page.fill("#name", "박저지")
+        page.click("button[type=submit]")
+        page.wait_for_url(server.url + "/")
+        page.goto(server.url + "/checkin")
+        has_detector = page.evaluate("'BarcodeDetector' in window")
+        if not fake and not has_detector:
+            assert not page.is_visible("#scan-id")
+        if fake:
+            assert page.is_visible("#scan-id")
+            assert page.locator("#scan-id").bounding_box()["height"] >= 44
+            page.click("#scan-id")
+            page.wait_for_function("document.getElementById('picked').textContent !== ''")
+            assert page.input_value("#player-id") == "1098765432"
+            assert page.inner_text("#picked") == "이서준 · 1098765432"
+            assert no_sideways_scroll(page)
+        ctx.close()
+
+
+def test_a_sheet_left_waiting_is_listed_and_settled_later(browser, server):
+    """A desk-flow read whose page was left before the tap is listed on the check-in page; one
+    tap resumes it (「○○○ (ID) 선수의 시트로 등록」)."""
+    sheet = SAMPLES / "sheets" / "db-blue-eyes-gothic.pdf"  # 김하늘 · 0412345678
+    with server.client() as c:
+        c.post("/api/roster", content="player,name\n0412345678,김하늘\n".encode(),
+               headers={"Content-Type": "text/csv"}).raise_for_status()
+        job = c.post("/api/registrations", files={"file": (sheet.name, sheet.read_bytes())},
+                     data={"ask_player": "1"}).json()["job"]
+        assert wait_job(c, job)["state"] == "needs-decision"
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="ko-KR")
+    page = ctx.new_page()
+    page.goto(server.sign_in)
+    page.goto(server.url + "/judge")
+    page.fill("#name", "박저지")
+    page.click("button[type=submit]")
+    page.wait_for_url(server.url + "/")
+    page.goto(server.url + "/checkin")
+    assert "확인을 기다리는 시트 1장" in page.inner_text("#held")
+    page.click(f"button[data-held='{job}']")
+    page.wait_for_selector("#whose-match", state="visible")
+    assert no_sideways_scroll(page)
+    page.click("#whose-match")
+    page.wait_for_url("**/players/0412345678/v/1", timeout=60_000)
+    page.goto(server.url + "/checkin")
+    assert page.locator("#held").count() == 0
     ctx.close()

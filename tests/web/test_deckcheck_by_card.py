@@ -109,10 +109,68 @@ def test_an_unlisted_card_typed_but_not_picked_stops_the_comparison(browser, reg
         page.evaluate("document.getElementById('extra-card').value = '55144522'")
         page.type("input[name=extra_card_text]", "x")  # typed on after a pick: pick forgotten
         assert page.input_value("#extra-card") == ""
-        page.click("#preview")
+        # 비교하기 waits for the pick (and a section and a count), saying why.
+        assert page.is_disabled("#preview")
+        assert "목록에서 고르고" in page.inner_text("#unlisted-left")
+        # The station refuses it as well (a form sent without the page's script).
+        with page.expect_navigation():
+            page.evaluate("(b => { b.disabled = false; b.click(); })(document.getElementById('preview'))")
         text = page.inner_text("main")
         assert "목록에서 골라야" in text and "불일치" not in text, text
         assert page.locator("#deckcheck-result").count() == 0
+    finally:
+        ctx.close()
+
+
+def _unlisted(page, n: int, name: str, section: str, count: str) -> None:
+    """Row n of 「리스트에 없는 카드」: type, pick the suggestion, the deck, the count."""
+    sfx = "" if n == 1 else f"-{n}"
+    page.fill(f"#extra-text{sfx}", name)
+    page.locator(f"[data-unlisted='{n}'] .auto li", has_text=name).first.click()
+    page.select_option(f"#extra-section{sfx}", section)
+    page.fill(f"#extra-count{sfx}", count)
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1280"])
+def test_two_unlisted_cards_give_a_mismatch_and_stay_entered(browser, registered, viewport):  # noqa: F811
+    """Any number of unlisted cards (「카드 추가」), each picked from the suggestions with a deck
+    and a count before 비교하기 is enabled; both are in the verdict, and nothing the judge
+    entered is cleared by the comparison."""
+    ctx, page = _open(browser, registered, viewport)
+    try:
+        page.fill("#round", "4")
+        page.click("summary >> text=리스트에 없는 카드가 있음")
+        _unlisted(page, 1, "욕망의 항아리", "main", "1")
+        page.click("#add-unlisted")
+        assert page.locator("[data-unlisted]").count() == 2
+        page.fill("#extra-text-2", "죽은 자의 소생")
+        assert page.is_disabled("#preview")  # typed, not picked yet
+        page.locator("[data-unlisted='2'] .auto li", has_text="죽은 자의 소생").first.click()
+        assert page.is_disabled("#preview")  # no deck, no count yet
+        page.select_option("#extra-section-2", "side")
+        page.fill("#extra-count-2", "2")
+        assert page.is_enabled("#preview")
+        assert no_sideways_scroll(page)
+        for sel in ("#add-unlisted", "#extra-text-2", "#extra-section-2", "#extra-count-2"):
+            box = page.locator(sel).bounding_box()
+            assert box["height"] >= 44, (sel, box)
+        page.click("#preview")
+        result = page.inner_text("#deckcheck-result")
+        assert "불일치" in result and "욕망의 항아리" in result and "죽은 자의 소생" in result, result
+        assert page.locator("#recorded").count() == 0
+        # Kept: both rows, as entered.
+        assert page.input_value("#extra-text") == "욕망의 항아리"
+        assert page.input_value("#extra-card") == "55144522"
+        assert page.input_value("#extra-section") == "main"
+        assert page.input_value("#extra-count") == "1"
+        assert page.input_value("#extra-text-2") == "죽은 자의 소생"
+        assert page.input_value("#extra-card-2") == "83764718"
+        assert page.input_value("#extra-section-2") == "side"
+        assert page.input_value("#extra-count-2") == "2"
+        assert page.input_value("#round") == "4"
+        assert page.is_enabled("#preview") and no_sideways_scroll(page)
+        page.click("#confirm")
+        assert "기록했습니다" in page.inner_text("#recorded")
     finally:
         ctx.close()
 

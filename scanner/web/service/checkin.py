@@ -12,6 +12,7 @@ from scanner.event.store import EventStore, Registration, normalise_konami_id
 from scanner.model import Decklist
 from scanner.web.reader import ReadOutcome
 from scanner.web.service.core import StationCore, StationError
+from scanner.web.service.sheet_player import PLAYER_DECISION, player_choices
 from scanner.web.hangul import one_syllable_apart
 from scanner.web.station_store import NEEDS_DECISION, Job, StationStore
 from scanner.web.uploads import CheckedUpload
@@ -28,8 +29,10 @@ CHECKIN_CONFIRMED = "checkin-confirmed"
 
 class CheckinService(StationCore):
     def submit(self, upload: CheckedUpload, player: str | None, name: str | None,
-               judge: str | None) -> Job:
-        """Keep the original (by sha256) and queue its reading; the job survives a restart."""
+               judge: str | None, ask_player: bool = False) -> Job:
+        """Keep the original (by sha256) and queue its reading; the job survives a restart.
+        `ask_player` (the desk flow, no player typed): the read waits for the judge to confirm
+        whose sheet it is (`decide` with a player) instead of taking the sheet's ID alone."""
         kid = None
         if player and player.strip():
             try:
@@ -39,13 +42,21 @@ class CheckinService(StationCore):
         with self.store() as store:
             sha = store.store_file(upload.data)
         with self.station() as st:
-            return st.add_job(sha, upload.file_name, kid, (name or "").strip()[:100] or None, judge)
+            return st.add_job(sha, upload.file_name, kid, (name or "").strip()[:100] or None, judge,
+                              {"ask_player": True} if ask_player and kid is None else None)
 
     def job(self, job_id: str) -> Job | None:
         if not re.fullmatch(r"[0-9a-f]{16}", job_id or ""):
             return None
         with self.station() as st:
             return st.job(job_id)
+
+    def sheets_waiting_for_player(self, limit: int = 20) -> list[Job]:
+        """Desk-flow reads still waiting for the judge's tap (a page left before it): the
+        check-in page lists them so none is forgotten."""
+        with self.station() as st:
+            held = st.jobs((NEEDS_DECISION,))
+        return [j for j in held if (j.result or {}).get("decision") == PLAYER_DECISION][:limit]
 
     def pending_jobs(self) -> list[Job]:
         with self.station() as st:
@@ -71,13 +82,25 @@ class CheckinService(StationCore):
                 st.finish(job.id, None, exc.render("ko"))
 
     def _commit(self, job: Job, prepared: PreparedRegistration, seconds: float,
-                choice: str | None = None) -> None:
-        """Commit a prepared read for its job; `choice` = the decision a judge took on it."""
+                choice: str | None = None, player: str | None = None,
+                judge: str | None = None) -> None:
+        """Commit a prepared read for its job; `choice` = the decision a judge took on it,
+        `player` = the player a judge confirmed for a desk-flow job."""
         deck = prepared.deck
         sheet_id = "".join(ch for ch in str(deck.konami_id or "") if ch.isdigit())
+        held = job.result or {}
         with self.store() as store, self.station() as st:
             warnings: list[str] = []
-            kid, source = job.konami_id, "picked"
+            kid, source = job.konami_id or player or held.get("player"), "picked"
+            if kid is not None and job.konami_id is None:
+                source = "confirmed"
+            elif kid is None and held.get("ask_player"):
+                # The desk flow: the judge confirms whose sheet it is (one tap), nothing guessed.
+                choices = player_choices(st.roster(), deck)
+                st.wait_decision(job.id, {"decision": PLAYER_DECISION, "ask_player": True,
+                                          "detail": ko("whose-sheet"), **choices, "lifted": [],
+                                          "prepared": _prepared_json(prepared, seconds)})
+                return
             if kid is None:
                 kid = self._sheet_player(st, deck)
                 source = "sheet"
@@ -96,9 +119,9 @@ class CheckinService(StationCore):
             reg = self._registration_of_job(store, kid, job.id) if job.attempts > 1 or choice \
                 else None
             if reg is None:
-                held = job.result or {}
                 # Every guard a judge lifted on this job stays lifted (a second guard may ask next).
                 lifted = set(held.get("lifted") or []) | ({held.get("decision")} if choice else set())
+                lifted.discard(PLAYER_DECISION)
                 try:
                     done = flows.commit_registration(
                         store, prepared, kid, self.limits, self.db,
@@ -107,12 +130,15 @@ class CheckinService(StationCore):
                         allow_duplicate=flows.DUPLICATE_ORIGINAL in lifted,
                         extra_json={JOB_MARK: job.id})
                 except flows.NeedsDecision as exc:
-                    st.wait_decision(job.id, {"decision": exc.decision,
+                    st.wait_decision(job.id, {"decision": exc.decision, "player": kid,
                                               "detail": exc.render("ko"),
                                               "lifted": sorted(x for x in lifted if x),
                                               "prepared": _prepared_json(prepared, seconds)})
                     return
                 reg = done.registration
+                if source == "confirmed":  # the judge's tap named the player: check-in confirmed
+                    store.log(CHECKIN_CONFIRMED, {"player": reg.konami_id, "version": reg.version,
+                                                  "from_sheet": True}, judge or job.judge)
             result = {"player": reg.konami_id, "version": reg.version, "legal": reg.legal,
                       "needs_review": reg.needs_review, "infractions": reg.infractions,
                       "name": reg.player_name, "sha256": reg.file_sha256, "reader": reg.reader,
@@ -121,9 +147,11 @@ class CheckinService(StationCore):
                       "warnings": warnings, "seconds": round(seconds, 2)}
             st.finish(job.id, result, None)
 
-    def decide(self, job_id: str, choice: str, judge: str | None) -> Job:
+    def decide(self, job_id: str, choice: str, judge: str | None,
+               player: str | None = None) -> Job:
         """A judge settles a job that waits for a decision: `store` commits it with that guard
-        lifted (the others still apply), `discard` closes it with nothing stored."""
+        lifted (the others still apply), `discard` closes it with nothing stored. A desk-flow
+        job waiting for its player is stored only with the `player` the judge confirmed."""
         job = self.job(job_id)
         if job is None:
             raise StationError(ko("no-such-job"), 404)
@@ -131,16 +159,22 @@ class CheckinService(StationCore):
             raise StationError(ko("not-waiting"), 409)
         if choice not in ("store", "discard"):
             raise StationError(ko("choice"), 422)
+        kid = None
+        if choice == "store" and (job.result or {}).get("decision") == PLAYER_DECISION:
+            try:
+                kid = normalise_konami_id(player or "")
+            except EventError:
+                raise StationError(ko("player-to-confirm"), 422) from None
         with self.store() as store:
             store.log(DECIDED, {"job": job.id, "decision": (job.result or {}).get("decision"),
-                                "choice": choice}, judge)
+                                "choice": choice, **({"player": kid} if kid else {})}, judge)
         if choice == "discard":
             with self.station() as st:
                 st.finish(job.id, None, messages.render("station.discarded", {}, "ko"))
         else:
             prepared, seconds = _prepared_from_json((job.result or {}).get("prepared") or {})
             try:
-                self._commit(job, prepared, seconds, choice)
+                self._commit(job, prepared, seconds, choice, kid, judge)
             except DecksheetError as exc:
                 with self.station() as st:
                     st.finish(job.id, None, exc.render("ko"))

@@ -69,8 +69,14 @@ class DeckCheckService(ReviewService):
                     counted[(s, e.card_id)] = counted.get((s, e.card_id), 0) + n
                     names[e.card_id] = e.name
         for (s, cid), n in (by_card or {}).items():
-            if s not in SECTIONS or cid not in names or not 0 <= n <= 60:
-                raise StationError(ko("count-0-60") if cid in names else ko("bad-extra-card"))
+            if cid not in names:  # a card not on the list: resolved against the database
+                card = self.db.get(cid)
+                if card is None:
+                    raise StationError(ko("bad-extra-card"))
+                names[card.card_id] = card.name
+                cid = card.card_id
+            if s not in SECTIONS or not 0 <= n <= 60:
+                raise StationError(ko("count-0-60"))
             counted[(s, cid)] = n
         for s in SECTIONS:
             for (cs, cid), n in counted.items():

@@ -26,20 +26,67 @@ function autocomplete(input, url, label, onPick) {
     }, 180);
   });
 }
+// Texts of the message table (web.*) a page hands over: `{name}` placeholders filled here.
+const fill = (text, params) => (text || "").replace(/\{(\w+)\}/g, (_, k) => params[k] ?? "");
 const cardLabel = c => `${c.name} [${c.card_id}]`;
 const playerLabel = p => `${p.name || ""} · ${p.player}${p.table ? " · 테이블 " + p.table : ""}`;
 
 // Card autocomplete fields: <input data-card-for="hidden-id-field" data-radio="radio-id">
-document.querySelectorAll("input[data-card-for]").forEach(input => {
+const bindCard = input => {
   const hidden = document.getElementById(input.dataset.cardFor);
   // Typing again forgets an earlier pick: the card sent is always the one the text names.
-  input.addEventListener("input", () => { hidden.value = ""; });
+  input.addEventListener("input", () => { hidden.value = ""; hidden.dispatchEvent(new Event("change", {bubbles: true})); });
   autocomplete(input, "/api/cards?q=", cardLabel, card => {
     input.value = card.name; hidden.value = card.card_id;
+    hidden.dispatchEvent(new Event("change", {bubbles: true}));
     const radio = document.getElementById(input.dataset.radio);
     if (radio) radio.checked = true;
   });
-});
+};
+document.querySelectorAll("input[data-card-for]").forEach(bindCard);
+
+// Deck check: any number of unlisted cards (「카드 추가」); 비교하기 waits until every row is
+// a card picked from the suggestions with a section and a count (a card left out: false 일치).
+const unlisted = document.getElementById("unlisted-rows");
+if (unlisted) {
+  const preview = document.getElementById("preview");
+  const left = document.getElementById("unlisted-left");
+  const rows = () => [...unlisted.querySelectorAll(".unlisted-row")];
+  const field = (row, name) => row.querySelector(`[name^='${name}']`);
+  const update = () => {
+    const open = rows().filter(row => {
+      const text = field(row, "extra_card_text").value.trim();
+      const card = row.querySelector("input[type=hidden]").value;
+      if (!text && !card) return false;  // an empty row is no card
+      const count = field(row, "extra_count").value;
+      return !card || !field(row, "extra_section").value || !(count >= 1 && count <= 60);
+    }).length;
+    preview.disabled = open > 0;
+    left.textContent = open ? fill(unlisted.dataset.left, {n: open}) : "";
+    left.classList.toggle("hide", open === 0);
+  };
+  document.getElementById("add-unlisted").addEventListener("click", () => {
+    const all = rows();
+    if (all.length >= Number(unlisted.dataset.max || 20)) return;
+    const n = all.length + 1, sfx = "-" + n;
+    const row = all[0].cloneNode(true);
+    row.dataset.unlisted = n;
+    row.querySelectorAll("ul").forEach(ul => ul.remove());  // the first row's suggestion box
+    row.querySelectorAll("[id]").forEach(el => { el.id = el.id.replace(/(-\d+)?$/, sfx); });
+    row.querySelectorAll("[for]").forEach(el => { el.htmlFor = el.htmlFor.replace(/(-\d+)?$/, sfx); });
+    row.querySelectorAll("[name]").forEach(el => { el.name = el.name.replace(/(-\d+)?$/, sfx); el.value = ""; });
+    row.querySelector("label").textContent = fill(unlisted.dataset.card, {n});
+    const text = row.querySelector("input[data-card-for]");
+    text.dataset.cardFor = "extra-card" + sfx;
+    unlisted.appendChild(row);
+    bindCard(text);
+    text.focus();
+    update();
+  });
+  unlisted.addEventListener("input", update);
+  unlisted.addEventListener("change", update);
+  update();
+}
 
 // Player pickers that jump to a page: <input data-player-go="/deckcheck/">
 document.querySelectorAll("input[data-player-go]").forEach(input => {
@@ -51,6 +98,7 @@ document.querySelectorAll("input[data-player-go]").forEach(input => {
 // Check-in: pick a player (optional), upload, poll the job, open the result.
 const form = document.getElementById("checkin-form");
 if (form) {
+  const T = JSON.parse(form.dataset.texts || "{}");
   const who = document.getElementById("player-search");
   const pid = document.getElementById("player-id");
   const picked = document.getElementById("picked");
@@ -67,6 +115,8 @@ if (form) {
     const data = new FormData();
     data.append("file", file, file.name || "photo.jpg");
     data.append("player", pid.value);
+    // No player typed: the desk flow. The read waits for the judge's one tap on whose sheet it is.
+    if (!pid.value) data.append("ask_player", "1");
     bar.classList.remove("hide");
     say("올리는 중…");
     let res;
@@ -87,10 +137,59 @@ if (form) {
         return;
       }
       if (j.state === "failed") { bar.classList.add("hide"); say(j.error || "읽지 못했습니다", "err"); return; }
-      if (j.state === "needs-decision") { bar.classList.add("hide"); askDecision(j); return; }
+      if (j.state === "needs-decision") { bar.classList.add("hide"); settle(j); return; }
       say((j.state === "queued" ? "순서를 기다리는 중…" : "읽는 중…") +
           ` ${Math.round((Date.now() - started) / 1000)}초`);
     }
+  };
+  const settle = j => (j.decision === "player" ? askPlayer : askDecision)(j);
+  // The desk flow: the sheet's Konami ID found on the roster is one button; otherwise roster
+  // candidates (its name, an ID a digit off) and a search box. Nothing is picked for the judge.
+  const whose = document.getElementById("whose");
+  const askPlayer = j => {
+    const sheet = j.sheet || {};
+    document.getElementById("whose-sheet").textContent =
+      fill(T.read, {name: sheet.name || T.no_name, kid: sheet.konami_id || T.no_id}) +
+      (sheet.konami_id && !sheet.id_sure ? " " + T.unsure : "");
+    const store = async (kid, btn) => {
+      whose.querySelectorAll("button").forEach(b => b.disabled = true);
+      const res = await fetch(`/api/jobs/${j.job}/decide`, {method: "POST",
+        headers: {"X-CSRF-Token": CSRF, "Content-Type": "application/json"},
+        credentials: "same-origin", body: JSON.stringify(kid ? {choice: "store", player: kid} : {choice: "discard"})});
+      const d = await res.json().catch(() => ({error: "응답을 읽을 수 없습니다"}));
+      whose.querySelectorAll("button").forEach(b => b.disabled = false);
+      whose.classList.add("hide");
+      if (!res.ok) { say(d.error || "결정을 기록하지 못했습니다", "err"); return; }
+      if (d.state === "done") { location.href = `/players/${d.result.player}/v/${d.result.version}`; return; }
+      if (d.state === "needs-decision") { settle(d); return; }
+      say(d.error || "저장하지 않았습니다", "msg");
+    };
+    const button = (p, cls) => {
+      const b = document.createElement("button");
+      b.type = "button"; b.className = cls; b.dataset.player = p.player;
+      b.textContent = fill(T.button, {name: p.name || T.no_name, kid: p.player});  // text, never HTML
+      b.onclick = () => store(p.player);
+      return b;
+    };
+    const match = document.getElementById("whose-match");
+    if (j.match) {
+      match.replaceWith(button(j.match, "btn big"));
+      whose.querySelector("button.big").id = "whose-match";
+    } else match.classList.add("hide");
+    document.getElementById("whose-none").classList.toggle("hide", !!j.match);
+    const cands = document.getElementById("whose-cands");
+    cands.replaceChildren(...(j.candidates || []).map(p => button(p, "btn sec")));
+    const search = document.getElementById("whose-search");
+    if (!search.dataset.ready) {
+      search.dataset.ready = "1";
+      autocomplete(search, "/api/players?q=", playerLabel, p => {
+        search.value = "";
+        cands.prepend(button(p, "btn"));
+      });
+    }
+    document.getElementById("whose-discard").onclick = () => store(null);
+    whose.classList.remove("hide");
+    say(T.whose, "msg");
   };
   // A guard held the registration (same original for another player, an implausible new
   // version): nothing is stored until the judge picks one of two buttons.
@@ -110,11 +209,53 @@ if (form) {
         box.querySelectorAll("button").forEach(b => b.disabled = false);
         if (!res.ok) { say(d.error || "결정을 기록하지 못했습니다", "err"); return; }
         if (d.state === "done") { location.href = `/players/${d.result.player}/v/${d.result.version}`; return; }
-        if (d.state === "needs-decision") { askDecision(d); return; }
+        if (d.state === "needs-decision") { settle(d); return; }
         say(d.error || "저장하지 않았습니다", "msg");
       };
     });
   };
+  // Sheets read earlier that still wait for the tap on whose sheet they are (the page was left).
+  document.querySelectorAll("button[data-held]").forEach(btn => btn.addEventListener("click", async () => {
+    const res = await fetch("/api/jobs/" + btn.dataset.held, {credentials: "same-origin"});
+    const j = res.ok ? await res.json() : null;
+    btn.remove();
+    if (j && j.state === "needs-decision") settle(j);
+  }));
+  // A Konami ID barcode/QR (the player's app or card) fills the player: only where the
+  // browser has a BarcodeDetector (the button stays hidden elsewhere).
+  const scan = document.getElementById("scan-id");
+  if (scan && "BarcodeDetector" in window && navigator.mediaDevices?.getUserMedia) {
+    scan.classList.remove("hide");
+    const video = document.getElementById("scan-video");
+    scan.addEventListener("click", async () => {
+      let stream;
+      try {
+        stream = await navigator.mediaDevices.getUserMedia({video: {facingMode: "environment"}});
+      } catch (e) { say(T.no_camera, "err"); return; }
+      const detector = new BarcodeDetector();
+      video.srcObject = stream; video.classList.remove("hide"); await video.play();
+      say(T.aim);
+      const stop = () => { stream.getTracks().forEach(t => t.stop()); video.classList.add("hide"); };
+      const started = Date.now();
+      for (;;) {
+        if (Date.now() - started > 30000) { stop(); say(T.scan_failed, "err"); return; }
+        const codes = await detector.detect(video).catch(() => []);
+        const digits = codes.map(c => (c.rawValue.replace(/[-\s]/g, "").match(/\d{10}/) || [""])[0]).find(Boolean);
+        if (digits) {
+          stop();
+          const kid = digits;
+          pid.value = kid;
+          const res = await fetch("/api/players?q=" + kid, {credentials: "same-origin"});
+          const found = res.ok ? (await res.json()).find(p => p.player === kid) : null;
+          picked.textContent = found ? `${found.name || ""} · ${kid}` : fill(T.not_on_roster, {kid});
+          picked.parentNode.classList.remove("hide");
+          say(T.scan_read);
+          return;
+        }
+        await new Promise(r => setTimeout(r, 250));
+      }
+    });
+  }
   form.querySelectorAll("input[type=file]").forEach(inp =>
     inp.addEventListener("change", () => send(inp.files[0])));
   form.addEventListener("submit", e => e.preventDefault());

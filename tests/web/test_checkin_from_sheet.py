@@ -1,0 +1,78 @@
+"""Check-in from the sheet (issue 26): an upload with no player typed and `ask_player=1` (the
+desk flow) waits for the judge's tap on whose sheet it is. The sheet's ID read with confidence
+and on the roster is the one-tap `match`; an ID not on the roster gives roster candidates (by
+the sheet's name, an ID a digit off) and no match; nothing is stored before the tap, and the
+tap is recorded as the check-in confirmation. Without `ask_player` the contract's rule holds."""
+from __future__ import annotations
+
+from web.station import SAMPLES, wait_job
+
+SHEET = SAMPLES / "sheets" / "db-blue-eyes-gothic.pdf"  # 김하늘 · 0412345678 printed
+
+
+def _roster(client, csv: str) -> None:
+    r = client.post("/api/roster", content=csv.encode(), headers={"Content-Type": "text/csv"})
+    assert r.status_code == 200, r.text
+
+
+def _desk_upload(client) -> str:
+    r = client.post("/api/registrations", files={"file": (SHEET.name, SHEET.read_bytes())},
+                    data={"ask_player": "1"})
+    assert r.status_code == 202, r.text
+    return r.json()["job"]
+
+
+def _held(client, job: str) -> dict:
+    state = wait_job(client, job)
+    assert state["state"] == "needs-decision", state
+    return state
+
+
+def test_the_sheet_id_on_the_roster_is_one_tap(app_client):
+    _roster(app_client, "player,name\n0412345678,김하늘\n1098765432,이서준\n")
+    held = _held(app_client, _desk_upload(app_client))
+    assert held["decision"] == "player"
+    assert held["match"]["player"] == "0412345678" and held["match"]["name"] == "김하늘"
+    assert held["sheet"] == {"konami_id": "0412345678", "name": "김하늘", "id_sure": True}
+    assert {p["player"]: p["version"] for p in app_client.get("/api/players").json()} == {
+        "0412345678": None, "1098765432": None}  # nothing stored before the tap
+    done = app_client.post(f"/api/jobs/{held['job']}/decide",
+                           json={"choice": "store", "player": "0412345678"}).json()
+    assert done["state"] == "done" and done["result"]["player"] == "0412345678", done
+    assert done["result"]["player_source"] == "confirmed"
+    page = app_client.get("/players/0412345678")
+    assert "선수 확인됨" in page.text
+
+
+def test_an_id_not_on_the_roster_offers_candidates_never_a_guess(app_client):
+    _roster(app_client, "player,name\n0412345679,김하늘\n0412345000,박지우\n2000000000,최민서\n")
+    held = _held(app_client, _desk_upload(app_client))
+    assert held["match"] is None
+    cands = [(c["player"], c["why"]) for c in held["candidates"]]
+    assert cands[0] == ("0412345679", "name") and ("2000000000", "id-near") not in cands
+    # Storing needs the judge to name the player.
+    refused = app_client.post(f"/api/jobs/{held['job']}/decide", json={"choice": "store"})
+    assert refused.status_code == 422 and "선수" in refused.json()["error"]
+    assert app_client.get(f"/api/jobs/{held['job']}").json()["state"] == "needs-decision"
+    done = app_client.post(f"/api/jobs/{held['job']}/decide",
+                           json={"choice": "store", "player": "0412345679"}).json()
+    assert done["state"] == "done" and done["result"]["player"] == "0412345679"
+    assert done["result"]["warnings"] and "0412345678" in done["result"]["warnings"][0]
+
+
+def test_discard_stores_nothing_and_a_bad_flag_is_refused(app_client):
+    _roster(app_client, "player,name\n0412345678,김하늘\n")
+    held = _held(app_client, _desk_upload(app_client))
+    gone = app_client.post(f"/api/jobs/{held['job']}/decide", json={"choice": "discard"}).json()
+    assert gone["state"] == "failed"
+    assert app_client.get("/api/players").json()[0]["version"] is None
+    r = app_client.post("/api/registrations", files={"file": (SHEET.name, SHEET.read_bytes())},
+                        data={"ask_player": "yes"})
+    assert r.status_code == 400 and "ask_player" in r.json()["error"]
+
+
+def test_without_the_flag_the_contract_rule_holds(app_client):
+    _roster(app_client, "player,name\n0412345678,김하늘\n")
+    r = app_client.post("/api/registrations", files={"file": (SHEET.name, SHEET.read_bytes())})
+    done = wait_job(app_client, r.json()["job"])
+    assert done["state"] == "done" and done["result"]["player"] == "0412345678"
