@@ -63,6 +63,9 @@ class Table:
     """The count cell of the 합계 row."""
     lean: float = 0.0
     """Sideways shift per pixel down of the vertical rules (0: upright); xs are at mid-height."""
+    count_ruled: bool = True
+    """The count column has its own rule (False: found by the gap the text leaves, a sheet
+    ruled by rows only; such a sheet may print its 합계 under the table, unruled)."""
     number_column: bool = False
     """The row numbers have a column of their own (a rule between them and the names), so a
     name cell holds no number: ink at its left end is the name's first letter."""
@@ -450,6 +453,7 @@ def column_rules(table: Table, vert: np.ndarray | None = None, gray: np.ndarray 
     if not counts and gray is not None and width > 0:
         gutter = count_gutter(gray, table, left, right)
         counts = [gutter] if gutter is not None else []
+        table.count_ruled = False
     if width <= 0 or not counts:
         return None
     return left, no_x, counts[0], right
@@ -515,7 +519,8 @@ def build_rows(table: Table, vert: np.ndarray | None = None, gray: np.ndarray | 
     table.title = Box(left, ys[0], count_x, ys[1])
     pitch = float(np.median(np.diff(ys[1:-1]))) if len(ys) > 3 else 0.0
     last = len(ys) - 2
-    if gray is not None and pitch > 0 and numbered_row(gray, Box(left, ys[-2], count_x, ys[-1]), vert):
+    if (not table.count_ruled and gray is not None and pitch > 0
+            and numbered_row(gray, Box(left, ys[-2], count_x, ys[-1]), vert)):
         # The last ruled row is a card row (its number printed at the left): the sheet prints
         # its 합계 under the table, unruled, below the count column.
         last = len(ys) - 1

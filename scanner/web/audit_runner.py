@@ -60,3 +60,15 @@ class AuditRunner:
                 self.service.run_audit_job(job, should_stop=self._stopping.is_set)
             except Exception:  # noqa: BLE001 - the job is failed with why; the runner goes on
                 log.exception("audit %s failed", job.id)
+                self._settle(job.id)
+
+    def _settle(self, job_id: str, tries: int = 5) -> None:
+        """An audit whose end could not be written (the event file busy under load) must not
+        stay `running` while the next one runs: it is failed, trying again a few times."""
+        for attempt in range(tries):
+            try:
+                self.service.fail_running_audit(job_id)
+                return
+            except Exception:  # noqa: BLE001 - busy: wait and try again
+                self._stopping.wait(0.5 * (attempt + 1))
+        log.error("audit %s could not be marked failed", job_id)

@@ -97,6 +97,14 @@ class AuditsService(RecordsService):
         with self.station() as st:
             AuditQueue(st).finish(job.id, files, summary, None)
 
+    def fail_running_audit(self, job_id: str) -> None:
+        """An audit still `running` after its runner gave up on it ends failed."""
+        with self.station() as st:
+            queue = AuditQueue(st)
+            job = queue.get(job_id)
+            if job is not None and job.state == "running":
+                queue.finish(job_id, None, None, ko("audit-failed", kind="StationError"))
+
     def _progress_of(self, job_id: str) -> Callable[[int, int], None]:
         def progress(done: int, total: int) -> None:
             with self.station() as st:
