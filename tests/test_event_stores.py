@@ -237,3 +237,44 @@ def test_a_station_job_registers_once(event_target):
     with open_event(event_target) as s:
         assert len(s.registrations()) == 1
         assert _register(s, "0123456789", deck={"station_job": "job-2"}).version == 2
+
+
+def test_a_withdrawn_version_stays_recorded_and_stops_counting(event_target):
+    with create_event(event_target, "대회", DAY) as store:
+        a1 = _register(store, "0123456789")
+        a2 = _register(store, "0123456789", data=b"#main\n2\n")
+        w = store.withdraw_registration("0123456789", 2, "  다른 선수의   시트 ", "헤드")
+        assert (w.konami_id, w.version, w.reason, w.judge, w.registration_id) == \
+            ("0123456789", 2, "다른 선수의 시트", "헤드", a2.id)
+        assert store.latest_registration("0123456789").version == 1
+        assert [r.version for r in store.registrations(latest_only=True)] == [1]
+        versions = store.registrations(konami_id="0123456789")
+        assert [(r.version, r.withdrawal is not None) for r in versions] == \
+            [(1, False), (2, True)]
+        assert store.registration("0123456789", 2).withdrawal.reason == "다른 선수의 시트"
+        assert store.registration_by_id(a2.id).summary_json()["withdrawn"]["judge"] == "헤드"
+        # the same original can then go to the right player: the guard no longer sees it
+        assert store.players_with_file(a2.file_sha256) == []
+        with pytest.raises(EventError) as exc:
+            store.withdraw_registration("0123456789", 2, "again", "헤드")
+        assert exc.value.code == "event.already-withdrawn"
+        for kid, version, reason, judge, code in (
+                ("0123456789", 9, "x", "헤드", "event.no-version"),
+                ("0123456789", 1, "  ", "헤드", "event.withdraw-no-reason"),
+                ("0123456789", 1, "가" * 201, "헤드", "event.withdraw-reason-too-long"),
+                ("0123456789", 1, "x", " ", "event.judge-needed")):
+            with pytest.raises(EventError) as exc:
+                store.withdraw_registration(kid, version, reason, judge)
+            assert exc.value.code == code
+        store.withdraw_registration("0123456789", 1, "가" * 200, "헤드")
+        assert store.latest_registration("0123456789") is None
+        assert store.registrations(latest_only=True) == []
+        assert len(store.registrations()) == 2 and len(store.withdrawals()) == 2
+        assert [a for _, _, a, _ in store.audit_log()].count("withdraw") == 2
+        for sql in ("UPDATE registration_withdrawals SET reason = 'x'",
+                    "DELETE FROM registration_withdrawals"):
+            with pytest.raises(_raw_errors(), match="append-only"):
+                store.con.execute(sql)
+        assert len(store.withdrawals()) == 2 and a1.version == 1
+        b = _register(store, "0123456789", data=b"#main\n3\n")
+        assert b.version == 3 and store.latest_registration("0123456789").version == 3

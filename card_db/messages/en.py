@@ -90,6 +90,9 @@ MESSAGES: dict[str, str] = {
                           "DECKSHEET_JUDGE)",
     "event.no-registration": "player {player} has no registered decklist in this event "
                              "(register it first with 'decksheet register')",
+    "event.withdraw-no-reason": "a withdrawal needs a reason (--reason)",
+    "event.withdraw-reason-too-long": "a withdrawal's reason is at most {max} characters",
+    "event.already-withdrawn": "player {player}'s version {version} is already withdrawn",
     "event.no-version": "player {player} has no registration version {version} in this event",
     "event.void-needs-reason": "a void or amendment needs a reason (--reason)",
     "event.unknown-penalty": "unknown penalty {penalty}: one of {known}",

@@ -853,7 +853,8 @@ def player_status(store: EventStore, db: CardDatabase, konami_id: str,
     and every infraction with its voids/amendments applied."""
     kid = find_player(store, konami_id)
     versions = store.registrations(konami_id=kid)
-    reg = versions[-1] if versions else None
+    live = [v for v in versions if v.withdrawal is None]
+    reg = live[-1] if live else None  # a withdrawn version is never the current one
     deck, check = (registration_check(store, reg, db, limits) if reg else (None, None))
     if reg is None:
         verdict = NEEDS_REVIEW
