@@ -278,3 +278,35 @@ def test_a_withdrawn_version_stays_recorded_and_stops_counting(event_target):
         assert len(store.withdrawals()) == 2 and a1.version == 1
         b = _register(store, "0123456789", data=b"#main\n3\n")
         assert b.version == 3 and store.latest_registration("0123456789").version == 3
+
+
+def test_withdraw_on_the_command_line_frees_the_original_for_the_right_player(
+        cli_env, event_target, monkeypatch):
+    monkeypatch.setenv("DECKSHEET_EVENT", event_target)
+    monkeypatch.delenv("DECKSHEET_JUDGE", raising=False)
+    assert run("event", "init", event_target, "--name", "샘플", "--date", "2026-07-12"
+               ).exit_code == 0
+    sheet = str(SAMPLE_DECKS / "legal.ydk")
+    assert run("register", sheet, "--player", "0000000001", "--json").exit_code == 0
+    r = run("register", sheet, "--player", "0000000002", "--json")
+    assert r.exit_code != 0  # the same original on a second player asks for a decision
+    with open_event(event_target, readonly=True) as store:
+        assert store.latest_registration("0000000002") is None
+    r = run("event", "withdraw", "0000000001", "1", "--reason", "다른 선수의 시트", "--json")
+    assert r.exit_code == 2 and "Traceback" not in r.output  # no judge: refused
+    r = run("event", "withdraw", "0000000001", "1", "--reason", "다른 선수의 시트",
+            "--judge", "헤드", "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert (data["player"], data["version"], data["current_version"]) == ("0000000001", 1, None)
+    assert (data["withdrawn"]["reason"], data["withdrawn"]["judge"]) == ("다른 선수의 시트", "헤드")
+    r = run("event", "withdraw", "0000000001", "1", "--reason", "x", "--judge", "헤드")
+    assert r.exit_code == 2 and "already withdrawn" in r.output
+    r = run("event", "withdraw", "0000000001", "7", "--reason", "x", "--judge", "헤드")
+    assert r.exit_code == 2 and "no registration version 7" in r.output
+    r = run("register", sheet, "--player", "0000000002", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["version"] == 1
+    r = run("event", "status", "0000000001", "--json")
+    status = json.loads(r.stdout)
+    assert [v.get("withdrawn") is not None for v in status["versions"]] == [True]

@@ -833,7 +833,8 @@ def find_player(store: EventStore, who: str) -> str:
     """A Konami ID from an ID or a player's name (one-line refusal when none or several)."""
     try:
         kid = lookup_konami_id(who)
-        if store.latest_registration(kid) is not None or store.player_name(kid) is not None:
+        if (store.latest_registration(kid) is not None or store.player_name(kid) is not None
+                or store.registrations(konami_id=kid)):  # every version withdrawn
             return kid
     except EventError:
         pass
