@@ -103,6 +103,9 @@ VOID = Obj({
 })
 """`POST /api/infractions/ID/void`."""
 
+WITHDRAW = Obj({"reason": Key(Text(200), required=True)})
+"""`POST /api/players/KID/versions/N/withdraw` (a reason of at most 200 characters)."""
+
 DECIDE = Obj({"choice": Key(Text(10, ("store", "discard")), required=True)})
 """`POST /api/jobs/ID/decide` (a registration a guard held)."""
 
