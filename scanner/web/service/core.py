@@ -16,7 +16,8 @@ from scanner.event.flows import apply_decisions, decklist_from_json, event_limit
 from scanner.event.store import EventStore, Registration, normalise_konami_id
 from scanner.event.stores import open_event
 from scanner.model import Decklist
-from scanner.rules.codes import REVIEW_CODES, VERDICT_CODES
+from scanner.event.status import list_status
+from scanner.rules.codes import REVIEW_CODES
 from scanner.web.config import StationConfig
 from scanner.web.station_store import StationStore
 from scanner.web.stations import open_station
@@ -142,7 +143,9 @@ class StationCore:
             return cached
         deck, check = flows.registration_check(store, reg, self.db, self.limits)
         breaches = sum(1 for i in check.infractions if i.code not in REVIEW_CODES)
-        verdict = Verdict(VERDICT_CODES[check.verdict], deck.needs_review, breaches)
+        # the one status function the audit asks too (scanner.event.status)
+        verdict = Verdict(list_status([i.code for i in check.infractions], deck.needs_review),
+                          deck.needs_review, breaches)
         with self._lock:
             self._status_cache[key] = verdict
         return verdict
