@@ -67,3 +67,44 @@ def test_dashboard_status_is_the_audit_status_for_every_state(app_client, event_
     assert audit["registrations"] == 5
     html = (tmp_path / "audit" / "report.html").read_text(encoding="utf-8")
     assert "철회됨" in html and "잘못 올림" in html
+
+
+def test_a_re_read_that_reads_otherwise_keeps_the_judges_decision(app_client, event_path,
+                                                                  tmp_path):
+    """What part 7 saw: the audit re-read a sheet, the re-read spelt a decided line otherwise,
+    the decision (which answers one reading) no longer applied, and the audit called a player
+    확인 필요 whom the dashboard showed as done. The audit checks the confirmed list and
+    reports the differing re-read as an integrity problem."""
+    from click.testing import CliRunner
+    from scanner.cli import main
+    from scanner.event.records import ReviewDecision
+    from scanner.event.stores import open_event
+    from scanner.web.config import StationConfig
+    from scanner.web.service import StationService
+
+    text = CliRunner().invoke(main, ["convert", str(SAMPLES / "decks" / "registered.ydk"),
+                                     "--to", "text"]).stdout
+    _upload(app_client, text.replace("2 하루 우라라", "2 하루", 1).encode(), "1000000007",
+            "a.txt")
+    with open_event(str(event_path)) as store:
+        reg = store.latest_registration("1000000007")
+        line = next(n for n, e in enumerate(reg.decklist_json["sections"]["main"], 1)
+                    if e["needs_review"])
+        read = reg.decklist_json["sections"]["main"][line - 1]["read"]
+        # the same stored read, but an original that now reads the line otherwise
+        sha = store.store_file(text.replace("2 하루 우라라", "2 하루 우라", 1).encode())
+        stored = {k: v for k, v in reg.decklist_json.items() if k != "station_job"}
+        other = store.add_registration("1000000008", None, stored, sha, "b.txt",
+                                       False, reg.infractions, reg.list_name, judge="j")
+        card = next(c["card_id"] for c in reg.decklist_json["sections"]["main"][line - 1]
+                    ["candidates"] if c["name"] == "하루 우라라")
+        store.add_decisions([ReviewDecision(other.id, "main", line, read, "choose", card, 2)],
+                            "j")
+    dashboard = {p["player"]: p["status"] for p in app_client.get("/api/players").json()}
+    assert dashboard["1000000008"] == "legal"
+    service = StationService(StationConfig(event_path=event_path, key=KEY, workers=1))
+    audit = service.run_audit(tmp_path / "audit", log=False)
+    assert audit["statuses"] == dashboard
+    assert "1000000008" not in audit["needs_review"]
+    assert "1000000008" in audit["problems"], audit
+    assert any(p.startswith("reads-differently") for p in audit["problems"]["1000000008"]), audit
