@@ -317,9 +317,15 @@ class PgEventStore:
 
     _REG_SELECT = ("SELECT r.*, p.name AS name FROM registrations r JOIN players p "
                    "ON p.event = r.event AND p.konami_id = r.konami_id WHERE r.event = %s ")
-    _LIVE = ("NOT EXISTS (SELECT 1 FROM registration_withdrawals w "
-             "WHERE w.event = r.event AND w.registration_id = r.id) ")
-    """SQL: registration `r` is not withdrawn."""
+    _WITHDRAWALS_STEP = "pg-0006-withdrawals"
+
+    def _live(self, t: str = "r") -> str:
+        """SQL: registration `t` is not withdrawn (every version counts in a database read
+        before its schema had withdrawals)."""
+        if self._WITHDRAWALS_STEP not in self.steps:
+            return "TRUE "
+        return (f"NOT EXISTS (SELECT 1 FROM registration_withdrawals w "
+                f"WHERE w.event = {t}.event AND w.registration_id = {t}.id) ")
 
     def _with_withdrawal(self, rows: list[dict]) -> list[Registration]:
         by_reg = {w.registration_id: w for w in self.withdrawals()} if rows else {}
@@ -330,7 +336,7 @@ class PgEventStore:
 
     def latest_registration(self, konami_id: str) -> Registration | None:
         """The player's current version: the newest one not withdrawn."""
-        row = self._one(self._REG_SELECT + "AND r.konami_id = %s AND " + self._LIVE
+        row = self._one(self._REG_SELECT + "AND r.konami_id = %s AND " + self._live()
                         + "ORDER BY r.version DESC LIMIT 1", (self.event_key, konami_id))
         return Registration.from_row(row) if row else None
 
@@ -351,10 +357,9 @@ class PgEventStore:
                       konami_id: str | None = None) -> list[Registration]:
         sql, args = self._REG_SELECT, [self.event_key]
         if latest_only:
-            sql += ("AND " + self._LIVE + "AND r.version = (SELECT MAX(x.version) FROM "
+            sql += ("AND " + self._live() + "AND r.version = (SELECT MAX(x.version) FROM "
                     "registrations x WHERE x.event = r.event AND x.konami_id = r.konami_id "
-                    "AND NOT EXISTS (SELECT 1 FROM registration_withdrawals w "
-                    "WHERE w.event = x.event AND w.registration_id = x.id)) ")
+                    "AND " + self._live("x") + ") ")
         if konami_id is not None:
             sql += "AND r.konami_id = %s "
             args.append(konami_id)
@@ -364,10 +369,12 @@ class PgEventStore:
         """Players holding this original in a version that is not withdrawn."""
         return [r["konami_id"] for r in self._q(
             "SELECT DISTINCT r.konami_id FROM registrations r WHERE r.event = %s "
-            "AND r.file_sha256 = %s AND " + self._LIVE + "ORDER BY r.konami_id",
+            "AND r.file_sha256 = %s AND " + self._live() + "ORDER BY r.konami_id",
             (self.event_key, sha256))]
 
     def withdrawals(self) -> list[Withdrawal]:
+        if self._WITHDRAWALS_STEP not in self.steps:
+            return []
         return [Withdrawal.from_row(r) for r in self._q(
             "SELECT * FROM registration_withdrawals WHERE event = %s ORDER BY id",
             (self.event_key,))]
@@ -416,6 +423,8 @@ class PgEventStore:
             "SELECT sha256 FROM files WHERE event = %s ORDER BY sha256", (self.event_key,))]
 
     def record_rows(self, table: str) -> list[dict]:
+        if table == "registration_withdrawals" and self._WITHDRAWALS_STEP not in self.steps:
+            return []
         cols = ", ".join(RECORD_COLUMNS[table])
         return rows_in_order(table, self._q(f"SELECT {cols} FROM {table} WHERE event = %s",
                                             (self.event_key,)))
