@@ -153,6 +153,7 @@ MESSAGES: dict[str, str] = {
     "web.field-choice": "{field}: must be one of: {choices}",
     "web.field-list": "{field}: must be a list of at most {max_items} items",
     "web.field-object": "{field}: must be a JSON object",
+    "web.version-withdrawn": "version {version} was withdrawn: nothing more is recorded on it",
     "web.version-bad": "the version number is not valid",
     "web.review-field-bad": "unknown review item: {field}",
     "web.judge-missing": "a judge name is needed: sign the device in with a name or send an X-Judge header",

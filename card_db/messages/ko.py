@@ -134,6 +134,7 @@ MESSAGES: dict[str, str] = {
     "web.field-choice": "{field}: 다음 중 하나여야 합니다: {choices}",
     "web.field-list": "{field}: 최대 {max_items}개의 목록이어야 합니다",
     "web.field-object": "{field}: JSON 객체여야 합니다",
+    "web.version-withdrawn": "버전 {version}은 철회되었습니다: 더 기록할 수 없습니다",
     "web.version-bad": "판 번호가 올바르지 않습니다",
     "web.review-field-bad": "알 수 없는 확인 항목입니다: {field}",
     "web.judge-missing": "저지 이름이 필요합니다: 기기에서 이름을 등록하거나 X-Judge 헤더를 보내세요",

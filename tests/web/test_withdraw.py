@@ -136,3 +136,19 @@ def test_the_mismatch_button_withdraws_and_returns_to_check_in(app_client, event
             ("1098765432", 1, "다른 선수의 시트", "test-judge")
     job = _upload(app_client, sheet, "0412345678", "d.json")
     assert job["state"] == "done" and job["result"]["player"] == "0412345678"
+
+
+def test_nothing_more_is_recorded_on_a_withdrawn_version(app_client, event_path):
+    assert _upload(app_client, YDK, "1000000010")["state"] == "done"
+    assert app_client.post("/api/players/1000000010/versions/1/withdraw",
+                           json={"reason": "잘못 올림"}).status_code == 200
+    before = _records(event_path)
+    r = app_client.post("/api/players/1000000010/review",
+                        json={"version": 1, "decisions": []})
+    assert r.status_code == 409 and "철회" in r.json()["error"]
+    page = app_client.get("/judge").text
+    token = page.split('name="csrf" value="')[1].split('"')[0]
+    r = app_client.post("/players/1000000010/v/1/review",
+                        data={"csrf": token, "confirm_checkin": "1"}, follow_redirects=False)
+    assert r.status_code == 409
+    assert _records(event_path) == before

@@ -122,6 +122,13 @@ class StationCore:
             raise StationError(ko("no-registration"), 404)
         return reg
 
+    def _live_reg(self, store: EventStore, konami_id: str, version: int | None) -> Registration:
+        """As `_reg`, for recording something on the version: a withdrawn one is refused."""
+        reg = self._reg(store, konami_id, version)
+        if reg.withdrawal is not None:
+            raise StationError(ko("version-withdrawn", version=reg.version), 409)
+        return reg
+
     @staticmethod
     def _player_names(store: EventStore) -> dict[str, str | None]:
         """Konami ID → the name on the player's latest registration."""

@@ -136,7 +136,7 @@ class ReviewService(StationCore):
         """Store a judge's answers: [{section, line, action, card_id?, count?}] for lines, or
         [{flag: index, action}] for sheet-level items. Nothing stored if any answer is bad."""
         with self.store() as store:
-            reg = self._reg(store, konami_id, version)
+            reg = self._live_reg(store, konami_id, version)
             deck = self._decided_deck(store, reg)
             decisions: list[ReviewDecision] = []
             for a in answers:
