@@ -93,6 +93,7 @@ MESSAGES: dict[str, str] = {
     "event.withdraw-no-reason": "a withdrawal needs a reason (--reason)",
     "event.withdraw-reason-too-long": "a withdrawal's reason is at most {max} characters",
     "event.already-withdrawn": "player {player}'s version {version} is already withdrawn",
+    "event.version-withdrawn": "player {player}'s version {version} was withdrawn: nothing more is recorded on it",
     "event.no-version": "player {player} has no registration version {version} in this event",
     "event.void-needs-reason": "a void or amendment needs a reason (--reason)",
     "event.unknown-penalty": "unknown penalty {penalty}: one of {known}",

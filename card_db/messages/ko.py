@@ -82,6 +82,7 @@ MESSAGES: dict[str, str] = {
     "event.withdraw-no-reason": "철회에는 사유가 필요합니다",
     "event.withdraw-reason-too-long": "철회 사유는 {max}자까지입니다",
     "event.already-withdrawn": "선수 {player}의 버전 {version}은 이미 철회되었습니다",
+    "event.version-withdrawn": "선수 {player}의 버전 {version}은 철회되었습니다: 더 기록할 수 없습니다",
     "event.no-version": "선수 {player}에게 버전 {version} 등록이 없습니다",
     "event.void-needs-reason": "취소나 변경에는 사유가 필요합니다",
     "event.unknown-penalty": "알 수 없는 벌칙 {penalty}입니다 (가능: {known})",

@@ -781,7 +781,10 @@ def record_review_decision(store: EventStore, db: CardDatabase, konami_id: str,
 def record_review_decisions(store: EventStore, db: CardDatabase, reg: Registration,
                             decisions: list[ReviewDecision], judge: str | None = None,
                             limits: LimitList | None = None) -> ReviewResult:
-    """Store decisions (one transaction) and return where the registration stands now."""
+    """Store decisions (one transaction) and return where the registration stands now. A
+    withdrawn version takes no more decisions."""
+    if reg.withdrawal is not None:
+        raise EventError("event.version-withdrawn", player=reg.konami_id, version=reg.version)
     store.add_decisions(decisions, clean_name(judge))
     deck, check = registration_check(store, reg, db, limits)
     verdict = check.verdict if check is not None else _stored_verdict(reg, deck)
