@@ -88,7 +88,9 @@ def test_strict_input_refusals_record_nothing(app_client, event_path, path, body
     r = app_client.post(f"/api/players/{path}/withdraw", content=json.dumps(body),
                         headers={"Content-Type": "application/json", **headers})
     assert r.status_code == status, r.text
-    assert list(r.json()) == ["error"] and "\n" not in r.json()["error"]
+    error = r.json()["error"]
+    assert list(r.json()) == ["error"] and error and "\n" not in error
+    assert any("\uac00" <= ch <= "\ud7a3" for ch in error), error  # one Korean line
     assert _records(event_path) == before
     assert _players(app_client)["1000000004"]["version"] == 1
 
