@@ -254,6 +254,11 @@ async def post_withdraw(request: Request) -> Response:
     return JSONResponse(view.to_api())
 
 
+async def get_withdrawals(request: Request) -> Response:
+    rows = await run_in_threadpool(_service(request).withdrawals)
+    return JSONResponse([dict(w.to_api(), name=w.name, sheet_id=w.sheet_id) for w in rows])
+
+
 async def get_decisions(request: Request) -> Response:
     rows = await run_in_threadpool(_service(request).decision_log)
     return JSONResponse([{"player": d.konami_id, "version": d.version, "place": d.place,
@@ -274,5 +279,6 @@ ROUTES = [
     Route("/api/deckchecks", post_deckcheck, methods=["POST"]),
     Route("/api/infractions", get_infractions),
     Route("/api/infractions/{inf_id}/void", post_void, methods=["POST"]),
+    Route("/api/withdrawals", get_withdrawals),
     Route("/api/decisions", get_decisions),
 ]

@@ -53,6 +53,9 @@ def test_withdraw_frees_the_original_for_the_right_player(app_client, event_path
     dash = app_client.get("/").text
     assert 'id="withdrawal-log"' in dash and "다른 선수의 시트" in dash
     assert app_client.get("/api/players/1000000002").json()["withdrawn_versions"] == []
+    (logged,) = app_client.get("/api/withdrawals").json()
+    assert (logged["player"], logged["version"], logged["reason"], logged["judge"]) == \
+        ("1000000001", 1, "다른 선수의 시트", "test-judge")
 
 
 def test_the_current_version_falls_back_to_the_newest_not_withdrawn(app_client):
