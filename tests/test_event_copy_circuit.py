@@ -54,6 +54,7 @@ def _laptop_event(path: Path) -> None:
         sha = store.store_file(b"walk-in sheet")
         store.add_registration(None, "워크인", {"sections": {}}, sha, "w.txt", True, [], None,
                                walk_in=True)
+        store.withdraw_registration("0000000003", 2, "다른 선수의 시트", "헤드")
 
 
 def test_copy_sqlite_to_postgresql_and_back_is_verified(cli_env, tmp_path, pg_db):
@@ -66,13 +67,16 @@ def test_copy_sqlite_to_postgresql_and_back_is_verified(cli_env, tmp_path, pg_db
     assert report["ok"] and report["files"] == 3
     rows = {t["table"]: t["rows"] for t in report["tables"]}
     assert (rows["registrations"], rows["deck_checks"], rows["infractions"],
-            rows["infraction_amendments"], rows["review_decisions"]) == (4, 1, 1, 1, 1)
+            rows["infraction_amendments"], rows["review_decisions"],
+            rows["registration_withdrawals"]) == (4, 1, 1, 1, 1, 1)
     assert all(t["sha256"] == t["copied_sha256"] for t in report["tables"])
 
     # The database copy works as the event: status, ids kept, the copy logged there only.
     with open_event(laptop, readonly=True) as src, open_event(url) as dst:
         assert [r.id for r in dst.registrations()] == [r.id for r in src.registrations()]
         assert dst.infractions()[0].effective_penalty == "WARNING"
+        assert dst.latest_registration("0000000003").version == 1  # v2 withdrawn, copied
+        assert [w.reason for w in dst.withdrawals()] == ["다른 선수의 시트"]
         assert dst.audit_log()[-1][2] == COPIED and src.audit_log()[-1][2] != COPIED
         assert dst.integrity() == []
         r2 = dst.add_registration("0000000001", None, {"sections": {}},

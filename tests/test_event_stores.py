@@ -237,3 +237,80 @@ def test_a_station_job_registers_once(event_target):
     with open_event(event_target) as s:
         assert len(s.registrations()) == 1
         assert _register(s, "0123456789", deck={"station_job": "job-2"}).version == 2
+
+
+def test_a_withdrawn_version_stays_recorded_and_stops_counting(event_target):
+    with create_event(event_target, "대회", DAY) as store:
+        a1 = _register(store, "0123456789")
+        a2 = _register(store, "0123456789", data=b"#main\n2\n")
+        w = store.withdraw_registration("0123456789", 2, "  다른 선수의   시트 ", "헤드")
+        assert (w.konami_id, w.version, w.reason, w.judge, w.registration_id) == \
+            ("0123456789", 2, "다른 선수의 시트", "헤드", a2.id)
+        assert store.latest_registration("0123456789").version == 1
+        assert [r.version for r in store.registrations(latest_only=True)] == [1]
+        versions = store.registrations(konami_id="0123456789")
+        assert [(r.version, r.withdrawal is not None) for r in versions] == \
+            [(1, False), (2, True)]
+        assert store.registration("0123456789", 2).withdrawal.reason == "다른 선수의 시트"
+        from scanner.event.flows import record_review_decisions
+        with pytest.raises(EventError) as exc:  # nothing more is recorded on it
+            record_review_decisions(store, None, store.registration("0123456789", 2), [], "헤드")
+        assert exc.value.code == "event.version-withdrawn"
+        assert store.registration_by_id(a2.id).summary_json()["withdrawn"]["judge"] == "헤드"
+        # the same original can then go to the right player: the guard no longer sees it
+        assert store.players_with_file(a2.file_sha256) == []
+        with pytest.raises(EventError) as exc:
+            store.withdraw_registration("0123456789", 2, "again", "헤드")
+        assert exc.value.code == "event.already-withdrawn"
+        for kid, version, reason, judge, code in (
+                ("0123456789", 9, "x", "헤드", "event.no-version"),
+                ("0123456789", 1, "  ", "헤드", "event.withdraw-no-reason"),
+                ("0123456789", 1, "가" * 201, "헤드", "event.withdraw-reason-too-long"),
+                ("0123456789", 1, "x", " ", "event.judge-needed")):
+            with pytest.raises(EventError) as exc:
+                store.withdraw_registration(kid, version, reason, judge)
+            assert exc.value.code == code
+        store.withdraw_registration("0123456789", 1, "가" * 200, "헤드")
+        assert store.latest_registration("0123456789") is None
+        assert store.registrations(latest_only=True) == []
+        assert len(store.registrations()) == 2 and len(store.withdrawals()) == 2
+        assert [a for _, _, a, _ in store.audit_log()].count("withdraw") == 2
+        for sql in ("UPDATE registration_withdrawals SET reason = 'x'",
+                    "DELETE FROM registration_withdrawals"):
+            with pytest.raises(_raw_errors(), match="append-only"):
+                store.con.execute(sql)
+        assert len(store.withdrawals()) == 2 and a1.version == 1
+        b = _register(store, "0123456789", data=b"#main\n3\n")
+        assert b.version == 3 and store.latest_registration("0123456789").version == 3
+
+
+def test_withdraw_on_the_command_line_frees_the_original_for_the_right_player(
+        cli_env, event_target, monkeypatch):
+    monkeypatch.setenv("DECKSHEET_EVENT", event_target)
+    monkeypatch.delenv("DECKSHEET_JUDGE", raising=False)
+    assert run("event", "init", event_target, "--name", "샘플", "--date", "2026-07-12"
+               ).exit_code == 0
+    sheet = str(SAMPLE_DECKS / "legal.ydk")
+    assert run("register", sheet, "--player", "0000000001", "--json").exit_code == 0
+    r = run("register", sheet, "--player", "0000000002", "--json")
+    assert r.exit_code != 0  # the same original on a second player asks for a decision
+    with open_event(event_target, readonly=True) as store:
+        assert store.latest_registration("0000000002") is None
+    r = run("event", "withdraw", "0000000001", "1", "--reason", "다른 선수의 시트", "--json")
+    assert r.exit_code == 2 and "Traceback" not in r.output  # no judge: refused
+    r = run("event", "withdraw", "0000000001", "1", "--reason", "다른 선수의 시트",
+            "--judge", "헤드", "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert (data["player"], data["version"], data["current_version"]) == ("0000000001", 1, None)
+    assert (data["withdrawn"]["reason"], data["withdrawn"]["judge"]) == ("다른 선수의 시트", "헤드")
+    r = run("event", "withdraw", "0000000001", "1", "--reason", "x", "--judge", "헤드")
+    assert r.exit_code == 2 and "already withdrawn" in r.output
+    r = run("event", "withdraw", "0000000001", "7", "--reason", "x", "--judge", "헤드")
+    assert r.exit_code == 2 and "no registration version 7" in r.output
+    r = run("register", sheet, "--player", "0000000002", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["version"] == 1
+    r = run("event", "status", "0000000001", "--json")
+    status = json.loads(r.stdout)
+    assert [v.get("withdrawn") is not None for v in status["versions"]] == [True]

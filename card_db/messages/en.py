@@ -90,6 +90,10 @@ MESSAGES: dict[str, str] = {
                           "DECKSHEET_JUDGE)",
     "event.no-registration": "player {player} has no registered decklist in this event "
                              "(register it first with 'decksheet register')",
+    "event.withdraw-no-reason": "a withdrawal needs a reason (--reason)",
+    "event.withdraw-reason-too-long": "a withdrawal's reason is at most {max} characters",
+    "event.already-withdrawn": "player {player}'s version {version} is already withdrawn",
+    "event.version-withdrawn": "player {player}'s version {version} was withdrawn: nothing more is recorded on it",
     "event.no-version": "player {player} has no registration version {version} in this event",
     "event.void-needs-reason": "a void or amendment needs a reason (--reason)",
     "event.unknown-penalty": "unknown penalty {penalty}: one of {known}",
@@ -150,6 +154,7 @@ MESSAGES: dict[str, str] = {
     "web.field-choice": "{field}: must be one of: {choices}",
     "web.field-list": "{field}: must be a list of at most {max_items} items",
     "web.field-object": "{field}: must be a JSON object",
+    "web.version-withdrawn": "version {version} was withdrawn: nothing more is recorded on it",
     "web.version-bad": "the version number is not valid",
     "web.review-field-bad": "unknown review item: {field}",
     "web.judge-missing": "a judge name is needed: sign the device in with a name or send an X-Judge header",

@@ -1,4 +1,4 @@
-"""`decksheet event init|info|status|void`, `register`, `deckcheck`, `review`, `audit`, `export`.
+"""`decksheet event init|info|status|void|withdraw`, `register`, `deckcheck`, `review`, `audit`, `export`.
 
 Read-only commands (`event info`, `event status`, `export`, `audit`) open the event read-only
 when it cannot be written (a write-protected medium) and then write nothing to it."""
@@ -243,6 +243,35 @@ def event_void(infraction_id: int, reason: str, new_penalty: str | None, as_json
         what = "무효 처리" if a["action"] == "void" else f"벌칙 변경 → {a['new_penalty']}"
         click.echo(f"위반 {inf['id']} ({inf['code']}, {inf['player']}, {inf['round']}라운드): {what}"
                    f" — 사유: {a['reason']} — 저지 {a['judge']} {a['time']}")
+    return ExitCode.OK
+
+
+@event.command("withdraw")
+@click.argument("player")
+@click.argument("version", type=click.IntRange(1))
+@click.option("--reason", required=True, help="Why (recorded with the withdrawal, ≤ 200 chars).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@event_option
+@judge_option
+@common_options
+def event_withdraw(player: str, version: int, reason: str, as_json: bool,
+                   event_path: str | None, judge: str | None, settings: Settings) -> int:
+    """Withdraw a player's registration VERSION (e.g. a sheet stored on the wrong player), with a
+    reason and the judge's name. Appended: the version stays in the record, shown as 철회됨; the
+    player's current version is the newest one not withdrawn."""
+    from scanner.event.withdraw import withdraw_version
+
+    with _open(event_path) as store:
+        result = withdraw_version(store, player, version, reason, judge)
+    data = result.to_json()
+    if as_json:
+        echo_json(data)
+    else:
+        w = data["withdrawn"]
+        now = data["current_version"]
+        click.echo(f"선수 {data['player']} 버전 {data['version']}: 철회됨 — 사유: {w['reason']} — "
+                   f"저지 {w['judge']} {w['time']} — 현재 버전: "
+                   f"{now if now is not None else '없음 (미등록)'}")
     return ExitCode.OK
 
 

@@ -21,6 +21,7 @@ from card_db.models import LimitList
 from scanner.errors import DecksheetError
 from scanner.event.files import verify_file
 from scanner.event.flows import apply_decisions, decklist_from_json
+from scanner.event.status import list_status
 from scanner.event.store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
                                  Registration, ReviewDecision)
 from scanner.model import SECTIONS, Decklist
@@ -45,6 +46,8 @@ class AuditJob:
     file_name: str | None
     stored_json: dict
     decisions: list[ReviewDecision]
+    withdrawn: dict | None = None
+    """The withdrawal (`Withdrawal.to_json()`) when this version was withdrawn."""
 
 
 @dataclass
@@ -65,6 +68,8 @@ class RegistrationAudit:
     needs_review: int
     problems: list[str] = field(default_factory=list)
     """Integrity findings: original missing/changed, unreadable now, reads differently now."""
+    withdrawn: dict | None = None
+    """Set when a judge withdrew this version: it is never the player's registration."""
 
     @property
     def codes(self) -> list[str]:
@@ -79,6 +84,11 @@ class RegistrationAudit:
     def verdict(self) -> str:
         """적합 / 확인 필요 / 부적합."""
         return list_verdict(self.codes)
+
+    @property
+    def status(self) -> str:
+        """legal / illegal / needs-review: the one status function the dashboard asks too."""
+        return list_status(self.codes, self.needs_review)
 
     def signature(self) -> tuple:
         return list_signature(self.decklist)
@@ -116,7 +126,20 @@ class AuditResult:
 
     @property
     def current(self) -> list[RegistrationAudit]:
+        """Each player's current version (the newest not withdrawn)."""
         return [r for r in self.registrations if r.latest]
+
+    @property
+    def withdrawn(self) -> list[RegistrationAudit]:
+        return [r for r in self.registrations if r.withdrawn]
+
+    @property
+    def statuses(self) -> dict[str, str]:
+        """Every registered player's status, as the dashboard gives it (`scanner.event.status`):
+        a player whose every version is withdrawn is not registered."""
+        out = {r.konami_id: list_status(None) for r in self.registrations}
+        out.update({r.konami_id: r.status for r in self.current})
+        return dict(sorted(out.items()))
 
     @property
     def illegal(self) -> list[str]:
@@ -148,6 +171,8 @@ class AuditResult:
                 "infractions_voided": [i.id for i in self.infractions if i.status == "voided"],
                 "infractions_amended": [i.id for i in self.infractions if i.status == "amended"],
                 "verdicts": {r.konami_id: r.verdict for r in self.current},
+                "statuses": self.statuses,
+                "withdrawn": [r.withdrawn for r in self.withdrawn if r.withdrawn],
                 "versions": len(self.registrations), "duplicates": self.duplicates,
                 "problems": {r.konami_id: r.problems for r in self.current if r.problems},
                 "store_problems": self.store_problems, "list": self.list_name,
@@ -201,21 +226,27 @@ def audit_file(jobs: list[AuditJob], db: CardDatabase, limits: LimitList) -> lis
     out = []
     for job in jobs:
         job_problems = list(problems)
-        deck = decklist_from_json(job.stored_json)
-        if reread is not None:
-            if _lines(reread.to_json()) != _lines(job.stored_json):
-                job_problems.append("reads-differently: the re-read differs from the list stored "
-                                    "at registration (reader changed?); the re-read is checked")
-            deck = decklist_from_json(reread.to_json())
-            deck.source_path = job.file_name or deck.source_path
-        confirmed = apply_decisions(deck, job.decisions, db)
+        # What is checked is the list the judges confirmed: the read stored at registration with
+        # their decisions (as the dashboard shows it). The re-read is the integrity check: a
+        # decision answers one reading, so a re-read that reads otherwise is reported, not
+        # silently turned into lines to review again.
+        confirmed = apply_decisions(decklist_from_json(job.stored_json), job.decisions, db)
         result = check_decklist(confirmed, limits, db)
+        if reread is not None and _lines(reread.to_json()) != _lines(job.stored_json):
+            again = decklist_from_json(reread.to_json())
+            again = apply_decisions(again, job.decisions, db)
+            now = list_status([i.code for i in check_decklist(again, limits, db).infractions],
+                              again.needs_review)
+            job_problems.append("reads-differently: the re-read differs from the list stored "
+                                "at registration (reader changed?); the stored list the judges "
+                                f"confirmed is checked (the re-read alone: {now})")
         out.append(RegistrationAudit(
             registration_id=job.registration_id, konami_id=job.konami_id,
             player_name=job.player_name, version=job.version, latest=job.latest,
             file_name=job.file_name, reader=confirmed.reader, decklist=confirmed.to_json(),
             legal=result.legal, infractions=[i.to_json() for i in result.infractions],
-            needs_review=confirmed.needs_review, problems=job_problems))
+            needs_review=confirmed.needs_review, problems=job_problems,
+            withdrawn=job.withdrawn))
     return out
 
 
@@ -228,15 +259,18 @@ def _lines(data: dict) -> list:
 
 
 def audit_jobs(store: EventStore) -> list[AuditJob]:
+    """Every version; `latest` marks each player's current one (the newest not withdrawn)."""
     regs = store.registrations()
     newest: dict[str, int] = {}
     for r in regs:
-        newest[r.konami_id] = max(newest.get(r.konami_id, 0), r.version)
+        if r.withdrawal is None:
+            newest[r.konami_id] = max(newest.get(r.konami_id, 0), r.version)
     return [AuditJob(registration_id=r.id, konami_id=r.konami_id, player_name=r.player_name,
-                     version=r.version, latest=r.version == newest[r.konami_id],
+                     version=r.version, latest=r.version == newest.get(r.konami_id),
                      file_path=str(store.file_path(r.file_sha256)), file_sha256=r.file_sha256,
                      file_name=r.file_name, stored_json=r.decklist_json,
-                     decisions=store.decisions(r.id))
+                     decisions=store.decisions(r.id),
+                     withdrawn=r.withdrawal.to_json() if r.withdrawal else None)
             for r in regs]
 
 

@@ -172,6 +172,14 @@ def render_html(result: AuditResult) -> str:
     parts.append(_table(["선수", "버전", "파일", "읽기", "메인/엑스트라/사이드", "판정", "확인 필요",
                          "덱 체크", "벌칙"], rows))
 
+    parts.append("<h2>철회된 등록</h2>")
+    parts.append("<p class='small'>철회된 버전은 기록에 남지만 선수의 등록으로 치지 않습니다.</p>")
+    parts.append(_table(["선수", "버전", "파일", "상태", "사유", "저지", "시각"], [
+        [_player(r, r.konami_id, names), _e(r.version), _e(file_label(r.file_name, masked)),
+         "<span class='warn'>철회됨</span>", _e(r.withdrawn.get("reason")),
+         _e(r.withdrawn.get("judge")), _e(local_time(r.withdrawn.get("time")))]
+        for r in result.withdrawn if r.withdrawn]))
+
     parts.append("<h2>메타게임: 많이 쓰인 카드</h2>")
     parts.append(_table(["카드", "덱 수", "총 매수", "덱당 평균"],
                         [[_e(n), _e(d), _e(c), _e(f"{a:.2f}")] for n, d, c, a in metagame(result)]))
@@ -181,7 +189,8 @@ def render_html(result: AuditResult) -> str:
 
 REPORT_COLUMNS = ["player", "name", "version", "current", "file", "reader", "main", "extra",
                   "side", "verdict", "legal", "illegal", "codes", "needs_review", "problems",
-                  "duplicate_group", "deck_checks", "infractions_issued"]
+                  "duplicate_group", "deck_checks", "infractions_issued", "status",
+                  "withdrawn", "withdrawn_reason", "withdrawn_by", "withdrawn_at"]
 
 
 def report_rows(result: AuditResult) -> Table:
@@ -198,7 +207,10 @@ def report_rows(result: AuditResult) -> Table:
             tot.get("side"), r.verdict, r.legal, r.illegal, " ".join(r.codes), r.needs_review,
             " | ".join(r.problems), dup_group.get(r.konami_id) if r.latest else None,
             checks[r.konami_id] if r.latest else None,
-            issued[r.konami_id] if r.latest else None])
+            issued[r.konami_id] if r.latest else None,
+            r.status if r.latest else None,
+            bool(r.withdrawn), (r.withdrawn or {}).get("reason"),
+            (r.withdrawn or {}).get("judge"), local_time((r.withdrawn or {}).get("time"))])
     return t
 
 

@@ -215,10 +215,16 @@ def audit(circuit: Circuit) -> CircuitAudit:
 
     by_file: dict[str, set[tuple[str, str]]] = {}
     by_list: dict[tuple, set[tuple[str, str]]] = {}
+    # each player's current version: the newest not withdrawn (a database migrated before
+    # withdrawals existed has none)
+    has_withdrawals = circuit._q("SELECT to_regclass('registration_withdrawals') AS t")[0]["t"]
+    live = ("NOT EXISTS (SELECT 1 FROM registration_withdrawals w WHERE w.event = {t}.event "
+            "AND w.registration_id = {t}.id)") if has_withdrawals else "TRUE"
     for r in circuit._q(
             "SELECT r.event, r.konami_id, r.file_sha256, r.decklist_json FROM registrations r "
-            "WHERE r.version = (SELECT MAX(version) FROM registrations x WHERE "
-            "x.event = r.event AND x.konami_id = r.konami_id)"):
+            f"WHERE {live.format(t='r')} AND r.version = (SELECT MAX(version) FROM "
+            "registrations x WHERE x.event = r.event AND x.konami_id = r.konami_id "
+            f"AND {live.format(t='x')})"):
         who = (r["event"], r["konami_id"])
         by_file.setdefault(r["file_sha256"], set()).add(who)
         sig = list_signature(json.loads(r["decklist_json"]))

@@ -56,12 +56,15 @@ def event_tables(store: EventStore, lines: Table) -> list[Table]:
     names = {r.konami_id: r.player_name for r in regs}
     reg_table = Table("registrations", ["player", "name", "version", "time", "file", "sha256",
                                         "reader", "legal", "needs_review", "codes", "list",
-                                        "judge"])
+                                        "judge", "withdrawn", "withdrawn_reason",
+                                        "withdrawn_by", "withdrawn_at"])
     for r in regs:
+        w = r.withdrawal
         reg_table.rows.append([r.konami_id, r.player_name, r.version, r.created_at, r.file_name,
                                r.file_sha256, r.reader, r.legal, r.needs_review,
                                " ".join(sorted({i.get("code", "") for i in r.infractions})),
-                               r.list_name, r.judge])
+                               r.list_name, r.judge, w is not None, w.reason if w else None,
+                               w.judge if w else None, w.created_at if w else None])
     return [reg_table, lines, deck_checks_table(store.deck_checks(), names, identity),
             infractions_table(store.infractions(), names, identity),
             decisions_table(store.decisions(), {r.id: r for r in regs}, identity)]

@@ -781,7 +781,10 @@ def record_review_decision(store: EventStore, db: CardDatabase, konami_id: str,
 def record_review_decisions(store: EventStore, db: CardDatabase, reg: Registration,
                             decisions: list[ReviewDecision], judge: str | None = None,
                             limits: LimitList | None = None) -> ReviewResult:
-    """Store decisions (one transaction) and return where the registration stands now."""
+    """Store decisions (one transaction) and return where the registration stands now. A
+    withdrawn version takes no more decisions."""
+    if reg.withdrawal is not None:
+        raise EventError("event.version-withdrawn", player=reg.konami_id, version=reg.version)
     store.add_decisions(decisions, clean_name(judge))
     deck, check = registration_check(store, reg, db, limits)
     verdict = check.verdict if check is not None else _stored_verdict(reg, deck)
@@ -833,7 +836,8 @@ def find_player(store: EventStore, who: str) -> str:
     """A Konami ID from an ID or a player's name (one-line refusal when none or several)."""
     try:
         kid = lookup_konami_id(who)
-        if store.latest_registration(kid) is not None or store.player_name(kid) is not None:
+        if (store.latest_registration(kid) is not None or store.player_name(kid) is not None
+                or store.registrations(konami_id=kid)):  # every version withdrawn
             return kid
     except EventError:
         pass
@@ -853,7 +857,8 @@ def player_status(store: EventStore, db: CardDatabase, konami_id: str,
     and every infraction with its voids/amendments applied."""
     kid = find_player(store, konami_id)
     versions = store.registrations(konami_id=kid)
-    reg = versions[-1] if versions else None
+    live = [v for v in versions if v.withdrawal is None]
+    reg = live[-1] if live else None  # a withdrawn version is never the current one
     deck, check = (registration_check(store, reg, db, limits) if reg else (None, None))
     if reg is None:
         verdict = NEEDS_REVIEW

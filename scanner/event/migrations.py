@@ -172,6 +172,22 @@ ALTER TABLE deck_checks ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE infractions ADD COLUMN findings_json TEXT;
 """ + _append_only_triggers(("infraction_amendments",))),
     Migration("0003-no-rewrite", _no_rewrite_triggers()),
+    Migration("0004-withdrawals", """
+CREATE TABLE registration_withdrawals (
+    id INTEGER PRIMARY KEY,
+    registration_id INTEGER NOT NULL UNIQUE REFERENCES registrations(id),
+    konami_id TEXT NOT NULL REFERENCES players(konami_id),
+    version INTEGER NOT NULL,
+    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0 AND length(reason) <= 200),
+    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
+    created_at TEXT NOT NULL
+);
+""" + _append_only_triggers(("registration_withdrawals",)) + "\n" + "\n".join(
+        f"CREATE TRIGGER registration_withdrawals_no_replace_{n} BEFORE INSERT ON "
+        f"registration_withdrawals WHEN EXISTS (SELECT 1 FROM registration_withdrawals x "
+        f"WHERE x.{col} IS NEW.{col}) BEGIN SELECT RAISE(ABORT, 'registration_withdrawals is "
+        f"append-only: a row with this key exists'); END;"
+        for n, col in enumerate(("id", "registration_id")))),
 )
 
 

@@ -264,10 +264,42 @@ ALTER TABLE station_jobs ADD CONSTRAINT station_jobs_state_check
     CHECK (state IN ('queued', 'running', 'needs-decision', 'done', 'failed'));
 """
 
+_WITHDRAWALS = f"""
+CREATE TABLE registration_withdrawals (
+    event TEXT NOT NULL,
+    id BIGINT NOT NULL,
+    registration_id BIGINT NOT NULL,
+    konami_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0 AND length(reason) <= 200),
+    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (event, id),
+    UNIQUE (event, registration_id),
+    FOREIGN KEY (event, registration_id) REFERENCES registrations(event, id),
+    FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id)
+);
+CREATE TRIGGER registration_withdrawals_append_only BEFORE UPDATE OR DELETE
+    ON registration_withdrawals FOR EACH ROW EXECUTE FUNCTION decksheet_refuse_change();
+CREATE TRIGGER registration_withdrawals_no_truncate BEFORE TRUNCATE ON registration_withdrawals
+    FOR EACH STATEMENT EXECUTE FUNCTION decksheet_refuse_change();
+REVOKE ALL ON registration_withdrawals FROM PUBLIC;
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{STATION_ROLE}') THEN
+        GRANT SELECT ON registration_withdrawals TO {STATION_ROLE}, {WORKER_ROLE};
+        GRANT INSERT ON registration_withdrawals TO {STATION_ROLE};
+    END IF;
+END $$;
+"""
+"""A judge withdraws a registration version (a wrong sheet on the wrong player): a row of its
+own, append-only like every record; the version stays."""
+
 PG_MIGRATIONS: tuple[Migration, ...] = (
     Migration("pg-0001-initial", _TABLES),
     Migration("pg-0002-append-only", _GUARDS),
     Migration("pg-0003-roles", _ROLES),
     Migration("pg-0004-station-crops", _CROPS),
     Migration("pg-0005-jobs-needs-decision", _NEEDS_DECISION),
+    Migration("pg-0006-withdrawals", _WITHDRAWALS),
 )

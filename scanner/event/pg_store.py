@@ -31,8 +31,8 @@ from scanner.errors import EventError
 from scanner.event.files import sha256_bytes
 from scanner.event.pg_schema import PG_MIGRATIONS
 from scanner.event.records import (Amendment, DeckCheck, EventInfo, IssuedInfraction,
-                                   NewInfraction, Registration, ReviewDecision, clean_name,
-                                   now_iso)
+                                   NewInfraction, Registration, ReviewDecision, Withdrawal,
+                                   clean_name, now_iso, withdraw_reason)
 from scanner.event.store import _needs_review
 from scanner.event.store_api import RECORD_COLUMNS, rows_in_order
 
@@ -317,41 +317,67 @@ class PgEventStore:
 
     _REG_SELECT = ("SELECT r.*, p.name AS name FROM registrations r JOIN players p "
                    "ON p.event = r.event AND p.konami_id = r.konami_id WHERE r.event = %s ")
+    _WITHDRAWALS_STEP = "pg-0006-withdrawals"
+
+    def _live(self, t: str = "r") -> str:
+        """SQL: registration `t` is not withdrawn (every version counts in a database read
+        before its schema had withdrawals)."""
+        if self._WITHDRAWALS_STEP not in self.steps:
+            return "TRUE "
+        return (f"NOT EXISTS (SELECT 1 FROM registration_withdrawals w "
+                f"WHERE w.event = {t}.event AND w.registration_id = {t}.id) ")
+
+    def _with_withdrawal(self, rows: list[dict]) -> list[Registration]:
+        by_reg = {w.registration_id: w for w in self.withdrawals()} if rows else {}
+        out = [Registration.from_row(r) for r in rows]
+        for reg in out:
+            reg.withdrawal = by_reg.get(reg.id)
+        return out
 
     def latest_registration(self, konami_id: str) -> Registration | None:
-        row = self._one(self._REG_SELECT + "AND r.konami_id = %s ORDER BY r.version DESC LIMIT 1",
-                        (self.event_key, konami_id))
+        """The player's current version: the newest one not withdrawn."""
+        row = self._one(self._REG_SELECT + "AND r.konami_id = %s AND " + self._live()
+                        + "ORDER BY r.version DESC LIMIT 1", (self.event_key, konami_id))
         return Registration.from_row(row) if row else None
 
     def registration(self, konami_id: str, version: int) -> Registration | None:
         row = self._one(self._REG_SELECT + "AND r.konami_id = %s AND r.version = %s",
                         (self.event_key, konami_id, version))
-        return Registration.from_row(row) if row else None
+        return self._with_withdrawal([row])[0] if row else None
 
     def registration_by_id(self, registration_id: int) -> Registration | None:
         row = self._one(self._REG_SELECT + "AND r.id = %s", (self.event_key, registration_id))
-        return Registration.from_row(row) if row else None
+        return self._with_withdrawal([row])[0] if row else None
 
     def registration_of_job(self, job_id: str) -> Registration | None:
         row = self._one(self._REG_SELECT + "AND r.job_id = %s", (self.event_key, job_id))
-        return Registration.from_row(row) if row else None
+        return self._with_withdrawal([row])[0] if row else None
 
     def registrations(self, latest_only: bool = False,
                       konami_id: str | None = None) -> list[Registration]:
         sql, args = self._REG_SELECT, [self.event_key]
         if latest_only:
-            sql += ("AND r.version = (SELECT MAX(version) FROM registrations x "
-                    "WHERE x.event = r.event AND x.konami_id = r.konami_id) ")
+            sql += ("AND " + self._live() + "AND r.version = (SELECT MAX(x.version) FROM "
+                    "registrations x WHERE x.event = r.event AND x.konami_id = r.konami_id "
+                    "AND " + self._live("x") + ") ")
         if konami_id is not None:
             sql += "AND r.konami_id = %s "
             args.append(konami_id)
-        return [Registration.from_row(r) for r in self._q(sql + "ORDER BY r.konami_id, r.version",
-                                                          args)]
+        return self._with_withdrawal(self._q(sql + "ORDER BY r.konami_id, r.version", args))
 
     def players_with_file(self, sha256: str) -> list[str]:
+        """Players holding this original in a version that is not withdrawn."""
         return [r["konami_id"] for r in self._q(
-            "SELECT DISTINCT konami_id FROM registrations WHERE event = %s AND file_sha256 = %s "
-            "ORDER BY konami_id", (self.event_key, sha256))]
+            "SELECT DISTINCT r.konami_id FROM registrations r WHERE r.event = %s "
+            "AND r.file_sha256 = %s AND " + self._live() + "ORDER BY r.konami_id",
+            (self.event_key, sha256))]
+
+    def withdrawals(self) -> list[Withdrawal]:
+        if self._WITHDRAWALS_STEP not in self.steps:
+            return []
+        return [Withdrawal.from_row(r) for r in self._q(
+            "SELECT * FROM registration_withdrawals WHERE event = %s ORDER BY id",
+            (self.event_key,))]
 
     def decisions(self, registration_id: int | None = None) -> list[ReviewDecision]:
         sql, args = "SELECT * FROM review_decisions WHERE event = %s", [self.event_key]
@@ -397,6 +423,8 @@ class PgEventStore:
             "SELECT sha256 FROM files WHERE event = %s ORDER BY sha256", (self.event_key,))]
 
     def record_rows(self, table: str) -> list[dict]:
+        if table == "registration_withdrawals" and self._WITHDRAWALS_STEP not in self.steps:
+            return []
         cols = ", ".join(RECORD_COLUMNS[table])
         return rows_in_order(table, self._q(f"SELECT {cols} FROM {table} WHERE event = %s",
                                             (self.event_key,)))
@@ -570,6 +598,30 @@ class PgEventStore:
                                                "new_penalty": new_penalty, "reason": reason},
                       judge)
         return next(a for a in self.amendments() if a.id == amendment_id)
+
+    def withdraw_registration(self, konami_id: str, version: int, reason: str,
+                              judge: str) -> Withdrawal:
+        """Withdraw one version: a new row; the version itself is kept."""
+        reason = withdraw_reason(reason)
+        if not (judge or "").strip():
+            raise EventError("event.judge-needed")
+        with self.transaction() as con:
+            row = self._one("SELECT id FROM registrations WHERE event = %s AND konami_id = %s "
+                            "AND version = %s", (self.event_key, konami_id, version))
+            if row is None:
+                raise EventError("event.no-version", player=konami_id, version=version)
+            if self._one("SELECT 1 FROM registration_withdrawals WHERE event = %s "
+                         "AND registration_id = %s", (self.event_key, row["id"])):
+                raise EventError("event.already-withdrawn", player=konami_id, version=version)
+            withdrawal_id = self._next_id("registration_withdrawals")
+            con.execute(
+                "INSERT INTO registration_withdrawals (event, id, registration_id, konami_id, "
+                "version, reason, judge, created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                (self.event_key, withdrawal_id, row["id"], konami_id, version, reason, judge,
+                 now_iso()))
+            self._log("withdraw", {"player": konami_id, "version": version,
+                                   "registration_id": int(row["id"]), "reason": reason}, judge)
+        return next(w for w in self.withdrawals() if w.id == withdrawal_id)
 
     def load_records(self, table: str, rows: list[dict]) -> None:
         """Insert rows copied from another store as they are (ids kept): `event copy` only,

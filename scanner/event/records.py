@@ -102,6 +102,8 @@ class Registration:
     list_name: str | None
     judge: str | None
     created_at: str
+    withdrawal: "Withdrawal | None" = None
+    """Set when a judge withdrew this version (it then counts for nothing)."""
 
     @classmethod
     def from_row(cls, r: sqlite3.Row) -> "Registration":
@@ -115,7 +117,44 @@ class Registration:
     def summary_json(self) -> dict:
         return {"version": self.version, "time": self.created_at, "file": self.file_name,
                 "sha256": self.file_sha256, "reader": self.reader, "legal": self.legal,
-                "needs_review": self.needs_review, "judge": self.judge, "list": self.list_name}
+                "needs_review": self.needs_review, "judge": self.judge, "list": self.list_name,
+                "withdrawn": self.withdrawal.to_json() if self.withdrawal else None}
+
+
+MAX_WITHDRAW_REASON = 200
+
+
+def withdraw_reason(raw: object) -> str:
+    """A withdrawal's reason as stored: required, at most `MAX_WITHDRAW_REASON` characters."""
+    text = " ".join(unicodedata.normalize("NFC", str(raw or "")).split())
+    if not text:
+        raise EventError("event.withdraw-no-reason")
+    if len(text) > MAX_WITHDRAW_REASON:
+        raise EventError("event.withdraw-reason-too-long", max=MAX_WITHDRAW_REASON)
+    return text
+
+
+@dataclass
+class Withdrawal:
+    """A judge withdrew one registration version (appended; the version itself is kept)."""
+
+    id: int
+    registration_id: int
+    konami_id: str
+    version: int
+    reason: str
+    judge: str
+    created_at: str
+
+    @classmethod
+    def from_row(cls, r: Any) -> "Withdrawal":
+        return cls(id=r["id"], registration_id=r["registration_id"], konami_id=r["konami_id"],
+                   version=r["version"], reason=r["reason"], judge=r["judge"],
+                   created_at=r["created_at"])
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "player": self.konami_id, "version": self.version,
+                "reason": self.reason, "judge": self.judge, "time": self.created_at}
 
 
 @dataclass

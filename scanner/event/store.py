@@ -33,7 +33,8 @@ from scanner.event.migrations import MIGRATIONS, migrate
 from scanner.event.store_api import RECORD_COLUMNS, rows_in_order
 from scanner.event.records import (  # noqa: F401  (re-exported: the store's public types)
     Amendment, DeckCheck, EventInfo, IssuedInfraction, NewInfraction, Registration,
-    ReviewDecision, clean_name, lookup_konami_id, normalise_konami_id, now_iso)
+    ReviewDecision, Withdrawal, clean_name, lookup_konami_id, normalise_konami_id, now_iso,
+    withdraw_reason)
 
 ENV_EVENT = "DECKSHEET_EVENT"
 BUSY_TIMEOUT_MS = 60_000
@@ -322,38 +323,62 @@ class EventStore:
     _REG_SELECT = ("SELECT r.*, p.name AS name FROM registrations r "
                    "JOIN players p USING (konami_id) ")
 
+    @property
+    def _live(self) -> str:
+        """SQL: registration `r` is not withdrawn (every version counts on an older file)."""
+        if not self._has_step("0004-withdrawals"):
+            return "1"
+        return "r.id NOT IN (SELECT registration_id FROM registration_withdrawals)"
+
+    def _with_withdrawal(self, rows: list[sqlite3.Row]) -> list[Registration]:
+        by_reg = {w.registration_id: w for w in self.withdrawals()} if rows else {}
+        out = [Registration.from_row(r) for r in rows]
+        for reg in out:
+            reg.withdrawal = by_reg.get(reg.id)
+        return out
+
     def latest_registration(self, konami_id: str) -> Registration | None:
-        row = self.con.execute(self._REG_SELECT + "WHERE r.konami_id = ? "
+        """The player's current version: the newest one not withdrawn."""
+        row = self.con.execute(self._REG_SELECT + f"WHERE r.konami_id = ? AND {self._live} "
                                "ORDER BY r.version DESC LIMIT 1", (konami_id,)).fetchone()
         return Registration.from_row(row) if row else None
 
     def registration(self, konami_id: str, version: int) -> Registration | None:
         row = self.con.execute(self._REG_SELECT + "WHERE r.konami_id = ? AND r.version = ?",
                                (konami_id, version)).fetchone()
-        return Registration.from_row(row) if row else None
+        return self._with_withdrawal([row])[0] if row else None
 
     def registration_by_id(self, registration_id: int) -> Registration | None:
         row = self.con.execute(self._REG_SELECT + "WHERE r.id = ?", (registration_id,)).fetchone()
-        return Registration.from_row(row) if row else None
+        return self._with_withdrawal([row])[0] if row else None
 
     def registrations(self, latest_only: bool = False,
                       konami_id: str | None = None) -> list[Registration]:
-        """Every stored version (or only each player's newest), by player then version."""
+        """Every stored version (withdrawn ones with `.withdrawal` set), or only each player's
+        current one (newest not withdrawn), by player then version."""
         where, args = [], []
         if latest_only:
-            where.append("r.version = (SELECT MAX(version) FROM registrations x "
-                         "WHERE x.konami_id = r.konami_id)")
+            live_x = self._live.replace("r.id", "x.id")
+            where.append(f"{self._live} AND r.version = (SELECT MAX(version) FROM "
+                         f"registrations x WHERE x.konami_id = r.konami_id AND {live_x})")
         if konami_id is not None:
             where.append("r.konami_id = ?")
             args.append(konami_id)
         sql = self._REG_SELECT + (("WHERE " + " AND ".join(where)) if where else "")
         rows = self.con.execute(sql + " ORDER BY r.konami_id, r.version", args).fetchall()
-        return [Registration.from_row(r) for r in rows]
+        return self._with_withdrawal(rows)
 
     def players_with_file(self, sha256: str) -> list[str]:
+        """Players holding this original in a version that is not withdrawn."""
         return [r["konami_id"] for r in self.con.execute(
-            "SELECT DISTINCT konami_id FROM registrations WHERE file_sha256 = ? "
-            "ORDER BY konami_id", (sha256,))]
+            f"SELECT DISTINCT r.konami_id FROM registrations r WHERE r.file_sha256 = ? "
+            f"AND {self._live} ORDER BY r.konami_id", (sha256,))]
+
+    def withdrawals(self) -> list[Withdrawal]:
+        if not self._has_step("0004-withdrawals"):
+            return []
+        return [Withdrawal.from_row(r) for r in
+                self.con.execute("SELECT * FROM registration_withdrawals ORDER BY id")]
 
     def decisions(self, registration_id: int | None = None) -> list[ReviewDecision]:
         """Review decisions (of one registration), oldest first (a later one wins)."""
@@ -545,6 +570,30 @@ class EventStore:
                       judge)
             amendment_id = int(cur.lastrowid)
         return next(a for a in self.amendments() if a.id == amendment_id)
+
+    def withdraw_registration(self, konami_id: str, version: int, reason: str,
+                              judge: str) -> Withdrawal:
+        """Withdraw one version: a new row; the version itself is kept. Refuses a missing
+        version and one already withdrawn."""
+        reason = withdraw_reason(reason)
+        if not (judge or "").strip():
+            raise EventError("event.judge-needed")
+        with self.transaction() as con:
+            row = con.execute("SELECT id FROM registrations WHERE konami_id = ? AND version = ?",
+                              (konami_id, version)).fetchone()
+            if row is None:
+                raise EventError("event.no-version", player=konami_id, version=version)
+            if con.execute("SELECT 1 FROM registration_withdrawals WHERE registration_id = ?",
+                           (row["id"],)).fetchone():
+                raise EventError("event.already-withdrawn", player=konami_id, version=version)
+            cur = con.execute(
+                "INSERT INTO registration_withdrawals (registration_id, konami_id, version, "
+                "reason, judge, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (row["id"], konami_id, version, reason, judge, now_iso()))
+            self._log("withdraw", {"player": konami_id, "version": version,
+                                   "registration_id": int(row["id"]), "reason": reason}, judge)
+            withdrawal_id = int(cur.lastrowid)
+        return next(w for w in self.withdrawals() if w.id == withdrawal_id)
 
     def integrity(self) -> list[str]:
         """Problems with the store: SQLite's own check, plus originals (registrations and deck

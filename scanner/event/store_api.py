@@ -6,6 +6,10 @@ database, an `event` key on every row). `scanner.event.stores` opens the right o
 `--event` value. Both keep the same guarantees, enforced in the database: records are
 append-only, a player's versions are numbered in upload order, ids are per event, and the
 schema is a list of named migration steps.
+
+A withdrawn version (`withdraw_registration`, a row of its own) stays in the record and in
+`registrations()` (with `.withdrawal` set) but is never a player's current version:
+`latest_registration`, `registrations(latest_only=True)` and `players_with_file` skip it.
 """
 from __future__ import annotations
 
@@ -13,13 +17,16 @@ from pathlib import Path
 from typing import Any, Callable, Protocol, runtime_checkable
 
 from scanner.event.records import (Amendment, DeckCheck, EventInfo, IssuedInfraction,
-                                   NewInfraction, Registration, ReviewDecision)
+                                   NewInfraction, Registration, ReviewDecision,
+                                   Withdrawal)
 
 RECORD_COLUMNS: dict[str, tuple[str, ...]] = {
     "players": ("konami_id", "name", "created_at"),
     "registrations": ("id", "konami_id", "version", "file_sha256", "file_name", "reader",
                       "decklist_json", "legal", "needs_review", "infractions_json", "list_name",
                       "judge", "created_at"),
+    "registration_withdrawals": ("id", "registration_id", "konami_id", "version", "reason",
+                                 "judge", "created_at"),
     "review_decisions": ("id", "registration_id", "section", "line", "read", "action", "card_id",
                          "count", "judge", "created_at", "before_json", "after_json"),
     "deck_checks": ("id", "konami_id", "round", "registration_id", "mode", "match",
@@ -68,6 +75,7 @@ class EventStoreAPI(Protocol):
     def registrations(self, latest_only: bool = False,
                       konami_id: str | None = None) -> list[Registration]: ...
     def players_with_file(self, sha256: str) -> list[str]: ...
+    def withdrawals(self) -> list[Withdrawal]: ...
     def decisions(self, registration_id: int | None = None) -> list[ReviewDecision]: ...
     def deck_checks(self, konami_id: str | None = None) -> list[DeckCheck]: ...
     def amendments(self) -> list[Amendment]: ...
@@ -93,6 +101,8 @@ class EventStoreAPI(Protocol):
                        ) -> tuple[DeckCheck, list[IssuedInfraction]]: ...
     def add_amendment(self, infraction_id: int, action: str, reason: str, judge: str,
                       new_penalty: str | None = None) -> Amendment: ...
+    def withdraw_registration(self, konami_id: str, version: int, reason: str,
+                              judge: str) -> Withdrawal: ...
     def load_records(self, table: str, rows: list[dict]) -> None: ...
 
 

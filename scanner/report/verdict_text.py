@@ -8,6 +8,7 @@ import unicodedata
 from typing import TYPE_CHECKING
 
 from scanner.report.review_reasons import reason_ko
+from scanner.report.times import local_label, local_time
 from scanner.model import SECTIONS, Decklist, Infraction
 from scanner.rules.codes import CHECK_IN_NOTE, PENALTY_KO, REVIEW_CODES, penalty_label
 
@@ -204,7 +205,8 @@ def format_status(data: dict) -> str:
     out.append(f"-- 등록 버전 {len(data.get('versions') or [])}개:")
     for v in data.get("versions") or []:
         out.append(f"   v{v['version']} {v['time']} {v.get('file') or '-'} [{v['reader']}]"
-                   + (f" 저지 {v['judge']}" if v.get("judge") else ""))
+                   + (f" 저지 {v['judge']}" if v.get("judge") else "")
+                   + (_withdrawn_text(v["withdrawn"]) if v.get("withdrawn") else ""))
     checks = data.get("deck_checks") or []
     out.append(f"-- 덱 체크 {len(checks)}건:" if checks else "-- 덱 체크 없음")
     for c in checks:
@@ -227,3 +229,9 @@ def format_status(data: dict) -> str:
         if len(i.get("findings") or []) > 1:
             out.append(f"      근거 위반: {', '.join(f['code'] for f in i['findings'])}")
     return "\n".join(out)
+
+
+def _withdrawn_text(w: dict) -> str:
+    """` — 철회됨 (사유, 저지, KST 시각)` for a withdrawn version."""
+    return (f" — 철회됨 (사유: {w.get('reason')}, 저지 {w.get('judge')}, "
+            f"{local_time(w.get('time'))} {local_label()})")

@@ -195,7 +195,8 @@ async def get_player(request: Request) -> Response:
     view = await run_in_threadpool(service.registration, request.path_params["kid"])
     return JSONResponse({
         "player": view.konami_id, "name": view.name, "version": view.version,
-        "versions": view.versions, "status": view.verdict.status, "verdict": view.verdict.text,
+        "versions": view.versions, "withdrawn_versions": view.withdrawn_versions,
+        "status": view.verdict.status, "verdict": view.verdict.text,
         "needs_review": view.verdict.needs_review, "infractions": view.infractions,
         "totals": dict(view.totals),
         "flagged": [{"section": lv.section, "line": lv.line, "place": lv.place, "read": lv.read,
@@ -267,6 +268,25 @@ async def post_void(request: Request) -> Response:
     return JSONResponse({"id": view.id, "voided": view.voided, "penalty_now": view.penalty_now})
 
 
+async def post_withdraw(request: Request) -> Response:
+    """Withdraw a registration version: `{"reason": "…"}` (≤ 200 characters), in the judge's
+    name; the version stays in the record, shown as 철회됨."""
+    require_csrf(request)
+    version = path_int(request.path_params["version"])
+    if version is None:
+        return error(ko("version-bad"), 404)
+    data = await read_json(request, validate.WITHDRAW)
+    judge = require_judge(request)
+    view = await run_in_threadpool(_service(request).withdraw, request.path_params["kid"],
+                                   version, data["reason"], judge)
+    return JSONResponse(view.to_api())
+
+
+async def get_withdrawals(request: Request) -> Response:
+    rows = await run_in_threadpool(_service(request).withdrawals)
+    return JSONResponse([dict(w.to_api(), name=w.name, sheet_id=w.sheet_id) for w in rows])
+
+
 async def get_decisions(request: Request) -> Response:
     rows = await run_in_threadpool(_service(request).decision_log)
     return JSONResponse([{"player": d.konami_id, "version": d.version, "place": d.place,
@@ -282,10 +302,12 @@ ROUTES = [
     Route("/api/players", get_players),
     Route("/api/players/{kid}", get_player),
     Route("/api/players/{kid}/review", post_review, methods=["POST"]),
+    Route("/api/players/{kid}/versions/{version}/withdraw", post_withdraw, methods=["POST"]),
     Route("/api/cards", get_cards),
     Route("/api/deckchecks", post_deckcheck, methods=["POST"]),
     Route("/api/infractions", get_infractions),
     Route("/api/infractions/{inf_id}/void", post_void, methods=["POST"]),
+    Route("/api/withdrawals", get_withdrawals),
     Route("/api/decisions", get_decisions),
     Route("/api/audits", post_audit, methods=["POST"]),
     Route("/api/audits/{job_id}/files/{name}", get_audit_file),

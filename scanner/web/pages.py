@@ -57,9 +57,11 @@ async def dashboard(request: Request) -> Response:
         shown = [p for p in shown if matches(q, p.name or "", p.konami_id, p.table_no)]
     infractions = await run_in_threadpool(service.infractions)
     decisions = await run_in_threadpool(service.decision_log)
+    withdrawals = await run_in_threadpool(service.withdrawals)
     return render(request, "dashboard.html", players=shown, total=len(players), counts=counts,
                   status=status, q=q, infractions=list(reversed(infractions)),
-                  decisions=decisions[:50], tz=service.config.timezone)
+                  decisions=decisions[:50], withdrawals=list(reversed(withdrawals)),
+                  tz=service.config.timezone)
 
 
 async def judge_page(request: Request) -> Response:
@@ -111,8 +113,16 @@ async def checkin_page(request: Request) -> Response:
     picked = None
     if request.query_params.get("player"):
         picked = await run_in_threadpool(service.player, request.query_params["player"])
+    withdrawn, owner = None, None
+    if picked is not None and (n := path_int(request.query_params.get("withdrawn", ""))):
+        withdrawn = next((w for w in await run_in_threadpool(service.withdrawals,
+                                                             picked.konami_id)
+                          if w.version == n), None)
+        if withdrawn is not None and withdrawn.sheet_id:
+            owner = await run_in_threadpool(service.player, withdrawn.sheet_id)
     held = await run_in_threadpool(service.sheets_waiting_for_player)
-    return render(request, "checkin.html", picked=picked, held=held)
+    return render(request, "checkin.html", picked=picked, held=held, withdrawn=withdrawn,
+                  owner=owner)
 
 
 async def player_page(request: Request) -> Response:
@@ -124,8 +134,9 @@ async def player_page(request: Request) -> Response:
     row = await run_in_threadpool(service.player, kid)
     if row is None:
         raise StationError(ko("no-such-player"), 404)
-    if row.version is None:
-        return render(request, "player_none.html", row=row)
+    if row.version is None and version is None:  # a withdrawn version can still be looked at
+        withdrawals = await run_in_threadpool(service.withdrawals, row.konami_id)
+        return render(request, "player_none.html", row=row, withdrawals=withdrawals)
     view = await run_in_threadpool(service.registration, kid, version)
     return render(request, "registration.html", v=view, row=row, tz=service.config.timezone,
                   message=request.query_params.get("m"))
@@ -251,6 +262,23 @@ async def void_post(request: Request) -> Response:
     return _redirect("/#infractions")
 
 
+async def withdraw_post(request: Request) -> Response:
+    """「이 버전 철회」 (a reason typed) or 「아니오, 다른 선수의 시트」 (`mismatch`: the desk's
+    fixed reason, then back to this player's check-in page to upload their own sheet)."""
+    service = _service(request)
+    kid, version = request.path_params["kid"], _version(request)
+    assert version is not None  # the route names one
+    form = await read_form(request, 65536)
+    require_csrf(request, form_text(form, "csrf"))
+    judge = require_judge(request)
+    if form_text(form, "mismatch"):
+        view = await run_in_threadpool(service.withdraw_mismatch, kid, version, judge)
+        return _redirect(f"/checkin?player={view.konami_id}&withdrawn={view.version}")
+    view = await run_in_threadpool(service.withdraw, kid, version,
+                                   (form_text(form, "reason") or "")[:400], judge)
+    return _redirect(f"/players/{view.konami_id}/v/{view.version}?m=withdrawn")
+
+
 async def crop(request: Request) -> Response:
     path = _service(request).crop_file(request.path_params["sha"], request.path_params["name"])
     if path is None:
@@ -278,6 +306,7 @@ ROUTES = [
     Route("/players/{kid}", player_page),
     Route("/players/{kid}/v/{version:int}", player_page),
     Route("/players/{kid}/v/{version:int}/review", review_post, methods=["POST"]),
+    Route("/players/{kid}/v/{version:int}/withdraw", withdraw_post, methods=["POST"]),
     Route("/deckcheck", deckcheck_pick),
     Route("/deckcheck/{kid}", deckcheck_page, methods=["GET", "POST"]),
     Route("/infractions/{inf_id}/void", void_post, methods=["POST"]),

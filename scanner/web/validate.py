@@ -106,6 +106,9 @@ VOID = Obj({
 AUDIT = Obj({"formats": Key(Items(Text(10, ("html", "csv", "xlsx", "csv-ko")), 4), default=[])})
 """`POST /api/audits` (no formats: html, csv and xlsx)."""
 
+WITHDRAW = Obj({"reason": Key(Text(200), required=True)})
+"""`POST /api/players/KID/versions/N/withdraw` (a reason of at most 200 characters)."""
+
 DECIDE = Obj({"choice": Key(Text(10, ("store", "discard")), required=True),
               "player": Key(Text(40), nullable=True)})
 """`POST /api/jobs/ID/decide` (a registration a guard held)."""

@@ -113,6 +113,29 @@ class RegistrationView:
     warnings: list[str]
     decisions: list[DecisionView]
     checkin_confirmed: bool
+    withdrawn: "WithdrawalView | None" = None
+    """Set when this version was withdrawn (shown as 철회됨; it counts for nothing)."""
+    withdrawn_versions: list[int] = field(default_factory=list)
+
+
+@dataclass
+class WithdrawalView:
+    """A registration version a judge withdrew (a wrong sheet on the wrong player)."""
+
+    konami_id: str
+    name: str | None
+    version: int
+    reason: str
+    judge: str
+    at: str
+    current_version: int | None = None
+    """The player's current version after it (None: not registered)."""
+    sheet_id: str | None = None
+    """The Konami ID the withdrawn sheet gives (where it belongs), when read."""
+
+    def to_api(self) -> dict:
+        return {"player": self.konami_id, "version": self.version, "reason": self.reason,
+                "judge": self.judge, "time": self.at, "current_version": self.current_version}
 
 
 @dataclass

@@ -274,3 +274,74 @@ def test_a_sheet_left_waiting_is_listed_and_settled_later(browser, server):
     page.goto(server.url + "/checkin")
     assert page.locator("#held").count() == 0
     ctx.close()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1280px"])
+def test_a_sheet_on_the_wrong_player_is_withdrawn_and_registered_for_the_right_one(
+        browser, server, tmp_path, viewport):
+    """Issue 26: the sheet's Konami ID differs from the player picked; 「아니오, 다른 선수의
+    시트」 beside 「예, 이 선수의 시트입니다」 withdraws that version (reason 「다른 선수의 시트」)
+    and returns to that player's check-in page, whence the same file goes to its owner."""
+    import json
+
+    from card_db.cdb import load_card_db
+    from scanner.read import load_decklist
+
+    deck = load_decklist(str(SAMPLES / "decks" / "registered.ydk"), load_card_db(None)).to_json()
+    deck["player"] = {"name": "김하늘", "konami_id": "0412345678"}
+    sheet = tmp_path / "sheet.json"
+    sheet.write_text(json.dumps(deck, ensure_ascii=False), encoding="utf-8")
+    with server.client() as c:
+        assert c.post("/api/roster", content=ROSTER).status_code == 200
+    ctx = browser.new_context(viewport=viewport, is_mobile=viewport is PHONE,
+                              has_touch=viewport is PHONE, locale="ko-KR")
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.sign_in)
+    page.goto(server.url + "/judge")
+    page.fill("#name", "박저지")
+    page.click("button[type=submit]")
+    page.wait_for_url(server.url + "/")
+
+    page.goto(server.url + "/checkin?player=1098765432")
+    page.set_input_files("#file", str(sheet))
+    page.wait_for_url("**/players/1098765432/v/1", timeout=60_000)
+    assert "0412345678" in page.inner_text("p.err")  # the red ID mismatch
+    yes = page.locator("#checkin-confirm button", has_text="예, 이 선수의 시트입니다")
+    no = page.locator("#not-this-player")
+    assert yes.is_visible() and no.is_visible() and no.inner_text() == "아니오, 다른 선수의 시트"
+    for button in (yes, no):
+        assert button.bounding_box()["height"] >= 44
+    if viewport is DESKTOP:  # side by side where there is room
+        assert abs(yes.bounding_box()["y"] - no.bounding_box()["y"]) < 2
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    shot(page, f"withdraw-{viewport['width']}-01-mismatch")
+
+    no.click()
+    page.wait_for_url("**/checkin?player=1098765432&withdrawn=1")
+    notice = page.inner_text("#withdrawn-notice")
+    assert "철회됨" in notice and "다른 선수의 시트" in notice
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    shot(page, f"withdraw-{viewport['width']}-02-checkin")
+
+    page.click("#owner-checkin")  # the sheet's owner, 김하늘: the same file, no guard now
+    page.wait_for_url("**/checkin?player=0412345678")
+    page.set_input_files("#file", str(sheet))
+    page.wait_for_url("**/players/0412345678/v/1", timeout=60_000)
+    assert page.locator("p.err").count() == 0 and page.locator("#not-this-player").count() == 0
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    with server.client() as c:
+        players = {p["player"]: p for p in c.get("/api/players").json()}
+    assert players["1098765432"]["status"] == "not-registered"
+    assert players["0412345678"]["version"] == 1
+
+    page.goto(server.url + "/players/1098765432")
+    assert "철회됨" in page.inner_text("#withdrawn-versions")
+    page.goto(server.url + "/")
+    log = page.inner_text("#withdrawal-log")
+    assert "다른 선수의 시트" in log and "박저지" in log
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    shot(page, f"withdraw-{viewport['width']}-03-dashboard")
+    assert errors == []
+    ctx.close()

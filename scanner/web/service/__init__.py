@@ -7,7 +7,8 @@ PostgreSQL store later) is adapted here alone. One module per page family, each 
 service standing on `core` (connections, registration lookup, verdicts, crops):
 roster (players), checkin (upload jobs → registrations), review (the registration page, the
 judges' answers, the decision log), deckcheck (checklists, deck checks), records (infractions,
-audit, exports), audits (audits as queued jobs and their files).
+audit, exports), audits (audits as queued jobs and their files), withdraw (a registration
+version withdrawn at the desk).
 """
 from __future__ import annotations
 
@@ -19,10 +20,11 @@ from scanner.web.service.core import StationError
 from scanner.web.service.deckcheck import DeckCheckService
 from scanner.web.service.records import RecordsService
 from scanner.web.service.roster import RosterService
+from scanner.web.service.withdraw import WithdrawService
 
 
 class StationService(RosterService, CheckinService, DeckCheckService, AuditsService,
-                     CircuitService):
+                     CircuitService, WithdrawService):
     """Event, roster, jobs and card database of one running station."""
 
 

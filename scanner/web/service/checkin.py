@@ -204,7 +204,7 @@ class CheckinService(StationCore):
     def confirm_checkin(self, konami_id: str, version: int, judge: str | None) -> None:
         """The judge confirms the sheet belongs to this player (logged)."""
         with self.store() as store:
-            reg = self._reg(store, konami_id, version)
+            reg = self._live_reg(store, konami_id, version)
             store.log(CHECKIN_CONFIRMED, {"player": reg.konami_id, "version": reg.version},
                       judge)
 

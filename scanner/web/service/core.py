@@ -16,6 +16,7 @@ from scanner.event.flows import apply_decisions, decklist_from_json, event_limit
 from scanner.event.store import EventStore, Registration, normalise_konami_id
 from scanner.event.stores import open_event
 from scanner.model import Decklist
+from scanner.event.status import list_status
 from scanner.rules.codes import REVIEW_CODES, VERDICT_CODES
 from scanner.web.audit_queue import AuditQueue
 from scanner.web.config import StationConfig
@@ -125,6 +126,13 @@ class StationCore:
             raise StationError(ko("no-registration"), 404)
         return reg
 
+    def _live_reg(self, store: EventStore, konami_id: str, version: int | None) -> Registration:
+        """As `_reg`, for recording something on the version: a withdrawn one is refused."""
+        reg = self._reg(store, konami_id, version)
+        if reg.withdrawal is not None:
+            raise StationError(ko("version-withdrawn", version=reg.version), 409)
+        return reg
+
     @staticmethod
     def _player_names(store: EventStore) -> dict[str, str | None]:
         """Konami ID → the name on the player's latest registration."""
@@ -146,7 +154,9 @@ class StationCore:
             return cached
         deck, check = flows.registration_check(store, reg, self.db, self.limits)
         breaches = sum(1 for i in check.infractions if i.code not in REVIEW_CODES)
-        verdict = Verdict(VERDICT_CODES[check.verdict], deck.needs_review, breaches)
+        # the one status function the audit asks too (scanner.event.status)
+        verdict = Verdict(list_status([i.code for i in check.infractions], deck.needs_review),
+                          deck.needs_review, breaches)
         with self._lock:
             self._status_cache[key] = verdict
         return verdict

@@ -11,7 +11,8 @@ from scanner.event.store import Registration, ReviewDecision
 from scanner.model import SECTIONS, Decklist, Entry
 from scanner.web.service.checkin import CHECKIN_CONFIRMED
 from scanner.web.service.core import COLUMN_KO, SECTION_KO, StationCore, StationError
-from scanner.web.views import DecisionView, LineView, RegistrationView, SheetFlagView
+from scanner.web.views import (DecisionView, LineView, RegistrationView, SheetFlagView,
+                               WithdrawalView)
 from scanner.web.texts import ko
 
 RESTORE = "restore"
@@ -30,7 +31,9 @@ class ReviewService(StationCore):
             read = decklist_from_json(reg.decklist_json)
             deck = apply_decisions(read, decisions, self.db)
             verdict = self._verdict(store, reg)
-            versions = [r.version for r in store.registrations() if r.konami_id == reg.konami_id]
+            mine = store.registrations(konami_id=reg.konami_id)
+            versions = [r.version for r in mine]
+            withdrawn = {w.version: w for w in store.withdrawals() if w.konami_id == reg.konami_id}
             entry = st.roster_entry(reg.konami_id)
             confirmed = any(a == CHECKIN_CONFIRMED and d.get("player") == reg.konami_id
                             and d.get("version") == reg.version
@@ -59,7 +62,12 @@ class ReviewService(StationCore):
             totals=deck.totals(), printed_totals=data.get("printed_totals") or {},
             sheet_id=(data.get("player") or {}).get("konami_id"),
             sheet_name=(data.get("player") or {}).get("name"), warnings=[],
-            decisions=self._decision_views(reg, decisions), checkin_confirmed=confirmed)
+            decisions=self._decision_views(reg, decisions), checkin_confirmed=confirmed,
+            withdrawn=(WithdrawalView(reg.konami_id, reg.player_name, reg.version,
+                                      reg.withdrawal.reason, reg.withdrawal.judge,
+                                      reg.withdrawal.created_at)
+                       if reg.withdrawal else None),
+            withdrawn_versions=sorted(withdrawn))
 
     def _line_view(self, section: str, line: int, read: Entry, now: Entry,
                    decision: ReviewDecision | None) -> LineView:
@@ -154,7 +162,7 @@ class ReviewService(StationCore):
         """Store a judge's answers: [{section, line, action, card_id?, count?}] for lines, or
         [{flag: index, action}] for sheet-level items. Nothing stored if any answer is bad."""
         with self.store() as store:
-            reg = self._reg(store, konami_id, version)
+            reg = self._live_reg(store, konami_id, version)
             deck = self._decided_deck(store, reg)
             decisions: list[ReviewDecision] = []
             for a in answers:

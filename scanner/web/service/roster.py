@@ -41,6 +41,8 @@ class RosterService(StationCore):
         with self.store() as store, self.station() as st:
             roster = {e.konami_id: e for e in st.roster()}
             latest = {r.konami_id: r for r in store.registrations(latest_only=True)}
+            # a player whose every version is withdrawn is back to not registered
+            withdrawn_only = {w.konami_id for w in store.withdrawals()}
             checks: dict[str, int] = {}
             for c in store.deck_checks():
                 checks[c.konami_id] = checks.get(c.konami_id, 0) + 1
@@ -49,12 +51,13 @@ class RosterService(StationCore):
                 if i.status != "voided":
                     issued[i.konami_id] = issued.get(i.konami_id, 0) + 1
             rows = []
-            for kid in sorted(set(roster) | set(latest)):
+            for kid in sorted(set(roster) | set(latest) | withdrawn_only):
                 e, reg = roster.get(kid), latest.get(kid)
                 verdict = (self._verdict(store, reg) if reg
                            else Verdict(NOT_REGISTERED, 0, 0))
                 rows.append(PlayerRow(
-                    konami_id=kid, name=(e.name if e else None) or (reg.player_name if reg else None),
+                    konami_id=kid, name=(e.name if e else None) or (reg.player_name if reg else None)
+                    or store.player_name(kid),
                     table_no=e.table_no if e else None, version=reg.version if reg else None,
                     verdict=verdict, fixed=bool(reg and store.decisions(reg.id)),
                     deck_checks=checks.get(kid, 0), infractions=issued.get(kid, 0),
