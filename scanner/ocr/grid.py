@@ -707,7 +707,7 @@ def page_to_grid(gray: np.ndarray) -> Grid:
         grid.tables = rest + [theirs]
         grid.notes.append(f"{kind}: rules of the other mode ({len(theirs.rows)} rows)")
         swapped = True
-    if _shared_ends(grid, faint.horiz_whole, faint.vert_whole) or swapped:
+    if _shared_ends(grid, faint.horiz_whole, faint.vert_whole, gray) or swapped:
         grid.clean, grid.rule_mask = remove_rules(gray, faint.horiz_whole, faint.vert_whole, grid.tables)
     else:
         grid.clean, grid.rule_mask = remove_rules(gray, mine.horiz, mine.vert, mine.tables)
@@ -718,7 +718,7 @@ SIDE_BY_SIDE = (DECK_KINDS[:3], DECK_KINDS[3:])
 """Tables printed side by side with the same rows: the main columns; extra and side."""
 
 
-def _shared_ends(grid: Grid, horiz: np.ndarray, vert: np.ndarray) -> bool:
+def _shared_ends(grid: Grid, horiz: np.ndarray, vert: np.ndarray, gray: np.ndarray | None = None) -> bool:
     """A table whose first or last rule was lost while its neighbours in the same band have it:
     the neighbours' rule is taken when this table shows some trace of it (a quarter of its width
     in the faint-rule mask). Rows are then rebuilt. True when a table changed."""
@@ -744,7 +744,7 @@ def _shared_ends(grid: Grid, horiz: np.ndarray, vert: np.ndarray) -> bool:
                     added = True
             if added:
                 t.rows, t.title, t.total = [], None, None
-                build_rows(t, vert)
+                build_rows(t, vert, gray)
                 grid.notes.append(f"{t.kind}: end rule taken from the tables beside it")
                 changed = True
     return changed
