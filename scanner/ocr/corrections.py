@@ -27,6 +27,8 @@ PEN_CHROMA = 14
 PEN_SHARE = 0.3
 """Share of a row's ink in another colour that makes the row pen-written."""
 PEN_MEAN_SHARE = 1.0
+PEN_COHERENCE = 0.75
+"""…and that shift at least this share of the colours' spread (sub-pixel fringes: about 0.5)."""
 """…and the row ink's mean colour must lie this share of PEN_CHROMA away from the print's."""
 
 
@@ -66,7 +68,11 @@ def row_pen_coloured(row_bgr: np.ndarray, row_clean: np.ndarray, chroma: tuple[f
     # Sub-pixel (LCD) anti-aliasing paints black print with fringes of opposite colours
     # (orange one side, blue the other: a browser's or pdfium's "save as image"); they cancel
     # out in the mean, while a pen's ink moves it.
-    return float(np.hypot(da.mean(), db.mean())) > PEN_CHROMA * PEN_MEAN_SHARE
+    shift = float(np.hypot(da.mean(), db.mean()))
+    # …and a pen's colour is one colour: fringes at 150 dpi colour whole thin strokes, orange
+    # and blue across each one, so their spread is far larger than their mean's shift.
+    spread = float(np.sqrt(da.var() + db.var()))
+    return shift > PEN_CHROMA * PEN_MEAN_SHARE and shift >= PEN_COHERENCE * spread
 
 
 def mark_merged_rows(col_rows: list["RowRead"], table: Table) -> None:
