@@ -8,15 +8,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-SECTIONS: tuple[str, ...] = ("main", "extra", "side")
-Section = Literal["main", "extra", "side"]
+from scanner.vocab import COLUMN_KO, SECTION_KO, SECTIONS, Reason
 
-COLUMN_KO: dict[str, str] = {"monster": "몬스터", "spell": "마법", "trap": "함정",
-                             "extra": "엑스트라", "side": "사이드"}
-"""Sheet columns as the paper prints their headings."""
-SECTION_KO: dict[str, str] = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
+__all__ = ["SECTIONS", "SECTION_KO", "COLUMN_KO", "READERS", "position_label", "ReadLine",
+           "ReviewFlag", "SheetRead", "Entry", "Decklist", "Infraction"]
 
 
 def position_label(section: str | None, index: int | None, column: str | None = None,
@@ -140,7 +136,7 @@ class SheetRead:
     """Line cells of a fixed PDF form that hold no read line (pt, top-left origin): the page
     must show nothing there either."""
 
-    def flag_line_or_sheet(self, line: int | None, reason: str, line_detail: str,
+    def flag_line_or_sheet(self, line: int | None, reason: Reason, line_detail: str,
                            sheet_detail: str) -> None:
         """Flag line `line` (0-based) with `reason`, or, when it names no read line, the whole
         sheet: PDF evidence (annotations, covered text) that sits on a line or beside them."""

@@ -16,6 +16,7 @@ from scanner.inputs.formats import format_json, format_text, format_ydk, format_
 from scanner.inputs.options import ReadOptions
 from scanner.read import load_decklist, load_decklists
 from scanner.report.scan_text import format_scan
+from scanner.vocab import Reason
 
 
 class OutputError(DecksheetError):
@@ -154,7 +155,7 @@ def _not_carried(deck, db) -> list[str]:
     """What the output does not carry faithfully: lines the reader skipped, lines without a
     card, passcodes the database does not know."""
     out = [f"{f.detail or f.reason}" for f in deck.review
-           if f.line is None and f.reason == "unreadable-line"]
+           if f.line is None and f.reason == Reason.UNREADABLE_LINE]
     for section, entries in deck.sections.items():
         for i, e in enumerate(entries, 1):
             if e.card_id is None:
