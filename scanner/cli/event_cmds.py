@@ -12,6 +12,7 @@ import click
 
 from scanner.cli.common import Settings, common_options, echo_json, group_options, main
 from scanner.errors import DecksheetError, EventError, ExitCode
+from scanner.vocab import MAX_ROUND
 
 
 def event_option(func: Callable) -> Callable:
@@ -152,7 +153,7 @@ def register(input_: str, player: str | None, walk_in: bool, name: str | None, r
 @main.command()
 @click.argument("observed")
 @click.option("--player", required=True, help="Konami card game ID.")
-@click.option("--round", "round_no", required=True, help="Round number (0–9999).")
+@click.option("--round", "round_no", required=True, help=f"Round number (0–{MAX_ROUND}).")
 @click.option("--between-games", is_flag=True,
               help="Deck check between games: side-deck swaps allowed, sizes must not change.")
 @click.option("--confirm", is_flag=True,
