@@ -185,3 +185,30 @@ def test_every_reason_the_ocr_gives_on_the_sample_photos_is_a_member(demo_db):
     seen = _read_all(photos, demo_db)
     assert seen <= set(Reason), seen - set(Reason)
     assert {Reason.STRUCK_THROUGH, Reason.HANDWRITTEN} <= seen, seen
+
+
+def test_the_station_and_the_cli_take_rounds_up_to_the_one_bound():
+    from click.testing import CliRunner
+
+    from scanner.cli import main
+    from scanner.vocab import MAX_ROUND
+    from scanner.web.validate import DECKCHECK
+
+    assert DECKCHECK.keys["round"].spec.hi == MAX_ROUND
+    page = (REPO / "scanner" / "web" / "templates" / "deckcheck.html").read_text(encoding="utf-8")
+    assert 'name="round" min="0" max="{{ MAX_ROUND }}"' in page
+    help_text = CliRunner().invoke(main, ["deckcheck", "--help"]).output
+    assert f"0–{MAX_ROUND}" in " ".join(help_text.split())
+
+
+@pytest.mark.xfail(strict=True, reason="scanner/event/flows.py (rewritten on the record branch) "
+                   "still has MAX_ROUND = 9999: import scanner.vocab.MAX_ROUND there, then drop "
+                   "this mark")
+def test_the_event_record_refuses_a_round_past_the_bound():
+    from scanner.errors import EventError
+    from scanner.event.flows import check_round
+    from scanner.vocab import MAX_ROUND
+
+    assert check_round(MAX_ROUND) == MAX_ROUND
+    with pytest.raises(EventError):
+        check_round(MAX_ROUND + 1)
