@@ -51,8 +51,8 @@ class ReadLine:
     count_text: str = ""
     """The count cell as read, before parsing."""
     flags: list[str] = field(default_factory=list)
-    """Reader-level reasons to review this line: e.g. 'struck-through', 'handwritten',
-    'count-unclear', 'count-corrected'. Any flag makes the resolved entry need review."""
+    """Reader-level reasons to review this line (`vocab.Reason`: struck-through, handwritten,
+    count-unclear, count-corrected, ...). Any flag makes the resolved entry need review."""
     detail: str = ""
     """Free text for the judge about the flags."""
     crop: str | None = None
@@ -85,8 +85,8 @@ class ReviewFlag:
 
     section: str | None
     reason: str
-    """Machine reason: unresolved-name, ambiguous-name, count-unclear, total-mismatch,
-    struck-through, handwritten, unknown-passcode, not-a-sheet, ..."""
+    """A `vocab.Reason` (unresolved-name, count-unclear, total-mismatch, struck-through, ...); a
+    JSON input read back may carry one of its own."""
     detail: str = ""
     line: int | None = None
     """1-based position in `sections[section]` of the decklist, when it names a line."""
