@@ -25,7 +25,7 @@ from scanner.ocr.form_fit import Fit, fit_form
 from scanner.ocr.grid import Grid, page_to_grid
 from scanner.ocr.layouts import DB_KO, FORMS, Layout
 from scanner.ocr.header import read_form_header, read_header
-from scanner.ocr.lines import SECTION_OF, struck_review, to_read_line
+from scanner.ocr.lines import struck_review, to_read_line
 from scanner.ocr.names import Vocabulary
 from scanner.ocr.orient import TURN_NAMES, TURNS, downscale, turned
 from scanner.ocr.page import PageImage, image_to_page, load_image
@@ -33,7 +33,7 @@ from scanner.ocr.page_alternatives import alternative_corners
 from scanner.ocr.rasterize import MAX_PAGES, pdf_page_count, pdf_page_image
 from scanner.ocr.rows import RowRead, TableContext, read_row
 from scanner.ocr.totals import cross_check_totals, read_form_main_total, read_totals
-from scanner.vocab import COLUMNS, Reason
+from scanner.vocab import COLUMNS, SECTION_OF, Reason
 from scanner.vocab import MAIN_COLUMNS as MAIN
 
 if TYPE_CHECKING:

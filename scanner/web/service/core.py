@@ -26,7 +26,6 @@ from scanner.web.views import Verdict
 from scanner.web.texts import ko
 
 
-
 class StationError(Exception):
     """A request the station refuses; `status` is the HTTP status (4xx)."""
 
