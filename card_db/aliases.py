@@ -35,17 +35,17 @@ def read_alias_pairs(path: str | Path) -> AliasPairs:
     """Pairs from a CSV or a cards.cdb (detected by content)."""
     p = Path(path)
     if p.is_dir():
-        raise CardDatabaseError(f"{p} is a folder; give the alias CSV or cards.cdb inside it")
+        raise CardDatabaseError("carddb.alias-is-folder", file=p)
     try:
         data = p.read_bytes()
     except FileNotFoundError:
-        raise CardDatabaseError(f"alias file not found: {p}") from None
+        raise CardDatabaseError("carddb.alias-not-found", file=p) from None
     except OSError as exc:
-        raise CardDatabaseError(f"cannot read alias file {p}: {exc.strerror}") from None
+        raise CardDatabaseError("carddb.alias-unreadable", file=p, reason=exc.strerror) from None
     if data.startswith(SQLITE_MAGIC):
         return AliasPairs(p, _cdb_pairs(p))
     if b"\x00" in data[:4096]:
-        raise CardDatabaseError(f"{p} is neither an alias CSV nor a cards.cdb (binary data)")
+        raise CardDatabaseError("carddb.alias-binary", file=p)
     return _csv_pairs(p, data.decode("utf-8-sig", errors="replace"))
 
 
@@ -58,7 +58,7 @@ def _cdb_pairs(path: Path) -> list[tuple[int, int]]:
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
-        raise CardDatabaseError(f"alias source is not a ygopro cards.cdb: {path} ({exc})") from None
+        raise CardDatabaseError("carddb.alias-not-cdb", file=path, detail=exc) from None
     return [(int(a), int(o)) for a, o in rows if _passcode(a) and _passcode(o)]
 
 
@@ -89,5 +89,5 @@ def _csv_pairs(path: Path, text: str) -> AliasPairs:
             continue
         out.pairs.append((int(alt), int(orig)))
     if not out.pairs and not out.skipped:
-        raise CardDatabaseError(f"{path} holds no alias pairs (expected CSV: alt_id,original_id)")
+        raise CardDatabaseError("carddb.alias-no-pairs", file=path)
     return out

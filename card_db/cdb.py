@@ -135,12 +135,15 @@ def resolve_db_path(path: PathLike | None = None) -> tuple[Path, bool]:
 
 
 def _check_file(path: Path, what: str) -> None:
+    """`what`: "card database" or "alias file"."""
+    alias = what == "alias file"
     if path.is_dir():
-        raise CardDatabaseError(f"{path} is a folder; give the {what} file inside it")
+        raise CardDatabaseError("carddb.alias-is-folder" if alias else "carddb.is-folder",
+                                file=path)
     if not path.is_file():
-        raise CardDatabaseError(f"{what} not found: {path} (give --card-db PATH, set "
-                                f"{ENV_CARD_DB}, or run 'decksheet db fetch')"
-                                if what == "card database" else f"{what} not found: {path}")
+        if alias:
+            raise CardDatabaseError("carddb.alias-not-found", file=path)
+        raise CardDatabaseError("carddb.not-found", file=path, env=ENV_CARD_DB)
 
 
 def load_card_db(path: PathLike | Sequence[PathLike] | CardDbSpec | None = None, *,

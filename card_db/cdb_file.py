@@ -30,9 +30,9 @@ def _select(path: Path, *queries: str) -> list[list[tuple]]:
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
-        raise CardDatabaseError(f"not a ygopro cards.cdb: {path} ({exc})") from None
+        raise CardDatabaseError("carddb.not-cdb", file=path, detail=exc) from None
     if not results[0]:
-        raise CardDatabaseError(f"card database has no cards: {path}")
+        raise CardDatabaseError("carddb.no-cards", file=path)
     return results
 
 

@@ -55,18 +55,18 @@ def download(url: str, dest: Path, progress: Progress | None = None,
                 if progress:
                     progress(size, total_n)
         if total_n is not None and size != total_n:
-            raise FetchError(f"download of {url} stopped at {size} of {total_n} bytes")
+            raise FetchError("fetch.cut-short", url=url, size=size, total=total_n)
     except (urllib.error.URLError, OSError, ValueError) as exc:
         tmp.unlink(missing_ok=True)
         reason = getattr(exc, "reason", None) or exc
-        raise FetchError(f"cannot download {url}: {reason}") from None
+        raise FetchError("fetch.cannot-download", url=url, reason=reason) from None
     except FetchError:
         tmp.unlink(missing_ok=True)
         raise
     digest = h.hexdigest()
     if expect_sha256 and digest.lower() != expect_sha256.lower():
         tmp.unlink(missing_ok=True)
-        raise FetchError(f"{url}: sha256 {digest} does not match the expected {expect_sha256}")
+        raise FetchError("fetch.sha256-mismatch", url=url, digest=digest, expected=expect_sha256)
     return Fetched(path=tmp, sha256=digest, size=size)
 
 
@@ -76,15 +76,15 @@ def verify_cdb(path: Path) -> int:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             if con.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
-                raise CardDatabaseError(f"{path}: SQLite integrity check failed")
+                raise CardDatabaseError("carddb.integrity-failed", file=path)
             n = con.execute("SELECT count(*) FROM datas d JOIN texts t ON t.id = d.id "
                             "WHERE t.name <> ''").fetchone()[0]
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
-        raise CardDatabaseError(f"downloaded file is not a ygopro cards.cdb ({exc})") from None
+        raise CardDatabaseError("fetch.not-a-cdb", detail=exc) from None
     if n == 0:
-        raise CardDatabaseError("downloaded cards.cdb has no named cards")
+        raise CardDatabaseError("fetch.cdb-no-cards")
     return n
 
 
@@ -92,7 +92,7 @@ def verify_lflist(path: Path) -> int:
     """Integrity check of an lflist.conf: text with at least one !LIST block. Returns lists."""
     data = path.read_bytes()
     if b"\x00" in data[:4096]:
-        raise FetchError("downloaded lflist.conf is binary data, not a list file")
+        raise FetchError("fetch.lflist-binary")
     return len(parse_lflist(data.decode("utf-8-sig", errors="replace"), path).lists)
 
 
@@ -127,9 +127,9 @@ def default_sources(cdb_url: str | None = None, lflist_url: str | None = None,
     locales = list(dict.fromkeys(locales)) or ["ko-KR"]
     for loc in locales:
         if not _LOCALE.fullmatch(loc):
-            raise FetchError(f"not a locale name: {loc!r} (e.g. ko-KR, en-US, ja-JP)")
+            raise FetchError("fetch.bad-locale", locale=repr(loc))
     if "{locale}" not in url_template:
-        raise FetchError("the cards.cdb URL template needs {locale}")
+        raise FetchError("fetch.template-no-locale")
     out = [Source(locale_file(loc, i == 0),
                   (cdb_url if i == 0 and cdb_url else url_template.format(locale=loc)),
                   cdb_sha256 if i == 0 else None, verify_cdb)

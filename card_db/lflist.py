@@ -87,25 +87,24 @@ class LimitFile:
                 out.append((d, name))
         return sorted(out)
 
-    def _no_ocg(self, what: str) -> RegulationError:
+    def _no_ocg(self) -> RegulationError:
         shown = ", ".join(self.names()[:8]) + (", …" if len(self.lists) > 8 else "")
-        return RegulationError(f"{what} in {self.path or 'lflist'}; it holds {len(self.lists)} "
-                               f"other list(s): {shown}; pick one with --list NAME "
-                               f"(or DECKSHEET_LIST)")
+        return RegulationError("regulation.no-ocg-list", where=self.path or "lflist",
+                               count=len(self.lists), lists=shown)
 
     def newest_ocg(self) -> str:
         lists = self.ocg_lists()
         if not lists:
-            raise self._no_ocg("no OCG list (named like 2026.7)")
+            raise self._no_ocg()
         return lists[-1][1]
 
     def in_force_on(self, date: dt.date) -> str:
         """The OCG list in force on `date`: the newest one that started on or before it."""
         if not self.ocg_lists():
-            raise self._no_ocg("no OCG list (named like 2026.7)")
+            raise self._no_ocg()
         chosen = [name for start, name in self.ocg_lists() if start <= date]
         if not chosen:
-            raise RegulationError(f"no OCG list in {self.path} was in force on {date.isoformat()}")
+            raise RegulationError("regulation.none-in-force", where=self.path, date=date.isoformat())
         return chosen[-1]
 
     def find(self, name: str) -> str:
@@ -120,12 +119,12 @@ class LimitFile:
         if len(same) == 1:
             return same[0]
         if same:
-            raise RegulationError(f"list name {name!r} is ambiguous in {self.path or 'lflist'}: "
-                                  f"{', '.join(same)}; give one of these exactly")
+            raise RegulationError("regulation.ambiguous-name", name=repr(name),
+                                  where=self.path or "lflist", lists=same)
         near = ", ".join(n for _, n in self.ocg_lists()[-5:]) or ", ".join(self.names()[:8])
-        raise RegulationError(f"no list named {name!r} in {self.path} (newest OCG lists: {near})"
-                              if self.ocg_lists() else
-                              f"no list named {name!r} in {self.path} (lists: {near})")
+        raise RegulationError("regulation.no-such-list-ocg" if self.ocg_lists()
+                              else "regulation.no-such-list", name=repr(name), where=self.path,
+                              lists=near)
 
 
 def parse_lflist(text: str, path: Path | None = None) -> LimitFile:
@@ -153,7 +152,7 @@ def parse_lflist(text: str, path: Path | None = None) -> LimitFile:
             continue
         current[int(m[1])] = max(0, min(3, int(m[2])))
     if not lists:
-        raise RegulationError(f"no list (!NAME) found in {where}")
+        raise RegulationError("regulation.no-lists", where=where)
     for msg in warnings:  # the caller shows `warnings` to the user; the log keeps them all
         log.info(msg)
     return LimitFile(path=path, lists=lists, warnings=warnings)
@@ -162,13 +161,13 @@ def parse_lflist(text: str, path: Path | None = None) -> LimitFile:
 def load_lflist(path: str | os.PathLike) -> LimitFile:
     p = Path(path)
     if p.is_dir():
-        raise RegulationError(f"{p} is a folder; give the lflist.conf file inside it")
+        raise RegulationError("regulation.is-folder", file=p)
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise RegulationError(f"cannot read limit list file {p}: {exc.strerror}") from None
+        raise RegulationError("regulation.unreadable", file=p, reason=exc.strerror) from None
     if b"\x00" in data[:4096]:
-        raise RegulationError(f"{p} is not a limit list file (binary data)")
+        raise RegulationError("regulation.binary", file=p)
     return parse_lflist(data.decode("utf-8-sig", errors="replace"), p)
 
 

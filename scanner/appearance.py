@@ -30,10 +30,10 @@ from scanner.model import ReviewFlag, SheetRead
 from scanner.ocr import verify
 from scanner.pdf.layout_lines import field_lines
 from scanner.pdf.words import page_text
+from scanner.vocab import Reason
 
 log = logging.getLogger("decksheet.read_pdf")
 
-REASON = "appearance-differs"
 SCALE = 3.0
 """Pixels per point the page is rendered at (216 dpi: an 8 pt name's glyphs are ~20 px high;
 at 2 px/pt two-syllable words such as 오브 or 보트 in NanumSquare 8 pt fit their rendering at 0.2)."""
@@ -123,7 +123,7 @@ def check_appearance(path: Path, sheet: SheetRead, crops_dir: Path | None = None
 
 
 def _sheet_flag(detail: str) -> ReviewFlag:
-    return ReviewFlag(section=None, reason=REASON, detail=detail)
+    return ReviewFlag(section=None, reason=Reason.APPEARANCE_DIFFERS, detail=detail)
 
 
 def _check(path: Path, sheet: SheetRead, crops_dir: Path | None, report: AppearanceReport,
@@ -205,12 +205,12 @@ def _check_file(path: Path, original: Path, sheet: SheetRead, crops_dir: Path | 
             sheet.review.append(_sheet_flag(f"page {sheet.page + 1}: {detail}"))
             continue
         report.flagged += 1
-        sheet.flag_line_or_sheet(line, REASON, f"the rendered page does not show this: {detail}", detail)
+        sheet.flag_line_or_sheet(line, Reason.APPEARANCE_DIFFERS, f"the rendered page does not show this: {detail}", detail)
     report.flagged += _flag_unexplained_ink(gray, sheet, explained)
     _flag_ink_in_empty_cells(gray, sheet, explained)
     if crops_dir is not None:  # the judge sees each flagged cell as the page shows it
         for i, ln in enumerate(sheet.lines):
-            if REASON in ln.flags and ln.box is not None and ln.crop is None:
+            if Reason.APPEARANCE_DIFFERS in ln.flags and ln.box is not None and ln.crop is None:
                 ln.crop = _save_crop(gray, ln.box, crops_dir, original.stem, ln.column or ln.section,
                                      ln.row or i + 1)
 
@@ -598,8 +598,8 @@ def _flag_unexplained_ink(gray: _Raster, sheet: SheetRead,
             extras[ln.box] = _unexplained_in(gray, mask, ln.box)
         extra = extras[ln.box]
         if extra >= UNEXPLAINED_MIN:
-            flagged += REASON not in ln.flags
-            sheet.flag_line_or_sheet(i, REASON, f"the page shows ink on this line that its text does "
+            flagged += Reason.APPEARANCE_DIFFERS not in ln.flags
+            sheet.flag_line_or_sheet(i, Reason.APPEARANCE_DIFFERS, f"the page shows ink on this line that its text does "
                                                 f"not explain ({extra} px outside the words read)", "")
     return flagged
 

@@ -8,15 +8,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-SECTIONS: tuple[str, ...] = ("main", "extra", "side")
-Section = Literal["main", "extra", "side"]
+from scanner.vocab import COLUMN_KO, SECTION_KO, SECTIONS, Reason
 
-COLUMN_KO: dict[str, str] = {"monster": "몬스터", "spell": "마법", "trap": "함정",
-                             "extra": "엑스트라", "side": "사이드"}
-"""Sheet columns as the paper prints their headings."""
-SECTION_KO: dict[str, str] = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
+__all__ = ["SECTIONS", "SECTION_KO", "COLUMN_KO", "READERS", "position_label", "ReadLine",
+           "ReviewFlag", "SheetRead", "Entry", "Decklist", "Infraction"]
 
 
 def position_label(section: str | None, index: int | None, column: str | None = None,
@@ -55,8 +51,8 @@ class ReadLine:
     count_text: str = ""
     """The count cell as read, before parsing."""
     flags: list[str] = field(default_factory=list)
-    """Reader-level reasons to review this line: e.g. 'struck-through', 'handwritten',
-    'count-unclear', 'count-corrected'. Any flag makes the resolved entry need review."""
+    """Reader-level reasons to review this line (`vocab.Reason`: struck-through, handwritten,
+    count-unclear, count-corrected, ...). Any flag makes the resolved entry need review."""
     detail: str = ""
     """Free text for the judge about the flags."""
     crop: str | None = None
@@ -89,8 +85,8 @@ class ReviewFlag:
 
     section: str | None
     reason: str
-    """Machine reason: unresolved-name, ambiguous-name, count-unclear, total-mismatch,
-    struck-through, handwritten, unknown-passcode, not-a-sheet, ..."""
+    """A `vocab.Reason` (unresolved-name, count-unclear, total-mismatch, struck-through, ...); a
+    JSON input read back may carry one of its own."""
     detail: str = ""
     line: int | None = None
     """1-based position in `sections[section]` of the decklist, when it names a line."""
@@ -140,7 +136,7 @@ class SheetRead:
     """Line cells of a fixed PDF form that hold no read line (pt, top-left origin): the page
     must show nothing there either."""
 
-    def flag_line_or_sheet(self, line: int | None, reason: str, line_detail: str,
+    def flag_line_or_sheet(self, line: int | None, reason: Reason, line_detail: str,
                            sheet_detail: str) -> None:
         """Flag line `line` (0-based) with `reason`, or, when it names no read line, the whole
         sheet: PDF evidence (annotations, covered text) that sits on a line or beside them."""

@@ -23,6 +23,7 @@ from scanner.inputs.options import ReadOptions
 from scanner.inputs.resolve import resolve_sheet
 from scanner.inputs.sniff import InputKind, decode_text, sniff_bytes, sniff_text
 from scanner.model import Decklist, ReviewFlag, SheetRead
+from scanner.vocab import Reason
 
 log = logging.getLogger("decksheet.read")
 
@@ -136,7 +137,7 @@ def _flag_later_pages(sheet: SheetRead, count: int, what: str) -> None:
 def _flag_pages(sheet: SheetRead, numbers: list[int], what: str) -> None:
     for n in numbers:
         sheet.review.append(ReviewFlag(
-            section=None, reason="another-sheet-page",
+            section=None, reason=Reason.ANOTHER_SHEET_PAGE,
             detail=f"{what} {n} also holds an image or deck lines; only {what} 1 was read "
                    f"(a continuation or a second sheet)"))
 

@@ -19,7 +19,7 @@ PACKAGES = ("card_db", "scanner")
 # CLI command, so cli stands on web.
 LAYERS: list[tuple[str, ...]] = [
     ("card_db",),
-    ("scanner", "scanner.errors", "scanner.model"),
+    ("scanner", "scanner.errors", "scanner.vocab", "scanner.model"),
     ("scanner.inputs",),
     ("scanner.layouts",),  # the forms as data, read by both readers
     ("scanner.pdf", "scanner.ocr"),

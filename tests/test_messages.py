@@ -3,6 +3,7 @@ Korean ones name no CLI flag, every code raised in the code is in the table, and
 keeps its code across a worker process (pickling)."""
 from __future__ import annotations
 
+import ast
 import pickle
 import re
 import string
@@ -78,3 +79,56 @@ def test_the_cli_speaks_korean_with_decksheet_lang(tmp_path):
     assert en_run.returncode == ko_run.returncode == 2          # exit status unchanged
     assert en_run.stderr.splitlines()[-1].startswith("decksheet: error: no such file")
     assert "파일이 없습니다" in ko_run.stderr.splitlines()[-1]
+
+
+# The event record is rewritten on its own branch (issue 32 item 1), with coded errors: until
+# it lands, its free-text raises are the only ones left. Remove an entry when it is coded; the
+# test fails if an entry is no longer needed.
+FREE_TEXT_PENDING = ("scanner/event/",)
+
+
+def _error_classes(trees: dict[str, ast.AST]) -> set[str]:
+    """DecksheetError and every class of the tree that derives from it, by name."""
+    names = {"DecksheetError"}
+    while True:
+        more = {node.name for tree in trees.values() for node in ast.walk(tree)
+                if isinstance(node, ast.ClassDef) and node.name not in names
+                and any((b.id if isinstance(b, ast.Name) else getattr(b, "attr", None)) in names
+                        for b in node.bases)}
+        if not more:
+            return names
+        names |= more
+
+
+def _is_code(node: ast.expr | None) -> bool:
+    """A message code, or a choice between two (`"a.x" if … else "a.y"`)."""
+    if isinstance(node, ast.IfExp):
+        return _is_code(node.body) and _is_code(node.orelse)
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) \
+        and messages.is_code(node.value)
+
+
+def test_every_error_the_project_raises_carries_a_code():
+    """An error of the project's classes is built with a code of the message table (its
+    English and Korean text), never with free text (which a judge would see in English)."""
+    trees = {str(p.relative_to(REPO)): ast.parse(p.read_text(encoding="utf-8"))
+             for pkg in ("card_db", "scanner") for p in sorted((REPO / pkg).rglob("*.py"))}
+    classes = _error_classes(trees)
+    assert {"EventError", "UnreadableInput", "OutputError", "StationConfigError",
+            "NeedsDecision"} <= classes
+    free, pending_used = [], set()
+    for rel, tree in trees.items():
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))):
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+            if name not in classes or _is_code(node.args[0] if node.args else None):
+                continue
+            pending = next((p for p in FREE_TEXT_PENDING if rel.startswith(p)), None)
+            if pending:
+                pending_used.add(pending)
+                continue
+            free.append(f"{rel}:{node.lineno}: {ast.unparse(node)[:100]}")
+    assert not free, "free-text errors (give each a code in card_db/messages):\n" + "\n".join(free)
+    assert pending_used == set(FREE_TEXT_PENDING), "no longer pending: " \
+        f"{set(FREE_TEXT_PENDING) - pending_used}"

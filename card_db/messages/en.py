@@ -68,6 +68,69 @@ MESSAGES: dict[str, str] = {
     "format.json-field-type": "{where} is not {kind}",
     "format.json-passcode": "{where}: {cid} is not a passcode",
     "format.json-review-section": "review item section {section} is not main, extra or side",
+    # the card data, the limit list and their download
+    "carddb.is-folder": "{file} is a folder; give the card database file inside it",
+    "carddb.not-found": "card database not found: {file} (give --card-db PATH, set {env}, or run "
+                        "'decksheet db fetch')",
+    "carddb.not-cdb": "not a ygopro cards.cdb: {file} ({detail})",
+    "carddb.no-cards": "card database has no cards: {file}",
+    "carddb.integrity-failed": "{file}: SQLite integrity check failed",
+    "carddb.alias-is-folder": "{file} is a folder; give the alias CSV or cards.cdb inside it",
+    "carddb.alias-not-found": "alias file not found: {file}",
+    "carddb.alias-unreadable": "cannot read alias file {file}: {reason}",
+    "carddb.alias-binary": "{file} is neither an alias CSV nor a cards.cdb (binary data)",
+    "carddb.alias-not-cdb": "alias source is not a ygopro cards.cdb: {file} ({detail})",
+    "carddb.alias-no-pairs": "{file} holds no alias pairs (expected CSV: alt_id,original_id)",
+    "regulation.is-folder": "{file} is a folder; give the lflist.conf file inside it",
+    "regulation.unreadable": "cannot read limit list file {file}: {reason}",
+    "regulation.binary": "{file} is not a limit list file (binary data)",
+    "regulation.no-lists": "no list (!NAME) found in {where}",
+    "regulation.no-ocg-list": "no OCG list (named like 2026.7) in {where}; it holds {count} other "
+                              "list(s): {lists}; pick one with --list NAME (or DECKSHEET_LIST)",
+    "regulation.none-in-force": "no OCG list in {where} was in force on {date}",
+    "regulation.ambiguous-name": "list name {name} is ambiguous in {where}: {lists}; give one of "
+                                 "these exactly",
+    "regulation.no-such-list-ocg": "no list named {name} in {where} (newest OCG lists: {lists})",
+    "regulation.no-such-list": "no list named {name} in {where} (lists: {lists})",
+    "regulation.list-and-date": "--list {name} and --date {date} both choose the limit list; give "
+                                "one of them",
+    "fetch.cut-short": "download of {url} stopped at {size} of {total} bytes",
+    "fetch.cannot-download": "cannot download {url}: {reason}",
+    "fetch.sha256-mismatch": "{url}: sha256 {digest} does not match the expected {expected}",
+    "fetch.not-a-cdb": "downloaded file is not a ygopro cards.cdb ({detail})",
+    "fetch.cdb-no-cards": "downloaded cards.cdb has no named cards",
+    "fetch.lflist-binary": "downloaded lflist.conf is binary data, not a list file",
+    "fetch.bad-locale": "not a locale name: {locale} (e.g. ko-KR, en-US, ja-JP)",
+    "fetch.template-no-locale": "the cards.cdb URL template needs {{locale}}",
+    "fetch.cannot-create": "cannot create {path}: {reason}",
+    # the CLI's outputs, events and station
+    "output.not-a-folder": "{option} {folder}: not a folder",
+    "output.cannot-create-folder": "{option} {folder}: cannot create the folder ({reason})",
+    "output.folder-not-writable": "{option} {folder}: the folder is not writable",
+    "output.cannot-write": "cannot write {file}: {reason}",
+    "output.target-is-folder": "cannot write to {file}: it is a folder",
+    "output.cannot-write-to": "cannot write to {file}: {reason}",
+    "output.is-database": "refusing to overwrite {file}: it is an SQLite database (an event or "
+                          "card database)",
+    "output.exists": "{file} exists; give --force to overwrite it",
+    "event.no-event-given": "no event: give --event PATH or set DECKSHEET_EVENT",
+    "event.date-needed": "give the event day: --date YYYY-MM-DD",
+    "event.player-not-registered": "player {player} has no registration in this event",
+    "event.out-is-file": "cannot write the {what} into {path}: it is a file, not a folder",
+    "event.out-unwritable": "cannot write the {what} into {path}: {reason}",
+    "event.circuit-needs-database": "a circuit is the events of one PostgreSQL database: give "
+                                    "--event postgresql://USER@HOST/DB (an event file holds one "
+                                    "event; move it there with 'decksheet event copy')",
+    "event.worker-needs-database": "decksheet worker reads the queue of a PostgreSQL event "
+                                   "(--event postgresql://…?event=NAME); an event file is read by "
+                                   "its 'serve'",
+    "serve.key-too-short": "the event key must have at least {min} characters (--key or ${env}); "
+                           "leave both out for a random one",
+    "serve.bad-workers": "workers must be 1..64 (0 only for a PostgreSQL event)",
+    "serve.cannot-listen": "could not listen on {host}:{port} (port in use? give another --port)",
+    "serve.lock-unwritable": "cannot create the station lock {path}: {reason}",
+    "serve.already-running": "another decksheet serve (pid {pid}) is already running on {event}: "
+                             "use that station, or stop it first",
     # the event
     "event.name-too-long": "player name longer than {max} characters",
     "event.walk-in-with-id": "a walk-in has no Konami ID: give --walk-in or --player, not both",
@@ -141,6 +204,13 @@ MESSAGES: dict[str, str] = {
                    "tesseract-ocr-kor)",
     "tool.no-font": "no Korean font is installed for the rendering check (apt-get install "
                     "fonts-nanum)",
+    "tool.kor-model-not-found": "Tesseract Korean model (kor.traineddata) not found; install it "
+                                "with: apt-get install tesseract-ocr tesseract-ocr-kor && pip "
+                                "install tesserocr",
+    "tool.no-tesserocr": "tesserocr is not installed; install it with: apt-get install "
+                         "tesseract-ocr tesseract-ocr-kor && pip install tesserocr",
+    "tool.cannot-load": "Tesseract cannot load '{lang}': {detail}; install it with: apt-get "
+                        "install tesseract-ocr tesseract-ocr-kor && pip install tesserocr",
     # the station (scanner/web): refusals of requests, roster, jobs
     "web.json-unreadable": "the JSON body cannot be read",
     "web.json-not-object": "send a JSON object",
@@ -223,7 +293,7 @@ MESSAGES: dict[str, str] = {
     "web.cannot-keep-undecided": "a line with no card or count cannot be confirmed as read",
     "web.bad-kid": "not a valid Konami ID",
     "web.no-registration": "no deck list is registered",
-    "web.round-range": "the round is 0 to 99",
+    "web.round-range": "the round is 0 to {max}",
     "web.count-0-60": "the count is 0 to 60",
     "web.bad-extra-card": "the added card is not valid",
     "web.no-such-audit-file": "no such file of this audit",
@@ -257,7 +327,7 @@ MESSAGES: dict[str, str] = {
     "web.extra-section": "{name}: pick the deck (main, extra, side) the unlisted card was in",
     "web.pick-extra-card": "pick the added card from the list",
     "web.extra-count": "the added card's count is 1 to 60",
-    "web.round-needed": "enter the round number (0 to 99)",
+    "web.round-needed": "enter the round number (0 to {max})",
     "web.not-recorded-review-first": "not recorded: the registered list still has lines to review; finish the review on the player's page, then record again",
     "web.read-failed": "the read failed",
     "web.sheet-id-differs": "the sheet's Konami ID {sheet_id} differs from the player picked, {kid}",

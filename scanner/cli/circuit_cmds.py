@@ -40,9 +40,7 @@ def _circuit(event_path: str | None):
 
     target = event_target(event_path)
     if not is_database_url(target):
-        raise EventError("a circuit is the events of one PostgreSQL database: give --event "
-                         "postgresql://USER@HOST/DB (an event file holds one event; move it "
-                         "there with 'decksheet event copy')")
+        raise EventError("event.circuit-needs-database")
     from scanner.event.circuit import Circuit
     return Circuit(target)
 
@@ -138,8 +136,7 @@ def worker(event_path: str | None, readers: int | None, lease_s: float,
 
     target = event_target(event_path)
     if not is_database_url(target):
-        raise EventError("decksheet worker reads the queue of a PostgreSQL event (--event "
-                         "postgresql://…?event=NAME); an event file is read by its 'serve'")
+        raise EventError("event.worker-needs-database")
     with open_event(target) as store:
         where = store.location
     config = StationConfig(event_path=target, workers=readers or os.cpu_count() or 1,

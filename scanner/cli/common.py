@@ -55,12 +55,10 @@ class Settings:
         from card_db.lflist import choose_list, load_lflist, resolve_lflist_path
 
         if self.list_and_date_explicit:
-            raise RegulationError(f"--list {self.list_name} and --date {self.date} both choose the "
-                                  "limit list; give one of them")
+            raise RegulationError("regulation.list-and-date", name=self.list_name, date=self.date)
         path = resolve_lflist_path(self.lflist)
         if path is None:
-            raise RegulationError("no limit list file: give --lflist PATH, set DECKSHEET_LFLIST "
-                                  "or run 'decksheet db fetch'")
+            raise RegulationError("regulation.no-list-file")
         lf = load_lflist(path)
         for msg in lf.warning_lines():
             click.echo(f"decksheet: warning: {msg}", err=True)

@@ -115,7 +115,7 @@ def fetch(locales: tuple[str, ...], cdb_url: str | None, cdb_url_template: str |
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise FetchError(f"cannot create {target}: {exc.strerror}") from None
+        raise FetchError("fetch.cannot-create", path=target, reason=exc.strerror) from None
     with ExitStack() as stack:
         def progress_for(name: str):
             bar = stack.enter_context(click.progressbar(

@@ -12,6 +12,7 @@ import click
 
 from scanner.cli.common import Settings, common_options, echo_json, group_options, main
 from scanner.errors import DecksheetError, EventError, ExitCode
+from scanner.vocab import MAX_ROUND
 
 
 def event_option(func: Callable) -> Callable:
@@ -41,11 +42,11 @@ def _open_for_reading(event_path: str | None):
 def _out_folder(path: Path, what: str) -> Path:
     """The output folder, made if needed; refused in one line before any work is done."""
     if path.exists() and not path.is_dir():
-        raise EventError(f"cannot write the {what} into {path}: it is a file, not a folder")
+        raise EventError("event.out-is-file", what=what, path=path)
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise EventError(f"cannot write the {what} into {path}: {exc.strerror or exc}") from None
+        raise EventError("event.out-unwritable", what=what, path=path, reason=exc.strerror or exc) from None
     return path
 
 
@@ -71,7 +72,7 @@ def event_init(path: str, name: str, settings: Settings) -> int:
     from scanner.event.stores import create_event
 
     if settings.date is None:
-        raise EventError("give the event day: --date YYYY-MM-DD")
+        raise EventError("event.date-needed")
     with create_event(path, name, settings.date, settings.list_name) as store:
         ev = store.event()
         where = store.location
@@ -152,7 +153,7 @@ def register(input_: str, player: str | None, walk_in: bool, name: str | None, r
 @main.command()
 @click.argument("observed")
 @click.option("--player", required=True, help="Konami card game ID.")
-@click.option("--round", "round_no", required=True, help="Round number (0–9999).")
+@click.option("--round", "round_no", required=True, help=f"Round number (0–{MAX_ROUND}).")
 @click.option("--between-games", is_flag=True,
               help="Deck check between games: side-deck swaps allowed, sizes must not change.")
 @click.option("--confirm", is_flag=True,
@@ -301,8 +302,8 @@ def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | N
         try:
             html_path, csv_path, xlsx_path = write_report(result, out_dir)
         except OSError as exc:
-            raise EventError(f"cannot write the report into {out_dir}: "
-                             f"{exc.strerror or exc}") from None
+            raise EventError("event.out-unwritable", what="report", path=out_dir,
+                             reason=exc.strerror or exc) from None
         store.log("audit", {"registrations": len(result.current), "illegal": result.illegal,
                             "needs_review": result.needs_review, "out": str(out_dir)})
     if as_json:
@@ -336,8 +337,9 @@ def review(player: str, version: int | None, event_path: str | None, judge: str 
     with _open(event_path) as store:
         reg = (store.registration(kid, version) if version else store.latest_registration(kid))
         if reg is None:
-            raise EventError(f"player {kid} has no registration"
-                             + (f" version {version}" if version else "") + " in this event")
+            if version:
+                raise EventError("event.no-version", player=kid, version=version)
+            raise EventError("event.player-not-registered", player=kid)
         try:
             limits = _limits(store, settings)
         except DecksheetError as exc:

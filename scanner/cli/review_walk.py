@@ -10,7 +10,7 @@ from scanner.event.store import EventStore, Registration, ReviewDecision
 from scanner.event.flows import (CHOOSE, KEEP, SKIP, decision_for, effective_decklist,
                                  flagged_items, record_review_decisions)
 from scanner.model import SECTION_KO, Entry, position_label
-from scanner.report.review_reasons import reason_ko
+from scanner.vocab import reason_ko
 HELP = ("번호 = 후보 선택 · 카드 이름/패스코드 입력 · k = 읽은 그대로 확정 · "
         "s = 건너뛰기 · q = 저장 후 종료")
 

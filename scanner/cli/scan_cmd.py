@@ -16,6 +16,7 @@ from scanner.inputs.formats import format_json, format_text, format_ydk, format_
 from scanner.inputs.options import ReadOptions
 from scanner.read import load_decklist, load_decklists
 from scanner.report.scan_text import format_scan
+from scanner.vocab import Reason
 
 
 class OutputError(DecksheetError):
@@ -27,14 +28,14 @@ def writable_folder(folder: Path, option: str) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise OutputError(f"{option} {folder}: not a folder") from None
+        raise OutputError("output.not-a-folder", option=option, folder=folder) from None
     except OSError as exc:
-        raise OutputError(f"{option} {folder}: cannot create the folder "
-                          f"({exc.strerror or exc})") from None
+        raise OutputError("output.cannot-create-folder", option=option, folder=folder,
+                          reason=exc.strerror or exc) from None
     if not folder.is_dir():
-        raise OutputError(f"{option} {folder}: not a folder")
+        raise OutputError("output.not-a-folder", option=option, folder=folder)
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise OutputError(f"{option} {folder}: the folder is not writable")
+        raise OutputError("output.folder-not-writable", option=option, folder=folder)
 
 
 class OutputNames:
@@ -120,7 +121,7 @@ def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir
                 try:
                     atomic_write(target, format_json(deck).encode("utf-8"))
                 except OSError as exc:
-                    raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
+                    raise OutputError("output.cannot-write", file=target, reason=exc.strerror or exc) from None
             if not as_json:
                 click.echo(format_scan(deck))
     if as_json:
@@ -135,18 +136,17 @@ def _output_target(path: Path, force: bool) -> Path:
     """Where `convert -o` may write: never over a folder or an SQLite file (an event, a card
     database), and over another existing file only with --force."""
     if path.is_dir():
-        raise OutputError(f"cannot write to {path}: it is a folder")
+        raise OutputError("output.target-is-folder", file=path)
     if path.exists():
         try:
             with open(path, "rb") as f:
                 head = f.read(len(SQLITE_MAGIC))
         except OSError as exc:
-            raise OutputError(f"cannot write to {path}: {exc.strerror}") from None
+            raise OutputError("output.cannot-write-to", file=path, reason=exc.strerror) from None
         if head == SQLITE_MAGIC:
-            raise OutputError(f"refusing to overwrite {path}: it is an SQLite database "
-                                  "(an event or card database)")
+            raise OutputError("output.is-database", file=path)
         if not force:
-            raise OutputError(f"{path} exists; give --force to overwrite it")
+            raise OutputError("output.exists", file=path)
     return path
 
 
@@ -154,7 +154,7 @@ def _not_carried(deck, db) -> list[str]:
     """What the output does not carry faithfully: lines the reader skipped, lines without a
     card, passcodes the database does not know."""
     out = [f"{f.detail or f.reason}" for f in deck.review
-           if f.line is None and f.reason == "unreadable-line"]
+           if f.line is None and f.reason == Reason.UNREADABLE_LINE]
     for section, entries in deck.sections.items():
         for i, e in enumerate(entries, 1):
             if e.card_id is None:
@@ -186,7 +186,7 @@ def convert(input_: str, to: str, output: Path | None, force: bool, settings: Se
         try:
             atomic_write(output, (text if text.endswith("\n") else text + "\n").encode("utf-8"))
         except OSError as exc:
-            raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+            raise OutputError("output.cannot-write", file=output, reason=exc.strerror or exc) from None
     else:
         click.echo(text.rstrip("\n"))
     problems = _not_carried(deck, db)

@@ -31,7 +31,7 @@ def serve(event_path: str | None, host: str, port: int, key: str | None, workers
     if not event_path:
         event_path = os.environ.get("DECKSHEET_EVENT")
     if not event_path:
-        raise EventError("no event: give --event PATH or set DECKSHEET_EVENT")
+        raise EventError("event.no-event-given")
     options = {"event_path": event_path, "host": host, "port": port,
                "card_db": settings.card_db, "aliases": settings.aliases,
                "lflist": settings.lflist, "list_name": settings.list_name,
@@ -40,10 +40,7 @@ def serve(event_path: str | None, host: str, port: int, key: str | None, workers
         options["key"] = key
     if workers is not None:
         options["workers"] = workers
-    try:
-        config = StationConfig(**options)
-    except ValueError as exc:
-        raise EventError(str(exc)) from None
+    config = StationConfig(**options)  # a bad key or worker count: a coded EventError
     from scanner.event.stores import open_event
     open_event(config.event_path).close()  # refuse a bad event before loading the cards
     from scanner.ocr.tools import probe_tools

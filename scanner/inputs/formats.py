@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable
 from scanner.errors import UnreadableInput
 from scanner.inputs.limits import MAX_CARD_LINES, check_count
 from scanner.model import SECTIONS, Decklist, ReadLine, ReviewFlag, SheetRead
+from scanner.vocab import Reason
 
 if TYPE_CHECKING:
     from card_db.cdb import CardDatabase
@@ -71,7 +72,7 @@ def parse_ydk(text: str, is_extra_deck: Callable[[int], bool | None] | None = No
         token = line.split()[0]
         if not _PASSCODE.fullmatch(token) or int(token) > MAX_PASSCODE:
             why = "is beyond 32 bits" if _PASSCODE.fullmatch(token) else "is not a passcode"
-            read.review.append(ReviewFlag(section=section, reason="unreadable-line",
+            read.review.append(ReviewFlag(section=section, reason=Reason.UNREADABLE_LINE,
                                           detail=f"ydk line {lineno}: {line[:60]!r} {why}"))
             continue
         cid = int(token)
@@ -190,7 +191,7 @@ def parse_text_list(text: str) -> SheetRead:
         if not line or line.startswith("//") or (line.startswith("#") and _header_section(line) is None):
             continue
         if len(line) > MAX_LINE_CHARS:
-            read.review.append(ReviewFlag(section=section, reason="unreadable-line", detail=(
+            read.review.append(ReviewFlag(section=section, reason=Reason.UNREADABLE_LINE, detail=(
                 f"line {lineno}: {len(line)} characters, not a card line: {one_line(line[:60])!r}…")))
             continue
         hdr = _header_section(line)
@@ -210,7 +211,7 @@ def parse_text_list(text: str) -> SheetRead:
         if _LINE_BREAKING.search(name):
             # ESC and other controls would reach the judge's terminal (escape sequences).
             rl.text, rl.unsplit = one_line(name), one_line(unsplit)
-            rl.flags.append("control-character")
+            rl.flags.append(Reason.CONTROL_CHARACTER)
             rl.detail = "the line holds a control character"
         read.lines.append(rl)
     if not read.lines:
@@ -318,7 +319,7 @@ def _json_line(section: str, i: int, item: object, read: SheetRead) -> ReadLine:
         column=_text(item.get("column"), f"{where}: column", read),
         row=_int(item.get("row"), f"{where}: row", optional=True))
     if _LINE_BREAKING.search(str(item.get("name") or "")):
-        line.flags.append("control-character")
+        line.flags.append(Reason.CONTROL_CHARACTER)
         line.detail = "; ".join(p for p in (line.detail, "the name holds a line break or control "
                                                          "character") if p)
     return line
@@ -362,7 +363,7 @@ def _text(value: object, where: str, read: SheetRead) -> str | None:
     if _LINE_BREAKING.search(text):
         text = one_line(text)
         if where.startswith("player"):
-            read.review.append(ReviewFlag(section=None, reason="control-character",
+            read.review.append(ReviewFlag(section=None, reason=Reason.CONTROL_CHARACTER,
                                           detail=f"{where} holds a line break or control character"))
     return text
 

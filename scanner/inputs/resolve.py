@@ -12,6 +12,7 @@ from card_db.cdb import CardDatabase
 from card_db.names import name_script
 from scanner.model import (SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead,
                            position_label)
+from scanner.vocab import Reason
 
 
 @dataclass(frozen=True)
@@ -54,14 +55,14 @@ def resolve_line(line: ReadLine, db: CardDatabase, policy: NamePolicy, sheet: bo
         if card is None:
             # Keep the passcode: the checker reports it as an unusable (unknown) card.
             card_id, name, confidence = line.card_id, line.text or "", 0.0
-            reasons.append("unknown-passcode")
+            reasons.append(Reason.UNKNOWN_PASSCODE)
         else:
             card_id, name = card.card_id, card.name
             confidence = line.confidence if line.confidence is not None else line.text_confidence
             if line.text and db.names.exact(line.text) not in (None, card.card_id):
-                reasons.append("name-passcode-disagree")
+                reasons.append(Reason.NAME_PASSCODE_DISAGREE)
     elif not line.text.strip():
-        reasons.append("unresolved-name")
+        reasons.append(Reason.UNRESOLVED_NAME)
         confidence = 0.0
     else:
         exact = db.names.exact_all(line.text)
@@ -72,7 +73,7 @@ def resolve_line(line: ReadLine, db: CardDatabase, policy: NamePolicy, sheet: bo
             found = db.search(line.text, limit=5)
             candidates = [(c.card.card_id, c.card.name, c.score) for c in found]
             if not found:
-                reasons.append("unresolved-name")
+                reasons.append(Reason.UNRESOLVED_NAME)
                 confidence = 0.0
             else:
                 best = found[0]
@@ -82,32 +83,32 @@ def resolve_line(line: ReadLine, db: CardDatabase, policy: NamePolicy, sheet: bo
                 if best.score >= policy.guess:
                     card_id, name = best.card.card_id, best.card.name
                 if best.score < policy.accept:
-                    reasons.append("unresolved-name" if best.score < policy.guess else "uncertain-name")
+                    reasons.append(Reason.UNRESOLVED_NAME if best.score < policy.guess else Reason.UNCERTAIN_NAME)
                 elif best.score - second < policy.margin:
-                    reasons.append("ambiguous-name")
+                    reasons.append(Reason.AMBIGUOUS_NAME)
 
     if reasons and line.card_id is None and line.text.strip() and _unreadable_script(line.text, db):
         # A name in a language none of the loaded databases is in (an English name, only the
         # Korean database loaded): flagged as such; a best match in another alphabet is a
         # guess, never a card (a match in the same alphabet — the Korean database keeps a few
         # cards under English names — stays a candidate).
-        reasons.insert(0, "name-language-not-loaded")
+        reasons.insert(0, Reason.NAME_LANGUAGE_NOT_LOADED)
         if card_id is not None and name_script(name) != name_script(line.text):
             card_id, name, candidates, confidence = None, line.text, [], 0.0
 
     count = line.count
     if count is None:
-        reasons.append("count-unclear")
+        reasons.append(Reason.COUNT_UNCLEAR)
         count = 1
         confidence = min(confidence, 0.5)
     elif sheet and not (1 <= count <= MAX_SANE_COUNT):
-        reasons.append("count-implausible")
+        reasons.append(Reason.COUNT_IMPLAUSIBLE)
     elif count <= 0:
-        reasons.append("count-implausible")
+        reasons.append(Reason.COUNT_IMPLAUSIBLE)
 
     needs_review = bool(reasons) or line.needs_review
     if line.needs_review and not reasons:
-        reasons.append(line.detail or "flagged-in-input")
+        reasons.append(line.detail or Reason.FLAGGED_IN_INPUT)
     return Entry(card_id=card_id, name=name, count=count, confidence=max(0.0, min(1.0, confidence)),
                  needs_review=needs_review, read=line.raw, reasons=_unique(reasons),
                  candidates=candidates if needs_review else [], column=line.column, row=line.row,
@@ -127,10 +128,10 @@ def _name_or_count(line: ReadLine, db: CardDatabase) -> tuple[ReadLine, list[str
     if len(whole) == 1:
         as_name = replace(line, text=line.unsplit, count=1, count_text="", unsplit="")
         if len(part) == 1 and part != whole:
-            return as_name, ["name-or-count"]
+            return as_name, [Reason.NAME_OR_COUNT]
         return as_name, []
     if not _SPACED_COUNT.search(line.unsplit):
-        return line, ["count-in-name"]
+        return line, [Reason.COUNT_IN_NAME]
     return line, []
 
 
@@ -183,7 +184,7 @@ def resolve_sheet(sheet: SheetRead, db: CardDatabase) -> Decklist:
             index = len(deck.sections[section])
             deck.review.append(ReviewFlag(
                 section=section, line=index, card_id=entry.card_id,
-                reason=entry.reasons[0] if entry.reasons else "needs-review",
+                reason=entry.reasons[0] if entry.reasons else Reason.NEEDS_REVIEW,
                 detail=_detail(entry, line),
                 position=position_label(section, index, entry.column, entry.row)))
     totals = deck.totals()
@@ -191,14 +192,14 @@ def resolve_sheet(sheet: SheetRead, db: CardDatabase) -> Decklist:
         printed = deck.printed_totals.get(s)
         if printed is not None and printed != totals[s]:
             deck.review.append(ReviewFlag(
-                section=s, reason="total-mismatch",
+                section=s, reason=Reason.TOTAL_MISMATCH,
                 detail=f"printed total {printed} ≠ sum of lines {totals[s]}"))
     return deck
 
 
 def _detail(entry: Entry, line: ReadLine) -> str:
     parts = [f"read {entry.read!r}"]
-    if "name-language-not-loaded" in entry.reasons:
+    if Reason.NAME_LANGUAGE_NOT_LOADED in entry.reasons:
         parts.append(language_hint(line.text))
     if line.detail:
         parts.append(line.detail)

@@ -14,6 +14,7 @@ import numpy as np
 from scanner.model import SheetRead
 from scanner.ocr.grid import Table
 from scanner.ocr.thresholds import INK_PRINT_CORE, INK_STRIKE
+from scanner.vocab import Reason
 
 if TYPE_CHECKING:
     from scanner.ocr.rows import RowRead
@@ -84,10 +85,10 @@ def mark_merged_rows(col_rows: list["RowRead"], table: Table) -> None:
     usual = float(np.median(list(heights.values())))
     for r in col_rows:
         if heights.get(r.row, 0) > MERGED_ROW * usual:
-            r.flags.append("merged-rows")
+            r.flags.append(Reason.MERGED_ROWS)
             if r.struck_row:
                 r.struck_row = False
-                r.flags.append("possible-strike")
+                r.flags.append(Reason.POSSIBLE_STRIKE)
 
 
 def mark_handwritten_after_strike(col_rows: list["RowRead"]) -> None:
@@ -98,10 +99,10 @@ def mark_handwritten_after_strike(col_rows: list["RowRead"]) -> None:
         return
     last = col_rows[-1]
     struck = any(r.struck_row for r in col_rows)
-    maybe = any("possible-strike" in r.flags for r in col_rows if r is not last) and last.pen_like
+    maybe = any(Reason.POSSIBLE_STRIKE in r.flags for r in col_rows if r is not last) and last.pen_like
     if struck or maybe:
-        if not last.struck_row and "handwritten" not in last.flags:
-            last.flags.append("handwritten")
+        if not last.struck_row and Reason.HANDWRITTEN not in last.flags:
+            last.flags.append(Reason.HANDWRITTEN)
             last.handwritten = True
 
 
@@ -117,7 +118,7 @@ def mark_pen_counts(rows: list["RowRead"], sheet: SheetRead) -> None:
     for r in rows:
         if r.count_height > PEN_COUNT_HEIGHT * ref and not r.struck_row:
             r.handwritten = True
-            if "handwritten" not in r.flags:
-                r.flags.append("handwritten")
+            if Reason.HANDWRITTEN not in r.flags:
+                r.flags.append(Reason.HANDWRITTEN)
             r.count_detail += f"; count glyph {r.count_height / ref:.1f}× the printed height"
 

@@ -23,7 +23,6 @@ log = logging.getLogger("decksheet.tesseract")
 
 TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata",
                  "/usr/share/tessdata", "/usr/local/share/tessdata")
-INSTALL_HINT = "install it with: apt-get install tesseract-ocr tesseract-ocr-kor && pip install tesserocr"
 
 
 def tessdata_dir() -> str:
@@ -32,7 +31,7 @@ def tessdata_dir() -> str:
     for d in candidates:
         if d and (Path(d) / "kor.traineddata").is_file():
             return str(Path(d)) + "/"
-    raise MissingToolError(f"Tesseract Korean model (kor.traineddata) not found; {INSTALL_HINT}")
+    raise MissingToolError("tool.kor-model-not-found")
 
 
 LSTM_UNICHARSET = 21
@@ -83,7 +82,7 @@ class Tesseract:
         try:
             import tesserocr
         except ImportError:
-            raise MissingToolError(f"tesserocr is not installed; {INSTALL_HINT}") from None
+            raise MissingToolError("tool.no-tesserocr") from None
         self._tesserocr = tesserocr
         self._path = tessdata_dir()
         self._apis = _ENGINES
@@ -95,7 +94,7 @@ class Tesseract:
             try:
                 api = self._tesserocr.PyTessBaseAPI(path=self._path, lang=lang, psm=psm)
             except RuntimeError as exc:
-                raise MissingToolError(f"Tesseract cannot load '{lang}': {exc}; {INSTALL_HINT}") from None
+                raise MissingToolError("tool.cannot-load", lang=lang, detail=exc) from None
             if whitelist:
                 api.SetVariable("tessedit_char_whitelist", whitelist)
             self._apis[key] = api

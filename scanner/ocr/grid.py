@@ -15,6 +15,7 @@ import numpy as np
 from scanner.ocr.layouts import DB_KO
 from scanner.ocr.order_stats import percentile
 from scanner.ocr.thresholds import INK_RULE
+from scanner.vocab import COLUMNS as DECK_KINDS
 
 
 
@@ -666,9 +667,6 @@ def _trace_column_rules(gray: np.ndarray, t: Table, rules: np.ndarray) -> None:
             ca, cb = max(0, c - RULE_HALF), min(w, c + RULE_HALF + 1)
             core = gray[y0:y1, ca:cb] < RULE_PAPER
             rules[y0:y1, ca:cb][core] = 255
-
-
-DECK_KINDS = ("monster", "spell", "trap", "extra", "side")
 
 
 def page_to_grid(gray: np.ndarray) -> Grid:

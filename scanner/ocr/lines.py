@@ -10,11 +10,10 @@ from scanner.ocr.grid import Grid
 from scanner.ocr.page import PageImage
 from scanner.ocr.rows import RowRead
 from scanner.ocr.thresholds import NAME_ACCEPT, NAME_GUESS
+from scanner.vocab import SECTION_OF, Reason
 
 if TYPE_CHECKING:
     from scanner.inputs.options import ReadOptions
-
-SECTION_OF = {"monster": "main", "spell": "main", "trap": "main", "extra": "extra", "side": "side"}
 
 
 def to_read_line(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions", label: str
@@ -25,7 +24,7 @@ def to_read_line(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions"
     detail_parts = []
     if m.candidates and flags:
         detail_parts.append("candidates: " + ", ".join(f"{n} ({s:.2f})" for _, n, s in m.candidates[:3]))
-    if r.count_detail and any(f.startswith("count") or f == "column-total-mismatch" for f in flags):
+    if r.count_detail and any(f.startswith("count") or f == Reason.COLUMN_TOTAL_MISMATCH for f in flags):
         detail_parts.append(f"count: {r.count_detail}")
     line = ReadLine(section=SECTION_OF[r.column], text=m.name if card_id else r.text,
                     count=r.count, column=r.column, row=r.row, card_id=card_id,
@@ -58,5 +57,5 @@ def struck_review(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions
         crop = save_crop(Path(options.crops_dir), label, r.column, r.row, grid, page)
         if crop:
             detail += f"; crop {crop}"
-    return ReviewFlag(section=SECTION_OF[r.column], reason="struck-through", detail=detail,
+    return ReviewFlag(section=SECTION_OF[r.column], reason=Reason.STRUCK_THROUGH, detail=detail,
                       position=position_label(None, None, r.column, r.row))

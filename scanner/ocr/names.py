@@ -30,8 +30,7 @@ from scanner.ocr.verify import (R_AGREE, NameRenderer, Verdict, cell_name_ink, d
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.namesake_part import glyph_run_doubt, settle_by_run
 from scanner.ocr.thresholds import INK_GLYPH, NAME_ACCEPT, NAME_GUESS, NAME_MARGIN
-
-COLUMN_KINDS = ("monster", "spell", "trap", "extra", "side")
+from scanner.vocab import COLUMNS, Reason
 
 
 @dataclass
@@ -74,9 +73,9 @@ def _build_columns(db: CardDatabase) -> _Columns:
 
 def _columns_from(entries: Iterable[tuple[int, str, str]]) -> _Columns:
     """Tables from (card_id, name, column kind: monster/spell/trap/extra)."""
-    cols: dict[str, tuple[list[int], list[str]]] = {c: ([], []) for c in COLUMN_KINDS}
+    cols: dict[str, tuple[list[int], list[str]]] = {c: ([], []) for c in COLUMNS}
     names: dict[int, str] = {}
-    skeletons: dict[str, dict[str, list[int]]] = {c: {} for c in COLUMN_KINDS}
+    skeletons: dict[str, dict[str, list[int]]] = {c: {} for c in COLUMNS}
     for cid, name, column in entries:
         key = name_key(name)
         if not key:
@@ -541,7 +540,7 @@ def number_rule_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Voc
     if cut is None:
         return None
     if only_row_number(cut) or tesseract_image(cut, scale) is None:
-        return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
+        return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME],
                         row_number_only=True)
     return read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=True)
 
@@ -597,12 +596,12 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
     a digit or two is a name in capitals (`EXP` read `6`), never an empty row's number)."""
     if numbers_in_cell:
         if only_row_number(cell):
-            return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
+            return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME],
                             row_number_only=True)
         cell = without_row_number(cell)
     upscaled = tesseract_image(cell, scale)
     if upscaled is None:
-        return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"])
+        return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME])
     cell_ink = cell_name_ink(cell)
     got = tess.read(upscaled, lang="kor", psm=7)
     if not got.text.strip():
@@ -612,7 +611,7 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
     text, conf = got.text, got.confidence
     if (row_numbers and re.fullmatch(r"[0-9]{1,2}", text.replace(" ", "")) and cell_ink is not None
             and cell_ink.shape[0] < ROW_NUMBER_HEIGHT * cell.shape[0]):
-        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
+        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME],
                         row_number_only=True)
     match = vocab.match(text, column) if text else NameMatch(None, "", 0.0, 0.0)
     if match.card_id is not None and not ocr_sure(match):
@@ -649,7 +648,7 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
         pick = verdict.card_id
         doubt = glyph_run_doubt(cell_ink, pick, vocab.names, vocab.rivals([pick], column)[pick], vocab.renderer)
         if doubt is not None:
-            verdict = Verdict(pick, False, "ambiguous-name", f"{vocab.names[pick]}: {doubt}", verdict.scores)
+            verdict = Verdict(pick, False, Reason.AMBIGUOUS_NAME, f"{vocab.names[pick]}: {doubt}", verdict.scores)
     flags: list[str] = []
     detail = ""
     if verdict is not None and verdict.sure and verdict.card_id is not None:
@@ -659,11 +658,11 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
             vocab.renderer.observe(cell_ink, match.name)
         detail = verdict.detail
     elif not text or match.score < NAME_GUESS:
-        flags.append("unresolved-name")
+        flags.append(Reason.UNRESOLVED_NAME)
     elif match.score < NAME_ACCEPT:
-        flags.append("uncertain-name")
+        flags.append(Reason.UNCERTAIN_NAME)
     else:
-        flags.append(verdict.reason if verdict is not None and verdict.reason else "ambiguous-name")
+        flags.append(verdict.reason if verdict is not None and verdict.reason else Reason.AMBIGUOUS_NAME)
     if flags and verdict is not None:
         detail = verdict.detail
     return NameRead(text, conf, match, flags, verdict, detail)

@@ -25,7 +25,7 @@ from scanner.ocr.form_fit import Fit, fit_form
 from scanner.ocr.grid import Grid, page_to_grid
 from scanner.ocr.layouts import DB_KO, FORMS, Layout
 from scanner.ocr.header import read_form_header, read_header
-from scanner.ocr.lines import SECTION_OF, struck_review, to_read_line
+from scanner.ocr.lines import struck_review, to_read_line
 from scanner.ocr.names import Vocabulary
 from scanner.ocr.orient import TURN_NAMES, TURNS, downscale, turned
 from scanner.ocr.page import PageImage, image_to_page, load_image
@@ -33,13 +33,13 @@ from scanner.ocr.page_alternatives import alternative_corners
 from scanner.ocr.rasterize import MAX_PAGES, pdf_page_count, pdf_page_image
 from scanner.ocr.rows import RowRead, TableContext, read_row
 from scanner.ocr.totals import cross_check_totals, read_form_main_total, read_totals
+from scanner.vocab import COLUMNS, SECTION_OF, Reason
+from scanner.vocab import MAIN_COLUMNS as MAIN
 
 if TYPE_CHECKING:
     from card_db.cdb import CardDatabase
     from scanner.inputs.options import ReadOptions
 
-COLUMNS = ("monster", "spell", "trap", "extra", "side")
-MAIN = ("monster", "spell", "trap")
 MIN_DECK_ROWS = 12
 """A lone table is taken for a deck table only with at least this many rows (db-ko prints 20
 per main column and 15 for extra and side; noise or a form's small block gives fewer)."""
@@ -218,7 +218,7 @@ def find_tables(ctx: PageContext) -> None:
     for column in COLUMNS:  # a printed table the grid missed: its lines are unread, not absent
         if column not in ctx.found:
             ctx.sheet.review.append(ReviewFlag(
-                section=SECTION_OF[column], reason="unreadable-line",
+                section=SECTION_OF[column], reason=Reason.UNREADABLE_LINE,
                 detail=f"{column} table not found on the page: its lines were not read"))
     for column in ctx.found:
         flag = cut_off_table(ctx.grid, column, ctx.layout)
@@ -236,7 +236,7 @@ def cut_off_table(grid: Grid, column: str, layout: Layout) -> ReviewFlag | None:
         return None
     table.total = None
     seen = table.rows[-1].row
-    return ReviewFlag(section=SECTION_OF[column], reason="unreadable-line",
+    return ReviewFlag(section=SECTION_OF[column], reason=Reason.UNREADABLE_LINE,
                       detail=f"{column} table cut off after row {seen} (a table has at least "
                              f"{least} rows): rows {seen + 1} on were not read")
 
@@ -267,7 +267,7 @@ def check_rows(ctx: PageContext) -> None:
         read_form_main_total(ctx.grid, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
     cross_check_totals(ctx.rows, ctx.sheet, hand_filled=ctx.layout.fitted)
     if not ctx.rows:  # tables found and every row empty: a blank sheet, or ink too faint to see
-        ctx.sheet.review.append(ReviewFlag(section=None, reason="unreadable-line",
+        ctx.sheet.review.append(ReviewFlag(section=None, reason=Reason.UNREADABLE_LINE,
                                            detail="no deck line read on the sheet"))
     advise_retake(ctx)
     if ctx.layout is DB_KO:
@@ -276,7 +276,8 @@ def check_rows(ctx: PageContext) -> None:
         read_form_header(ctx.page.gray, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
 
 
-READING_DOUBTS = frozenset({"unresolved-name", "uncertain-name", "ambiguous-name", "count-unclear"})
+READING_DOUBTS = frozenset({Reason.UNRESOLVED_NAME, Reason.UNCERTAIN_NAME, Reason.AMBIGUOUS_NAME,
+                            Reason.COUNT_UNCLEAR})
 """Flags that say the print itself was hard to read (not a pen mark on it)."""
 RETAKE_SHARE = 0.4
 RETAKE_MIN_ROWS = 8
@@ -310,7 +311,7 @@ def advise_retake(ctx: PageContext) -> None:
         return
     how = "다시 스캔해 주십시오 (200 dpi 이상)" if ctx.is_scan else "시트가 화면을 가득 채우도록 가까이서 다시 찍어 주십시오"
     ctx.sheet.review.append(ReviewFlag(
-        section=None, reason="retake-photo",
+        section=None, reason=Reason.RETAKE_PHOTO,
         detail=f"인쇄된 줄 {len(printed)}개 중 {len(doubtful)}개를 확실히 읽지 못함, 시트 폭이 사진에서 "
                f"{width:.0f} px뿐 — {how}"))
 

@@ -21,6 +21,7 @@ from scanner.ocr.names import NameMatch, Vocabulary, read_name
 from scanner.ocr.page import PageImage
 from scanner.ocr.thresholds import COUNT_ACCEPT, EMPTY_INK, SURE_COUNT
 from scanner.ocr.verify import BLURS, NameRenderer, cell_name_ink, compare
+from scanner.vocab import Reason
 
 UPSCALE_TO = 48
 """Name cells are scaled so the row is about this many pixels high for Tesseract."""
@@ -106,7 +107,7 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     simple_strike = row_struck(row_clean)
     struck = marks.struck and simple_strike
     if marks.struck != simple_strike:
-        flags.append("possible-strike")
+        flags.append(Reason.POSSIBLE_STRIKE)
     handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), row_clean, ctx.chroma)
     # Name: OCR, closed-vocabulary match, checked by rendering the candidates (ocr_names).
     name_read = read_name(name_img, ctx.column, ctx.tess, ctx.vocab, scale=UPSCALE_TO / max(cells.name.h, 1),
@@ -119,7 +120,7 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
         # Only the Hough detector saw a strike, and the name, drawn in the page's font, fits
         # the cell as it is: a pen line would be ink the rendering lacks. What Hough chained
         # was the print's own aligned bars (bold dense Hangul: the ㅡ of 크, 트, 프).
-        flags.remove("possible-strike")
+        flags.remove(Reason.POSSIBLE_STRIKE)
     # On a form filled by hand, a name that does not fit a font is written: flagged as such even
     # when the name read has flags of its own (the judge must know it is handwriting).
     handwritten_name = ctx.hand_filled and not looks_typed(name_img, match, ctx.vocab)
@@ -141,13 +142,13 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
         # the printed row number).
         return None
     if count is None or count_conf < COUNT_ACCEPT:
-        flags.append("count-unclear")
+        flags.append(Reason.COUNT_UNCLEAR)
     if count_struck:
-        flags.append("count-corrected")
+        flags.append(Reason.COUNT_CORRECTED)
     if struck:
-        flags.append("struck-through")
+        flags.append(Reason.STRUCK_THROUGH)
     if handwritten or handwritten_name:
-        flags.append("handwritten")
+        flags.append(Reason.HANDWRITTEN)
         handwritten = True
     return RowRead(column=ctx.column, row=cells.row, text=text, text_conf=conf, match=match, count=count,
                    count_conf=count_conf, count_detail=detail, struck_row=struck,

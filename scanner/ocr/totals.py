@@ -16,9 +16,7 @@ from scanner.ocr.counts import binarize_cell
 from scanner.ocr.ink import trim_to_ink
 from scanner.ocr.rows import RowRead
 from scanner.ocr.thresholds import COUNT_ACCEPT, INK_RULE, SURE_COUNT
-
-DECK_COLUMNS = ("monster", "spell", "trap", "extra", "side")
-MAIN_COLUMNS = ("monster", "spell", "trap")
+from scanner.vocab import COLUMNS, MAIN_COLUMNS, Reason
 UNSURE_EXPLAIN = 2
 """At most this many unsure counts may explain a column total that does not add up (more
 unknowns would make any total explainable, and the total no check at all)."""
@@ -168,7 +166,7 @@ def read_totals(grid: Grid, tess: Tesseract, sheet: SheetRead, main_box: bool = 
     메인 덱 합계 box under the trap column; `form`: the cells are a Konami form's framed grey
     TOTAL cells (`read_form_digits`)."""
     read = read_form_digits if form else read_digits
-    for column in DECK_COLUMNS:
+    for column in COLUMNS:
         t = grid.by_kind(column)
         if t is None or t.total is None:
             continue
@@ -234,14 +232,14 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
     """
     verdicts: dict[str, str] = {}
     drop_impossible_main_total(rows, sheet)
-    for column in DECK_COLUMNS:
+    for column in COLUMNS:
         printed = (sheet.column_totals.get(column) if column in MAIN_COLUMNS
                    else sheet.printed_totals.get(column))
         col = [r for r in rows if r.column == column]
         if not col:
             if printed:  # a printed total over a column read empty: its lines were not read
                 sheet.review.append(ReviewFlag(
-                    section="main" if column in MAIN_COLUMNS else column, reason="unreadable-line",
+                    section="main" if column in MAIN_COLUMNS else column, reason=Reason.UNREADABLE_LINE,
                     detail=f"{column}: printed total {printed} but no line read in the column"))
             continue
         kept = [r for r in col if not r.struck_row]
@@ -268,7 +266,7 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
             # all (a sliver of a bent rule read as junk in both cells: `ㅣ`, and a `1` far from
             # every digit): it may add nothing to the total. It stays flagged as unresolved.
             floor = sum(1 for r in unsure
-                        if not (hand_filled and "unresolved-name" in r.flags
+                        if not (hand_filled and Reason.UNRESOLVED_NAME in r.flags
                                 and (r.count is None or r.count_conf < COUNT_ACCEPT)))
             if (not corrected and 0 < len(unsure) <= UNSURE_EXPLAIN
                     and floor <= printed - sure <= 3 * len(unsure)):
@@ -293,12 +291,12 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
         if verdict == "unchecked":
             # No usable total: only a printed count read with high confidence stands.
             for r in kept:
-                if r.count_conf < SURE_COUNT and "count-unclear" not in r.flags:
-                    r.flags.append("count-unclear")
+                if r.count_conf < SURE_COUNT and Reason.COUNT_UNCLEAR not in r.flags:
+                    r.flags.append(Reason.COUNT_UNCLEAR)
         elif verdict == "mismatch":
             for r in kept:
-                if "column-total-mismatch" not in r.flags:
-                    r.flags.append("column-total-mismatch")
+                if Reason.COLUMN_TOTAL_MISMATCH not in r.flags:
+                    r.flags.append(Reason.COLUMN_TOTAL_MISMATCH)
 
 
 def drop_impossible_main_total(rows: list[RowRead], sheet: SheetRead) -> None:

@@ -28,6 +28,7 @@ from PIL import Image, ImageDraw, ImageFont
 from card_db.names import hangul_skeleton, has_letters_kor_cannot_read, name_key
 from scanner.ocr.order_stats import percentile
 from scanner.ocr.thresholds import INK_ANY, INK_GLYPH, NAME_ACCEPT
+from scanner.vocab import Reason
 
 log = logging.getLogger("decksheet.ocr")
 
@@ -599,13 +600,13 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
     unwritable: candidates whose name holds a syllable the OCR model cannot write (never read
     exactly, so never sure by OCR: a clear rendering lead may pick one OCR backs)."""
     if best is None:
-        return Verdict(None, False, "unresolved-name")
+        return Verdict(None, False, Reason.UNRESOLVED_NAME)
     pool = list(dict.fromkeys([c for c in ocr_scores] + [r for rs in rivals.values() for r in rs]))
     if cell_ink is None or not renderer.usable:
         blind = [r for r in rivals.get(best, []) if r != best]
         if ocr_sure and not blind:
             return Verdict(best, True)
-        return Verdict(best, False, "ambiguous-name", "no rendering to check the read against")
+        return Verdict(best, False, Reason.AMBIGUOUS_NAME, "no rendering to check the read against")
     scores: dict[int, float] = {}
     for c in pool:
         lk = renderer.likeness(cell_ink, names[c])
@@ -631,7 +632,7 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
                                      or (scores[group[0]] >= R_AGREE and lead >= R_CLEAR_LEAD)):
                 return Verdict(group[0], True, detail=f"rendering picked {show(group[0])} over "
                                f"{show(group[1])}", scores=scores)
-            return Verdict(best, False, "ambiguous-name",
+            return Verdict(best, False, Reason.AMBIGUOUS_NAME,
                            f"OCR cannot tell {names[best]} from {names[top_blind]}; rendered: "
                            f"{show(best)}, {show(top_blind)}", scores)
         others = [c for c in pool if c != best]
@@ -639,14 +640,14 @@ def decide(renderer: NameRenderer, cell_ink: np.ndarray | None, best: int | None
         if close:
             # A syllable apart and drawn alike: the rendering cannot say which is printed.
             rival = max(close, key=scores.get)
-            return Verdict(best, False, "ambiguous-name",
+            return Verdict(best, False, Reason.AMBIGUOUS_NAME,
                            f"rendering cannot tell {show(best)} from {show(rival)}", scores, tie=rival)
         top = max(others, key=scores.get) if others else None
         if top is not None and scores[top] >= R_CONFIRM and scores[top] - scores[best] > R_VETO:
-            return Verdict(best, False, "ambiguous-name",
+            return Verdict(best, False, Reason.AMBIGUOUS_NAME,
                            f"rendering prefers {show(top)} over {show(best)}", scores)
         if scores[best] < R_FLOOR:
-            return Verdict(best, False, "uncertain-name",
+            return Verdict(best, False, Reason.UNCERTAIN_NAME,
                            f"the cell does not look like {show(best)} (more or other ink)", scores)
         return Verdict(best, True, scores=scores)
     # OCR is unsure: the rendering may pick among the candidates OCR found plausible.

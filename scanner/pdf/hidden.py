@@ -17,6 +17,7 @@ import numpy as np
 
 from scanner.model import SheetRead
 from scanner.pdf.words import BLANK
+from scanner.vocab import Reason
 
 log = logging.getLogger("decksheet.read_pdf")
 
@@ -292,13 +293,13 @@ def flag_hidden_text(sheet: SheetRead, page, page_index: int, boxes: list[Box]) 
     runs, stopped = hidden_check(page)
     for run in runs:
         detail = f"{run.text[:60]!r} is covered by {run.cover} drawn over it"
-        sheet.flag_line_or_sheet(_line_of(run.box, boxes), "hidden-text",
+        sheet.flag_line_or_sheet(_line_of(run.box, boxes), Reason.HIDDEN_TEXT,
                                  detail + " on the page", f"page {page_index + 1}: {detail}")
     if stopped:  # a cover past the limit would go unseen: never a silent pass
         from scanner.model import ReviewFlag
 
         sheet.review.append(ReviewFlag(
-            section=None, reason="appearance-differs",
+            section=None, reason=Reason.APPEARANCE_DIFFERS,
             detail=f"page {page_index + 1}: the covered-text check stopped ({stopped}); "
                    f"compare the sheet with what was read by eye"))
 

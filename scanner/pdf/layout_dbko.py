@@ -15,8 +15,8 @@ from scanner.layouts.labels import (COLUMN_LABELS, COUNT_LABELS, DATE_LABELS, EV
 from scanner.model import ReadLine, ReviewFlag, SheetRead
 from scanner.pdf.words import (Phrase, Token, group_lines, join_words, label_key, median,
                                parse_count, phrases, split_token)
+from scanner.vocab import SECTION_OF, Reason
 
-SECTION_OF = {"monster": "main", "spell": "main", "trap": "main", "extra": "extra", "side": "side"}
 _HEADER_LABELS = (NAME_LABELS + SURNAME_LABELS + EVENT_LABELS + DATE_LABELS + OTHER_HEADER_LABELS)
 Box = tuple[float, float, float, float]
 """x0, top, x1, bottom in page points, top-left origin."""
@@ -259,9 +259,9 @@ def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
         if count_tok is not None:
             used_counts.add(id(count_tok))
         else:
-            flags.append("count-missing")
+            flags.append(Reason.COUNT_MISSING)
         if ambiguous:
-            flags.append("count-ambiguous")
+            flags.append(Reason.COUNT_AMBIGUOUS)
         placed.append((cy, ReadLine(
             section=col.section, text=" ".join(join_words(part) for part in
                                                group_lines(line_tokens, tolerance=0.45)),
@@ -272,7 +272,7 @@ def read_column(col: Column, tokens: list[Token]) -> ColumnRead:
         if id(t) not in used_counts:
             placed.append((t.cy, ReadLine(section=col.section, text="", count=parse_count(t.text),
                                           column=col.name, row=_row_of(t.cy, rownums, pitch),
-                                          count_text=t.text, flags=["name-missing"],
+                                          count_text=t.text, flags=[Reason.NAME_MISSING],
                                           detail="a count with no name beside it")))
     placed.sort(key=lambda p: p[0])
     boxes = [(col.left, cy - pitch / 2, col.right, cy + pitch / 2) for cy, _ in placed]
@@ -475,7 +475,7 @@ def read_header(sheet: SheetRead, phr: list[Phrase], tokens: list[Token], top_li
             if digits:
                 sheet.konami_id = digits
                 if len(digits) != 10:
-                    sheet.review.append(ReviewFlag(section=None, reason="konami-id-unclear",
+                    sheet.review.append(ReviewFlag(section=None, reason=Reason.KONAMI_ID_UNCLEAR,
                                                    detail=f"Konami ID read as {digits!r} (not 10 digits)"))
         elif kind == "name" and given is None:
             given = _name_value(value)
@@ -542,7 +542,7 @@ def read_db_sheet(tokens: list[Token], width: float, height: float,
                 col_sum = sum(ln.count or 0 for ln in got.lines)
                 if all(ln.count is not None for ln in got.lines) and col_sum != got.total:
                     sheet.review.append(ReviewFlag(
-                        section="main", reason="total-mismatch",
+                        section="main", reason=Reason.TOTAL_MISMATCH,
                         detail=f"{c.name} column: printed total {got.total} ≠ sum of lines {col_sum}"))
         else:
             sheet.printed_totals[c.section] = got.total

@@ -12,6 +12,7 @@ import re
 from scanner.pdf.layout_dbko import parse_date
 from scanner.model import ReadLine, ReviewFlag, SheetRead
 from scanner.pdf.words import Token, join_words, label_key, parse_count
+from scanner.vocab import Reason
 
 # Field groups: (field name prefix, sheet column, section, rows).
 GROUPS: tuple[tuple[str, str, str, int], ...] = (
@@ -74,9 +75,9 @@ def sheet_from_kde_fields(fields: dict[str, str], reader: str,
             count = parse_count(count_text) if count_text else None
             flags = []
             if not name:
-                flags.append("name-missing")
+                flags.append(Reason.NAME_MISSING)
             if count is None:
-                flags.append("count-missing" if not count_text else "count-unclear")
+                flags.append(Reason.COUNT_MISSING if not count_text else Reason.COUNT_UNCLEAR)
             sheet.lines.append(ReadLine(section=section, text=name, count=count, column=column,
                                         row=n, count_text=count_text, flags=flags))
     for column, fname in TOTAL_FIELDS.items():
@@ -96,7 +97,7 @@ def sheet_from_kde_fields(fields: dict[str, str], reader: str,
         if total is not None and all(ln.count is not None for ln in lines):
             got = sum(ln.count or 0 for ln in lines)
             if got != total:
-                sheet.review.append(ReviewFlag(section="main", reason="total-mismatch",
+                sheet.review.append(ReviewFlag(section="main", reason=Reason.TOTAL_MISMATCH,
                                                detail=f"{column} column: printed total {total} ≠ sum of lines {got}"))
     person = "".join((fields.get("Last Names") or "").split()) + \
         "".join((fields.get("First  Middle Names") or fields.get("First Middle Names") or "").split())
@@ -104,7 +105,7 @@ def sheet_from_kde_fields(fields: dict[str, str], reader: str,
     digits = re.sub(r"\D", "", fields.get("CARD GAME ID") or "")
     sheet.konami_id = digits or None
     if digits and len(digits) != 10:
-        sheet.review.append(ReviewFlag(section=None, reason="konami-id-unclear",
+        sheet.review.append(ReviewFlag(section=None, reason=Reason.KONAMI_ID_UNCLEAR,
                                        detail=f"CARD GAME ID read as {digits!r} (not 10 digits)"))
     sheet.event_name = (fields.get("Event Name") or "").strip() or None
     sheet.event_date = parse_date(" ".join(fields.get(f"Event Date - {p}") or ""

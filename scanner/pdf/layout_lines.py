@@ -12,6 +12,7 @@ import re
 from scanner.inputs.formats import one_line
 from scanner.model import ReadLine, ReviewFlag, SheetRead
 from scanner.pdf.layout_kde import parse_total
+from scanner.vocab import Reason
 
 COLUMNS: dict[str, tuple[str, str]] = {
     "monster": ("monster", "main"), "monsters": ("monster", "main"),
@@ -56,7 +57,7 @@ def sheet_from_line_fields(values: dict[str, str], reader: str) -> SheetRead:
                                             column=column, row=row, count_text=m.group(1)))
             else:
                 sheet.lines.append(ReadLine(section=section, text=line.strip(), count=None,
-                                            column=column, row=row, flags=["count-missing"],
+                                            column=column, row=row, flags=[Reason.COUNT_MISSING],
                                             detail="no count before the name"))
     for field, column in TOTALS.items():
         value = parse_total(folded.get(field))
@@ -73,13 +74,13 @@ def sheet_from_line_fields(values: dict[str, str], reader: str) -> SheetRead:
         if total is not None and all(ln.count is not None for ln in lines):
             got = sum(ln.count or 0 for ln in lines)
             if got != total:
-                sheet.review.append(ReviewFlag(section="main", reason="total-mismatch",
+                sheet.review.append(ReviewFlag(section="main", reason=Reason.TOTAL_MISMATCH,
                                                detail=f"{column} column: printed total {total} ≠ sum of lines {got}"))
     person = " ".join(one_line(folded.get(k) or "").strip() for k in ("name", "lastname")).strip()
     sheet.player_name = person or None
     digits = re.sub(r"\D", "", folded.get("konami_id") or "")
     sheet.konami_id = digits or None
     if digits and len(digits) != 10:
-        sheet.review.append(ReviewFlag(section=None, reason="konami-id-unclear",
+        sheet.review.append(ReviewFlag(section=None, reason=Reason.KONAMI_ID_UNCLEAR,
                                        detail=f"konami_id read as {digits!r} (not 10 digits)"))
     return sheet

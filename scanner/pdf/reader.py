@@ -21,6 +21,7 @@ from scanner.pdf.layout_kde import (fields_from_flat_text, is_kde_fields, looks_
                                 sheet_from_kde_fields)
 from scanner.model import ReviewFlag, SheetRead
 from scanner.pdf.words import PageText, page_text
+from scanner.vocab import Reason
 
 if TYPE_CHECKING:
     from card_db.cdb import CardDatabase
@@ -91,7 +92,7 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                     sheet.notes.append(f"sheet found on page {number + 1} of {len(doc)}")
                     for other in _later_sheet_pages(doc, number + 1):
                         sheet.review.append(ReviewFlag(
-                            section=None, reason="another-sheet-page",
+                            section=None, reason=Reason.ANOTHER_SHEET_PAGE,
                             detail=f"page {other} also holds deck lines; only page {number + 1} was "
                                    f"read (a continuation or a second sheet)"))
                 add_annotations(sheet, reader, number, boxes)
@@ -396,7 +397,7 @@ def add_annotations(sheet: SheetRead, reader, sheet_page: int, boxes: list[Box])
             what, text, rect = note
             detail = f"{what} {text!r}" if text else what
             line = _nearest_line(rect, boxes) if number == sheet_page and rect else None
-            sheet.flag_line_or_sheet(line, "annotation",
+            sheet.flag_line_or_sheet(line, Reason.ANNOTATION,
                                      f"{detail} added in a PDF viewer on this line",
                                      f"page {number + 1}: {detail} over the sheet")
 

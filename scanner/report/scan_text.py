@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 from scanner.model import SECTIONS, Decklist, position_label
-from scanner.report.review_reasons import reason_ko
-
-TITLES = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱"}
+from scanner.vocab import SECTION_KO, reason_ko
 
 
 def format_scan(deck: Decklist) -> str:
@@ -21,7 +19,7 @@ def format_scan(deck: Decklist) -> str:
         printed = deck.printed_totals.get(s)
         ptxt = "" if printed is None else (f"  (시트 합계 {printed})" if printed != totals[s]
                                            else "  (시트 합계 일치)")
-        out.append(f"-- {TITLES[s]}: {totals[s]}장{ptxt}")
+        out.append(f"-- {SECTION_KO[s]}: {totals[s]}장{ptxt}")
         for i, e in enumerate(deck.sections[s], 1):
             mark = "?" if e.needs_review else " "
             cid = f"{e.card_id:>9}" if e.card_id is not None else "        -"
@@ -38,7 +36,7 @@ def format_scan(deck: Decklist) -> str:
             elif r.line:
                 where = position_label(r.section, r.line)
             else:
-                where = TITLES.get(r.section or "", "시트")
+                where = SECTION_KO.get(r.section or "", "시트")
             out.append(f"   ! {where}: {reason_ko(r.reason)} — {r.detail}")
     else:
         out.append("-- 확인 필요 없음 (nothing to review)")

@@ -7,16 +7,15 @@ from __future__ import annotations
 import unicodedata
 from typing import TYPE_CHECKING
 
-from scanner.report.review_reasons import reason_ko
 from scanner.report.times import local_label, local_time
 from scanner.model import SECTIONS, Decklist, Infraction
 from scanner.rules.codes import CHECK_IN_NOTE, PENALTY_KO, REVIEW_CODES, penalty_label
+from scanner.vocab import SECTION_KO, reason_ko
 
 if TYPE_CHECKING:  # only for annotations: no import cycle at run time
     from scanner.rules.check import CheckResult
     from scanner.rules.compare import CompareResult
 
-SECTION_KO = {"main": "메인 덱", "extra": "엑스트라 덱", "side": "사이드 덱", None: "-"}
 
 def _cols(text: str) -> int:
     """Terminal columns of a text: Hangul and other wide characters take two."""
@@ -36,7 +35,7 @@ def _infraction_lines(infractions: list[Infraction] | list[dict], penalty_lines:
     for n, inf in enumerate(infractions, 1):
         i = inf if isinstance(inf, dict) else inf.to_json()
         cards = ", ".join(map(str, i.get("card_ids") or [])) or "-"
-        section = SECTION_KO.get(i.get("section"), i.get("section"))
+        section = "-" if i.get("section") is None else SECTION_KO.get(i["section"], i["section"])
         pos = i.get("position") or ""
         where = pos if pos.startswith(str(section)) else (f"{section} · {pos}" if pos else section)
         out.append(f" {n:>2}. [{i['code']}] {where} · 카드 {cards}")

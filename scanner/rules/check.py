@@ -13,11 +13,14 @@ from card_db.names import name_key
 from scanner.model import SECTION_KO, SECTIONS, Decklist, Entry, Infraction, position_label
 from scanner.rules.codes import (EXTRA_BAN_QUOTE, EXTRA_BAN_SECTION, list_verdict,
                                  make_infraction)
+from scanner.vocab import Reason
+
 MAX_COPIES = 3
 MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX = 40, 60, 15, 15
 
-IDENTITY_DOUBTS = frozenset({"unresolved-name", "uncertain-name", "ambiguous-name",
-                             "name-passcode-disagree", "unknown-passcode", "struck-through"})
+IDENTITY_DOUBTS = frozenset({Reason.UNRESOLVED_NAME, Reason.UNCERTAIN_NAME, Reason.AMBIGUOUS_NAME,
+                             Reason.NAME_PASSCODE_DISAGREE, Reason.UNKNOWN_PASSCODE,
+                             Reason.STRUCK_THROUGH})
 """Review reasons that make the card (or whether it counts) uncertain: such a line is not
 judged card by card; it is reported as UNRESOLVED_LINE instead."""
 
@@ -116,7 +119,7 @@ def review_infractions(deck: Decklist, label: str = "", unknown_cards: bool = Fa
         for i, e in enumerate(deck.sections[s], 1):
             if not e.needs_review:
                 continue
-            if e.reasons == ["unknown-passcode"]:
+            if e.reasons == [Reason.UNKNOWN_PASSCODE]:
                 # An unknown passcode alone is its own review item: UNKNOWN_CARD (the checker
                 # issues it from the card pass; a comparison asks for it here).
                 if unknown_cards and e.card_id is not None:
@@ -126,7 +129,7 @@ def review_infractions(deck: Decklist, label: str = "", unknown_cards: bool = Fa
                         s, [e.card_id]))
                 continue
             what = f"{e.name} ×{e.count}" if e.card_id is not None else f"{e.read!r}"
-            reasons = ", ".join(e.reasons) or "needs-review"
+            reasons = ", ".join(e.reasons) or Reason.NEEDS_REVIEW
             where = position_label(s, i, e.column, e.row)
             inf = make_infraction(
                 "UNRESOLVED_LINE", f"{prefix}{where} 확인 필요: {what} (읽은 내용 "
@@ -152,7 +155,7 @@ def _card_infractions(deck: Decklist, limits: LimitList, db: CardDatabase) -> li
                 continue
             card = db.get(e.card_id)
             if card is None:
-                if "unknown-passcode" in e.reasons or not (set(e.reasons) & IDENTITY_DOUBTS):
+                if Reason.UNKNOWN_PASSCODE in e.reasons or not (set(e.reasons) & IDENTITY_DOUBTS):
                     unknown.setdefault(e.card_id, (s, e.name or str(e.card_id)))
                 continue
             if not _judged(e):

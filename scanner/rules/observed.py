@@ -24,6 +24,7 @@ from card_db.names import name_key, name_similarity
 from scanner.inputs.resolve import SHEET_READERS, policy_for, resolve_line, sheet_review
 from scanner.model import (SECTIONS, Decklist, Entry, ReadLine, ReviewFlag, SheetRead,
                            position_label)
+from scanner.vocab import Reason
 
 MIN_PART = 2
 """Shortest nickname (name-key characters) taken as a part of a registered name."""
@@ -104,7 +105,7 @@ def resolve_observed_line(line: ReadLine, vocab: Vocabulary, db: CardDatabase, r
         entry = resolve_line(probe, db, policy, sheet)
         entry.read = line.raw
         if other_exact:
-            _flag(entry, "ambiguous-name", [(cid, vocab.names[cid], 1.0)] + [
+            _flag(entry, Reason.AMBIGUOUS_NAME, [(cid, vocab.names[cid], 1.0)] + [
                 (c, db.get(c).name if db.get(c) else str(c), 1.0) for c in other_exact])
         elif how == "close":
             # A slip of the pen on a registered name — unless another card is as close.
@@ -113,19 +114,19 @@ def resolve_observed_line(line: ReadLine, vocab: Vocabulary, db: CardDatabase, r
             mine = max((sc for c, _, sc in found if c == cid), default=0.0)
             rivals = [f for f in found if f[0] != cid and f[2] >= mine - FUZZY_MARGIN]
             if rivals:
-                _flag(entry, "ambiguous-name", [(cid, vocab.names[cid], mine)] + rivals[:4])
+                _flag(entry, Reason.AMBIGUOUS_NAME, [(cid, vocab.names[cid], mine)] + rivals[:4])
             entry.confidence = min(entry.confidence, 0.9)
         return entry
     if len(fits) > 1:
         entry = resolve_line(copy.copy(line), db, policy, sheet)
         entry.card_id, entry.name = None, text
-        _flag(entry, "ambiguous-name", [(c, vocab.names[c], 1.0) for c in fits])
+        _flag(entry, Reason.AMBIGUOUS_NAME, [(c, vocab.names[c], 1.0) for c in fits])
         return entry
     # Fits no registered card: only a certain identification stands unflagged.
     entry = resolve_line(line, db, policy, sheet)
     certain = len(db_exact) == 1 or (line.card_id is not None and not text)
     if entry.card_id is not None and not certain and not entry.needs_review:
-        _flag(entry, "uncertain-name",
+        _flag(entry, Reason.UNCERTAIN_NAME,
               entry.candidates or [(c.card.card_id, c.card.name, c.score)
                                    for c in db.search(text, 5)])
     return entry
@@ -149,12 +150,12 @@ def resolve_observed(sheet: SheetRead, registered: Decklist, db: CardDatabase) -
                                                       for _, n, s in entry.candidates[:3])
             deck.review.append(ReviewFlag(
                 section=section, line=index, card_id=entry.card_id,
-                reason=entry.reasons[0] if entry.reasons else "needs-review", detail=detail,
+                reason=entry.reasons[0] if entry.reasons else Reason.NEEDS_REVIEW, detail=detail,
                 position=position_label(section, index, entry.column, entry.row)))
     totals = deck.totals()
     for s in SECTIONS:
         printed = deck.printed_totals.get(s)
         if printed is not None and printed != totals[s]:
-            deck.review.append(ReviewFlag(section=s, reason="total-mismatch",
+            deck.review.append(ReviewFlag(section=s, reason=Reason.TOTAL_MISMATCH,
                                           detail=f"printed total {printed} ≠ sum of lines {totals[s]}"))
     return deck

@@ -18,6 +18,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from scanner.errors import DecksheetError
+from scanner.vocab import MAX_ROUND
 from scanner.web import api, audit_pages, circuit_page, pages
 from scanner.web.audit_runner import AuditRunner
 from scanner.web.auth import BodyLimit, KeyAuth
@@ -103,6 +104,7 @@ def build_app(config: StationConfig, service: StationService | None = None,
                       autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters.update(filters(config.timezone))
     env.globals["msg"] = lambda code, **params: ko(code, **params)  # the message table's web.*
+    env.globals["MAX_ROUND"] = MAX_ROUND
     app = Starlette(
         routes=api.ROUTES + pages.ROUTES + audit_pages.ROUTES + circuit_page.ROUTES
         + [Mount("/static", StaticFiles(directory=HERE / "static"), name="static")],

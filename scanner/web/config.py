@@ -6,6 +6,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scanner.errors import EventError
 from scanner.web.uploads import MAX_UPLOAD_BYTES
 
 ENV_KEY = "DECKSHEET_KEY"
@@ -13,6 +14,11 @@ DEFAULT_PORT = 8765
 DEFAULT_TZ = "Asia/Seoul"
 MIN_KEY_LENGTH = 16
 """With the back-off after failed attempts (auth.KeyGuard), too long to guess during an event."""
+
+
+class StationConfigError(EventError, ValueError):
+    """A setting the station cannot start with: coded for the CLI's one line, and a ValueError
+    for a caller that builds a config from values of its own."""
 
 
 @dataclass
@@ -52,11 +58,10 @@ class StationConfig:
         if isinstance(self.card_db, (str, Path)):
             self.card_db = (str(self.card_db),)
         if not self.key or len(self.key) < MIN_KEY_LENGTH:
-            raise ValueError(f"the event key must have at least {MIN_KEY_LENGTH} characters "
-                             f"(--key or ${ENV_KEY}); leave both out for a random one")
+            raise StationConfigError("serve.key-too-short", min=MIN_KEY_LENGTH, env=ENV_KEY)
         if not (0 if self.uses_database else 1) <= self.workers <= 64:
             # 0 on a database event: a front-end only, `decksheet worker` machines read.
-            raise ValueError("workers must be 1..64 (0 only for a PostgreSQL event)")
+            raise StationConfigError("serve.bad-workers")
 
     @property
     def uses_database(self) -> bool:

@@ -2,7 +2,8 @@
 list's lines (CSV), and the player status list (CSV; XLSX under Korean headers; a masked CSV to post at the venue).
 
 Every CSV/XLSX cell that a spreadsheet would run as a formula (=, +, -, @, tab, CR at its start)
-is prefixed with an apostrophe: a player named `=HYPERLINK(...)` stays text.
+is prefixed with an apostrophe (`scanner.report.tables.safe_cell`, the one guard): a player named
+`=HYPERLINK(...)` stays text.
 """
 from __future__ import annotations
 
@@ -14,13 +15,11 @@ from typing import Any
 
 from scanner.event.audit_report import mask_id
 from scanner.report.headers_ko import in_korean
-from scanner.report.tables import Table, xlsx_bytes
+from scanner.report.tables import Table, safe_cell, xlsx_bytes
 from scanner.rules.codes import CODE_KO, PENALTY_KO
 from scanner.web.present import local_time
 from scanner.web.service import StationService
 from scanner.web.views import STATUS_KO
-
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 EXPORTS = {
     "audit.html": "감사 보고서 (HTML, ID 가림)",
@@ -30,12 +29,6 @@ EXPORTS = {
     "players.xlsx": "선수·위반·결정 (엑셀)",
     "players-shared.csv": "게시용 선수 상태 (CSV, ID 가림)",
 }
-
-
-def safe_cell(value: Any) -> Any:
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
 
 
 def _csv(rows: list[list[Any]]) -> bytes:

@@ -11,6 +11,7 @@ from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from scanner.errors import EventError
+from scanner.vocab import MAX_ROUND
 from scanner.event.records import clean_name
 from scanner.web import exports
 from scanner.web.api import form_text, path_int, read_form, require_csrf, require_judge
@@ -237,7 +238,7 @@ async def deckcheck_page(request: Request) -> Response:
                         raw, 0, 60, ko("count-number"))
         unlisted = read_rows(form, form_text)
         extra = to_extra(unlisted)
-        round_no = _form_int(form_text(form, "round"), 0, 99, ko("round-needed"))
+        round_no = _form_int(form_text(form, "round"), 0, MAX_ROUND, ko("round-needed", max=MAX_ROUND))
         between = form_text(form, "mode") == "between-games"
         confirm = form_text(form, "do") == "confirm"
         preview = await run_in_threadpool(service.deck_check, kid, round_no, between, counts,

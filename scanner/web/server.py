@@ -54,5 +54,4 @@ def _serve_locked(config: StationConfig, service) -> None:
         if server.started:
             raise
     if not server.started:
-        raise EventError(f"could not listen on {config.host}:{config.port} "
-                         f"(port in use? give another --port)")
+        raise EventError("serve.cannot-listen", host=config.host, port=config.port)

@@ -23,14 +23,13 @@ def station_lock(event_path: Path) -> Iterator[Path]:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise EventError(f"cannot create the station lock {path}: {exc.strerror}") from None
+        raise EventError("serve.lock-unwritable", path=path, reason=exc.strerror) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
-            raise EventError(f"another decksheet serve (pid {holder}) is already running on "
-                             f"{event_path}: use that station, or stop it first") from None
+            raise EventError("serve.already-running", pid=holder, event=event_path) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield path

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from scanner.vocab import MAX_ROUND, SECTIONS
 from scanner.web.texts import ko
 
 INT64_MAX = 2 ** 63 - 1
@@ -62,13 +63,13 @@ class Obj:
 
 Spec = Union[Int, Bool, Text, Items, Obj]
 
-SECTION = Text(10, ("main", "extra", "side"))
+SECTION = Text(10, SECTIONS)
 CARD_ID = Int(1, 2 ** 31 - 1)
 VERSION = Int(1, INT64_MAX)
 
 DECKCHECK = Obj({
     "player": Key(Text(40), required=True),
-    "round": Key(Int(0, 99), required=True),
+    "round": Key(Int(0, MAX_ROUND), required=True),
     "between_games": Key(Bool(), default=False),
     "confirm": Key(Bool(), default=False),
     "counts": Key(Items(Obj({"section": Key(SECTION, required=True),

@@ -14,7 +14,7 @@ pytest.importorskip("reportlab")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import forgery  # noqa: E402
 
-from scanner.report.review_reasons import REASON_KO  # noqa: E402
+from scanner.vocab import REASON_KO  # noqa: E402
 
 
 def test_a_forged_pdf_shows_the_appearance_flag_in_korean_with_its_crop(app_client, tmp_path):

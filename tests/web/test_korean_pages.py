@@ -16,11 +16,13 @@ PHOTO = SAMPLES / "photos" / "photo-corrected-02.jpg"
 
 def code_words() -> set[str]:
     from card_db import messages
-    from scanner.report.review_reasons import REASON_KO
     from scanner.model import READERS
     from scanner.rules.codes import CODE_KO, PENALTY_KO, RULES, VERDICT_CODES
+    from scanner.vocab import Reason
 
-    words = set(RULES) | set(CODE_KO) | set(PENALTY_KO) | set(REASON_KO)
+    # Every reason a reader can give (the enum), not only those with a label: an unlabelled
+    # reason is exactly the one that would reach a page as its English code.
+    words = set(RULES) | set(CODE_KO) | set(PENALTY_KO) | {r.value for r in Reason}
     words |= set(VERDICT_CODES.values()) | {"not-registered", "needs-decision"}
     # Reader codes with a hyphen (`ydk`, `ocr` are also the names of file kinds judges know)
     words |= set(messages.TABLES["en"]) | {r for r in READERS if "-" in r}

@@ -38,7 +38,7 @@ def test_file_names_are_cut_to_a_safe_base_name():
 
 
 def test_page_helpers():
-    from scanner.web.exports import safe_cell
+    from scanner.report.tables import safe_cell
     from scanner.web.present import clean, local_time
 
     assert local_time("2026-07-12T01:02:03+00:00", "Asia/Seoul") == "2026-07-12 10:02"  # with the year

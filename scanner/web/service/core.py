@@ -25,11 +25,6 @@ from scanner.web.stations import open_station
 from scanner.web.views import Verdict
 from scanner.web.texts import ko
 
-SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드"}
-COLUMN_KO = {"monster": "몬스터", "spell": "마법", "trap": "함정", "extra": "엑스트라",
-             "side": "사이드"}
-"""Where a line is on the paper, as the review pages and the decision log name it."""
-
 
 class StationError(Exception):
     """A request the station refuses; `status` is the HTTP status (4xx)."""

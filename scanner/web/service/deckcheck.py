@@ -6,6 +6,7 @@ from scanner.errors import EventError
 from scanner.event import flows
 from scanner.event.store import Registration
 from scanner.model import SECTIONS, Decklist, Entry
+from scanner.vocab import MAX_ROUND
 from scanner.web.service.core import StationError
 from scanner.web.service.review import ReviewService
 from scanner.web.views import ChecklistCard, ChecklistRow, DeckCheckPreview, RegistrationView
@@ -52,8 +53,8 @@ class DeckCheckService(ReviewService):
         are not on it) with the list; record it only when `confirm`. `observed` counts by
         registered line (section, line); `by_card` by (section, card ID) — the count of that card
         seen in that section, registered there or not (a card sided in or out)."""
-        if not 0 <= round_no <= 99:
-            raise StationError(ko("round-range"))
+        if not 0 <= round_no <= MAX_ROUND:
+            raise StationError(ko("round-range", max=MAX_ROUND))
         with self.store() as store:
             reg = self._reg(store, konami_id, None)
             registered = self._decided_deck(store, reg)

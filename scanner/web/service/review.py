@@ -10,10 +10,11 @@ from scanner.event.flows import CHOOSE, KEEP, SKIP, apply_decisions, decklist_fr
 from scanner.event.store import Registration, ReviewDecision
 from scanner.model import SECTIONS, Decklist, Entry
 from scanner.web.service.checkin import CHECKIN_CONFIRMED
-from scanner.web.service.core import COLUMN_KO, SECTION_KO, StationCore, StationError
+from scanner.web.service.core import StationCore, StationError
 from scanner.web.views import (DecisionView, LineView, RegistrationView, SheetFlagView,
                                WithdrawalView)
 from scanner.web.texts import ko
+from scanner.vocab import COLUMN_KO, REASON_KO, SECTION_SHORT_KO, Reason
 
 RESTORE = "restore"
 """The station's word for putting a struck-through printed row back (stored as the event
@@ -44,7 +45,7 @@ class ReviewService(StationCore):
         for s in SECTIONS:
             for i, (e_read, e_now) in enumerate(zip(read.sections[s], deck.sections[s]), 1):
                 lv = self._line_view(s, i, e_read, e_now, latest.get((s, i)))
-                key = COLUMN_KO.get(e_read.column or "", SECTION_KO[s])
+                key = COLUMN_KO.get(e_read.column or "", SECTION_SHORT_KO[s])
                 columns.setdefault(key, []).append(lv)
                 if e_read.needs_review:
                     flagged.append(lv)
@@ -72,13 +73,11 @@ class ReviewService(StationCore):
     def _line_view(self, section: str, line: int, read: Entry, now: Entry,
                    decision: ReviewDecision | None) -> LineView:
         place = (f"{COLUMN_KO.get(read.column, read.column)} {read.row}" if read.column and read.row
-                 else f"{SECTION_KO[section]} {line}")
+                 else f"{SECTION_SHORT_KO[section]} {line}")
         cands = list(read.candidates[:5])
         if read.needs_review and not cands:
             text = read.name if read.card_id is None else read.read
             cands = [(c.card.card_id, c.card.name, c.score) for c in self.db.search(text, 5)]
-        from scanner.report.review_reasons import REASON_KO
-
         decided = None
         if decision is not None:
             decided = {KEEP: "읽은 그대로 확정", SKIP: "보류",
@@ -91,13 +90,11 @@ class ReviewService(StationCore):
 
     def _flag_view(self, index: int, section: str | None, reason: str, detail: str,
                    place: str | None = None) -> SheetFlagView:
-        from scanner.report.review_reasons import REASON_KO
-
         m = _CROP_IN_DETAIL.search(detail)
         crop = self._crop_url(m.group(1)) if m else None
         detail = _CROP_IN_DETAIL.sub("", detail)
         restore = None
-        if reason == "struck-through":
+        if reason == Reason.STRUCK_THROUGH:
             found = _STRUCK_CARD.search(detail)
             card = self.db.get(int(found.group(1))) if found else None
             if card is not None:  # the name as the database spells it, not as the detail runs on
@@ -121,7 +118,7 @@ class ReviewService(StationCore):
                 items = sections.get(d.section) or []
                 if 1 <= d.line <= len(items):
                     e = items[d.line - 1]
-                    place = (f"{COLUMN_KO.get(e.get('column'), SECTION_KO[d.section])} "
+                    place = (f"{COLUMN_KO.get(e.get('column'), SECTION_SHORT_KO[d.section])} "
                              f"{e.get('row') or d.line}")
                     before = f"{e.get('name')} ×{e.get('count')} (읽음: {e.get('read')})"
             if d.action == CHOOSE:
@@ -141,17 +138,15 @@ class ReviewService(StationCore):
         """(place, what) of a decision on a sheet-level item in the judge's words: the reason's
         Korean label and, for a struck row, the card and count it printed. The stored detail
         (English, with the server's crop path) is not shown."""
-        from scanner.report.review_reasons import REASON_KO
-
         held = d.before if isinstance(d.before, dict) else {}
         key = (d.read or "").split(": ", 1)  # `sheet_flag_key`: "reason: detail"
         reason = str(held.get("flag") or key[0])
         detail = str(held.get("detail") or (key[1] if len(key) > 1 else ""))
         row = _ROW_IN_DETAIL.match(detail)
         place = (f"{COLUMN_KO[row.group(1)]} {row.group(2)}" if row
-                 else SECTION_KO.get(d.section or "", "시트"))
+                 else SECTION_SHORT_KO.get(d.section or "", "시트"))
         what = REASON_KO.get(reason, "시트 확인 항목")
-        struck = _STRUCK_CARD.search(detail) if reason == "struck-through" else None
+        struck = _STRUCK_CARD.search(detail) if reason == Reason.STRUCK_THROUGH else None
         card = self.db.get(int(struck.group(1))) if struck else None
         if card is not None:
             what = f"{what}: {card.name} ×{struck.group(2)}"
