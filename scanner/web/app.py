@@ -115,4 +115,4 @@ def build_app(config: StationConfig, service: StationService | None = None,
     app.state.audits = audits
     app.state.templates = Jinja2Templates(env=env)
     return BodyReadTimeout(BodyLimit(KeyAuth(app, config.key), config.max_upload_bytes + 64 * 1024),
-                           config.read_timeout_s)
+                           config.read_timeout_s, config.body_deadline_s)

@@ -167,7 +167,7 @@ class StationCore:
         text = (text or "").strip()[:60]
         if not text:
             return []
-        if text.isdigit():
+        if text.isascii() and text.isdigit():  # '²' and '①' are digits to str.isdigit, not to int()
             card = self.db.get(int(text))
             return [{"card_id": card.card_id, "name": card.name, "score": 1.0}] if card else []
         return [{"card_id": c.card.card_id, "name": c.card.name, "score": round(c.score, 3)}
