@@ -60,6 +60,7 @@ async def dashboard(request: Request) -> Response:
     decisions = await run_in_threadpool(service.decision_log)
     withdrawals = await run_in_threadpool(service.withdrawals)
     return render(request, "dashboard.html", players=shown, total=len(players), counts=counts,
+                  queue=getattr(request.app.state, "runner", None) and request.app.state.runner.state,
                   status=status, q=q, infractions=list(reversed(infractions)),
                   decisions=decisions[:50], withdrawals=list(reversed(withdrawals)),
                   tz=service.config.timezone)
