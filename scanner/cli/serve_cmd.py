@@ -20,9 +20,12 @@ from scanner.cli.event_cmds import event_option
 @click.option("--workers", type=click.IntRange(0, 64), default=None,
               help="Reading processes (default: all cores; 0 on a PostgreSQL event: a "
                    "front-end only, 'decksheet worker' machines read).")
+@click.option("--trusted-proxy", default=None, metavar="ADDRESS",
+              help="A reverse proxy's address whose X-Forwarded-For is believed (default: "
+                   "none; every client is its own address).")
 @common_options
 def serve(event_path: str | None, host: str, port: int, key: str | None, workers: int | None,
-          settings: Settings) -> int:
+          trusted_proxy: str | None, settings: Settings) -> int:
     """Start the check-in station for an event: judges open the printed URL on their phones."""
     from scanner.errors import EventError
     from scanner.web import StationConfig
@@ -35,7 +38,7 @@ def serve(event_path: str | None, host: str, port: int, key: str | None, workers
     options = {"event_path": event_path, "host": host, "port": port,
                "card_db": settings.card_db, "aliases": settings.aliases,
                "lflist": settings.lflist, "list_name": settings.list_name,
-               "extra_bans": settings.extra_bans}
+               "extra_bans": settings.extra_bans, "trusted_proxy": trusted_proxy}
     if key:
         options["key"] = key
     if workers is not None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+_SURROGATES = re.compile("[\ud800-\udfff]")
 _ID_RUN = re.compile(r"(?<!\d)(\d{2})(\d{6})(\d{2})(?!\d)")
 
 
@@ -65,7 +66,19 @@ def csv_text(table: Table) -> str:
 
 def csv_bytes(table: Table) -> bytes:
     """CSV as UTF-8 with a BOM, so Excel shows Korean."""
-    return csv_text(table).encode("utf-8-sig")
+    return csv_text(table).encode("utf-8-sig", errors="replace")  # a lone surrogate → '?'
+
+
+def _xlsx_cell(value: Any) -> Any:
+    """`safe_cell`, and characters XML 1.0 cannot hold (C0 controls but tab and line ends, lone
+    surrogates) shown as U+FFFD: a workbook of the record is written whatever text the record
+    holds (one control character in a void reason made every later audit fail)."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    cell = safe_cell(value)
+    if isinstance(cell, str):
+        cell = _SURROGATES.sub("\ufffd", ILLEGAL_CHARACTERS_RE.sub("\ufffd", cell))
+    return cell
 
 
 def xlsx_bytes(tables: list[Table]) -> bytes:
@@ -77,9 +90,9 @@ def xlsx_bytes(tables: list[Table]) -> bytes:
     wb.remove(wb.active)
     for t in tables:
         ws = wb.create_sheet(title=t.name[:31])
-        ws.append([safe_cell(h) for h in t.headers])
+        ws.append([_xlsx_cell(h) for h in t.headers])
         for row in t.rows:
-            ws.append([safe_cell(c) for c in row])
+            ws.append([_xlsx_cell(c) for c in row])
         for cell in ws[1]:
             cell.font = Font(bold=True)
         ws.freeze_panes = "A2"

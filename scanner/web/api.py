@@ -130,8 +130,10 @@ def form_text(form: Any, name: str) -> str | None:
 
 async def post_roster(request: Request) -> Response:
     require_csrf(request)
+    judge = require_judge(request)  # a roster change is a recorded action too
     body = await read_body(request, _service(request).config.max_upload_bytes)
-    imported, updated, columns = await run_in_threadpool(_service(request).import_roster, body)
+    imported, updated, columns = await run_in_threadpool(_service(request).import_roster, body,
+                                                         judge)
     return JSONResponse({"imported": imported, "updated": updated, "columns": columns})
 
 

@@ -28,6 +28,7 @@ from scanner.web.lease_jobs import LeaseRunner
 from scanner.web.present import filters
 from scanner.web.service import StationError, StationService
 from scanner.web.texts import ko
+from scanner.web.faults import StorageFault, storage_fault
 from scanner.web.timeouts import BodyReadTimeout
 
 log = logging.getLogger("decksheet.web")
@@ -56,6 +57,8 @@ async def _station_error(request: Request, exc: Exception) -> Response:
 
 async def _decksheet_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, DecksheetError)
+    if (fault := storage_fault(exc)) is not None:
+        return _storage_error(request, exc, fault)
     return _error(request, exc.render("ko"), 422)  # Korean from the table, by code
 
 
@@ -66,17 +69,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return _error(request, message, exc.status_code)
 
 
-def disk_full(exc: BaseException) -> bool:
-    """The disk (or quota) is full: an OS write error, or SQLite's SQLITE_FULL."""
-    if isinstance(exc, OSError):
-        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
-    return isinstance(exc, sqlite3.Error) and getattr(exc, "sqlite_errorcode", None) == 13
+def _storage_error(request: Request, exc: BaseException, fault: StorageFault) -> Response:
+    # writes are atomic (temp file + rename, transactions): nothing is half-written
+    log.error("storage fault on %s: %s: %s", request.url.path, type(exc).__name__, exc)
+    return _error(request, ko(fault.text), fault.status)
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:
-    if disk_full(exc):  # writes are atomic (temp file + rename, transactions): nothing is half-written
-        log.error("disk full on %s: %s", request.url.path, exc)
-        return _error(request, ko("disk-full"), 507)
+    if (fault := storage_fault(exc)) is not None:
+        return _storage_error(request, exc, fault)
     log.exception("internal error on %s", request.url.path)
     return _error(request, ko("internal-error"), 500)
 
@@ -117,4 +118,4 @@ def build_app(config: StationConfig, service: StationService | None = None,
     app.state.audits = audits
     app.state.templates = Jinja2Templates(env=env)
     return BodyReadTimeout(BodyLimit(KeyAuth(app, config.key), config.max_upload_bytes + 64 * 1024),
-                           config.read_timeout_s)
+                           config.read_timeout_s, config.body_deadline_s)

@@ -58,6 +58,12 @@ def _header(scope: Scope, name: bytes) -> str:
     return ""
 
 
+def same_origin(path: str) -> str:
+    """A redirect target on this station: `//evil.example/` (or `/\\evil.example/`) is another
+    site to a browser, so the leading slashes and backslashes collapse to one slash."""
+    return "/" + path.lstrip("/\\")
+
+
 def auth_kind(scope: Scope, key: str) -> str | None:
     """'bearer', 'cookie' or None."""
     bearer = _header(scope, b"authorization")
@@ -77,13 +83,11 @@ def judge_name(request: Request) -> str | None:
         raw = request.headers.get("x-judge", "")
     else:
         raw = request.cookies.get(JUDGE_COOKIE, "")
-    try:  # raw UTF-8 bytes arrive as latin-1 text: take them as UTF-8 when they are
+    try:  # raw UTF-8 bytes arrive as latin-1 text; anything not UTF-8 names no one (it would
+        # be stored as replacement characters or as mojibake)
         raw = raw.encode("latin-1").decode("utf-8")
-    except UnicodeError:
-        pass
-    try:  # cleaned like a player name: no invisible or control characters
-        name = clean_name(unquote(raw[:400]))
-    except EventError:
+        name = clean_name(unquote(raw[:400], errors="strict"))
+    except (UnicodeError, EventError):  # cleaned like a player name: no invisible characters
         return None
     return name[:40].strip() if name else None
 
@@ -162,7 +166,7 @@ class KeyAuth:
         if given and hmac.compare_digest(given.encode(), self.key.encode()):
             self.guard.succeeded(address)
             rest = {k: v for k, v in query.items() if k != "key"}
-            target = path + ("?" + urlencode(rest, doseq=True) if rest else "")
+            target = same_origin(path) + ("?" + urlencode(rest, doseq=True) if rest else "")
             response = RedirectResponse(target, status_code=303)
             response.set_cookie(SESSION_COOKIE, session_token(self.key), max_age=7 * 24 * 3600,
                                 httponly=True, samesite="strict")

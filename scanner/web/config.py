@@ -49,6 +49,13 @@ class StationConfig:
     response), and each piece of a body within this of the last: no connection held idle."""
     idle_timeout_s: float = 5.0
     """A kept-alive connection with no new request is closed after this."""
+    trusted_proxy: str | None = None
+    """The address of a reverse proxy in front of the station (`--trusted-proxy`): only its
+    X-Forwarded-For is believed. None: every client is its peer address (the back-off after
+    wrong keys counts real addresses; a header cannot spread or dodge it)."""
+    body_deadline_s: float = 120.0
+    """A request body must be complete within this of its first byte, however it trickles (a
+    20 MB photo over venue Wi-Fi at 2 Mbit/s takes ~80 s)."""
     shutdown_grace_s: float = 20.0
     """On SIGTERM, running reads get this long to finish; the rest go back to the queue."""
 

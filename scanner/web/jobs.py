@@ -4,6 +4,13 @@ One dispatcher thread owns the pool. It takes queued jobs in upload order, at mo
 worker in flight, and hands each finished read to the service, which registers it. Jobs of
 one player are registered in upload order (two desks, one player: two versions, in order).
 A read over the time limit fails its job, and the pool is rebuilt so no worker stays hung.
+
+Faults never stop the dispatcher: a read whose registration meets a storage fault (a full disk,
+the event file locked by another program, a read-only medium) waits in memory and is registered
+once the storage takes writes again; any other exception is logged and the loop goes on. A reader
+process that dies takes every read of its pool with it, and which file killed it is not known:
+those jobs are read again, each ALONE, and only a job whose reader dies while it is the only read
+is failed, after `SOLO_DEATHS` such deaths (never an honest neighbour of a hostile file).
 """
 from __future__ import annotations
 
@@ -16,12 +23,20 @@ from dataclasses import dataclass
 
 from card_db.messages import render
 from scanner.inputs.pool import reader_pool
+from scanner.event.records import now_iso
+from scanner.web.faults import QueueState, storage_fault
 from scanner.web.reader import ReadOutcome, init_worker, read_original
 from scanner.web.service import StationService
 from scanner.web.station_store import Job
 from scanner.web.texts import ko
 
 log = logging.getLogger("decksheet.web.jobs")
+
+SOLO_DEATHS = 2
+"""Deaths of a reader while it read only this job, after which the job fails (its file kills)."""
+RETRY_FIRST_S = 0.5
+RETRY_MAX_S = 10.0
+"""Waits between attempts after a fault (doubling from the first up to the last)."""
 
 
 @dataclass
@@ -40,6 +55,13 @@ class JobRunner:
         self._thread: threading.Thread | None = None
         self._pool: ProcessPoolExecutor | None = None
         self._inflight: dict[str, _InFlight] = {}
+        self._unwritten: list[tuple[Job, ReadOutcome | None, str | None]] = []
+        """Finished jobs whose end could not be written yet: (job, outcome to register, or the
+        error to fail it with)."""
+        self._suspects: set[str] = set()
+        """Jobs in flight when a reader died beside other reads: read again alone."""
+        self._solo_deaths: dict[str, int] = {}
+        self.state = QueueState()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -62,9 +84,12 @@ class JobRunner:
         self._wake.set()
         if self._thread:
             self._thread.join(grace_s + 5)
-        with self.service.station() as st:
-            for f in list(self._inflight.values()):
-                st.requeue(f.job.id)
+        try:
+            with self.service.station() as st:
+                for f in list(self._inflight.values()):
+                    st.requeue(f.job.id)
+        except Exception:  # noqa: BLE001 - left running: the next start requeues them
+            log.exception("could not requeue the reads in flight")
         self._kill_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
@@ -85,33 +110,60 @@ class JobRunner:
 
     def _run(self) -> None:
         deadline: float | None = None
+        backoff = RETRY_FIRST_S
         while True:
             if self._stopping.is_set():
                 deadline = deadline or time.monotonic() + self.service.config.shutdown_grace_s
                 if not self._inflight or time.monotonic() > deadline:
                     return
+            try:
+                self._step()
+            except Exception as exc:  # noqa: BLE001 - the dispatcher outlives any fault
+                self._fault(exc)
+                self._stopping.wait(backoff)
+                backoff = min(backoff * 2, RETRY_MAX_S)
             else:
-                try:
-                    self._fill()
-                except Exception:
-                    log.exception("could not start jobs")
-            if self._inflight:
-                wait([f.future for f in self._inflight.values()], timeout=0.2,
-                     return_when=FIRST_COMPLETED)
+                backoff = RETRY_FIRST_S
+                if not self._unwritten:
+                    self.state = QueueState()
+
+    def _step(self) -> None:
+        if self._unwritten:
+            self._write_ends()
+        if not self._stopping.is_set() and not self._unwritten:
+            self._fill()
+        if self._inflight:
+            wait([f.future for f in self._inflight.values()], timeout=0.2,
+                 return_when=FIRST_COMPLETED)
+        else:
+            self._wake.wait(0.5)
+            self._wake.clear()
+        self._collect()
+
+    def _fault(self, exc: Exception) -> None:
+        kind = type(exc).__name__
+        if self.state.fault != kind:  # one log line per fault, not one per retry
+            if storage_fault(exc) is not None:
+                log.error("reading queue: the event record cannot be written (%s: %s); "
+                          "reads wait and are registered when it can", kind, exc)
             else:
-                self._wake.wait(0.5)
-                self._wake.clear()
-            self._collect()
+                log.exception("reading queue: %s; going on", kind)
+            self.state = QueueState(fault=kind, since=now_iso())
+        self.state.waiting = len(self._unwritten)
 
     def _fill(self) -> None:
         free = self.workers - len(self._inflight)
-        if free <= 0:
-            return
+        if free <= 0 or self._suspects & self._inflight.keys():
+            return  # a suspect reads alone
         for job in self.service.pending_jobs():
             if free <= 0:
                 break
             if job.id in self._inflight or job.state != "queued":
                 continue
+            if job.id in self._suspects:
+                if self._inflight:
+                    break  # its turn comes when the reads in flight are done
+                free = 1
             with self.service.station() as st:
                 st.mark_running(job.id)
                 job = st.job(job.id) or job
@@ -136,18 +188,14 @@ class JobRunner:
     def _collect(self) -> None:
         now = time.monotonic()
         finished: list[tuple[_InFlight, ReadOutcome]] = []
-        hung = False
+        broken = hung = False
         for f in list(self._inflight.values()):
             if f.future.done():
                 try:
                     outcome = f.future.result()
                 except BrokenProcessPool:
-                    # A worker died (killed, out of memory): every read in the pool is lost.
-                    # Try each job once more; a second death fails it (a file that kills).
-                    hung = True
-                    if f.job.attempts < 2:
-                        continue
-                    outcome = ReadOutcome(error=render("station.worker-died", {}, "ko"))
+                    broken = True
+                    continue  # settled below, with every read the dead pool held
                 except Exception as exc:  # noqa: BLE001
                     outcome = ReadOutcome(error=render("station.read-error",
                                                        {"kind": type(exc).__name__}, "ko"))
@@ -155,25 +203,69 @@ class JobRunner:
             elif now - f.started > self.service.config.job_timeout_s:
                 finished.append((f, ReadOutcome(error=render("station.read-timeout", {}, "ko"))))
                 hung = True
+        if broken:
+            finished += self._reader_died()
         finished.sort(key=lambda fo: fo[0].job.seq)
         for f, outcome in finished:
             if self._earlier_job_of_player(f.job):
                 continue  # registered after the earlier upload of this player
             self._inflight.pop(f.job.id, None)
-            try:
-                self.service.complete(f.job, outcome)
-            except Exception as exc:  # noqa: BLE001 - the job fails with why; never stuck running
-                log.exception("could not register job %s", f.job.id)
-                with self.service.station() as st:
-                    st.finish(f.job.id, None, ko("job-not-registered", kind=type(exc).__name__))
+            self._suspects.discard(f.job.id)
+            self._solo_deaths.pop(f.job.id, None)
+            self._unwritten.append((f.job, outcome, None))
+        self._write_ends()
         if hung:
-            # Jobs still in the broken pool go back to the queue; their reads start over.
-            with self.service.station() as st:
-                for f in list(self._inflight.values()):
-                    if not f.future.done() or isinstance(f.future.exception(), BrokenProcessPool):
-                        st.requeue(f.job.id)
-                        self._inflight.pop(f.job.id, None)
-            self._kill_pool()
+            # Jobs still in the pool go back to the queue; their reads start over.
+            self._requeue_inflight()
+
+    def _reader_died(self) -> list[tuple[_InFlight, ReadOutcome]]:
+        """A reader process died (killed, out of memory, a library crash) and with it every read
+        of the pool. A read that was alone is the one that died: after SOLO_DEATHS it fails.
+        Reads that were not alone are suspects, each read again alone."""
+        lost = [f for f in self._inflight.values() if f.future.done()
+                and isinstance(f.future.exception(), BrokenProcessPool)]
+        failed = []
+        if len(self._inflight) == 1 and lost:
+            f = lost[0]
+            deaths = self._solo_deaths[f.job.id] = self._solo_deaths.get(f.job.id, 0) + 1
+            if deaths >= SOLO_DEATHS:
+                failed.append((f, ReadOutcome(error=render("station.worker-died", {}, "ko"))))
+                self._inflight.pop(f.job.id, None)
+        else:
+            self._suspects.update(f.job.id for f in lost)
+        self._requeue_inflight()
+        return failed
+
+    def _requeue_inflight(self) -> None:
+        """Every read still in the pool goes back to the queue; the pool is rebuilt."""
+        pending = list(self._inflight.values())
+        self._inflight.clear()
+        self._kill_pool()
+        with self.service.station() as st:
+            for f in pending:
+                st.requeue(f.job.id)
+
+    def _write_ends(self) -> None:
+        """Register (or fail) finished jobs, in order. A storage fault keeps the rest for the
+        next round, so a full disk or a locked file delays registrations and loses none."""
+        while self._unwritten:
+            job, outcome, error = self._unwritten[0]
+            try:
+                if error is not None:
+                    with self.service.station() as st:
+                        st.finish(job.id, None, error)
+                else:
+                    self.service.complete(job, outcome)
+            except Exception as exc:  # noqa: BLE001 - the job fails with why; never stuck running
+                if storage_fault(exc) is not None:
+                    raise  # the loop waits and tries again; the read is kept
+                if error is None:
+                    log.exception("could not register job %s", job.id)
+                    self._unwritten[0] = (job, None,
+                                          ko("job-not-registered", kind=type(exc).__name__))
+                    continue
+                log.exception("could not end job %s (the next start reads it again)", job.id)
+            self._unwritten.pop(0)
 
     def _earlier_job_of_player(self, job: Job) -> bool:
         if job.konami_id is None:

@@ -19,6 +19,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 
 from scanner.inputs.pool import reader_pool
+from scanner.event.records import now_iso
+from scanner.web.faults import QueueState
 from scanner.web.reader import ReadOutcome, init_worker, read_original
 from scanner.web.service import StationService
 from scanner.web.stations import open_station
@@ -44,6 +46,7 @@ class LeaseRunner:
         self.name = f"{socket.gethostname()}:{os.getpid()}"
         self.done = 0
         """Jobs this runner closed (for the worker's summary)."""
+        self.state = QueueState()
 
     def start(self) -> None:
         for n in range(self.workers):
@@ -87,7 +90,16 @@ class LeaseRunner:
                     self._wake.wait(IDLE_POLL_S)
                     self._wake.clear()
                     continue
-                pool, queue = self._run(job, worker, pool, queue)
+                try:
+                    pool, queue = self._run(job, worker, pool, queue)
+                except Exception as exc:  # noqa: BLE001 - a reader outlives any fault
+                    # The job's lease runs out and it is read again (here or elsewhere).
+                    log.exception("reader %s: job %s stopped by %s", worker, job.id,
+                                  type(exc).__name__)
+                    self.state = QueueState(fault=type(exc).__name__, since=now_iso())
+                    _kill(pool)
+                    pool, queue = self._new_pool(), _close(queue)
+                    self._stopping.wait(IDLE_POLL_S)
         finally:
             _kill(pool)
             _close(queue)
@@ -107,7 +119,7 @@ class LeaseRunner:
                 now = time.monotonic()
                 if self._stopping.is_set() and \
                         now - started > self.service.config.shutdown_grace_s:
-                    queue.requeue(job.id)  # SIGTERM: read again elsewhere, now
+                    queue = self._requeue(queue, job)  # SIGTERM: read again elsewhere, now
                     _kill(pool)
                     return self._new_pool(), queue
                 if now - started > self.service.config.job_timeout_s:
@@ -117,28 +129,50 @@ class LeaseRunner:
                     break
                 if now - renewed > self.lease_s / 3:
                     renewed = now
-                    try:
-                        if not queue.renew(job.id, worker, self.lease_s):
-                            log.warning("job %s was taken by another reader", job.id)
-                    except Exception:  # noqa: BLE001 - retried at the next slice
-                        log.exception("could not renew the lease of job %s", job.id)
-                        queue = _close(queue) or open_station(self.service.config.event_path)
+                    queue = self._renew(queue, job, worker)
             except BrokenProcessPool:
                 # The reading process died (killed, out of memory): the job goes back to the
                 # queue; a file that kills its reader fails after MAX_ATTEMPTS.
                 _kill(pool)
-                queue.requeue(job.id)
+                queue = self._requeue(queue, job)
                 return self._new_pool(), queue
             except Exception as exc:  # noqa: BLE001
                 outcome = ReadOutcome(error=ko("job-read-error", kind=type(exc).__name__))
         try:
+            queue = queue or open_station(self.service.config.event_path)
             if outcome.prepared is not None:
                 queue.put_crops(job.file_sha256, crops)
             self.service.complete(job, outcome)
             self.done += 1
-        except Exception:  # noqa: BLE001 - the lease runs out and another reader retries
+            self.state = QueueState()
+        except Exception as exc:  # noqa: BLE001 - the lease runs out and another reader retries
             log.exception("could not register job %s", job.id)
+            self.state = QueueState(fault=type(exc).__name__, since=now_iso())
+            queue = _close(queue)
         return pool, queue
+
+    def _renew(self, queue, job, worker: str):
+        """The job's lease renewed; a database that is down (restarting) only skips a renewal:
+        the connection is opened again at the next one, and the read goes on."""
+        try:
+            queue = queue or open_station(self.service.config.event_path)
+            if not queue.renew(job.id, worker, self.lease_s):
+                log.warning("job %s was taken by another reader", job.id)
+            return queue
+        except Exception as exc:  # noqa: BLE001 - retried at the next slice
+            log.warning("could not renew the lease of job %s: %s", job.id, type(exc).__name__)
+            self.state = QueueState(fault=type(exc).__name__, since=now_iso())
+            return _close(queue)
+
+    def _requeue(self, queue, job):
+        """The job back to the queue; if the database cannot be reached, its lease runs out."""
+        try:
+            queue = queue or open_station(self.service.config.event_path)
+            queue.requeue(job.id)
+            return queue
+        except Exception:  # noqa: BLE001
+            log.exception("could not requeue job %s (its lease runs out)", job.id)
+            return _close(queue)
 
 
 def _close(queue) -> None:

@@ -16,7 +16,7 @@ from scanner.event.records import clean_name
 from scanner.web import exports
 from scanner.web.api import form_text, path_int, read_form, require_csrf, require_judge
 from scanner.web.texts import ko
-from scanner.web.auth import csrf_token, judge_name, set_judge_cookie
+from scanner.web.auth import csrf_token, judge_name, same_origin, set_judge_cookie
 from scanner.web.service import StationError, StationService
 from scanner.web.unlisted import MAX_ROWS, read_rows, to_extra
 from scanner.web.views import STATUS_KO
@@ -54,12 +54,14 @@ async def dashboard(request: Request) -> Response:
     counts = {s: sum(1 for p in players if p.status == s) for s in STATUS_KO}
     shown = [p for p in players if not status or p.status == status]
     if q:
-        from scanner.web.hangul import matches
-        shown = [p for p in shown if matches(q, p.name or "", p.konami_id, p.table_no)]
+        from scanner.web.hangul import PlayerQuery
+        query = PlayerQuery(q)
+        shown = [p for p in shown if query.matches(p.name or "", p.konami_id, p.table_no)]
     infractions = await run_in_threadpool(service.infractions)
     decisions = await run_in_threadpool(service.decision_log)
     withdrawals = await run_in_threadpool(service.withdrawals)
     return render(request, "dashboard.html", players=shown, total=len(players), counts=counts,
+                  queue=getattr(request.app.state, "runner", None) and request.app.state.runner.state,
                   status=status, q=q, infractions=list(reversed(infractions)),
                   decisions=decisions[:50], withdrawals=list(reversed(withdrawals)),
                   tz=service.config.timezone)
@@ -77,7 +79,7 @@ async def judge_page(request: Request) -> Response:
         nxt = form_text(form, "next") or "/"
         if not name:
             return render(request, "judge.html", 400, next=nxt, message=ko("judge-name-needed"))
-        response = _redirect(nxt if nxt.startswith("/") and not nxt.startswith("//") else "/")
+        response = _redirect(same_origin(nxt) if nxt.startswith("/") else "/")
         set_judge_cookie(response, name)
         return response
     return render(request, "judge.html", next=nxt, message=None)
@@ -91,16 +93,18 @@ async def roster_page(request: Request) -> Response:
     if request.method == "POST":
         form = await read_form(request, service.config.max_upload_bytes)
         require_csrf(request, form_text(form, "csrf"))
+        judge = require_judge(request)
         if form_text(form, "action") == "add":
             e = await run_in_threadpool(service.add_player, form_text(form, "player") or "",
-                                        form_text(form, "name") or "", form_text(form, "table"))
+                                        form_text(form, "name") or "", form_text(form, "table"),
+                                        judge)
             message = f"추가됨: {e.name}"
         else:
             f = form.get("file")
             raw = await f.read() if isinstance(f, UploadFile) else b""
             if not raw.strip():  # no file chosen: the pasted text
                 raw = (form_text(form, "csv") or "").encode()
-            imported, updated, _ = await run_in_threadpool(service.import_roster, raw)
+            imported, updated, _ = await run_in_threadpool(service.import_roster, raw, judge)
             message = f"명단: 새로 {imported}명, 고침 {updated}명"
     q = request.query_params.get("q", "")
     players = await run_in_threadpool(service.search_players, q, 200)
@@ -140,7 +144,16 @@ async def player_page(request: Request) -> Response:
         return render(request, "player_none.html", row=row, withdrawals=withdrawals)
     view = await run_in_threadpool(service.registration, kid, version)
     return render(request, "registration.html", v=view, row=row, tz=service.config.timezone,
-                  message=request.query_params.get("m"))
+                  message=_known_message(request.query_params.get("m")))
+
+
+_MESSAGES = re.compile(r"confirmed|withdrawn|nothing|stored[0-9]{1,4}")
+"""What the station's own redirects put in `?m=` after an action: anything else in the URL is
+not shown (a link could otherwise make the page say what its sender wrote)."""
+
+
+def _known_message(raw: str | None) -> str | None:
+    return raw if raw and _MESSAGES.fullmatch(raw) else None
 
 
 def _version(request: Request) -> int | None:

@@ -14,7 +14,9 @@ from scanner.errors import EventError
 
 
 def lock_path(event_path: Path) -> Path:
-    return Path(str(event_path) + ".station.lock")
+    """Beside the event file itself: a symlink to it, or a path through `..` or another
+    mount of the folder, names the same lock (the lock is the file's, not the name's)."""
+    return Path(os.path.realpath(event_path) + ".station.lock")
 
 
 @contextlib.contextmanager

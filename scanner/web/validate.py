@@ -15,6 +15,7 @@ from scanner.vocab import MAX_ROUND, SECTIONS
 from scanner.web.texts import ko
 
 INT64_MAX = 2 ** 63 - 1
+_SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_DEPTH = 16
 """No station body needs more than a few levels; the depth is checked before `json.loads`."""
 
@@ -130,6 +131,8 @@ def check(spec: Spec, value: Any, where: str = "") -> Any:
     if isinstance(spec, Text):
         if not isinstance(value, str) or len(value) > spec.max_len:
             raise InvalidInput(ko("field-text", field=name, max_len=spec.max_len))
+        if _SURROGATE.search(value):  # "\ud800" parses, but no UTF-8 can store or show it
+            raise InvalidInput(ko("field-text", field=name, max_len=spec.max_len))
         if spec.choices and value not in spec.choices:
             raise InvalidInput(ko("field-choice", field=name, choices=", ".join(spec.choices)))
         return value
@@ -187,12 +190,23 @@ def parse_body(body: bytes, spec: Obj) -> dict:
     if not depth_ok(body):
         raise InvalidInput(ko("json-too-deep", depth=MAX_DEPTH))
     try:
-        data = json.loads(body or b"{}", parse_constant=_no_constant)
+        # UTF-8 only (RFC 8259 §8.1): json.loads would guess UTF-16 or UTF-32 from raw bytes.
+        text = (body or b"{}").decode("utf-8")
+        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
     except (ValueError, RecursionError):  # also ints over Python's digit limit, bad UTF-8
         raise InvalidInput(ko("json-unreadable")) from None
     if not isinstance(data, dict):
         raise InvalidInput(ko("json-not-object"))
     return check(spec, data)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """An object whose keys are all different: `{"choice": "discard", "choice": "store"}` means
+    one thing to one JSON library and another to the next, so it means nothing here."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("JSON object with a repeated key")
+    return out
 
 
 def _no_constant(name: str) -> Any:

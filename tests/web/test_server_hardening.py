@@ -73,7 +73,7 @@ def test_a_body_that_stops_coming_is_a_408_and_records_nothing(event_path, tmp_p
     try:
         s = socket.create_connection((host, int(port)), timeout=10)
         s.sendall(b"POST /api/roster HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + KEY.encode()
-                  + b"\r\nContent-Length: 1000\r\n\r\nplayer,name\n")
+                  + b"\r\nX-Judge: j\r\nContent-Length: 1000\r\n\r\nplayer,name\n")
         started = time.monotonic()
         answer = s.recv(4096)
         assert answer.startswith(b"HTTP/1.1 408"), answer[:200]

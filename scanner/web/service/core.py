@@ -10,7 +10,7 @@ from pathlib import Path
 
 from card_db.cdb import CardDatabase, load_card_db
 from card_db.models import LimitList
-from scanner.errors import EventError
+from scanner.errors import DecksheetError, EventError
 from scanner.event import flows
 from scanner.event.flows import apply_decisions, decklist_from_json, event_limits
 from scanner.event.store import EventStore, Registration, normalise_konami_id
@@ -20,6 +20,7 @@ from scanner.event.status import list_status
 from scanner.rules.codes import REVIEW_CODES, VERDICT_CODES
 from scanner.web.audit_queue import AuditQueue
 from scanner.web.config import StationConfig
+from scanner.web.faults import storage_fault
 from scanner.web.station_store import StationStore
 from scanner.web.stations import open_station
 from scanner.web.views import Verdict
@@ -27,11 +28,21 @@ from scanner.web.texts import ko
 
 
 class StationError(Exception):
-    """A request the station refuses; `status` is the HTTP status (4xx)."""
+    """A request the station refuses; `status` is the HTTP status (4xx; 503/507 when the
+    event's storage cannot take a write now)."""
 
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+    @classmethod
+    def refusing(cls, exc: DecksheetError, status: int = 400) -> "StationError":
+        """The event layer's coded refusal in Korean, or its storage fault (503/507) as such:
+        a locked or read-only event file is not the judge's mistake."""
+        fault = storage_fault(exc)
+        if fault is not None:
+            return cls(ko(fault.text), fault.status)
+        return cls(exc.render("ko"), status)
 
 
 class StationCore:
@@ -162,7 +173,7 @@ class StationCore:
         text = (text or "").strip()[:60]
         if not text:
             return []
-        if text.isdigit():
+        if text.isascii() and text.isdigit():  # '²' and '①' are digits to str.isdigit, not to int()
             card = self.db.get(int(text))
             return [{"card_id": card.card_id, "name": card.name, "score": 1.0}] if card else []
         return [{"card_id": c.card.card_id, "name": c.card.name, "score": round(c.score, 3)}

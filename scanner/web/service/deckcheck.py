@@ -111,7 +111,7 @@ class DeckCheckService(ReviewService):
                     store, seen, reg.konami_id, round_no, self.db, self.limits, between_games,
                     judge, confirm=confirm, preview=not confirm)
             except EventError as exc:
-                raise StationError(exc.render("ko")) from None
+                raise StationError.refusing(exc) from None
         return (res.compare_json, res.recorded, res.check.id if res.check else None,
                 res.not_recorded)
 

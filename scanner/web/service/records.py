@@ -51,7 +51,7 @@ class RecordsService(StationCore):
                 flows.void_infraction(store, infraction_id, reason=reason[:300],
                                       judge=judge or "?", new_penalty=new_penalty or None)
             except EventError as exc:
-                raise StationError(exc.render("ko")) from None
+                raise StationError.refusing(exc) from None
         return next(i for i in self.infractions() if i.id == infraction_id)
 
     def run_audit(self, out_dir: Path, log: bool = True, judge: str | None = None,

@@ -222,7 +222,7 @@ class ReviewService(StationCore):
             return flows.decision_for(deck, reg.id, section, line, action, card_id, count,
                                       judge=judge, db=self.db, reason=reason, detail=detail)
         except EventError as exc:
-            raise StationError(exc.render("ko")) from None
+            raise StationError.refusing(exc) from None
 
     def decision_log(self) -> list[DecisionView]:
         with self.store() as store:

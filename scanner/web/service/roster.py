@@ -11,18 +11,23 @@ from scanner.web.texts import ko
 
 
 class RosterService(StationCore):
-    def import_roster(self, data: bytes) -> tuple[int, int, dict[str, str | None]]:
+    def import_roster(self, data: bytes, judge: str) -> tuple[int, int, dict[str, str | None]]:
         """A roster CSV (`roster_csv`: header `player,name[,table]` or `코나미 ID,이름[,테이블]`)
-        → (imported, updated, the columns found). All or nothing."""
+        → (imported, updated, the columns found). All or nothing; the event's log says which
+        judge imported it."""
         try:
             roster = parse_roster(data)
         except RosterRefused as exc:
             raise StationError(str(exc), exc.status) from None
         with self.station() as st:
             imported, updated = st.upsert_roster(roster.entries)
+        with self.store() as store:
+            store.log("roster-import", {"imported": imported, "updated": updated,
+                                        "players": len(roster.entries)}, actor=judge)
         return imported, updated, roster.columns
 
-    def add_player(self, konami_id: str, name: str, table_no: str | None) -> RosterEntry:
+    def add_player(self, konami_id: str, name: str, table_no: str | None,
+                   judge: str) -> RosterEntry:
         try:
             kid = normalise_konami_id(konami_id)
         except EventError:
@@ -34,6 +39,8 @@ class RosterService(StationCore):
         entry = RosterEntry(kid, clean, (table_no or "").strip()[:20] or None)
         with self.station() as st:
             st.upsert_roster([entry])
+        with self.store() as store:
+            store.log("roster-add", {"player": kid, "name": clean}, actor=judge)
         return entry
 
     def players(self) -> list[PlayerRow]:
@@ -66,10 +73,13 @@ class RosterService(StationCore):
         return rows
 
     def search_players(self, query: str, limit: int = 30) -> list[PlayerRow]:
-        from scanner.web.hangul import matches
+        from scanner.web.hangul import PlayerQuery
 
+        compiled = PlayerQuery(query)
+        if compiled.too_long:  # no one: not worth computing every player's status
+            return []
         return [r for r in self.players()
-                if matches(query, r.name or "", r.konami_id, r.table_no)][:limit]
+                if compiled.matches(r.name or "", r.konami_id, r.table_no)][:limit]
 
     def player(self, konami_id: str) -> PlayerRow | None:
         try:

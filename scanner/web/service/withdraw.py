@@ -29,7 +29,7 @@ class WithdrawService(StationCore):
             try:
                 result = withdraw_version(store, kid, version, reason or "", judge)
             except EventError as exc:
-                raise StationError(exc.render("ko"), _STATUS.get(exc.code, 400)) from None
+                raise StationError.refusing(exc, _STATUS.get(exc.code, 400)) from None
             view = self._withdrawal_view(store, result.withdrawal)
         view.current_version = result.current.version if result.current else None
         return view
