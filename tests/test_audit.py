@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from scanner.event.audit import run_audit
 from scanner.cli import main
-from scanner.event.store import EventStore, ReviewDecision
+from scanner.event.stores import create_event
+from scanner.event.records import ReviewDecision
 from scanner.event.flows import decklist_from_json, event_limits, register_input
 from scanner.model import SECTIONS, Decklist, Entry
 from scanner.event.audit_report import mask_id
@@ -70,7 +71,7 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
     sheets, legality, compare = (fixtures_dir / "sheets", fixtures_dir / "legality",
                                  fixtures_dir / "compare")
     path = tmp_path / "event.db"
-    store = EventStore.create(path, "공인 대회", dt.date(2026, 7, 12))
+    store = create_event(path, "공인 대회", dt.date(2026, 7, 12))
     limits = event_limits(store.event(), real_db, real_lflist_path)
     assert limits.name == "2026.7"
 
@@ -215,7 +216,7 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
 
 @pytest.mark.slow
 def test_photo_registration_is_kept_and_reaudited(fixtures_dir, real_db, real_lflist_path, tmp_path):
-    store = EventStore.create(tmp_path / "e.db", "사진", dt.date(2026, 7, 12))
+    store = create_event(tmp_path / "e.db", "사진", dt.date(2026, 7, 12))
     limits = event_limits(store.event(), real_db, real_lflist_path)
     photo = fixtures_dir / "sheets" / "photo-02.jpg"
     res = register_input(store, str(photo), "0123456789", real_db, limits)
@@ -235,7 +236,7 @@ def test_an_audit_out_of_process_reads_no_sheet_in_the_calling_process(tmp_path,
     from scanner.event import audit as audit_mod
 
     db = load_card_db(None)
-    store = EventStore.create(tmp_path / "e.sqlite", "감사 대회", dt.date(2026, 7, 12))
+    store = create_event(tmp_path / "e.sqlite", "감사 대회", dt.date(2026, 7, 12))
     limits = event_limits(store.event(), db)
     register_input(store, str(SAMPLES / "decks" / "registered.ydk"), "1000000001", db, limits)
 

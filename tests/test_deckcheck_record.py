@@ -19,7 +19,9 @@ from scanner.event import flows
 from scanner.event.flows import (deck_check, deck_check_decklist, event_limits, player_status,
                                  record_review_decision, register_input, void_infraction)
 from scanner.event.migrations import MIGRATIONS
-from scanner.event.store import EventStore, clean_name, normalise_konami_id
+from scanner.event.record import EventRecord
+from scanner.event.stores import create_event, open_event
+from scanner.event.records import clean_name, normalise_konami_id
 from scanner.read import load_decklist
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,14 +39,14 @@ def env(demo_db, tmp_path, monkeypatch):
     monkeypatch.setenv("DECKSHEET_LFLIST", str(lflist))
     event = tmp_path / "event.db"
     monkeypatch.setenv("DECKSHEET_EVENT", str(event))
-    with EventStore.create(event, "테스트 대회", dt.date(2026, 7, 12)):
+    with create_event(event, "테스트 대회", dt.date(2026, 7, 12)):
         pass
     return event
 
 
 @pytest.fixture
 def store(env, demo_db):
-    with EventStore.open(env) as s:
+    with open_event(env) as s:
         yield s
 
 
@@ -71,7 +73,7 @@ def typed(deck, names: dict[int, str] | None = None, drop_spaces: bool = False) 
     return "\n".join(out) + "\n"
 
 
-def counts(store: EventStore) -> tuple[int, int]:
+def counts(store: EventRecord) -> tuple[int, int]:
     return len(store.deck_checks()), len(store.infractions())
 
 
@@ -135,11 +137,11 @@ def test_nothing_is_recorded_from_unconfirmed_lines(env, store, demo_db, limits,
     assert r.exit_code == 1 and out["recorded"] is False and out["to_confirm"]
     assert out["verdict"] == "확인 필요" and out["deck_check_id"] is None
     assert counts(store) == (0, 0)
-    files = sorted(p.name for p in store.files_dir.iterdir())
+    files = sorted(p.name for p in store.backend.files_dir.iterdir())
     # --confirm is recorded in a judge's name only.
     r = run("deckcheck", f, "--player", "0000000001", "--round", "4", "--confirm", "--json")
     assert r.exit_code == 2 and "--judge" in r.stderr and counts(store) == (0, 0)
-    assert sorted(p.name for p in store.files_dir.iterdir()) == files
+    assert sorted(p.name for p in store.backend.files_dir.iterdir()) == files
     r = run("deckcheck", f, "--player", "0000000001", "--round", "4", "--confirm",
             "--judge", "박저지", "--json")
     out = json.loads(r.stdout)
@@ -244,7 +246,7 @@ def test_void_shows_in_status_and_audit(env, store, demo_db, limits, tmp_path):
     assert store.infraction(inf.id).effective_penalty == "WARNING"
     assert len(store.amendments()) == 2
     with pytest.raises(sqlite3.IntegrityError):
-        store.con.execute("DELETE FROM infraction_amendments")
+        store.backend.con.execute("DELETE FROM infraction_amendments")
 
 
 def test_review_decision_keeps_before_and_after_and_the_verdict(store, demo_db, limits,
@@ -348,7 +350,7 @@ def test_the_record_cannot_be_rewritten(store, demo_db, limits):
     register_input(store, str(DECKS / "registered.ydk"), "0000000003", demo_db, limits)
     deck_check(store, str(DECKS / "observed.ydk"), "0000000003", 2, demo_db, limits, judge="x")
     (inf,) = store.infractions()
-    con = store.con
+    con = store.backend.con
     for sql in (f"REPLACE INTO infractions (id, konami_id, code, penalty, remedy, created_at) "
                 f"VALUES ({inf.id}, '0000000003', 'X', 'CAUTION', '', '')",
                 f"INSERT OR REPLACE INTO infractions (id, konami_id, code, penalty, remedy, "
@@ -418,9 +420,9 @@ def test_read_only_commands_on_a_write_protected_event(env, demo_db, tmp_path, m
         r = run(*args)
         assert r.exit_code in (0, 1) and "error" not in r.stderr, (args, r.output)
     assert tree() == before  # no -wal, no -shm, no log row, nothing
-    with EventStore.open(ev, readonly=True) as s:
+    with open_event(ev, readonly=True) as s:
         with pytest.raises(sqlite3.OperationalError):
-            s.con.execute("INSERT INTO audit_log (at, action, detail) VALUES ('', 'x', '{}')")
+            s.backend.con.execute("INSERT INTO audit_log (at, action, detail) VALUES ('', 'x', '{}')")
 
 
 def test_deck_check_originals_are_covered_by_the_integrity_check(env, store, demo_db, limits):
@@ -463,11 +465,11 @@ def test_an_older_event_file_is_read_as_it_is_and_migrated_on_write(tmp_path):
                 "VALUES ('12345', 'DECKLIST_MISMATCH', 'GAME_LOSS', 'r', 'x')")
     con.commit()
     con.close()
-    with EventStore.open(path, readonly=True) as s:  # nothing written, old columns tolerated
+    with open_event(path, readonly=True) as s:  # nothing written, old columns tolerated
         assert s.infractions()[0].status == "active" and s.amendments() == []
     assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM migrations").fetchone()[0] == 1
-    with EventStore.open(path) as s:  # a write opening brings it up to date
-        assert [m.name for m in MIGRATIONS] == [r[0] for r in s.con.execute(
+    with open_event(path) as s:  # a write opening brings it up to date
+        assert [m.name for m in MIGRATIONS] == [r[0] for r in s.backend.con.execute(
             "SELECT name FROM migrations ORDER BY id")]
         void_infraction(s, 1, reason="옛 기록 정정", judge="헤드저지")
         assert s.infractions()[0].status == "voided"

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from scanner.cli import main
 from scanner.errors import EventError
 from scanner.event.records import NewInfraction, ReviewDecision
-from scanner.event.store_api import EventStoreAPI
+from scanner.event.record import EventRecord
 from scanner.event.stores import create_event, open_event
 
 SAMPLE_DECKS = Path(__file__).resolve().parent.parent / "samples" / "decks"
@@ -35,7 +35,7 @@ def _raw_errors():
     return (sqlite3.IntegrityError, psycopg.Error)
 
 
-def _register(store: EventStoreAPI, kid: str | None, data: bytes = b"#main\n14558127\n",
+def _register(store: EventRecord, kid: str | None, data: bytes = b"#main\n14558127\n",
               name: str | None = "홍길동", **kw):
     sha = store.store_file(data)
     return store.add_registration(kid, name, {"sections": {"main": []}, **kw.pop("deck", {})},
@@ -44,7 +44,7 @@ def _register(store: EventStoreAPI, kid: str | None, data: bytes = b"#main\n1455
 
 def test_create_open_and_the_header(event_target):
     with create_event(event_target, "  서울 대회 ", DAY, "2026.7") as store:
-        assert isinstance(store, EventStoreAPI)
+        assert isinstance(store, EventRecord)
         ev = store.event()
         assert (ev.name, ev.date, ev.list_name) == ("서울 대회", DAY, "2026.7")
         assert store.steps and all(isinstance(s, str) for s in store.steps)
@@ -86,7 +86,7 @@ def test_records_are_append_only_in_the_database(event_target):
                     "DELETE FROM deck_checks", "UPDATE players SET konami_id = '1111111111'",
                     "DELETE FROM players"):
             with pytest.raises(_raw_errors(), match="append-only|never"):
-                store.con.execute(sql)
+                store.backend.con.execute(sql)
         assert store.latest_registration("0123456789").legal is True
         assert store.infractions()[0].penalty == "GAME_LOSS"
 
@@ -278,7 +278,7 @@ def test_a_withdrawn_version_stays_recorded_and_stops_counting(event_target):
         for sql in ("UPDATE registration_withdrawals SET reason = 'x'",
                     "DELETE FROM registration_withdrawals"):
             with pytest.raises(_raw_errors(), match="append-only"):
-                store.con.execute(sql)
+                store.backend.con.execute(sql)
         assert len(store.withdrawals()) == 2 and a1.version == 1
         b = _register(store, "0123456789", data=b"#main\n3\n")
         assert b.version == 3 and store.latest_registration("0123456789").version == 3

@@ -109,6 +109,38 @@ MESSAGES: dict[str, str] = {
     "event.read-only": "대회 파일이 읽기 전용으로 열려 있습니다: {path}",
     "event.file-missing": "원본 파일 {sha}…이(가) 보관 폴더에 없습니다",
     "event.no-id": "등록에는 코나미 ID(또는 워크인 번호)가 필요합니다",
+    "event.none-given": "대회가 지정되지 않았습니다: 대회 파일이나 {env}를 지정하세요",
+    "event.needs-name": "대회 이름이 필요합니다",
+    "event.exists": "{path}이(가) 이미 있습니다: 대회는 다시 만들지 않습니다 (다른 경로를 고르세요)",
+    "event.exists-in-database": "이 데이터베이스에 대회 {event}이(가) 이미 있습니다: 대회는 다시 "
+                                "만들지 않습니다 (다른 이름을 고르세요)",
+    "event.no-folder": "폴더 {folder}이(가) 없습니다",
+    "event.cannot-create": "대회 {target}을(를) 만들 수 없습니다: {detail}",
+    "event.is-folder": "{path}은(는) 폴더입니다: 대회 파일이 아닙니다",
+    "event.no-file": "{path}에 대회 파일이 없습니다",
+    "event.cannot-read": "대회 파일 {path}을(를) 읽을 수 없습니다: {reason}",
+    "event.not-sqlite": "{path}은(는) decksheet 대회 파일이 아닙니다 (SQLite 아님)",
+    "event.no-tables": "{path}은(는) decksheet 대회 파일이 아닙니다 (대회 표가 없음)",
+    "event.unusable": "{path}은(는) 쓸 수 없는 대회 파일입니다: {detail}",
+    "event.not-writable": "{path}에 쓸 수 없습니다 (쓰기 금지된 매체나 폴더): 조회와 감사는 "
+                          "그대로 됩니다",
+    "event.newer-schema": "{location}은(는) 더 새로운 decksheet가 만든 대회입니다 (스키마 단계 "
+                          "{steps}): 이 버전은 쓰지 않습니다 — decksheet를 업데이트하세요",
+    "event.no-header": "{location}에 대회 정보가 없습니다 (대회 만들기가 중단되었나요?)",
+    "event.url-needs-event": "PostgreSQL 대회 주소에는 ?event=이름 이 하나 필요합니다",
+    "event.bad-event-name": "대회 이름 {event}: 영문자, 숫자, '_', '.', '-'만 (64자까지, 영문자나 "
+                            "숫자로 시작)",
+    "event.cannot-connect": "대회 데이터베이스에 연결할 수 없습니다: {detail}",
+    "event.no-database-events": "{location}: 이 데이터베이스에 decksheet 대회가 없습니다",
+    "event.no-such-event": "{database}에 대회 {event}이(가) 없습니다",
+    "event.database-error": "대회 데이터베이스 오류 ({location}): {detail}",
+    "event.write-refused": "대회 기록이 저장되지 않았습니다 ({location}): {detail}",
+    "copy.damaged-source": "{location}의 원본 파일이 손상되었거나 없습니다 ({detail}): 아무것도 "
+                           "복사하지 않았습니다",
+    "copy.mismatch": "{location}의 사본이 원본과 다릅니다 ({detail}): 쓰지 마세요",
+    "circuit.no-player-id": "{location}의 어느 대회에도 선수 {player}이(가) 없습니다",
+    "circuit.no-player-name": "{location}의 어느 대회에도 {who}(이)라는 선수가 없습니다",
+    "circuit.ambiguous-name": "{who}(이)라는 선수가 {count}명입니다: 코나미 ID로 고르세요 ({players})",
     "station.no-sheet-id": "시트에서 코나미 ID를 읽지 못했습니다: 선수를 골라 다시 올리세요",
     "station.sheet-id-unsure": "시트의 코나미 ID({sheet_id})가 확실하지 않습니다: 선수를 골라 다시 올리세요",
     "station.sheet-id-not-on-roster": "시트의 코나미 ID {sheet_id}가 명단에 없습니다: 선수를 골라 "

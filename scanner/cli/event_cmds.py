@@ -15,7 +15,7 @@ from scanner.errors import DecksheetError, EventError, ExitCode
 
 
 def event_option(func: Callable) -> Callable:
-    # No click.Path(dir_okay=False): its usage error is four lines; EventStore.open says it in one.
+    # No click.Path(dir_okay=False): its usage error is four lines; open_event says it in one.
     return click.option("--event", "event_path", envvar="DECKSHEET_EVENT",
                         help="The event file, or postgresql://USER@HOST[:PORT]/DB?event=NAME "
                              "(env DECKSHEET_EVENT).")(func)
@@ -329,7 +329,7 @@ def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | N
 def review(player: str, version: int | None, event_path: str | None, judge: str | None,
            settings: Settings) -> int:
     """Walk through every flagged line of a registration and record the judge's decisions."""
-    from scanner.event.store import lookup_konami_id
+    from scanner.event.records import lookup_konami_id
     from scanner.cli.review_walk import walk
 
     kid = lookup_konami_id(player)

@@ -6,7 +6,8 @@ import click
 
 from card_db.cdb import CardDatabase
 from card_db.models import LimitList
-from scanner.event.store import EventStore, Registration, ReviewDecision
+from scanner.event.record import EventRecord
+from scanner.event.records import Registration, ReviewDecision
 from scanner.event.flows import (CHOOSE, KEEP, SKIP, decision_for, effective_decklist,
                                  flagged_items, record_review_decisions)
 from scanner.model import SECTION_KO, Entry, position_label
@@ -71,7 +72,7 @@ def _ask_line(entry: Entry, db: CardDatabase) -> tuple[str, int | None, int | No
         return CHOOSE, cid, count
 
 
-def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | None,
+def walk(store: EventRecord, reg: Registration, db: CardDatabase, judge: str | None,
          limits: LimitList | None = None) -> int:
     """Ask about every flagged item; store the answers (judge, time, line before → after) and
     show the verdict the list has now. Returns how many items still need review."""

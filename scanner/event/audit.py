@@ -22,8 +22,9 @@ from scanner.errors import DecksheetError
 from scanner.event.files import verify_file
 from scanner.event.flows import apply_decisions, decklist_from_json
 from scanner.event.status import list_status
-from scanner.event.store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
-                                 Registration, ReviewDecision)
+from scanner.event.record import EventRecord
+from scanner.event.records import (DeckCheck, EventInfo, IssuedInfraction, Registration,
+                                   ReviewDecision)
 from scanner.model import SECTIONS, Decklist
 from scanner.inputs.pool import reader_pool
 from scanner.read import load_decklist
@@ -258,7 +259,7 @@ def _lines(data: dict) -> list:
 # --------------------------------------------------------------------------- parent side
 
 
-def audit_jobs(store: EventStore) -> list[AuditJob]:
+def audit_jobs(store: EventRecord) -> list[AuditJob]:
     """Every version; `latest` marks each player's current one (the newest not withdrawn)."""
     regs = store.registrations()
     newest: dict[str, int] = {}
@@ -288,7 +289,7 @@ class AuditStopped(Exception):
     the caller runs the audit again later."""
 
 
-def run_audit(store: EventStore, db: CardDatabase, limits: LimitList, workers: int | None = None,
+def run_audit(store: EventRecord, db: CardDatabase, limits: LimitList, workers: int | None = None,
               progress: Callable[[int], None] | None = None,
               in_process: bool = True,
               should_stop: Callable[[], bool] | None = None) -> AuditResult:

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from scanner.errors import EventError
 from scanner.event.files import sha256_bytes
-from scanner.event.store_api import RECORD_COLUMNS, EventStoreAPI
+from scanner.event.backend import RECORD_COLUMNS
+from scanner.event.record import EventRecord
 from scanner.event.stores import create_event, open_event
 
 COPIED = "event-copied"
@@ -61,7 +62,7 @@ class CopyReport:
                 "tables": [t.to_json() for t in self.tables]}
 
 
-def fingerprint(store: EventStoreAPI) -> dict[str, tuple[int, str]]:
+def fingerprint(store: EventRecord) -> dict[str, tuple[int, str]]:
     """Row count and digest of every record table, and of the event header."""
     ev = store.event()
     out = {"event": (1, rows_digest([{"name": ev.name, "date": ev.date.isoformat(),

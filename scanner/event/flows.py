@@ -22,9 +22,10 @@ from card_db import messages
 from card_db.models import LimitList
 from scanner.errors import EventError, RegulationError, UnreadableInput
 from scanner.event.files import sha256_bytes
-from scanner.event.store import (Amendment, DeckCheck, EventInfo, EventStore, IssuedInfraction,
-                                 NewInfraction, Registration, ReviewDecision, clean_name,
-                                 lookup_konami_id, normalise_konami_id)
+from scanner.event.record import EventRecord
+from scanner.event.records import (Amendment, DeckCheck, EventInfo, IssuedInfraction, NewInfraction,
+                                   Registration, ReviewDecision, clean_name, lookup_konami_id,
+                                   normalise_konami_id)
 from scanner.event.records import MAX_NAME
 from scanner.inputs.options import ReadOptions
 from scanner.model import SECTIONS, Decklist, Entry, ReviewFlag, position_label
@@ -168,7 +169,7 @@ def flagged_items(deck: Decklist) -> list[tuple[str | None, int | None, str, Rev
     return out
 
 
-def effective_decklist(store: EventStore, reg: Registration, db: CardDatabase) -> Decklist:
+def effective_decklist(store: EventRecord, reg: Registration, db: CardDatabase) -> Decklist:
     """A registration's list as confirmed so far (stored read + review decisions)."""
     return apply_decisions(decklist_from_json(reg.decklist_json), store.decisions(reg.id), db)
 
@@ -189,7 +190,7 @@ def check_round(round_no: object) -> int:
     return n
 
 
-def registration_check(store: EventStore, reg: Registration, db: CardDatabase,
+def registration_check(store: EventRecord, reg: Registration, db: CardDatabase,
                        limits: LimitList | None):
     """The confirmed list of a registration and its check now (`CheckResult`), or None for the
     check when no limit list is at hand."""
@@ -374,7 +375,7 @@ def _player_name(given: str | None, deck: Decklist, warnings: list[str]) -> str 
         return clean_name(deck.player_name, cut=True)
 
 
-def commit_registration(store: EventStore, prepared: PreparedRegistration,
+def commit_registration(store: EventRecord, prepared: PreparedRegistration,
                         konami_id: str | None, limits_: LimitList, db: CardDatabase,
                         name: str | None = None, judge: str | None = None, *,
                         replace: bool = False, allow_duplicate: bool = False,
@@ -410,7 +411,7 @@ def commit_registration(store: EventStore, prepared: PreparedRegistration,
         warnings.append(f"player name {player_name} was read from the sheet by OCR: check it "
                         f"against the player (--name sets it)")
 
-    def guards(st: EventStore) -> None:
+    def guards(st: EventRecord) -> None:
         others = [k for k in st.players_with_file(prepared.sha256) if k != kid]
         if others and not allow_duplicate:
             raise NeedsDecision("event.duplicate-original", decision=DUPLICATE_ORIGINAL,
@@ -438,7 +439,7 @@ def commit_registration(store: EventStore, prepared: PreparedRegistration,
                           verdict=prepared.verdict)
 
 
-def register_input(store: EventStore, source: str, konami_id: str | None, db: CardDatabase,
+def register_input(store: EventRecord, source: str, konami_id: str | None, db: CardDatabase,
                    limits: LimitList, name: str | None = None, judge: str | None = None,
                    options: ReadOptions | None = None, *, replace: bool = False,
                    allow_duplicate: bool = False, walk_in: bool = False) -> RegisterResult:
@@ -549,7 +550,7 @@ def _act_infraction(result, penalty) -> NewInfraction:
                          message=message, findings=[i.to_json() for i in findings])
 
 
-def _deck_check(store: EventStore, observed: Decklist, kid: str, reg: Registration,
+def _deck_check(store: EventRecord, observed: Decklist, kid: str, reg: Registration,
                 registered: Decklist, round_no: int, db: CardDatabase, limits: LimitList,
                 between_games: bool, confirm: bool, judge: str | None, preview: bool,
                 original: tuple[bytes, str | None] | None) -> DeckCheckResult:
@@ -594,7 +595,7 @@ def _deck_check(store: EventStore, observed: Decklist, kid: str, reg: Registrati
     return out
 
 
-def _checked_player(store: EventStore, db: CardDatabase, konami_id: str, round_no: int
+def _checked_player(store: EventRecord, db: CardDatabase, konami_id: str, round_no: int
                     ) -> tuple[str, int, Registration, Decklist]:
     """The player a deck check is for: ID, round, newest registration and its confirmed list."""
     kid = lookup_konami_id(konami_id)
@@ -605,7 +606,7 @@ def _checked_player(store: EventStore, db: CardDatabase, konami_id: str, round_n
     return kid, round_no, reg, effective_decklist(store, reg, db)
 
 
-def deck_check(store: EventStore, observed_source: str, konami_id: str, round_no: int,
+def deck_check(store: EventRecord, observed_source: str, konami_id: str, round_no: int,
                db: CardDatabase, limits: LimitList, between_games: bool = False,
                judge: str | None = None, options: ReadOptions | None = None, *,
                confirm: bool = False, preview: bool = False) -> DeckCheckResult:
@@ -627,7 +628,7 @@ def deck_check(store: EventStore, observed_source: str, konami_id: str, round_no
                        between_games, confirm, judge, preview, (data, file_name))
 
 
-def deck_check_decklist(store: EventStore, observed: Decklist, konami_id: str, round_no: int,
+def deck_check_decklist(store: EventRecord, observed: Decklist, konami_id: str, round_no: int,
                         db: CardDatabase, limits: LimitList, between_games: bool = False,
                         judge: str | None = None, *, confirm: bool = False,
                         preview: bool = False) -> DeckCheckResult:
@@ -651,7 +652,7 @@ class VoidResult:
         return {"infraction": self.infraction.to_json(), "amendment": self.amendment.to_json()}
 
 
-def void_infraction(store: EventStore, infraction_id: int, *, reason: str, judge: str | None,
+def void_infraction(store: EventRecord, infraction_id: int, *, reason: str, judge: str | None,
                     new_penalty: str | None = None) -> VoidResult:
     """Void a recorded infraction, or amend its penalty (`new_penalty`), with a reason and the
     judge's name. Appended: the infraction row stays, and the audit and `player_status` show
@@ -759,7 +760,7 @@ def decision_for(deck: Decklist, registration_id: int, section: str | None, line
                           judge=judge, before=_line_state(e), after=_line_state(after))
 
 
-def record_review_decision(store: EventStore, db: CardDatabase, konami_id: str,
+def record_review_decision(store: EventRecord, db: CardDatabase, konami_id: str,
                            section: str | None, line: int | None, action: str, *,
                            card_id: int | None = None, count: int | None = None,
                            judge: str | None = None, version: int | None = None,
@@ -778,7 +779,7 @@ def record_review_decision(store: EventStore, db: CardDatabase, konami_id: str,
     return record_review_decisions(store, db, reg, [d], judge, limits)
 
 
-def record_review_decisions(store: EventStore, db: CardDatabase, reg: Registration,
+def record_review_decisions(store: EventRecord, db: CardDatabase, reg: Registration,
                             decisions: list[ReviewDecision], judge: str | None = None,
                             limits: LimitList | None = None) -> ReviewResult:
     """Store decisions (one transaction) and return where the registration stands now. A
@@ -832,7 +833,7 @@ class PlayerStatus:
                 "review_decisions": [d.to_json() for d in self.decisions]}
 
 
-def find_player(store: EventStore, who: str) -> str:
+def find_player(store: EventRecord, who: str) -> str:
     """A Konami ID from an ID or a player's name (one-line refusal when none or several)."""
     try:
         kid = lookup_konami_id(who)
@@ -850,7 +851,7 @@ def find_player(store: EventStore, who: str) -> str:
     raise EventError("event.no-player", who=repr(who)[:60])
 
 
-def player_status(store: EventStore, db: CardDatabase, konami_id: str,
+def player_status(store: EventRecord, db: CardDatabase, konami_id: str,
                   limits: LimitList | None = None) -> PlayerStatus:
     """A player's current list (review decisions applied), its verdict (적합 / 확인 필요 /
     부적합; re-checked when `limits` is given, else as stored), every version, every deck check

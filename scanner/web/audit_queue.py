@@ -12,7 +12,7 @@ import sqlite3
 import uuid
 from dataclasses import dataclass, field
 
-from scanner.event.store import now_iso
+from scanner.event.records import now_iso
 from scanner.web.station_store import DONE, FAILED, QUEUED, RUNNING, StationStore
 
 AUDIT_SCHEMA = """

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
-from scanner.event.store import BUSY_TIMEOUT_MS, immediate_transaction, now_iso
+from scanner.event.records import now_iso
+from scanner.event.store import BUSY_TIMEOUT_MS, immediate_transaction
 from scanner.web.texts import ko
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"

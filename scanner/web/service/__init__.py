@@ -2,7 +2,7 @@
 package.
 
 Pages and API handlers call `StationService` methods and get plain dataclasses back; they
-never see SQL, an `EventStore` or the flows' signatures, so a change in the event layer (or a
+never see SQL, an `EventRecord` or the flows' signatures, so a change in the event layer (or a
 PostgreSQL store later) is adapted here alone. One module per page family, each a part of the
 service standing on `core` (connections, registration lookup, verdicts, crops):
 roster (players), checkin (upload jobs → registrations), review (the registration page, the

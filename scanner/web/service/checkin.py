@@ -8,7 +8,8 @@ from card_db import messages
 from scanner.errors import DecksheetError, EventError
 from scanner.event import flows
 from scanner.event.flows import PreparedRegistration, decklist_from_json
-from scanner.event.store import EventStore, Registration, normalise_konami_id
+from scanner.event.record import EventRecord
+from scanner.event.records import Registration, normalise_konami_id
 from scanner.model import Decklist
 from scanner.web.reader import ReadOutcome
 from scanner.web.service.core import StationCore, StationError
@@ -197,7 +198,7 @@ class CheckinService(StationCore):
         return messages.render("station.sheet-id-not-on-roster", {"sheet_id": sheet_id}, "ko")
 
     @staticmethod
-    def _registration_of_job(store: EventStore, kid: str, job_id: str) -> Registration | None:
+    def _registration_of_job(store: EventRecord, kid: str, job_id: str) -> Registration | None:
         return next((r for r in store.registrations() if r.konami_id == kid
                      and r.decklist_json.get(JOB_MARK) == job_id), None)
 

@@ -13,7 +13,8 @@ from card_db.models import LimitList
 from scanner.errors import EventError
 from scanner.event import flows
 from scanner.event.flows import apply_decisions, decklist_from_json, event_limits
-from scanner.event.store import EventStore, Registration, normalise_konami_id
+from scanner.event.record import EventRecord
+from scanner.event.records import Registration, normalise_konami_id
 from scanner.event.stores import open_event
 from scanner.model import Decklist
 from scanner.event.status import list_status
@@ -60,7 +61,7 @@ class StationCore:
         """Audits and audit exports run one at a time (each re-reads every sheet)."""
 
     @contextlib.contextmanager
-    def store(self) -> Iterator[EventStore]:
+    def store(self) -> Iterator[EventRecord]:
         """A connection per use: requests run on several threads."""
         store = open_event(self.config.event_path)
         try:
@@ -116,7 +117,7 @@ class StationCore:
 
     # ------------------------------------------------------------------ registrations
 
-    def _reg(self, store: EventStore, konami_id: str, version: int | None) -> Registration:
+    def _reg(self, store: EventRecord, konami_id: str, version: int | None) -> Registration:
         try:
             kid = normalise_konami_id(konami_id)
         except EventError:
@@ -126,7 +127,7 @@ class StationCore:
             raise StationError(ko("no-registration"), 404)
         return reg
 
-    def _live_reg(self, store: EventStore, konami_id: str, version: int | None) -> Registration:
+    def _live_reg(self, store: EventRecord, konami_id: str, version: int | None) -> Registration:
         """As `_reg`, for recording something on the version: a withdrawn one is refused."""
         reg = self._reg(store, konami_id, version)
         if reg.withdrawal is not None:
@@ -134,16 +135,16 @@ class StationCore:
         return reg
 
     @staticmethod
-    def _player_names(store: EventStore) -> dict[str, str | None]:
+    def _player_names(store: EventRecord) -> dict[str, str | None]:
         """Konami ID → the name on the player's latest registration."""
         return {r.konami_id: r.player_name for r in store.registrations(latest_only=True)}
 
-    def _decided_deck(self, store: EventStore, reg: Registration) -> Decklist:
+    def _decided_deck(self, store: EventRecord, reg: Registration) -> Decklist:
         """The registered list with the judges' review decisions applied."""
         return apply_decisions(decklist_from_json(reg.decklist_json), store.decisions(reg.id),
                                self.db)
 
-    def _verdict(self, store: EventStore, reg: Registration) -> Verdict:
+    def _verdict(self, store: EventRecord, reg: Registration) -> Verdict:
         """The registration's verdict now (decisions applied, re-checked), cached per
         (registration, decisions so far): the dashboard asks for every player at once."""
         decisions = store.decisions(reg.id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scanner.errors import EventError
 from scanner.event import flows
-from scanner.event.store import Registration
+from scanner.event.records import Registration
 from scanner.model import SECTIONS, Decklist, Entry
 from scanner.web.service.core import StationError
 from scanner.web.service.review import ReviewService
