@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import sqlite3
 import threading
 from pathlib import Path
@@ -314,3 +315,61 @@ def test_withdraw_on_the_command_line_frees_the_original_for_the_right_player(
     r = run("event", "status", "0000000001", "--json")
     status = json.loads(r.stdout)
     assert [v.get("withdrawn") is not None for v in status["versions"]] == [True]
+
+
+def _refusal(call, *args, **kw) -> EventError:
+    with pytest.raises(EventError) as exc:
+        call(*args, **kw)
+    return exc.value
+
+
+def test_every_refusal_is_the_same_coded_error_on_both_stores(event_target):
+    """The record's rules are written once: what SQLite refuses with a code, PostgreSQL refuses
+    with the same code and parameters, so the station shows the same Korean line (never the
+    fallback 「대회 기록이 요청을 거절했습니다」)."""
+    from card_db.messages import ko
+    fallback = ko.MESSAGES["event.refused"]
+    create_event(event_target, "대회", DAY).close()
+    seen = []
+    with open_event(event_target, readonly=True) as store:
+        seen.append(_refusal(store.store_file, b"x"))
+        seen.append(_refusal(store.add_decisions, [ReviewDecision(1, "main", 1, "x", "keep")]))
+        seen.append(_refusal(store.withdraw_registration, "0123456789", 1, "x", "헤드"))
+    assert [e.code for e in seen] == ["event.read-only"] * 3
+    assert seen[0].params == {"path": store.location}
+    with open_event(event_target) as store:
+        reg = _register(store, "0123456789")
+        missing = "f" * 64
+        seen = [_refusal(store.add_registration, "0123456789", None, {}, missing, None, True,
+                         [], None),
+                _refusal(store.add_deck_check, "0123456789", 1, reg.id, "full", True, missing,
+                         {}, {}, []),
+                _refusal(store.add_registration, None, None, {}, reg.file_sha256, None, True,
+                         [], None),
+                _refusal(store.add_amendment, 999, "void", "착오", "헤드"),
+                _refusal(store.add_amendment, 999, "void", "  ", "헤드"),
+                _refusal(store.withdraw_registration, "0123456789", 9, "착오", "헤드")]
+        assert [e.code for e in seen] == ["event.file-missing", "event.file-missing",
+                                          "event.no-id", "event.no-infraction",
+                                          "event.void-needs-reason", "event.no-version"]
+        assert seen[0].params["sha"] == "f" * 12 and seen[3].params == {"id": 999}
+        for e in seen:
+            assert e.render("ko") != fallback and re.search("[가-힣]", e.render("ko")), e.code
+        assert len(store.registrations()) == 1 and store.infractions() == []
+
+
+def test_a_database_refusal_is_one_coded_line(event_target):
+    """What the database itself refuses (a trigger of the schema, a lost connection) reaches
+    the caller as `event.write-refused` / `event.database-error` naming the event."""
+    with create_event(event_target, "대회", DAY) as store:
+        reg = _register(store, "0123456789")
+        # A row with the same id written behind the record's back: the schema refuses the next.
+        with store.backend.transaction():
+            store.backend.insert("review_decisions", {
+                "id": 7, "registration_id": reg.id, "section": "main", "line": 1, "read": "x",
+                "action": "keep", "created_at": "x"})
+        err = _refusal(store.load_records, "review_decisions", [dict(
+            store.record_rows("review_decisions")[0], line=2)])
+        assert err.code == "event.write-refused" and err.params["location"] == store.location
+        assert "저장되지 않았습니다" in err.render("ko")
+        assert len(store.decisions(reg.id)) == 1

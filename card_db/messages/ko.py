@@ -107,7 +107,7 @@ MESSAGES: dict[str, str] = {
                        "워크인으로 등록)",
     "event.not-an-id-lookup": "코나미 ID가 아닙니다: {raw} (숫자 10자리, 예: 0123456789)",
     "event.read-only": "대회 파일이 읽기 전용으로 열려 있습니다: {path}",
-    "event.file-missing": "원본 파일 {sha}…이(가) 보관 폴더에 없습니다",
+    "event.file-missing": "원본 파일 {sha}…이(가) 대회 기록에 보관되어 있지 않습니다",
     "event.no-id": "등록에는 코나미 ID(또는 워크인 번호)가 필요합니다",
     "event.none-given": "대회가 지정되지 않았습니다: 대회 파일이나 {env}를 지정하세요",
     "event.needs-name": "대회 이름이 필요합니다",

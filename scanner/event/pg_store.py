@@ -227,7 +227,7 @@ class PgBackend:
     def _q(self, sql: str, args: tuple | list = ()) -> list[dict]:
         try:
             return self.con.execute(sql, args).fetchall()
-        except psycopg.OperationalError as exc:
+        except psycopg.Error as exc:  # the server went away, or refused a read (privileges)
             raise EventError("event.database-error", location=self.location,
                              detail=first_line(exc)) from None
 
