@@ -24,12 +24,13 @@ SHARED = Path(os.environ.get("DECKSHEET_SHARED", REPO.parent / "shared"))
 
 def build_event(path: Path, pdfs: list[Path], n: int, distinct: bool, db, limits) -> None:
     from scanner.event.stores import create_event, open_event
+    from scanner.event.context import EventContext
     from scanner.event.flows import register_input
 
     store = create_event(path, "벤치마크", dt.date(2026, 7, 12))
     first: dict[Path, object] = {}
     for pdf in pdfs:  # one real registration per fixture: its list is what every copy holds
-        first[pdf] = register_input(store, str(pdf), "9" * 10, db, limits)
+        first[pdf] = register_input(EventContext(store, db, limits), str(pdf), "9" * 10)
     for i in range(n):
         pdf = pdfs[i % len(pdfs)]
         res = first[pdf]
@@ -56,6 +57,7 @@ def main() -> int:
 
     from card_db.cdb import load_card_db
     from scanner.event.audit import run_audit
+    from scanner.event.context import EventContext
     from scanner.event.stores import create_event, open_event
     from scanner.event.flows import event_limits
 
@@ -77,7 +79,7 @@ def main() -> int:
             build_event(path, pdfs, args.n, mode == "distinct", db, limits)
             setup = time.perf_counter() - t0
             with open_event(path) as store:
-                result = run_audit(store, db, limits, workers=args.workers)
+                result = run_audit(EventContext(store, db, limits), workers=args.workers)
             out[mode] = {"audit_seconds": round(result.seconds, 2),
                          "files_read": result.files_read,
                          "per_registration_ms": round(1000 * result.seconds / args.n, 1),

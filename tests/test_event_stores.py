@@ -253,9 +253,11 @@ def test_a_withdrawn_version_stays_recorded_and_stops_counting(event_target):
         assert [(r.version, r.withdrawal is not None) for r in versions] == \
             [(1, False), (2, True)]
         assert store.registration("0123456789", 2).withdrawal.reason == "다른 선수의 시트"
+        from scanner.event.context import EventContext
         from scanner.event.flows import record_review_decisions
         with pytest.raises(EventError) as exc:  # nothing more is recorded on it
-            record_review_decisions(store, None, store.registration("0123456789", 2), [], "헤드")
+            record_review_decisions(EventContext(store, None, judge="헤드"),
+                                    store.registration("0123456789", 2), [])
         assert exc.value.code == "event.version-withdrawn"
         assert store.registration_by_id(a2.id).summary_json()["withdrawn"]["judge"] == "헤드"
         # the same original can then go to the right player: the guard no longer sees it

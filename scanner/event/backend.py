@@ -85,17 +85,20 @@ class RecordBackend(Protocol):
 
     def rows(self, table: str, where: Mapping[str, Any] | None = None, order: str = "id",
              columns: str = "*") -> list[Row]:
-        """The event's rows of `table` whose columns equal `where`, ordered by `order`."""
+        """The event's rows of `table` whose columns equal `where` (a tuple value: one of
+        them), ordered by `order` (empty: in no order)."""
 
     def registration_of_job(self, job_id: str) -> int | None:
         """The id of the registration a station job made, if any."""
 
     # insert
-    def insert(self, table: str, row: Mapping[str, Any]) -> int:
-        """Insert one row; returns its id (the next of the event's when the row has none)."""
+    def insert(self, table: str, row: Mapping[str, Any]) -> Any:
+        """Insert one row; returns its id (a record table's row without one gets the event's
+        next)."""
 
-    def update(self, table: str, where: Mapping[str, Any], values: Mapping[str, Any]) -> None:
-        """Change columns of the event's rows (only a player's name is ever changed)."""
+    def update(self, table: str, where: Mapping[str, Any], values: Mapping[str, Any]) -> int:
+        """Change columns of the event's rows matching `where` (as `rows`); returns how many.
+        Of the record only a player's name ever changes; the station's jobs change state."""
 
     # files
     def put_file(self, data: bytes) -> str:
@@ -115,6 +118,20 @@ class RecordBackend(Protocol):
 
     def file_problems(self, digests: list[str]) -> list[str]:
         """Originals among `digests` that are missing or no longer have their digest."""
+
+
+def where_sql(where: Mapping[str, Any] | None, mark: str) -> tuple[list[str], list[Any]]:
+    """`where` as SQL conditions with `mark` placeholders, and their values (a tuple value: IN)."""
+    conds: list[str] = []
+    args: list[Any] = []
+    for col, value in (where or {}).items():
+        if isinstance(value, tuple):
+            conds.append(f"{col} IN ({', '.join([mark] * len(value))})" if value else "FALSE")
+            args.extend(value)
+        else:
+            conds.append(f"{col} = {mark}")
+            args.append(value)
+    return conds, args
 
 
 def audit_row(action: str, detail: dict, actor: str | None = None) -> dict:

@@ -27,7 +27,7 @@ from psycopg.rows import dict_row
 
 from card_db.paths import atomic_write
 from scanner.errors import EventError
-from scanner.event.backend import Row
+from scanner.event.backend import RECORD_COLUMNS, Row, where_sql
 from scanner.event.files import sha256_bytes
 from scanner.event.pg_schema import PG_MIGRATIONS
 from scanner.event.records import now_iso
@@ -37,8 +37,6 @@ CONNECT_TIMEOUT_S = 10
 _KNOWN_STEPS = {m.name for m in PG_MIGRATIONS}
 _TABLE_STEP = {"registration_withdrawals": "pg-0006-withdrawals"}
 """Tables a later migration step added (a database read before it lacks them)."""
-_NO_ID = ("players", "files", "events")
-"""Tables keyed otherwise: every other table's ids are per event (highest + 1)."""
 
 
 @dataclass(frozen=True)
@@ -119,9 +117,9 @@ def default_files_cache() -> Path:
     return Path(platformdirs.user_cache_dir("decksheet")) / "originals"
 
 
-def _where(event: str, where: Mapping[str, Any] | None) -> tuple[str, tuple]:
-    cols = ["event", *(where or {})]
-    return " WHERE " + " AND ".join(f"{c} = %s" for c in cols), (event, *(where or {}).values())
+def _where(event: str, where: Mapping[str, Any] | None) -> tuple[str, list[Any]]:
+    conds, args = where_sql({"event": event, **(where or {})}, "%s")
+    return " WHERE " + " AND ".join(conds), args
 
 
 def _plain(value: Any) -> Any:
@@ -137,6 +135,8 @@ class PgBackend:
     readonly: bool = False
     steps: list[str] = field(default_factory=list)
     files_cache: Path = field(default_factory=default_files_cache)
+    lock: str = "event"
+    """The write lock a transaction takes (per event): the record's, or the station's."""
 
     # ------------------------------------------------------------------ opening
 
@@ -218,7 +218,7 @@ class PgBackend:
         try:
             with self.con.transaction():
                 self.con.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                                 ("decksheet:event:" + self.event_key,))
+                                 (f"decksheet:{self.lock}:{self.event_key}",))
                 yield
         except psycopg.Error as exc:  # refused (privileges, a guard) or the server went away
             raise EventError("event.write-refused", location=self.location,
@@ -252,7 +252,8 @@ class PgBackend:
     def rows(self, table: str, where: Mapping[str, Any] | None = None, order: str = "id",
              columns: str = "*") -> list[Row]:
         cond, args = _where(self.event_key, where)
-        return self._q(f"SELECT {columns} FROM {table}{cond} ORDER BY {order}", args)
+        order_by = f" ORDER BY {order}" if order else ""
+        return self._q(f"SELECT {columns} FROM {table}{cond}{order_by}", args)
 
     def registration_of_job(self, job_id: str) -> int | None:
         rows = self.rows("registrations", {"job_id": job_id}, "id", "id")
@@ -260,21 +261,22 @@ class PgBackend:
 
     # ------------------------------------------------------------------ insert
 
-    def insert(self, table: str, row: Mapping[str, Any]) -> int:
+    def insert(self, table: str, row: Mapping[str, Any]) -> Any:
         values = dict(row)
-        if table not in _NO_ID and values.get("id") is None:
+        if "id" in RECORD_COLUMNS.get(table, ()) and values.get("id") is None:
             (n,) = self._q(f"SELECT COALESCE(MAX(id), 0) + 1 AS n FROM {table} "
                            f"WHERE event = %s", (self.event_key,))
             values["id"] = int(n["n"])
         self.con.execute(f"INSERT INTO {table} (event, {', '.join(values)}) "
                          f"VALUES (%s, {', '.join(['%s'] * len(values))})",
                          (self.event_key, *map(_plain, values.values())))
-        return int(values.get("id") or 0)
+        return values.get("id")
 
-    def update(self, table: str, where: Mapping[str, Any], values: Mapping[str, Any]) -> None:
+    def update(self, table: str, where: Mapping[str, Any], values: Mapping[str, Any]) -> int:
         cond, args = _where(self.event_key, where)
-        self.con.execute(f"UPDATE {table} SET {', '.join(f'{c} = %s' for c in values)}{cond}",
-                         (*values.values(), *args))
+        return self.con.execute(
+            f"UPDATE {table} SET {', '.join(f'{c} = %s' for c in values)}{cond}",
+            (*values.values(), *args)).rowcount
 
     # ------------------------------------------------------------------ files
 

@@ -24,7 +24,7 @@ from typing import Any, Iterator, Mapping
 from urllib.parse import quote
 
 from scanner.errors import EventError
-from scanner.event.backend import Row, audit_row
+from scanner.event.backend import Row, audit_row, where_sql
 from scanner.event.files import FileStore
 from scanner.event.migrations import MIGRATIONS, migrate
 from scanner.event.records import now_iso
@@ -117,10 +117,9 @@ def connect(path: Path) -> sqlite3.Connection:
     return con
 
 
-def _where(where: Mapping[str, Any] | None) -> tuple[str, tuple]:
-    if not where:
-        return "", ()
-    return " WHERE " + " AND ".join(f"{c} = ?" for c in where), tuple(where.values())
+def _where(where: Mapping[str, Any] | None) -> tuple[str, list[Any]]:
+    conds, args = where_sql(where, "?")
+    return (" WHERE " + " AND ".join(conds) if conds else ""), args
 
 
 @dataclass
@@ -247,7 +246,8 @@ class SqliteBackend:
     def rows(self, table: str, where: Mapping[str, Any] | None = None, order: str = "id",
              columns: str = "*") -> list[Row]:
         cond, args = _where(where)
-        return self.con.execute(f"SELECT {columns} FROM {table}{cond} ORDER BY {order}",
+        order_by = f" ORDER BY {order}" if order else ""
+        return self.con.execute(f"SELECT {columns} FROM {table}{cond}{order_by}",
                                 args).fetchall()
 
     def registration_of_job(self, job_id: str) -> int | None:
@@ -259,16 +259,17 @@ class SqliteBackend:
 
     # ------------------------------------------------------------------ insert
 
-    def insert(self, table: str, row: Mapping[str, Any]) -> int:
+    def insert(self, table: str, row: Mapping[str, Any]) -> Any:
         values = {c: v for c, v in row.items() if c not in _NOT_STORED.get(table, ())}
         cur = self.con.execute(f"INSERT INTO {table} ({', '.join(values)}) "
                                f"VALUES ({', '.join('?' * len(values))})", tuple(values.values()))
-        return int(values.get("id") or cur.lastrowid or 0)
+        return values["id"] if values.get("id") is not None else cur.lastrowid
 
-    def update(self, table: str, where: Mapping[str, Any], values: Mapping[str, Any]) -> None:
+    def update(self, table: str, where: Mapping[str, Any], values: Mapping[str, Any]) -> int:
         cond, args = _where(where)
-        self.con.execute(f"UPDATE {table} SET {', '.join(f'{c} = ?' for c in values)}{cond}",
-                         (*values.values(), *args))
+        return self.con.execute(
+            f"UPDATE {table} SET {', '.join(f'{c} = ?' for c in values)}{cond}",
+            (*values.values(), *args)).rowcount
 
     # ------------------------------------------------------------------ files
 

@@ -12,6 +12,7 @@ from card_db.cdb import CardDatabase, load_card_db
 from card_db.models import LimitList
 from scanner.errors import EventError
 from scanner.event import flows
+from scanner.event.context import EventContext
 from scanner.event.flows import apply_decisions, decklist_from_json, event_limits
 from scanner.event.record import EventRecord
 from scanner.event.records import Registration, normalise_konami_id
@@ -21,7 +22,7 @@ from scanner.event.status import list_status
 from scanner.rules.codes import REVIEW_CODES, VERDICT_CODES
 from scanner.web.audit_queue import AuditQueue
 from scanner.web.config import StationConfig
-from scanner.web.station_store import StationStore
+from scanner.web.station_store import StationQueue
 from scanner.web.stations import open_station
 from scanner.web.views import Verdict
 from scanner.web.texts import ko
@@ -69,8 +70,19 @@ class StationCore:
         finally:
             store.close()
 
+    def context(self, store: EventRecord, judge: str | None = None) -> EventContext:
+        """What an event action works with: this record, the station's card database and
+        limit list, the judge acting."""
+        return EventContext(store, self.db, self.limits, judge)
+
     @contextlib.contextmanager
-    def station(self) -> Iterator[StationStore]:
+    def actions(self, judge: str | None = None) -> Iterator[EventContext]:
+        """An event action's context on a connection of its own (as `store`)."""
+        with self.store() as store:
+            yield self.context(store, judge)
+
+    @contextlib.contextmanager
+    def station(self) -> Iterator[StationQueue]:
         st = open_station(self.config.event_path)
         try:
             yield st
@@ -94,8 +106,8 @@ class StationCore:
         if not re.fullmatch(r"[0-9a-f]{64}", sha256) or not re.fullmatch(r"[\w.\-]+\.png", name):
             return None
         p = self.crops_dir(sha256) / name
-        if not p.is_file() and self.config.uses_database:
-            self._fetch_crop(sha256, name, p)  # read on another machine
+        if not p.is_file():
+            self._fetch_crop(sha256, name, p)  # read on another machine (a shared queue)
         return p if p.is_file() else None
 
     def _fetch_crop(self, sha256: str, name: str, target: Path) -> None:
@@ -153,7 +165,7 @@ class StationCore:
             cached = self._status_cache.get(key)
         if cached is not None:
             return cached
-        deck, check = flows.registration_check(store, reg, self.db, self.limits)
+        deck, check = flows.registration_check(self.context(store), reg)
         breaches = sum(1 for i in check.infractions if i.code not in REVIEW_CODES)
         # the one status function the audit asks too (scanner.event.status)
         verdict = Verdict(list_status([i.code for i in check.infractions], deck.needs_review),

@@ -79,7 +79,7 @@ class RecordsService(StationCore):
             # Sheets are re-read in reader processes, never in the server's (a Tesseract crash
             # there stopped every desk); one audit at a time (`audit_lock`).
             with self.audit_lock:
-                result = run_audit(store, self.db, self.limits, workers=1, in_process=False,
+                result = run_audit(self.context(store), workers=1, in_process=False,
                                    progress=step, should_stop=should_stop)
             write_report(result, out_dir, korean_csv=True)
             if log:
