@@ -83,3 +83,39 @@ def test_a_write_the_database_refuses_is_shown_in_korean(pg_db, demo_db, clean_e
     assert error.startswith("대회 기록이 저장되지 않았습니다") and "permission denied" in error
     with open_event(url) as store:
         assert store.infraction(issued.id).status == "active"
+
+
+def test_a_decided_job_may_be_held_again_by_the_next_guard(event_target, demo_db, tmp_path):
+    """Both guards on one upload: the judge lifts the first (the same original as another
+    player's), the second (not like the player's previous deck) holds the job again — on both
+    stores, one queue's rules — and the judge's second decision stores it."""
+    from scanner.event.flows import prepare_registration
+    from scanner.web.config import StationConfig
+    from scanner.web.reader import ReadOutcome
+    from scanner.web.service import StationService
+    from scanner.web.uploads import check_upload
+
+    service = StationService(StationConfig(event_path=event_target, key=KEY, workers=1), demo_db)
+    main_ids = {int(x) for x in (SAMPLES / "decks" / "registered.ydk").read_text().split()
+                if x.isdigit()}
+    other = sorted(c for c in demo_db.cards if c not in main_ids)[:14]
+    first = tmp_path / "other.ydk"
+    first.write_text("#main\n" + "".join(f"{c}\n" * 3 for c in other) + "#extra\n!side\n")
+
+    def upload(path, kid: str):
+        job = service.submit(check_upload(path.read_bytes(), path.name), kid, None, "J")
+        prepared = prepare_registration(str(path), service.db, service.limits, keep_bytes=False)
+        service.complete(service.job(job.id), ReadOutcome(prepared=prepared))
+        return service.job(job.id)
+
+    ydk = SAMPLES / "decks" / "registered.ydk"
+    assert upload(ydk, "1000000001").state == "done"
+    assert upload(first, "1000000002").state == "done"
+    held = upload(ydk, "1000000002")  # 1000000001's original, and nothing like v1
+    assert (held.state, held.to_json()["decision"]) == ("needs-decision", "duplicate-original")
+    again = service.decide(held.id, "store", "J")
+    assert (again.state, again.to_json()["decision"]) == ("needs-decision",
+                                                          "implausible-version")
+    done = service.decide(held.id, "store", "J")
+    assert (done.state, done.result["player"], done.result["version"]) == \
+        ("done", "1000000002", 2)
