@@ -23,13 +23,14 @@ SHARED = Path(os.environ.get("DECKSHEET_SHARED", REPO.parent / "shared"))
 
 
 def build_event(path: Path, pdfs: list[Path], n: int, distinct: bool, db, limits) -> None:
-    from scanner.event.store import EventStore
+    from scanner.event.stores import create_event, open_event
+    from scanner.event.context import EventContext
     from scanner.event.flows import register_input
 
-    store = EventStore.create(path, "벤치마크", dt.date(2026, 7, 12))
+    store = create_event(path, "벤치마크", dt.date(2026, 7, 12))
     first: dict[Path, object] = {}
     for pdf in pdfs:  # one real registration per fixture: its list is what every copy holds
-        first[pdf] = register_input(store, str(pdf), "9" * 10, db, limits)
+        first[pdf] = register_input(EventContext(store, db, limits), str(pdf), "9" * 10)
     for i in range(n):
         pdf = pdfs[i % len(pdfs)]
         res = first[pdf]
@@ -56,7 +57,8 @@ def main() -> int:
 
     from card_db.cdb import load_card_db
     from scanner.event.audit import run_audit
-    from scanner.event.store import EventStore
+    from scanner.event.context import EventContext
+    from scanner.event.stores import create_event, open_event
     from scanner.event.flows import event_limits
 
     pdfs = sorted(p for pat in ("db-ko-*.pdf", "kde-form-*.pdf", "kde-flat-*.pdf")
@@ -70,14 +72,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for mode in ("distinct", "repeated"):
             path = Path(tmp) / f"{mode}.db"
-            probe = EventStore.create(Path(tmp) / f"probe-{mode}.db", "p", dt.date(2026, 7, 12))
+            probe = create_event(Path(tmp) / f"probe-{mode}.db", "p", dt.date(2026, 7, 12))
             limits = event_limits(probe.event(), db, args.lflist)
             probe.close()
             t0 = time.perf_counter()
             build_event(path, pdfs, args.n, mode == "distinct", db, limits)
             setup = time.perf_counter() - t0
-            with EventStore.open(path) as store:
-                result = run_audit(store, db, limits, workers=args.workers)
+            with open_event(path) as store:
+                result = run_audit(EventContext(store, db, limits), workers=args.workers)
             out[mode] = {"audit_seconds": round(result.seconds, 2),
                          "files_read": result.files_read,
                          "per_registration_ms": round(1000 * result.seconds / args.n, 1),

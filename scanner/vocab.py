@@ -94,6 +94,8 @@ class Reason(StrEnum):
     # a review state without a reason of its own
     NEEDS_REVIEW = "needs-review"
     FLAGGED_IN_INPUT = "flagged-in-input"
+    CONFIRMED_BY_JUDGE = "confirmed-by-judge"
+    """A line a judge decided (the review's own state after a decision)."""
 
     @property
     def ko(self) -> str:
@@ -131,6 +133,7 @@ REASON_KO: dict[str, str] = {
     Reason.CONTROL_CHARACTER: "보이지 않는 제어 문자나 줄바꿈이 있음",
     Reason.NEEDS_REVIEW: "확인 필요",
     Reason.FLAGGED_IN_INPUT: "입력 파일에 확인 필요로 표시됨",
+    Reason.CONFIRMED_BY_JUDGE: "저지가 확인함",
 }
 """Each reason in the judge's words."""
 

@@ -12,7 +12,9 @@ from click.testing import CliRunner
 
 from scanner.event.audit import run_audit
 from scanner.cli import main
-from scanner.event.store import EventStore, ReviewDecision
+from scanner.event.stores import create_event
+from scanner.event.records import ReviewDecision
+from scanner.event.context import EventContext
 from scanner.event.flows import decklist_from_json, event_limits, register_input
 from scanner.model import SECTIONS, Decklist, Entry
 from scanner.event.audit_report import mask_id
@@ -70,7 +72,7 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
     sheets, legality, compare = (fixtures_dir / "sheets", fixtures_dir / "legality",
                                  fixtures_dir / "compare")
     path = tmp_path / "event.db"
-    store = EventStore.create(path, "공인 대회", dt.date(2026, 7, 12))
+    store = create_event(path, "공인 대회", dt.date(2026, 7, 12))
     limits = event_limits(store.event(), real_db, real_lflist_path)
     assert limits.name == "2026.7"
 
@@ -110,7 +112,7 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
     for kid, f in inputs.items():
         # 4000000001 hands in 2000000001's very file, the two typed lists are one text:
         # refused unless meant (issue 13, 7).
-        registered[kid] = register_input(store, str(f), kid, real_db, limits,
+        registered[kid] = register_input(EventContext(store, real_db, limits), str(f), kid,
                                          allow_duplicate=kid in ("4000000001", "7000000002"))
     for kid in garbled_ids:
         assert registered[kid].registration.needs_review >= 1
@@ -132,9 +134,11 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
 
     # Resubmission: an illegal list replaced by a legal one becomes version 2.
     resub = "6000000001"
-    v1 = register_input(store, str(legality / "L008-forbidden.ydk"), resub, real_db, limits,
+    v1 = register_input(EventContext(store, real_db, limits),
+                        str(legality / "L008-forbidden.ydk"), resub,
                         allow_duplicate=True)
-    v2 = register_input(store, str(legality / "L002-unchanged.ydk"), resub, real_db, limits,
+    v2 = register_input(EventContext(store, real_db, limits),
+                        str(legality / "L002-unchanged.ydk"), resub,
                         allow_duplicate=True)
     assert (v1.registration.version, v1.legal) == (1, False)
     assert (v2.registration.version, v2.legal) == (2, True)
@@ -215,12 +219,12 @@ def test_event_end_to_end_on_fixtures(fixtures_dir, real_db, real_db_path, real_
 
 @pytest.mark.slow
 def test_photo_registration_is_kept_and_reaudited(fixtures_dir, real_db, real_lflist_path, tmp_path):
-    store = EventStore.create(tmp_path / "e.db", "사진", dt.date(2026, 7, 12))
+    store = create_event(tmp_path / "e.db", "사진", dt.date(2026, 7, 12))
     limits = event_limits(store.event(), real_db, real_lflist_path)
     photo = fixtures_dir / "sheets" / "photo-02.jpg"
-    res = register_input(store, str(photo), "0123456789", real_db, limits)
+    res = register_input(EventContext(store, real_db, limits), str(photo), "0123456789")
     assert store.file_path(res.registration.file_sha256).read_bytes() == photo.read_bytes()
-    result = run_audit(store, real_db, limits, workers=1)
+    result = run_audit(EventContext(store, real_db, limits), workers=1)
     (audited,) = result.registrations
     assert audited.problems == []  # the re-read gives the same lines as at registration
     assert audited.needs_review == res.registration.needs_review
@@ -235,18 +239,19 @@ def test_an_audit_out_of_process_reads_no_sheet_in_the_calling_process(tmp_path,
     from scanner.event import audit as audit_mod
 
     db = load_card_db(None)
-    store = EventStore.create(tmp_path / "e.sqlite", "감사 대회", dt.date(2026, 7, 12))
+    store = create_event(tmp_path / "e.sqlite", "감사 대회", dt.date(2026, 7, 12))
     limits = event_limits(store.event(), db)
-    register_input(store, str(SAMPLES / "decks" / "registered.ydk"), "1000000001", db, limits)
+    register_input(EventContext(store, db, limits),
+                   str(SAMPLES / "decks" / "registered.ydk"), "1000000001")
 
     def crash(*_a, **_k):
         raise AssertionError("a sheet was read in the server's process")
 
     monkeypatch.setattr(audit_mod, "audit_file", crash)
-    result = audit_mod.run_audit(store, db, limits, workers=1, in_process=False)
+    result = audit_mod.run_audit(EventContext(store, db, limits), workers=1, in_process=False)
     assert [r.konami_id for r in result.registrations] == ["1000000001"]
     with pytest.raises(AssertionError, match="server's process"):
-        audit_mod.run_audit(store, db, limits, workers=1)
+        audit_mod.run_audit(EventContext(store, db, limits), workers=1)
     store.close()
 
 

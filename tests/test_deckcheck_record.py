@@ -16,10 +16,13 @@ from click.testing import CliRunner
 from scanner.cli import main
 from scanner.errors import EventError
 from scanner.event import flows
+from scanner.event.context import EventContext
 from scanner.event.flows import (deck_check, deck_check_decklist, event_limits, player_status,
                                  record_review_decision, register_input, void_infraction)
 from scanner.event.migrations import MIGRATIONS
-from scanner.event.store import EventStore, clean_name, normalise_konami_id
+from scanner.event.record import EventRecord
+from scanner.event.stores import create_event, open_event
+from scanner.event.records import clean_name, normalise_konami_id
 from scanner.read import load_decklist
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,14 +40,14 @@ def env(demo_db, tmp_path, monkeypatch):
     monkeypatch.setenv("DECKSHEET_LFLIST", str(lflist))
     event = tmp_path / "event.db"
     monkeypatch.setenv("DECKSHEET_EVENT", str(event))
-    with EventStore.create(event, "테스트 대회", dt.date(2026, 7, 12)):
+    with create_event(event, "테스트 대회", dt.date(2026, 7, 12)):
         pass
     return event
 
 
 @pytest.fixture
 def store(env, demo_db):
-    with EventStore.open(env) as s:
+    with open_event(env) as s:
         yield s
 
 
@@ -71,7 +74,7 @@ def typed(deck, names: dict[int, str] | None = None, drop_spaces: bool = False) 
     return "\n".join(out) + "\n"
 
 
-def counts(store: EventStore) -> tuple[int, int]:
+def counts(store: EventRecord) -> tuple[int, int]:
     return len(store.deck_checks()), len(store.infractions())
 
 
@@ -79,13 +82,14 @@ def counts(store: EventStore) -> tuple[int, int]:
 
 
 def test_typed_short_names_reconcile_with_no_review(store, demo_db, limits, tmp_path):
-    register_input(store, str(DECKS / "registered.ydk"), "0000000001", demo_db, limits)
+    register_input(EventContext(store, demo_db, limits),
+                   str(DECKS / "registered.ydk"), "0000000001")
     reg = load_decklist(DECKS / "registered.ydk", demo_db)
     short = {14558127: "우라라", 97268402: "뵐러", 27204311: "니비루", 89631139: "백룡",
              10045474: "무한포영", 44508094: "스타더스트", 73580471: "블랙로즈"}
     f = tmp_path / "typed.txt"
     f.write_text(typed(reg, short, drop_spaces=True), encoding="utf-8")
-    res = deck_check(store, str(f), "0000000001", 1, demo_db, limits)
+    res = deck_check(EventContext(store, demo_db, limits), str(f), "0000000001", 1)
     obs = res.observed
     assert obs.needs_review == 0, [(e.read, e.reasons) for s in obs.sections.values() for e in s
                                    if e.needs_review]
@@ -94,12 +98,13 @@ def test_typed_short_names_reconcile_with_no_review(store, demo_db, limits, tmp_
 
 
 def test_one_changed_card_is_named_exactly(store, demo_db, limits, tmp_path):
-    register_input(store, str(DECKS / "registered.ydk"), "0000000001", demo_db, limits)
+    register_input(EventContext(store, demo_db, limits),
+                   str(DECKS / "registered.ydk"), "0000000001")
     reg = load_decklist(DECKS / "registered.ydk", demo_db)
     text = typed(reg, {14558127: "우라라"}).replace("무한포영 3", "무한포영 2\n명왕결계파 1")
     f = tmp_path / "typed.txt"
     f.write_text(text, encoding="utf-8")
-    res = deck_check(store, str(f), "0000000001", 2, demo_db, limits)
+    res = deck_check(EventContext(store, demo_db, limits), str(f), "0000000001", 2)
     diffs = {(d["section"], d["card_id"], d["registered"], d["observed"])
              for d in res.compare_json["differences"]}
     assert diffs == {("main", 10045474, 3, 2), ("main", 54693926, 0, 1)}
@@ -107,13 +112,14 @@ def test_one_changed_card_is_named_exactly(store, demo_db, limits, tmp_path):
 
 
 def test_a_part_of_two_registered_names_is_flagged_not_guessed(store, demo_db, limits, tmp_path):
-    register_input(store, str(DECKS / "registered.ydk"), "0000000001", demo_db, limits)
+    register_input(EventContext(store, demo_db, limits),
+                   str(DECKS / "registered.ydk"), "0000000001")
     reg = load_decklist(DECKS / "registered.ydk", demo_db)
     # "드래곤" is part of 블랙 로즈 드래곤, 스타더스트 드래곤 and 사이버 드래곤.
     text = typed(reg).replace("스타더스트 드래곤 3", "드래곤 3")
     f = tmp_path / "typed.txt"
     f.write_text(text, encoding="utf-8")
-    res = deck_check(store, str(f), "0000000001", 1, demo_db, limits)
+    res = deck_check(EventContext(store, demo_db, limits), str(f), "0000000001", 1)
     flagged = [c for c in res.to_confirm if c["list"] == "observed"]
     assert len(flagged) == 1 and flagged[0]["card_id"] is None
     assert "ambiguous-name" in flagged[0]["reasons"] and len(flagged[0]["candidates"]) >= 2
@@ -124,7 +130,8 @@ def test_a_part_of_two_registered_names_is_flagged_not_guessed(store, demo_db, l
 
 
 def test_nothing_is_recorded_from_unconfirmed_lines(env, store, demo_db, limits, tmp_path):
-    register_input(store, str(DECKS / "registered.ydk"), "0000000001", demo_db, limits)
+    register_input(EventContext(store, demo_db, limits),
+                   str(DECKS / "registered.ydk"), "0000000001")
     reg = load_decklist(DECKS / "registered.ydk", demo_db)
     # A line a judge must look at: a name that fits no registered card and no card exactly.
     text = typed(reg).replace("유벨 3", "유벨 2\n유밸드래곤 1")
@@ -135,11 +142,11 @@ def test_nothing_is_recorded_from_unconfirmed_lines(env, store, demo_db, limits,
     assert r.exit_code == 1 and out["recorded"] is False and out["to_confirm"]
     assert out["verdict"] == "확인 필요" and out["deck_check_id"] is None
     assert counts(store) == (0, 0)
-    files = sorted(p.name for p in store.files_dir.iterdir())
+    files = sorted(p.name for p in store.backend.files_dir.iterdir())
     # --confirm is recorded in a judge's name only.
     r = run("deckcheck", f, "--player", "0000000001", "--round", "4", "--confirm", "--json")
     assert r.exit_code == 2 and "--judge" in r.stderr and counts(store) == (0, 0)
-    assert sorted(p.name for p in store.files_dir.iterdir()) == files
+    assert sorted(p.name for p in store.backend.files_dir.iterdir()) == files
     r = run("deckcheck", f, "--player", "0000000001", "--round", "4", "--confirm",
             "--judge", "박저지", "--json")
     out = json.loads(r.stdout)
@@ -154,10 +161,12 @@ def test_a_registration_with_an_unresolved_line_never_records_a_false_mismatch(
     text = typed(reg).replace("유벨 3", "유벨ㅋㅋ 3")
     f = tmp_path / "sheet.txt"
     f.write_text(text, encoding="utf-8")
-    assert register_input(store, str(f), "0000000002", demo_db, limits).registration.needs_review
+    assert register_input(EventContext(store, demo_db, limits),
+                          str(f), "0000000002").registration.needs_review
     for confirm in (False, True):
-        res = deck_check(store, str(DECKS / "registered.ydk"), "0000000002", 1, demo_db, limits,
-                         confirm=confirm, judge="김저지")
+        res = deck_check(EventContext(store, demo_db, limits, "김저지"),
+                         str(DECKS / "registered.ydk"), "0000000002", 1,
+                         confirm=confirm)
         assert not res.recorded and res.verdict == "확인 필요" and "review" in res.not_recorded
         assert "UNRESOLVED_LINE" not in [i.code for i in store.infractions()]
     assert counts(store) == (0, 0)
@@ -167,14 +176,15 @@ def test_a_registration_with_an_unresolved_line_never_records_a_false_mismatch(
 
 
 def test_between_games_one_penalty_applies_to_the_next_duel(store, demo_db, limits, tmp_path):
-    register_input(store, str(DECKS / "registered.ydk"), "0000000001", demo_db, limits)
+    register_input(EventContext(store, demo_db, limits),
+                   str(DECKS / "registered.ydk"), "0000000001")
     reg = load_decklist(DECKS / "registered.ydk", demo_db)
     # A card moved from main to side between games: main 39 (size changed, main < 40).
     text = typed(reg).replace("유벨 3", "유벨 2").replace("사이드\n", "사이드\n유벨 1\n")
     f = tmp_path / "obs.txt"
     f.write_text(text, encoding="utf-8")
-    res = deck_check(store, str(f), "0000000001", 3, demo_db, limits, between_games=True,
-                     judge="이저지")
+    res = deck_check(EventContext(store, demo_db, limits, "이저지"),
+                     str(f), "0000000001", 3, between_games=True)
     data = res.to_json()
     assert data["penalty"]["penalty"] == "GAME_LOSS" and data["penalty"]["applies"] == "next-duel"
     assert "다음 듀얼에 적용한다" in data["penalty"]["timing_rule"]
@@ -190,12 +200,13 @@ def test_between_games_one_penalty_applies_to_the_next_duel(store, demo_db, limi
 
 
 def test_side_swap_before_the_first_duel(store, demo_db, limits, tmp_path):
-    register_input(store, str(DECKS / "registered.ydk"), "0000000001", demo_db, limits)
+    register_input(EventContext(store, demo_db, limits),
+                   str(DECKS / "registered.ydk"), "0000000001")
     reg = load_decklist(DECKS / "registered.ydk", demo_db)
     text = typed(reg).replace("유벨 3", "유벨 2\n명왕결계파 1").replace("명왕결계파 3", "명왕결계파 2\n유벨 1")
     f = tmp_path / "obs.txt"
     f.write_text(text, encoding="utf-8")
-    res = deck_check(store, str(f), "0000000001", 1, demo_db, limits, preview=True)
+    res = deck_check(EventContext(store, demo_db, limits), str(f), "0000000001", 1, preview=True)
     codes = [i["code"] for i in res.compare_json["infractions"]]
     assert codes == ["SIDE_SWAP_BEFORE_FIRST_DUEL"]
     assert "1듀얼째" in res.compare_json["infractions"][0]["rule"]
@@ -216,10 +227,11 @@ def test_check_in_is_not_a_penalty(env):
 
 
 def test_void_shows_in_status_and_audit(env, store, demo_db, limits, tmp_path):
-    register_input(store, str(DECKS / "registered.ydk"), "0000000003", demo_db, limits,
+    register_input(EventContext(store, demo_db, limits),
+                   str(DECKS / "registered.ydk"), "0000000003",
                    name="홍길동")
-    res = deck_check(store, str(DECKS / "observed.ydk"), "0000000003", 2, demo_db, limits,
-                     judge="이저지")
+    res = deck_check(EventContext(store, demo_db, limits, "이저지"),
+                     str(DECKS / "observed.ydk"), "0000000003", 2)
     (inf,) = res.issued
     with pytest.raises(EventError, match="reason"):
         void_infraction(store, inf.id, reason=" ", judge="이저지")
@@ -227,7 +239,7 @@ def test_void_shows_in_status_and_audit(env, store, demo_db, limits, tmp_path):
         void_infraction(store, inf.id, reason="wrong deck", judge=None)
     r = run("event", "void", inf.id, "--reason", "덱을 잘못 확인함", "--judge", "헤드저지")
     assert r.exit_code == 0, r.output
-    st = player_status(store, demo_db, "홍길동", limits).to_json()
+    st = player_status(EventContext(store, demo_db, limits), "홍길동").to_json()
     assert st["player"] == "0000000003" and st["verdict"] == "적합"
     assert st["infractions"][0]["status"] == "voided" and st["penalties_in_force"] == []
     assert st["infractions"][0]["amendments"][0]["reason"] == "덱을 잘못 확인함"
@@ -244,7 +256,7 @@ def test_void_shows_in_status_and_audit(env, store, demo_db, limits, tmp_path):
     assert store.infraction(inf.id).effective_penalty == "WARNING"
     assert len(store.amendments()) == 2
     with pytest.raises(sqlite3.IntegrityError):
-        store.con.execute("DELETE FROM infraction_amendments")
+        store.backend.con.execute("DELETE FROM infraction_amendments")
 
 
 def test_review_decision_keeps_before_and_after_and_the_verdict(store, demo_db, limits,
@@ -252,29 +264,33 @@ def test_review_decision_keeps_before_and_after_and_the_verdict(store, demo_db, 
     f = tmp_path / "sheet.txt"
     reg = load_decklist(DECKS / "registered.ydk", demo_db)
     f.write_text(typed(reg).replace("유벨 3", "유벨ㅋㅋ 3"), encoding="utf-8")
-    register_input(store, str(f), "0000000002", demo_db, limits)
-    st = player_status(store, demo_db, "0000000002", limits)
+    register_input(EventContext(store, demo_db, limits), str(f), "0000000002")
+    st = player_status(EventContext(store, demo_db, limits), "0000000002")
     assert st.verdict == "확인 필요"
     line = next(i for i, e in enumerate(st.decklist.sections["main"], 1) if e.needs_review)
     yubel = demo_db.by_name("유벨")
-    res = record_review_decision(store, demo_db, "0000000002", "main", line, "choose",
-                                 card_id=yubel.card_id, count=3, judge="박저지", limits=limits)
+    res = record_review_decision(EventContext(store, demo_db, limits, "박저지"), "0000000002",
+                                 "main", line, "choose", card_id=yubel.card_id, count=3)
     assert res.verdict == "적합" and res.needs_review == 0
     d = store.decisions()[-1]
     assert d.judge == "박저지" and d.created_at and d.after["card_id"] == yubel.card_id
     assert d.before["needs_review"] is True and d.after["needs_review"] is False
     # Now the deck check is certain and records.
-    ok = deck_check(store, str(DECKS / "registered.ydk"), "0000000002", 1, demo_db, limits)
+    ok = deck_check(EventContext(store, demo_db, limits),
+                    str(DECKS / "registered.ydk"), "0000000002", 1)
     assert ok.recorded and ok.verdict == "일치"
 
 
 def test_deck_check_decklist_for_the_station(store, demo_db, limits):
-    register_input(store, str(DECKS / "registered.ydk"), "0000000001", demo_db, limits)
+    register_input(EventContext(store, demo_db, limits),
+                   str(DECKS / "registered.ydk"), "0000000001")
     observed = load_decklist(DECKS / "registered.ydk", demo_db)
     observed.sections["main"][0].count -= 1
-    preview = deck_check_decklist(store, observed, "0000000001", 5, demo_db, limits, preview=True)
+    preview = deck_check_decklist(EventContext(store, demo_db, limits),
+                                  observed, "0000000001", 5, preview=True)
     assert not preview.recorded and preview.verdict == "불일치"
-    done = deck_check_decklist(store, observed, "0000000001", 5, demo_db, limits, judge="저지")
+    done = deck_check_decklist(EventContext(store, demo_db, limits, "저지"),
+                               observed, "0000000001", 5)
     assert done.recorded and done.check.observed_sha256 is None and len(done.issued) == 1
     assert json.loads(json.dumps(done.to_json()))["recorded"] is True
 
@@ -345,10 +361,12 @@ def test_round_out_of_range_is_one_line(env):
 def test_the_record_cannot_be_rewritten(store, demo_db, limits):
     """Issue 15 #3: REPLACE INTO passes DELETE triggers; the event header was not guarded."""
     assert "0003-no-rewrite" in [m.name for m in MIGRATIONS]
-    register_input(store, str(DECKS / "registered.ydk"), "0000000003", demo_db, limits)
-    deck_check(store, str(DECKS / "observed.ydk"), "0000000003", 2, demo_db, limits, judge="x")
+    register_input(EventContext(store, demo_db, limits),
+                   str(DECKS / "registered.ydk"), "0000000003")
+    deck_check(EventContext(store, demo_db, limits, "x"),
+               str(DECKS / "observed.ydk"), "0000000003", 2)
     (inf,) = store.infractions()
-    con = store.con
+    con = store.backend.con
     for sql in (f"REPLACE INTO infractions (id, konami_id, code, penalty, remedy, created_at) "
                 f"VALUES ({inf.id}, '0000000003', 'X', 'CAUTION', '', '')",
                 f"INSERT OR REPLACE INTO infractions (id, konami_id, code, penalty, remedy, "
@@ -418,14 +436,16 @@ def test_read_only_commands_on_a_write_protected_event(env, demo_db, tmp_path, m
         r = run(*args)
         assert r.exit_code in (0, 1) and "error" not in r.stderr, (args, r.output)
     assert tree() == before  # no -wal, no -shm, no log row, nothing
-    with EventStore.open(ev, readonly=True) as s:
+    with open_event(ev, readonly=True) as s:
         with pytest.raises(sqlite3.OperationalError):
-            s.con.execute("INSERT INTO audit_log (at, action, detail) VALUES ('', 'x', '{}')")
+            s.backend.con.execute("INSERT INTO audit_log (at, action, detail) VALUES ('', 'x', '{}')")
 
 
 def test_deck_check_originals_are_covered_by_the_integrity_check(env, store, demo_db, limits):
-    register_input(store, str(DECKS / "registered.ydk"), "0000000003", demo_db, limits)
-    res = deck_check(store, str(DECKS / "observed.ydk"), "0000000003", 1, demo_db, limits)
+    register_input(EventContext(store, demo_db, limits),
+                   str(DECKS / "registered.ydk"), "0000000003")
+    res = deck_check(EventContext(store, demo_db, limits),
+                     str(DECKS / "observed.ydk"), "0000000003", 1)
     assert store.integrity() == []
     store.file_path(res.check.observed_sha256).write_bytes(b"edited")
     assert any(res.check.observed_sha256 in p for p in store.integrity())
@@ -463,15 +483,16 @@ def test_an_older_event_file_is_read_as_it_is_and_migrated_on_write(tmp_path):
                 "VALUES ('12345', 'DECKLIST_MISMATCH', 'GAME_LOSS', 'r', 'x')")
     con.commit()
     con.close()
-    with EventStore.open(path, readonly=True) as s:  # nothing written, old columns tolerated
+    with open_event(path, readonly=True) as s:  # nothing written, old columns tolerated
         assert s.infractions()[0].status == "active" and s.amendments() == []
     assert sqlite3.connect(path).execute("SELECT COUNT(*) FROM migrations").fetchone()[0] == 1
-    with EventStore.open(path) as s:  # a write opening brings it up to date
-        assert [m.name for m in MIGRATIONS] == [r[0] for r in s.con.execute(
+    with open_event(path) as s:  # a write opening brings it up to date
+        assert [m.name for m in MIGRATIONS] == [r[0] for r in s.backend.con.execute(
             "SELECT name FROM migrations ORDER BY id")]
         void_infraction(s, 1, reason="옛 기록 정정", judge="헤드저지")
         assert s.infractions()[0].status == "voided"
-        assert player_status(s, None, "12345").konami_id == "12345"  # legacy IDs still found
+        assert player_status(EventContext(s, None),
+                             "12345").konami_id == "12345"  # legacy IDs still found
 
 
 def test_read_only_commands_on_a_read_only_mount(env, tmp_path):
@@ -553,9 +574,10 @@ def test_a_player_name_read_by_ocr_is_registered_with_a_warning(store, demo_db, 
     photo = Path(__file__).resolve().parent.parent / "samples" / "photos" / "scan-01.pdf"
     read = load_decklist(photo, demo_db).player_name
     assert read, "the sample scan's header name should be read"
-    got = register_input(store, str(photo), "0000000005", demo_db, limits)
+    got = register_input(EventContext(store, demo_db, limits), str(photo), "0000000005")
     assert got.registration.player_name == read
     assert any("read from the sheet by OCR" in w and read in w for w in got.warnings)
-    given = register_input(store, str(photo), "0000000005", demo_db, limits, name="김철수", replace=True)
+    given = register_input(EventContext(store, demo_db, limits),
+                           str(photo), "0000000005", name="김철수", replace=True)
     assert given.registration.player_name == "김철수"
     assert not any("by OCR" in w for w in given.warnings)

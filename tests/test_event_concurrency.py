@@ -15,16 +15,17 @@ from pathlib import Path
 import pytest
 
 from scanner.event.files import verify_file
-from scanner.event.store import EventStore
+from scanner.event.record import EventRecord
+from scanner.event.stores import create_event, open_event
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_DECKS = REPO / "samples" / "decks"
 
 _WRITER = r"""
 import json, os, sys
-from scanner.event.store import EventStore
+from scanner.event.stores import create_event, open_event
 path, tag = sys.argv[1], sys.argv[2]
-store = EventStore.open(path)
+store = open_event(path)
 n = 0
 while True:
     n += 1
@@ -38,13 +39,13 @@ while True:
 
 def _new_event(tmp_path: Path) -> Path:
     path = tmp_path / "event.db"
-    EventStore.create(path, "동시성", dt.date(2026, 7, 12)).close()
+    create_event(path, "동시성", dt.date(2026, 7, 12)).close()
     return path
 
 
 def _register_many(path: str, worker: int, count: int) -> list[int]:
     versions = []
-    with EventStore.open(path) as store:
+    with open_event(path) as store:
         for i in range(count):
             sha = store.store_file(f"worker {worker} sheet {i}".encode())
             shared = store.add_registration("0000000001", None, {"sections": {}}, sha,
@@ -56,9 +57,9 @@ def _register_many(path: str, worker: int, count: int) -> list[int]:
     return versions
 
 
-def _assert_consistent(store: EventStore) -> None:
+def _assert_consistent(store: EventRecord) -> None:
     assert store.integrity() == []
-    assert store.con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert store.backend.con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     by_player: dict[str, list[int]] = {}
     for reg in store.registrations():
         by_player.setdefault(reg.konami_id, []).append(reg.version)
@@ -75,7 +76,7 @@ def test_concurrent_registrations_keep_every_version(tmp_path):
         results = pool.starmap(_register_many, [(str(path), w, each) for w in range(workers)])
     seen = sorted(v for r in results for v in r)
     assert seen == list(range(1, workers * each + 1))  # distinct, none lost
-    with EventStore.open(path) as store:
+    with open_event(path) as store:
         assert len(store.registrations()) == workers * each * 2
         assert len([a for _, _, a, _ in store.audit_log() if a == "register"]) == workers * each * 2
         _assert_consistent(store)
@@ -98,7 +99,7 @@ def test_concurrent_register_commands(demo_db, tmp_path):
     assert [p.returncode for p in procs] == [0] * 6, [o[1].decode() for o in outs]
     versions = sorted(json.loads(o[0])["version"] for o in outs)
     assert versions == [1, 2, 3, 4, 5, 6]
-    with EventStore.open(path) as store:
+    with open_event(path) as store:
         _assert_consistent(store)
 
 
@@ -119,7 +120,7 @@ def test_killed_writer_leaves_a_consistent_store(tmp_path, delay):
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     committed += [int(x) for x in proc.stdout.read().split()]
-    with EventStore.open(path) as store:
+    with open_event(path) as store:
         _assert_consistent(store)
         versions = [r.version for r in store.registrations()]
         assert set(committed) <= set(versions)  # nothing committed was lost

@@ -193,7 +193,7 @@ def test_a_lost_database_connection_is_a_clear_error(pg_db):
     url = pg_db + "?event=lost"
     with create_event(url, "대회", dt.date(2026, 7, 12)) as store:
         sha = store.store_file(b"x")
-        pid = store.con.info.backend_pid
+        pid = store.backend.con.info.backend_pid
         with psycopg.connect(pg_db, autocommit=True) as su:
             su.execute("SELECT pg_terminate_backend(%s)", (pid,))
         with pytest.raises(EventError, match=r"\?event=lost: "):

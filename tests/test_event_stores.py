@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import sqlite3
 import threading
 from pathlib import Path
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 from scanner.cli import main
 from scanner.errors import EventError
 from scanner.event.records import NewInfraction, ReviewDecision
-from scanner.event.store_api import EventStoreAPI
+from scanner.event.record import EventRecord
 from scanner.event.stores import create_event, open_event
 
 SAMPLE_DECKS = Path(__file__).resolve().parent.parent / "samples" / "decks"
@@ -35,7 +36,7 @@ def _raw_errors():
     return (sqlite3.IntegrityError, psycopg.Error)
 
 
-def _register(store: EventStoreAPI, kid: str | None, data: bytes = b"#main\n14558127\n",
+def _register(store: EventRecord, kid: str | None, data: bytes = b"#main\n14558127\n",
               name: str | None = "홍길동", **kw):
     sha = store.store_file(data)
     return store.add_registration(kid, name, {"sections": {"main": []}, **kw.pop("deck", {})},
@@ -44,7 +45,7 @@ def _register(store: EventStoreAPI, kid: str | None, data: bytes = b"#main\n1455
 
 def test_create_open_and_the_header(event_target):
     with create_event(event_target, "  서울 대회 ", DAY, "2026.7") as store:
-        assert isinstance(store, EventStoreAPI)
+        assert isinstance(store, EventRecord)
         ev = store.event()
         assert (ev.name, ev.date, ev.list_name) == ("서울 대회", DAY, "2026.7")
         assert store.steps and all(isinstance(s, str) for s in store.steps)
@@ -86,7 +87,7 @@ def test_records_are_append_only_in_the_database(event_target):
                     "DELETE FROM deck_checks", "UPDATE players SET konami_id = '1111111111'",
                     "DELETE FROM players"):
             with pytest.raises(_raw_errors(), match="append-only|never"):
-                store.con.execute(sql)
+                store.backend.con.execute(sql)
         assert store.latest_registration("0123456789").legal is True
         assert store.infractions()[0].penalty == "GAME_LOSS"
 
@@ -252,9 +253,11 @@ def test_a_withdrawn_version_stays_recorded_and_stops_counting(event_target):
         assert [(r.version, r.withdrawal is not None) for r in versions] == \
             [(1, False), (2, True)]
         assert store.registration("0123456789", 2).withdrawal.reason == "다른 선수의 시트"
+        from scanner.event.context import EventContext
         from scanner.event.flows import record_review_decisions
         with pytest.raises(EventError) as exc:  # nothing more is recorded on it
-            record_review_decisions(store, None, store.registration("0123456789", 2), [], "헤드")
+            record_review_decisions(EventContext(store, None, judge="헤드"),
+                                    store.registration("0123456789", 2), [])
         assert exc.value.code == "event.version-withdrawn"
         assert store.registration_by_id(a2.id).summary_json()["withdrawn"]["judge"] == "헤드"
         # the same original can then go to the right player: the guard no longer sees it
@@ -278,7 +281,7 @@ def test_a_withdrawn_version_stays_recorded_and_stops_counting(event_target):
         for sql in ("UPDATE registration_withdrawals SET reason = 'x'",
                     "DELETE FROM registration_withdrawals"):
             with pytest.raises(_raw_errors(), match="append-only"):
-                store.con.execute(sql)
+                store.backend.con.execute(sql)
         assert len(store.withdrawals()) == 2 and a1.version == 1
         b = _register(store, "0123456789", data=b"#main\n3\n")
         assert b.version == 3 and store.latest_registration("0123456789").version == 3
@@ -314,3 +317,61 @@ def test_withdraw_on_the_command_line_frees_the_original_for_the_right_player(
     r = run("event", "status", "0000000001", "--json")
     status = json.loads(r.stdout)
     assert [v.get("withdrawn") is not None for v in status["versions"]] == [True]
+
+
+def _refusal(call, *args, **kw) -> EventError:
+    with pytest.raises(EventError) as exc:
+        call(*args, **kw)
+    return exc.value
+
+
+def test_every_refusal_is_the_same_coded_error_on_both_stores(event_target):
+    """The record's rules are written once: what SQLite refuses with a code, PostgreSQL refuses
+    with the same code and parameters, so the station shows the same Korean line (never the
+    fallback 「대회 기록이 요청을 거절했습니다」)."""
+    from card_db.messages import ko
+    fallback = ko.MESSAGES["event.refused"]
+    create_event(event_target, "대회", DAY).close()
+    seen = []
+    with open_event(event_target, readonly=True) as store:
+        seen.append(_refusal(store.store_file, b"x"))
+        seen.append(_refusal(store.add_decisions, [ReviewDecision(1, "main", 1, "x", "keep")]))
+        seen.append(_refusal(store.withdraw_registration, "0123456789", 1, "x", "헤드"))
+    assert [e.code for e in seen] == ["event.read-only"] * 3
+    assert seen[0].params == {"path": store.location}
+    with open_event(event_target) as store:
+        reg = _register(store, "0123456789")
+        missing = "f" * 64
+        seen = [_refusal(store.add_registration, "0123456789", None, {}, missing, None, True,
+                         [], None),
+                _refusal(store.add_deck_check, "0123456789", 1, reg.id, "full", True, missing,
+                         {}, {}, []),
+                _refusal(store.add_registration, None, None, {}, reg.file_sha256, None, True,
+                         [], None),
+                _refusal(store.add_amendment, 999, "void", "착오", "헤드"),
+                _refusal(store.add_amendment, 999, "void", "  ", "헤드"),
+                _refusal(store.withdraw_registration, "0123456789", 9, "착오", "헤드")]
+        assert [e.code for e in seen] == ["event.file-missing", "event.file-missing",
+                                          "event.no-id", "event.no-infraction",
+                                          "event.void-needs-reason", "event.no-version"]
+        assert seen[0].params["sha"] == "f" * 12 and seen[3].params == {"id": 999}
+        for e in seen:
+            assert e.render("ko") != fallback and re.search("[가-힣]", e.render("ko")), e.code
+        assert len(store.registrations()) == 1 and store.infractions() == []
+
+
+def test_a_database_refusal_is_one_coded_line(event_target):
+    """What the database itself refuses (a trigger of the schema, a lost connection) reaches
+    the caller as `event.write-refused` / `event.database-error` naming the event."""
+    with create_event(event_target, "대회", DAY) as store:
+        reg = _register(store, "0123456789")
+        # A row with the same id written behind the record's back: the schema refuses the next.
+        with store.backend.transaction():
+            store.backend.insert("review_decisions", {
+                "id": 7, "registration_id": reg.id, "section": "main", "line": 1, "read": "x",
+                "action": "keep", "created_at": "x"})
+        err = _refusal(store.load_records, "review_decisions", [dict(
+            store.record_rows("review_decisions")[0], line=2)])
+        assert err.code == "event.write-refused" and err.params["location"] == store.location
+        assert "저장되지 않았습니다" in err.render("ko")
+        assert len(store.decisions(reg.id)) == 1

@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from scanner.cli import main
 from scanner.errors import EventError
-from scanner.event.store import EventStore, ReviewDecision, normalise_konami_id
+from scanner.event.stores import create_event, open_event
+from scanner.event.records import ReviewDecision, normalise_konami_id
 from scanner.event.flows import apply_decisions, decklist_from_json, flagged_items
 from scanner.event.migrations import MIGRATIONS
 from scanner.model import Decklist, Entry, ReviewFlag
@@ -48,8 +49,8 @@ def test_konami_id_is_digits_only():
 def test_store_records_migrations_and_is_append_only(tmp_path):
     import datetime as dt
     path = tmp_path / "e.db"
-    with EventStore.create(path, "대회", dt.date(2026, 7, 12)) as store:
-        names = [r[0] for r in store.con.execute("SELECT name FROM migrations ORDER BY id")]
+    with create_event(path, "대회", dt.date(2026, 7, 12)) as store:
+        names = [r[0] for r in store.backend.con.execute("SELECT name FROM migrations ORDER BY id")]
         assert names == [m.name for m in MIGRATIONS]
         sha = store.store_file(b"#main\n14558127\n")
         reg = store.add_registration("0123456789", "홍길동", {"sections": {"main": []}}, sha,
@@ -58,27 +59,27 @@ def test_store_records_migrations_and_is_append_only(tmp_path):
         for sql in ("UPDATE registrations SET legal = 0", "DELETE FROM registrations",
                     "DELETE FROM audit_log"):
             with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-                store.con.execute(sql)
-        assert store.con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+                store.backend.con.execute(sql)
+        assert store.backend.con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     # Re-opening applies nothing new and keeps the record.
-    with EventStore.open(path) as store:
+    with open_event(path) as store:
         assert [a for _, _, a, _ in store.audit_log()] == ["event-init", "register"]
         assert store.latest_registration("0123456789").player_name == "홍길동"
     with pytest.raises(EventError, match="already exists"):
-        EventStore.create(path, "again", dt.date(2026, 7, 12))
+        create_event(path, "again", dt.date(2026, 7, 12))
 
 
 def test_open_refuses_what_is_not_an_event(tmp_path):
     other = tmp_path / "cards.db"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
     with pytest.raises(EventError, match="not a decksheet event"):
-        EventStore.open(other)
+        open_event(other)
     text = tmp_path / "notes.txt"
     text.write_text("hello")
     with pytest.raises(EventError, match="not a decksheet event"):
-        EventStore.open(text)
+        open_event(text)
     with pytest.raises(EventError, match="no event file"):
-        EventStore.open(tmp_path / "missing.db")
+        open_event(tmp_path / "missing.db")
 
 
 def test_event_flow_on_samples(demo_env, tmp_path):
@@ -140,7 +141,7 @@ def test_event_flow_on_samples(demo_env, tmp_path):
     r = run("register", str(SAMPLE_DECKS / "legal.ydk"), "--player", "0000000002", "--json",
             "--allow-duplicate")
     assert json.loads(r.stdout)["version"] == 2 and r.exit_code == 0
-    with EventStore.open(event) as store:
+    with open_event(event) as store:
         assert [g.version for g in store.registrations() if g.konami_id == "0000000002"] == [1, 2]
         assert not store.registration("0000000002", 1).legal
 
@@ -188,14 +189,14 @@ def test_review_walk_stores_decisions_and_clears_the_flag(demo_env, demo_db, tmp
     reg = json.loads(r.stdout)
     assert r.exit_code == 1 and reg["needs_review"] >= 1
 
-    with EventStore.open(event) as store:
+    with open_event(event) as store:
         current = store.latest_registration("0000000007")
         items = flagged_items(decklist_from_json(current.decklist_json))
         assert items and items[0][:2] == ("main", 1)
     # Answer: type the right name, count 1; skip anything else.
     answers = f"{first.name}\n1\n" + "s\n" * (len(items) - 1)
     r = run("review", "--player", "0000000007", "--judge", "박저지", input=answers)
-    with EventStore.open(event) as store:
+    with open_event(event) as store:
         current = store.latest_registration("0000000007")
         decisions = store.decisions(current.id)
         assert decisions[0].action == "choose" and decisions[0].card_id == first.card_id
@@ -275,5 +276,5 @@ def test_a_file_with_no_card_is_not_registered(demo_env, tmp_path):
     notes.write_text("점심 메뉴\n김밥 2\n라면 1\n", encoding="utf-8")
     r = run("register", str(notes), "--player", "0000000001", "--json")
     assert r.exit_code == 2 and "not a decklist" in r.stderr
-    with EventStore.open(event) as store:
-        assert store.registrations() == [] and list(store.files_dir.iterdir()) == []
+    with open_event(event) as store:
+        assert store.registrations() == [] and list(store.backend.files_dir.iterdir()) == []

@@ -125,8 +125,8 @@ def test_a_missing_kor_model_refuses_scan_and_serve_in_one_line(monkeypatch, tmp
         if args[0] == "serve":
             import datetime as dt
 
-            from scanner.event.store import EventStore
-            EventStore.create(tmp_path / "e.sqlite", "t", dt.date(2026, 7, 12)).close()
+            from scanner.event.stores import create_event
+            create_event(tmp_path / "e.sqlite", "t", dt.date(2026, 7, 12)).close()
         r = CliRunner().invoke(main, args)
         assert r.exit_code == 2, r.output
         lines = [ln for ln in r.output.splitlines() if ln.startswith("decksheet: error:")]

@@ -55,10 +55,10 @@ def test_wheel_ships_station_files_and_serves(tmp_path):
                            check=True, capture_output=True, text=True, cwd=tmp_path).stdout
     assert where.startswith(site), where
 
-    from scanner.event.store import EventStore
+    from scanner.event.stores import create_event
     import datetime as dt
     event = tmp_path / "event.sqlite"
-    EventStore.create(event, "휠 대회", dt.date(2026, 7, 12)).close()
+    create_event(event, "휠 대회", dt.date(2026, 7, 12)).close()
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "OMP_THREAD_LIMIT": "1",
            "DECKSHEET_DATA_DIR": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([str(env_dir / "bin" / "decksheet"), "serve", "--event", str(event),

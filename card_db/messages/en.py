@@ -187,6 +187,43 @@ MESSAGES: dict[str, str] = {
     "event.read-only": "{path} is open read-only",
     "event.file-missing": "original file {sha}… is not in {folder}",
     "event.no-id": "a registration needs a Konami ID (or a walk-in number)",
+    # the event record's storage (SQLite file or PostgreSQL database), event copy, circuit
+    "event.none-given": "no event: give --event PATH or set {env} (create one with "
+                        "'decksheet event init PATH')",
+    "event.needs-name": "the event needs a name (--name)",
+    "event.exists": "{path} already exists; an event is never re-initialised (pick another path)",
+    "event.exists-in-database": "event {event} already exists in this database; an event is "
+                                "never re-initialised (pick another name)",
+    "event.no-folder": "folder {folder} does not exist",
+    "event.cannot-create": "cannot create event {target}: {detail}",
+    "event.is-folder": "{path} is a folder, not an event file",
+    "event.no-file": "no event file at {path} (create it with 'decksheet event init {path}')",
+    "event.cannot-read": "cannot read event file {path}: {reason}",
+    "event.not-sqlite": "{path} is not a decksheet event file (not SQLite)",
+    "event.no-tables": "{path} is not a decksheet event file (no event tables)",
+    "event.unusable": "{path} is not a usable event file: {detail}",
+    "event.not-writable": "{path} cannot be written (a write-protected medium or folder): "
+                          "'event info', 'event status', 'export' and 'audit' still work",
+    "event.newer-schema": "{location} was written by a newer decksheet (schema steps {steps}); "
+                          "this version will not write to it — update decksheet (read-only "
+                          "commands such as 'event info' still work)",
+    "event.no-header": "{location} has no event header (was 'event init' interrupted?)",
+    "event.url-needs-event": "the PostgreSQL event URL needs one ?event=NAME "
+                             "(e.g. postgresql://judge@db.local/circuit?event=seoul-2026-05)",
+    "event.bad-event-name": "event name {event}: use letters, digits, '_', '.', '-' (at most 64), "
+                            "starting with a letter or digit",
+    "event.cannot-connect": "cannot connect to the event database: {detail}",
+    "event.no-database-events": "{location}: no decksheet events in this database (create one "
+                                "with 'decksheet event init {location} --name …')",
+    "event.no-such-event": "no event {event} in {database} (create it with 'decksheet event init')",
+    "event.database-error": "{location}: {detail}",
+    "event.write-refused": "{location}: the write was not stored: {detail}",
+    "copy.damaged-source": "{location} has damaged or missing originals ({detail}); nothing was "
+                           "copied",
+    "copy.mismatch": "the copy in {location} does not match its source ({detail}); do not use it",
+    "circuit.no-player-id": "no player {player} in any event of {location}",
+    "circuit.no-player-name": "no player named {who} in any event of {location}",
+    "circuit.ambiguous-name": "{count} players are named {who}: give the Konami ID ({players})",
     # the station's check-in
     "station.no-sheet-id": "no Konami ID read on the sheet: pick the player and upload again",
     "station.sheet-id-unsure": "the sheet's Konami ID ({sheet_id}) is not certain: pick the "

@@ -16,7 +16,7 @@ from scanner.vocab import MAX_ROUND
 
 
 def event_option(func: Callable) -> Callable:
-    # No click.Path(dir_okay=False): its usage error is four lines; EventStore.open says it in one.
+    # No click.Path(dir_okay=False): its usage error is four lines; open_event says it in one.
     return click.option("--event", "event_path", envvar="DECKSHEET_EVENT",
                         help="The event file, or postgresql://USER@HOST[:PORT]/DB?event=NAME "
                              "(env DECKSHEET_EVENT).")(func)
@@ -54,6 +54,14 @@ def _limits(store, settings: Settings):
     from scanner.event.flows import event_limits
     return event_limits(store.event(), settings.db(), settings.lflist, settings.list_name,
                         settings.extra_bans)
+
+
+def _context(store, settings: Settings, judge: str | None = None, limits=_limits):
+    """The event action's context: this record, the card database, the event's limit list
+    (`limits=None`: none at hand), the judge."""
+    from scanner.event.context import EventContext
+    return EventContext(store, settings.db(), _limits(store, settings) if limits is _limits
+                        else limits, judge)
 
 
 @main.group()
@@ -137,9 +145,9 @@ def register(input_: str, player: str | None, walk_in: bool, name: str | None, r
     from scanner.event.flows import register_input
 
     with _open(event_path) as store:
-        result = register_input(store, input_, player, settings.db(), _limits(store, settings),
-                                name=name, judge=judge, replace=replace,
-                                allow_duplicate=allow_duplicate, walk_in=walk_in)
+        result = register_input(_context(store, settings, judge), input_, player, name=name,
+                                replace=replace, allow_duplicate=allow_duplicate,
+                                walk_in=walk_in)
     for w in result.warnings:
         click.echo(f"decksheet: warning: {w}", err=True)
     if as_json:
@@ -174,9 +182,8 @@ def deckcheck(observed: str, player: str, round_no: str, between_games: bool, co
 
     rnd = check_round(round_no)
     with _open(event_path, readonly=preview) as store:
-        result = deck_check(store, observed, player, rnd, settings.db(),
-                            _limits(store, settings), between_games=between_games, judge=judge,
-                            confirm=confirm, preview=preview)
+        result = deck_check(_context(store, settings, judge), observed, player, rnd,
+                            between_games=between_games, confirm=confirm, preview=preview)
     for w in result.warnings:
         click.echo(f"decksheet: warning: {w}", err=True)
     data = result.to_json()
@@ -204,7 +211,7 @@ def event_status(player: str, event_path: str | None, as_json: bool, settings: S
         except DecksheetError as exc:
             click.echo(f"decksheet: warning: {exc}; the verdict is the stored one", err=True)
             limits = None
-        status = player_status(store, settings.db(), player, limits)
+        status = player_status(_context(store, settings, limits=limits), player)
     data = status.to_json()
     if as_json:
         echo_json(data)
@@ -293,12 +300,11 @@ def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | N
 
     with _open_for_reading(event_path) as store:
         _out_folder(out_dir, "report")
-        db = settings.db()
-        limits = _limits(store, settings)
+        ctx = _context(store, settings)
         total = len(audit_jobs(store))
         with click.progressbar(length=total, label="audit", file=sys.stderr,
                                hidden=not sys.stderr.isatty()) as bar:
-            result = run_audit(store, db, limits, workers=workers, progress=bar.update)
+            result = run_audit(ctx, workers=workers, progress=bar.update)
         try:
             html_path, csv_path, xlsx_path = write_report(result, out_dir)
         except OSError as exc:
@@ -330,7 +336,7 @@ def audit(out_dir: Path, workers: int | None, as_json: bool, event_path: str | N
 def review(player: str, version: int | None, event_path: str | None, judge: str | None,
            settings: Settings) -> int:
     """Walk through every flagged line of a registration and record the judge's decisions."""
-    from scanner.event.store import lookup_konami_id
+    from scanner.event.records import lookup_konami_id
     from scanner.cli.review_walk import walk
 
     kid = lookup_konami_id(player)
@@ -345,7 +351,7 @@ def review(player: str, version: int | None, event_path: str | None, judge: str 
         except DecksheetError as exc:
             click.echo(f"decksheet: warning: {exc}; no verdict after the review", err=True)
             limits = None
-        remaining = walk(store, reg, settings.db(), judge, limits)
+        remaining = walk(_context(store, settings, judge, limits), reg)
     return ExitCode.FINDINGS if remaining else ExitCode.OK
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from card_db.cdb import CardDatabase
-from card_db.models import LimitList
-from scanner.event.store import EventStore, Registration, ReviewDecision
+from scanner.event.context import EventContext
+from scanner.event.records import Registration, ReviewDecision
 from scanner.event.flows import (CHOOSE, KEEP, SKIP, decision_for, effective_decklist,
                                  flagged_items, record_review_decisions)
 from scanner.model import SECTION_KO, Entry, position_label
@@ -71,11 +71,11 @@ def _ask_line(entry: Entry, db: CardDatabase) -> tuple[str, int | None, int | No
         return CHOOSE, cid, count
 
 
-def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | None,
-         limits: LimitList | None = None) -> int:
-    """Ask about every flagged item; store the answers (judge, time, line before → after) and
-    show the verdict the list has now. Returns how many items still need review."""
-    deck = effective_decklist(store, reg, db)
+def walk(ctx: EventContext, reg: Registration) -> int:
+    """Ask about every flagged item; store the answers (`ctx.judge`, time, line before → after)
+    and show the verdict the list has now. Returns how many items still need review."""
+    db, judge = ctx.db, ctx.judge
+    deck = effective_decklist(ctx.record, reg, db)
     items = flagged_items(deck)
     click.echo(f"{reg.konami_id} {reg.player_name or ''} v{reg.version} ({reg.file_name}): "
                f"확인할 항목 {len(items)}개 — 원본 시트를 보면서 답하세요")
@@ -104,11 +104,11 @@ def walk(store: EventStore, reg: Registration, db: CardDatabase, judge: str | No
                                           judge=judge, db=db))
     except (_Quit, click.exceptions.Abort, EOFError):
         pass  # quit, Ctrl-C or end of input: keep what was answered so far
-    result = record_review_decisions(store, db, reg, decisions, judge, limits)
+    result = record_review_decisions(ctx, reg, decisions)
     remaining = result.needs_review
     click.echo(f"결정 {len(decisions)}건 저장; 아직 확인 필요 {remaining}건"
                + (" (다시 'decksheet review' 로 이어서)" if remaining else " — 확인 완료"))
-    if limits is not None:
+    if ctx.limits is not None:
         bad = [i for i in result.infractions if i["code"] not in ("UNRESOLVED_LINE", "UNKNOWN_CARD")]
         click.echo(f"판정: {result.verdict}"
                    + (f" — {', '.join(dict.fromkeys(i['code'] for i in bad))}" if bad else ""))

@@ -22,8 +22,10 @@ from scanner.errors import DecksheetError
 from scanner.event.files import verify_file
 from scanner.event.flows import apply_decisions, decklist_from_json
 from scanner.event.status import list_status
-from scanner.event.store import (DeckCheck, EventInfo, EventStore, IssuedInfraction,
-                                 Registration, ReviewDecision)
+from scanner.event.context import EventContext
+from scanner.event.record import EventRecord
+from scanner.event.records import (DeckCheck, EventInfo, IssuedInfraction, Registration,
+                                   ReviewDecision)
 from scanner.model import SECTIONS, Decklist
 from scanner.inputs.pool import reader_pool
 from scanner.read import load_decklist
@@ -258,7 +260,7 @@ def _lines(data: dict) -> list:
 # --------------------------------------------------------------------------- parent side
 
 
-def audit_jobs(store: EventStore) -> list[AuditJob]:
+def audit_jobs(store: EventRecord) -> list[AuditJob]:
     """Every version; `latest` marks each player's current one (the newest not withdrawn)."""
     regs = store.registrations()
     newest: dict[str, int] = {}
@@ -288,16 +290,17 @@ class AuditStopped(Exception):
     the caller runs the audit again later."""
 
 
-def run_audit(store: EventStore, db: CardDatabase, limits: LimitList, workers: int | None = None,
-              progress: Callable[[int], None] | None = None,
-              in_process: bool = True,
+def run_audit(ctx: EventContext, workers: int | None = None,
+              progress: Callable[[int], None] | None = None, in_process: bool = True,
               should_stop: Callable[[], bool] | None = None) -> AuditResult:
-    """Audit the whole event. `workers` = processes (default: all cores; 1 = in this process,
+    """Audit the whole event (`ctx`: its record, the card database, the limit list to check
+    against). `workers` = processes (default: all cores; 1 = in this process,
     unless `in_process=False`: a server reads no sheet in its own process, where a reader's crash
     would take every desk down). `progress(n)` is called as each registration is done. When
     `should_stop()` turns true (a server stopping), reads not started are dropped, the pool's
     processes end after the file in hand, and `AuditStopped` is raised."""
     started = time.perf_counter()
+    store, db, limits = ctx.record, ctx.db, ctx.limit_list
     jobs = audit_jobs(store)
     by_file: dict[str, list[AuditJob]] = defaultdict(list)
     for job in jobs:

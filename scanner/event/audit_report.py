@@ -13,12 +13,13 @@ from card_db.paths import atomic_write
 from scanner.event.sheets import (STATUS_KO, decisions_table, deck_checks_table, file_label,
                                   infractions_table, lines_table, masked)
 from scanner.model import SECTIONS, position_label
+from scanner.vocab import SECTION_SHORT_KO
 from scanner.report.headers_ko import in_korean
 from scanner.report.tables import Table, csv_bytes, mask_id, xlsx_bytes
 from scanner.report.times import local_label, local_time
 from scanner.rules.codes import CODE_KO, ILLEGAL, LEGAL, PENALTY_KO, REVIEW_CODES
 
-SECTION_KO = {"main": "메인", "extra": "엑스트라", "side": "사이드", None: "시트"}
+SECTION_KO = {**SECTION_SHORT_KO, None: "시트"}
 METAGAME_TOP = 40
 
 _CSS = """

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import psycopg
 
 from scanner.errors import EventError
-from scanner.event.pg_store import EventURL, applied_steps, connect
+from scanner.event.pg_store import EventURL, applied_steps, connect, first_line
 from scanner.event.records import clean_name, lookup_konami_id
 
 ACTIVE_PENALTY_SQL = """
@@ -84,7 +84,7 @@ class Circuit:
         self.con.execute("SET default_transaction_read_only = on")
         if not applied_steps(self.con):
             self.con.close()
-            raise EventError(f"{parsed.shown}: no decksheet events in this database")
+            raise EventError("event.no-database-events", location=parsed.shown)
 
     def close(self) -> None:
         self.con.close()
@@ -99,7 +99,8 @@ class Circuit:
         try:
             return self.con.execute(sql, args).fetchall()
         except psycopg.Error as exc:
-            raise EventError(f"{self.location}: {str(exc).strip().splitlines()[0]}") from None
+            raise EventError("event.database-error", location=self.location,
+                             detail=first_line(exc)) from None
 
     def events(self) -> list[dict]:
         return self._q("SELECT event, name, date FROM events ORDER BY date, event")
@@ -137,7 +138,7 @@ class Circuit:
             kid = lookup_konami_id(who)
             if self._q("SELECT 1 FROM players WHERE konami_id = %s LIMIT 1", (kid,)):
                 return kid
-            raise EventError(f"no player {kid} in any event of {self.location}")
+            raise EventError("circuit.no-player-id", player=kid, location=self.location)
         except EventError:
             if (who or "").strip().isdigit():
                 raise
@@ -147,9 +148,8 @@ class Circuit:
         if len(ids) == 1:
             return ids[0]
         if not ids:
-            raise EventError(f"no player named {who!r} in any event of {self.location}")
-        raise EventError(f"{len(ids)} players are named {who!r}: give the Konami ID "
-                         f"({', '.join(ids[:10])})")
+            raise EventError("circuit.no-player-name", who=repr(who), location=self.location)
+        raise EventError("circuit.ambiguous-name", count=len(ids), who=repr(who), players=ids[:10])
 
     def history(self, who: str) -> PlayerHistory:
         kid = self.find(who)

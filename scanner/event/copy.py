@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from scanner.errors import EventError
 from scanner.event.files import sha256_bytes
-from scanner.event.store_api import RECORD_COLUMNS, EventStoreAPI
+from scanner.event.backend import RECORD_COLUMNS
+from scanner.event.record import EventRecord
 from scanner.event.stores import create_event, open_event
 
 COPIED = "event-copied"
@@ -61,7 +62,7 @@ class CopyReport:
                 "tables": [t.to_json() for t in self.tables]}
 
 
-def fingerprint(store: EventStoreAPI) -> dict[str, tuple[int, str]]:
+def fingerprint(store: EventRecord) -> dict[str, tuple[int, str]]:
     """Row count and digest of every record table, and of the event header."""
     ev = store.event()
     out = {"event": (1, rows_digest([{"name": ev.name, "date": ev.date.isoformat(),
@@ -85,8 +86,8 @@ def copy_event(source: str | os.PathLike, target: str | os.PathLike,
         damaged += [sha for sha in digests
                     if sha256_bytes(src.file_bytes(sha) or b"") != sha]
         if damaged:
-            raise EventError(f"{src.location} has damaged or missing originals "
-                             f"({'; '.join(damaged[:3])}); nothing was copied")
+            raise EventError("copy.damaged-source", location=src.location,
+                             detail="; ".join(damaged[:3]))
         with create_event(target, ev.name, ev.date, ev.list_name, copied_at=ev.created_at) as dst:
             report = CopyReport(source=src.location, target=dst.location)
             for sha in digests:
@@ -106,8 +107,7 @@ def copy_event(source: str | os.PathLike, target: str | os.PathLike,
             report.files = len(digests) - len(report.file_problems)
             if not report.ok:
                 bad = [t.table for t in report.tables if not t.ok] + report.file_problems
-                raise EventError(f"the copy in {dst.location} does not match its source "
-                                 f"({', '.join(bad)}); do not use it")
+                raise EventError("copy.mismatch", location=dst.location, detail=", ".join(bad))
             dst.log(COPIED, {"from": src.location, "tables": {t.table: t.rows
                                                               for t in report.tables},
                              "files": report.files}, actor)

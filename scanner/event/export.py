@@ -13,7 +13,7 @@ from card_db.paths import atomic_write
 from scanner.event.flows import effective_decklist
 from scanner.event.sheets import (decisions_table, deck_checks_table, identity,
                                   infractions_table, lines_table)
-from scanner.event.store import EventStore
+from scanner.event.record import EventRecord
 from scanner.inputs.formats import format_json, format_text, format_ydk
 from scanner.report.headers_ko import in_korean
 from scanner.report.tables import Table, csv_bytes, xlsx_bytes
@@ -21,7 +21,7 @@ from scanner.report.tables import Table, csv_bytes, xlsx_bytes
 WRITERS = {"ydk": (".ydk", format_ydk), "text": (".txt", format_text), "json": (".json", format_json)}
 
 
-def export_event(store: EventStore, db: CardDatabase, out_dir: Path, formats: set[str]
+def export_event(store: EventRecord, db: CardDatabase, out_dir: Path, formats: set[str]
                  ) -> tuple[int, int]:
     """Write the lists (review decisions applied). Returns (files written, lists still flagged).
 
@@ -49,7 +49,7 @@ def export_event(store: EventStore, db: CardDatabase, out_dir: Path, formats: se
     return written, flagged
 
 
-def event_tables(store: EventStore, lines: Table) -> list[Table]:
+def event_tables(store: EventRecord, lines: Table) -> list[Table]:
     """The workbook of the export: every registration version, the current lines, deck
     checks, infractions (with voids) and review decisions."""
     regs = store.registrations()

@@ -2,12 +2,13 @@
 void or amend an infraction, and show one player's state.
 
 These functions are the library interface of the event (the CLI and the check-in station both
-call them; their names and keywords are kept stable): `register_input`, `deck_check`,
-`deck_check_decklist`, `void_infraction`, `player_status`, `record_review_decision`. Each returns
-a dataclass with `to_json()`.
+call them): `register_input`, `commit_registration`, `deck_check`, `deck_check_decklist`,
+`void_infraction`, `player_status`, `record_review_decision(s)`. Each takes an `EventContext`
+first (the record, the card database, the limit list, the judge, the read options), then only
+what the action is about, and returns a dataclass with `to_json()`.
 
 Each flow reads and checks first and writes last (one transaction), so a refused or failed
-request stores nothing. See `scanner.event.store` for the storage and its safety rules.
+request stores nothing. See `scanner.event.record` for the record and its rules.
 """
 from __future__ import annotations
 
@@ -21,15 +22,18 @@ from card_db.lflist import choose_list, load_lflist, resolve_lflist_path
 from card_db import messages
 from card_db.models import LimitList
 from scanner.errors import EventError, RegulationError, UnreadableInput
+from scanner.event.context import EventContext
 from scanner.event.files import sha256_bytes
-from scanner.event.store import (Amendment, DeckCheck, EventInfo, EventStore, IssuedInfraction,
-                                 NewInfraction, Registration, ReviewDecision, clean_name,
-                                 lookup_konami_id, normalise_konami_id)
+from scanner.event.record import EventRecord
+from scanner.event.records import (Amendment, DeckCheck, EventInfo, IssuedInfraction, NewInfraction,
+                                   Registration, ReviewDecision, clean_name, lookup_konami_id,
+                                   normalise_konami_id)
 from scanner.event.records import MAX_NAME
 from scanner.inputs.options import ReadOptions
 from scanner.model import SECTIONS, Decklist, Entry, ReviewFlag, position_label
 from scanner.inputs import limits
 from scanner.read import load_decklist, read_input, read_source_bytes
+from scanner.vocab import MAX_ROUND, Reason
 from scanner.rules.codes import (CHECK_IN_NOTE, LEGAL, NEEDS_REVIEW, PENALTY_KO, VERDICT_CODES,
                                  list_verdict)
 
@@ -115,7 +119,7 @@ def apply_decisions(deck: Decklist, decisions: list[ReviewDecision], db: CardDat
         decided_lines.add((section, line))
     review = [r for r in out.review
               if not (r.line is not None and (r.section, r.line) in decided_lines)
-              and r.reason != "total-mismatch"]
+              and r.reason != Reason.TOTAL_MISMATCH]
     sheet_decisions = [d for (_, line, _), d in latest.items()
                        if line is None and d.action in (KEEP, CHOOSE)]
     review = _settle_sheet_items(out, review, sheet_decisions, db)  # restored rows count below
@@ -124,7 +128,7 @@ def apply_decisions(deck: Decklist, decisions: list[ReviewDecision], db: CardDat
     for s in SECTIONS:
         printed = out.printed_totals.get(s)
         if printed is not None and printed != totals[s]:
-            review.append(ReviewFlag(section=s, reason="total-mismatch",
+            review.append(ReviewFlag(section=s, reason=Reason.TOTAL_MISMATCH,
                                      detail=f"printed total {printed} ≠ sum of lines {totals[s]}"))
     out.review = _settle_sheet_items(out, review, sheet_decisions, db)  # kept total flags
     return out
@@ -141,7 +145,7 @@ def _settle_sheet_items(out: Decklist, review: list[ReviewFlag], decisions: list
         if d is not None and d.action == CHOOSE:
             card = db.get(d.card_id) if d.card_id is not None else None
             if card is None or r.section not in SECTIONS or not d.count \
-                    or r.reason != "struck-through":
+                    or r.reason != Reason.STRUCK_THROUGH:
                 d = None  # cannot apply: the item stays for the judge
             else:
                 out.sections[r.section].append(Entry(
@@ -168,18 +172,15 @@ def flagged_items(deck: Decklist) -> list[tuple[str | None, int | None, str, Rev
     return out
 
 
-def effective_decklist(store: EventStore, reg: Registration, db: CardDatabase) -> Decklist:
+def effective_decklist(store: EventRecord, reg: Registration, db: CardDatabase) -> Decklist:
     """A registration's list as confirmed so far (stored read + review decisions)."""
     return apply_decisions(decklist_from_json(reg.decklist_json), store.decisions(reg.id), db)
 
 
 # --------------------------------------------------------------------------- verdicts
 
-MAX_ROUND = 9999
-
-
 def check_round(round_no: object) -> int:
-    """A round number 0..9999 (one-line refusal otherwise: no OverflowError from SQLite)."""
+    """A round number 0..MAX_ROUND (one-line refusal otherwise: no OverflowError from SQLite)."""
     try:
         n = int(str(round_no).strip()) if not isinstance(round_no, int) else round_no
     except ValueError:
@@ -189,14 +190,13 @@ def check_round(round_no: object) -> int:
     return n
 
 
-def registration_check(store: EventStore, reg: Registration, db: CardDatabase,
-                       limits: LimitList | None):
+def registration_check(ctx: EventContext, reg: Registration):
     """The confirmed list of a registration and its check now (`CheckResult`), or None for the
     check when no limit list is at hand."""
     from scanner.rules.check import check_decklist
 
-    deck = effective_decklist(store, reg, db)
-    return deck, (check_decklist(deck, limits, db) if limits is not None else None)
+    deck = effective_decklist(ctx.record, reg, ctx.db)
+    return deck, (check_decklist(deck, ctx.limits, ctx.db) if ctx.limits is not None else None)
 
 
 def _stored_verdict(reg: Registration, deck: Decklist) -> str:
@@ -262,7 +262,7 @@ def _input_bytes(source: str) -> tuple[bytes | None, bytes, str | None]:
 
 def sheet_konami_id(deck: Decklist) -> str | None:
     """The Konami ID printed on the sheet, when it was read with confidence and is valid."""
-    if not deck.konami_id or any(r.reason == "konami-id-unclear" for r in deck.review):
+    if not deck.konami_id or any(r.reason == Reason.KONAMI_ID_UNCLEAR for r in deck.review):
         return None
     try:
         kid = normalise_konami_id(deck.konami_id)
@@ -374,13 +374,13 @@ def _player_name(given: str | None, deck: Decklist, warnings: list[str]) -> str 
         return clean_name(deck.player_name, cut=True)
 
 
-def commit_registration(store: EventStore, prepared: PreparedRegistration,
-                        konami_id: str | None, limits_: LimitList, db: CardDatabase,
-                        name: str | None = None, judge: str | None = None, *,
+def commit_registration(ctx: EventContext, prepared: PreparedRegistration,
+                        konami_id: str | None, *, name: str | None = None,
                         replace: bool = False, allow_duplicate: bool = False,
                         walk_in: bool = False, extra_json: dict | None = None) -> RegisterResult:
-    """Store a prepared input as the player's next version, every guard applied inside the
-    store's write transaction (two desks cannot both pass a guard the other's write breaks):
+    """Store a prepared input as the player's next version (in `ctx.judge`'s name, under the
+    list `ctx.limits`), every guard applied inside the record's write transaction (two desks
+    cannot both pass a guard the other's write breaks):
 
     - `konami_id`: 10 digits after NFKC; None = the ID printed on the sheet when it was read
       with confidence (else refused); `walk_in=True` gives a player without one a `W0001` number;
@@ -410,7 +410,7 @@ def commit_registration(store: EventStore, prepared: PreparedRegistration,
         warnings.append(f"player name {player_name} was read from the sheet by OCR: check it "
                         f"against the player (--name sets it)")
 
-    def guards(st: EventStore) -> None:
+    def guards(st: EventRecord) -> None:
         others = [k for k in st.players_with_file(prepared.sha256) if k != kid]
         if others and not allow_duplicate:
             raise NeedsDecision("event.duplicate-original", decision=DUPLICATE_ORIGINAL,
@@ -418,7 +418,7 @@ def commit_registration(store: EventStore, prepared: PreparedRegistration,
         if kid is not None and not replace:
             previous = st.latest_registration(kid)
             if previous is not None:
-                why = implausible_version(deck, effective_decklist(st, previous, db))
+                why = implausible_version(deck, effective_decklist(st, previous, ctx.db))
                 if why:
                     raise NeedsDecision("event.implausible-version",
                                         decision=IMPLAUSIBLE_VERSION, player=kid,
@@ -426,21 +426,21 @@ def commit_registration(store: EventStore, prepared: PreparedRegistration,
                                         why=[str(w) for w in why],
                                         why_ko=[w.render("ko") for w in why])
 
+    store = ctx.record
     if prepared.original is not None:
         guards(store)  # refuse before keeping the file; checked again under the lock below
         store.store_file(prepared.original)
     stored = dict(deck.to_json(), **(extra_json or {}))
     reg = store.add_registration(kid, player_name, stored, prepared.sha256, prepared.file_name,
-                                 prepared.legal, prepared.infractions, limits_.name, judge,
-                                 walk_in=walk_in, guard=guards)
+                                 prepared.legal, prepared.infractions, ctx.limit_list.name,
+                                 ctx.judge, walk_in=walk_in, guard=guards)
     return RegisterResult(registration=reg, decklist=deck, legal=prepared.legal,
                           infractions=prepared.infractions, warnings=warnings,
                           verdict=prepared.verdict)
 
 
-def register_input(store: EventStore, source: str, konami_id: str | None, db: CardDatabase,
-                   limits: LimitList, name: str | None = None, judge: str | None = None,
-                   options: ReadOptions | None = None, *, replace: bool = False,
+def register_input(ctx: EventContext, source: str, konami_id: str | None, *,
+                   name: str | None = None, replace: bool = False,
                    allow_duplicate: bool = False, walk_in: bool = False) -> RegisterResult:
     """Read, resolve and check a sheet, then keep it (file + list + review state) as the
     player's next version: `prepare_registration` then `commit_registration` (whose guards are
@@ -449,9 +449,9 @@ def register_input(store: EventStore, source: str, konami_id: str | None, db: Ca
         raise EventError("event.walk-in-with-id")
     if konami_id:
         normalise_konami_id(konami_id)  # a bad ID is refused before the (slow) read
-    prepared = prepare_registration(source, db, limits, options)
-    return commit_registration(store, prepared, konami_id, limits, db, name, judge,
-                               replace=replace, allow_duplicate=allow_duplicate, walk_in=walk_in)
+    prepared = prepare_registration(source, ctx.db, ctx.limit_list, ctx.options)
+    return commit_registration(ctx, prepared, konami_id, name=name, replace=replace,
+                               allow_duplicate=allow_duplicate, walk_in=walk_in)
 
 
 # --------------------------------------------------------------------------- deck check
@@ -534,7 +534,7 @@ def confirmed_copy(deck: Decklist) -> Decklist:
             if e.count <= 0:
                 raise EventError("deckcheck.line-no-count", place=position_label(s, i, e.column, e.row),
                                  read=repr(e.read))
-            e.needs_review, e.reasons, e.candidates, e.confidence = False, ["confirmed-by-judge"], [], 1.0
+            e.needs_review, e.reasons, e.candidates, e.confidence = False, [Reason.CONFIRMED_BY_JUDGE], [], 1.0
     out.review = []
     return out
 
@@ -549,13 +549,33 @@ def _act_infraction(result, penalty) -> NewInfraction:
                          message=message, findings=[i.to_json() for i in findings])
 
 
-def _deck_check(store: EventStore, observed: Decklist, kid: str, reg: Registration,
-                registered: Decklist, round_no: int, db: CardDatabase, limits: LimitList,
-                between_games: bool, confirm: bool, judge: str | None, preview: bool,
-                original: tuple[bytes, str | None] | None) -> DeckCheckResult:
+@dataclass
+class _CheckedPlayer:
+    """The player a deck check is for: ID, round, newest registration and its confirmed list."""
+
+    kid: str
+    round: int
+    reg: Registration
+    registered: Decklist
+
+
+@dataclass(frozen=True)
+class _CheckRequest:
+    """How a deck check was asked for."""
+
+    between_games: bool = False
+    confirm: bool = False
+    preview: bool = False
+
+
+def _deck_check(ctx: EventContext, observed: Decklist, player: _CheckedPlayer,
+                ask: _CheckRequest, original: tuple[bytes, str | None] | None
+                ) -> DeckCheckResult:
     from scanner.rules.compare import compare_decklists
 
-    judge = clean_name(judge)
+    store, kid, reg, registered = ctx.record, player.kid, player.reg, player.registered
+    round_no, confirm, preview = player.round, ask.confirm, ask.preview
+    judge = clean_name(ctx.judge)
     warnings: list[str] = []
     not_recorded = None
     to_confirm = _to_confirm(registered, "registered") + _to_confirm(observed, "observed")
@@ -574,8 +594,8 @@ def _deck_check(store: EventStore, observed: Decklist, kid: str, reg: Registrati
                         f"or confirm them, then run again with --confirm; nothing recorded")
     if preview and not_recorded is None:
         not_recorded = "preview: nothing recorded"
-    result = compare_decklists(registered, observed, between_games=between_games, db=db,
-                               limits=limits)
+    result = compare_decklists(registered, observed, between_games=ask.between_games,
+                               db=ctx.db, limits=ctx.limit_list)
     compare_json = result.to_json()
     out = DeckCheckResult(recorded=False, compare_json=compare_json, konami_id=kid,
                           round=round_no, registered_version=reg.version, to_confirm=to_confirm,
@@ -594,21 +614,18 @@ def _deck_check(store: EventStore, observed: Decklist, kid: str, reg: Registrati
     return out
 
 
-def _checked_player(store: EventStore, db: CardDatabase, konami_id: str, round_no: int
-                    ) -> tuple[str, int, Registration, Decklist]:
-    """The player a deck check is for: ID, round, newest registration and its confirmed list."""
+def _checked_player(ctx: EventContext, konami_id: str, round_no: int) -> _CheckedPlayer:
     kid = lookup_konami_id(konami_id)
     round_no = check_round(round_no)
-    reg = store.latest_registration(kid)
+    reg = ctx.record.latest_registration(kid)
     if reg is None:
         raise EventError("event.no-registration", player=kid)
-    return kid, round_no, reg, effective_decklist(store, reg, db)
+    return _CheckedPlayer(kid, round_no, reg, effective_decklist(ctx.record, reg, ctx.db))
 
 
-def deck_check(store: EventStore, observed_source: str, konami_id: str, round_no: int,
-               db: CardDatabase, limits: LimitList, between_games: bool = False,
-               judge: str | None = None, options: ReadOptions | None = None, *,
-               confirm: bool = False, preview: bool = False) -> DeckCheckResult:
+def deck_check(ctx: EventContext, observed_source: str, konami_id: str, round_no: int, *,
+               between_games: bool = False, confirm: bool = False,
+               preview: bool = False) -> DeckCheckResult:
     """Compare the deck seen at the table (any input `scan` reads) with the player's newest
     registered list, its lines matched against that list first, and record the check and the
     one penalty it gives — only when every line is certain, or `confirm=True` with a judge;
@@ -616,27 +633,27 @@ def deck_check(store: EventStore, observed_source: str, konami_id: str, round_no
     `preview=True` never records."""
     from scanner.rules.observed import resolve_observed
 
-    kid, round_no, reg, registered = _checked_player(store, db, konami_id, round_no)
+    player = _checked_player(ctx, konami_id, round_no)
     read_data, data, file_name = _input_bytes(observed_source)
-    sheet, digest = read_input(observed_source, db, options, read_data)
+    sheet, digest = read_input(observed_source, ctx.db, ctx.options, read_data)
     if digest is not None and digest != sha256_bytes(data):
-        raise UnreadableInput(f"{observed_source} changed while it was being read; try again")
-    observed = resolve_observed(sheet, registered, db)
+        raise UnreadableInput("input.changed-while-read",
+                              file=file_name or limits.shown(observed_source))
+    observed = resolve_observed(sheet, player.registered, ctx.db)
     observed.source_path, observed.sha256 = file_name or str(observed_source), digest
-    return _deck_check(store, observed, kid, reg, registered, round_no, db, limits,
-                       between_games, confirm, judge, preview, (data, file_name))
+    return _deck_check(ctx, observed, player, _CheckRequest(between_games, confirm, preview),
+                       (data, file_name))
 
 
-def deck_check_decklist(store: EventStore, observed: Decklist, konami_id: str, round_no: int,
-                        db: CardDatabase, limits: LimitList, between_games: bool = False,
-                        judge: str | None = None, *, confirm: bool = False,
+def deck_check_decklist(ctx: EventContext, observed: Decklist, konami_id: str, round_no: int,
+                        *, between_games: bool = False, confirm: bool = False,
                         preview: bool = False) -> DeckCheckResult:
     """`deck_check` for an observed deck already built as a `Decklist` (e.g. the station's
     checklist of the registered cards with the counts the judge corrected). Lines with
     `needs_review` follow the same rule: recorded only when certain or confirmed."""
-    kid, round_no, reg, registered = _checked_player(store, db, konami_id, round_no)
-    return _deck_check(store, copy.deepcopy(observed), kid, reg, registered, round_no, db,
-                       limits, between_games, confirm, judge, preview, None)
+    player = _checked_player(ctx, konami_id, round_no)
+    return _deck_check(ctx, copy.deepcopy(observed), player,
+                       _CheckRequest(between_games, confirm, preview), None)
 
 
 # --------------------------------------------------------------------------- void / amend
@@ -651,11 +668,11 @@ class VoidResult:
         return {"infraction": self.infraction.to_json(), "amendment": self.amendment.to_json()}
 
 
-def void_infraction(store: EventStore, infraction_id: int, *, reason: str, judge: str | None,
+def void_infraction(store: EventRecord, infraction_id: int, *, reason: str, judge: str | None,
                     new_penalty: str | None = None) -> VoidResult:
     """Void a recorded infraction, or amend its penalty (`new_penalty`), with a reason and the
-    judge's name. Appended: the infraction row stays, and the audit and `player_status` show
-    both."""
+    judge's name (no card database needed: it takes the record alone). Appended: the
+    infraction row stays, and the audit and `player_status` show both."""
     reason = " ".join((reason or "").split())
     judge = clean_name(judge)
     if not reason:
@@ -725,7 +742,7 @@ def decision_for(deck: Decklist, registration_id: int, section: str | None, line
         after: dict = {"flag": flag.reason, "action": action}
         if action == CHOOSE:  # restore the struck row
             card = db.get(card_id) if (db is not None and card_id is not None) else None
-            if flag.reason != "struck-through" or section not in SECTIONS:
+            if flag.reason != Reason.STRUCK_THROUGH or section not in SECTIONS:
                 raise EventError("review.restore-only-struck")
             if card is None or count is None or not 1 <= count <= 3:
                 raise EventError("review.restore-needs-card")
@@ -759,34 +776,32 @@ def decision_for(deck: Decklist, registration_id: int, section: str | None, line
                           judge=judge, before=_line_state(e), after=_line_state(after))
 
 
-def record_review_decision(store: EventStore, db: CardDatabase, konami_id: str,
-                           section: str | None, line: int | None, action: str, *,
-                           card_id: int | None = None, count: int | None = None,
-                           judge: str | None = None, version: int | None = None,
-                           reason: str | None = None, limits: LimitList | None = None
-                           ) -> ReviewResult:
+def record_review_decision(ctx: EventContext, konami_id: str, section: str | None,
+                           line: int | None, action: str, *, card_id: int | None = None,
+                           count: int | None = None, version: int | None = None,
+                           reason: str | None = None) -> ReviewResult:
     """Store one judge's decision on a flagged line (or a sheet-level item: `line=None`,
-    `reason` naming it) of a player's registration, with the judge, the time and the line
-    before → after; returns the verdict the list has now."""
+    `reason` naming it) of a player's registration, with the judge (`ctx.judge`), the time and
+    the line before → after; returns the verdict the list has now."""
+    store = ctx.record
     kid = lookup_konami_id(konami_id)
     reg = store.registration(kid, version) if version else store.latest_registration(kid)
     if reg is None:
         raise EventError("event.no-version", player=kid, version=version or "-")
-    deck = effective_decklist(store, reg, db)
-    d = decision_for(deck, reg.id, section, line, action, card_id, count, clean_name(judge), db,
-                     reason)
-    return record_review_decisions(store, db, reg, [d], judge, limits)
+    deck = effective_decklist(store, reg, ctx.db)
+    d = decision_for(deck, reg.id, section, line, action, card_id, count, clean_name(ctx.judge),
+                     ctx.db, reason)
+    return record_review_decisions(ctx, reg, [d])
 
 
-def record_review_decisions(store: EventStore, db: CardDatabase, reg: Registration,
-                            decisions: list[ReviewDecision], judge: str | None = None,
-                            limits: LimitList | None = None) -> ReviewResult:
-    """Store decisions (one transaction) and return where the registration stands now. A
-    withdrawn version takes no more decisions."""
+def record_review_decisions(ctx: EventContext, reg: Registration,
+                            decisions: list[ReviewDecision]) -> ReviewResult:
+    """Store decisions (one transaction, in `ctx.judge`'s name) and return where the
+    registration stands now. A withdrawn version takes no more decisions."""
     if reg.withdrawal is not None:
         raise EventError("event.version-withdrawn", player=reg.konami_id, version=reg.version)
-    store.add_decisions(decisions, clean_name(judge))
-    deck, check = registration_check(store, reg, db, limits)
+    ctx.record.add_decisions(decisions, clean_name(ctx.judge))
+    deck, check = registration_check(ctx, reg)
     verdict = check.verdict if check is not None else _stored_verdict(reg, deck)
     return ReviewResult(registration=reg, decisions=decisions, needs_review=deck.needs_review,
                         verdict=verdict,
@@ -832,7 +847,7 @@ class PlayerStatus:
                 "review_decisions": [d.to_json() for d in self.decisions]}
 
 
-def find_player(store: EventStore, who: str) -> str:
+def find_player(store: EventRecord, who: str) -> str:
     """A Konami ID from an ID or a player's name (one-line refusal when none or several)."""
     try:
         kid = lookup_konami_id(who)
@@ -850,16 +865,16 @@ def find_player(store: EventStore, who: str) -> str:
     raise EventError("event.no-player", who=repr(who)[:60])
 
 
-def player_status(store: EventStore, db: CardDatabase, konami_id: str,
-                  limits: LimitList | None = None) -> PlayerStatus:
+def player_status(ctx: EventContext, konami_id: str) -> PlayerStatus:
     """A player's current list (review decisions applied), its verdict (적합 / 확인 필요 /
-    부적합; re-checked when `limits` is given, else as stored), every version, every deck check
-    and every infraction with its voids/amendments applied."""
+    부적합; re-checked when `ctx.limits` is given, else as stored), every version, every deck
+    check and every infraction with its voids/amendments applied."""
+    store = ctx.record
     kid = find_player(store, konami_id)
     versions = store.registrations(konami_id=kid)
     live = [v for v in versions if v.withdrawal is None]
     reg = live[-1] if live else None  # a withdrawn version is never the current one
-    deck, check = (registration_check(store, reg, db, limits) if reg else (None, None))
+    deck, check = (registration_check(ctx, reg) if reg else (None, None))
     if reg is None:
         verdict = NEEDS_REVIEW
     elif check is not None:

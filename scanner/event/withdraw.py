@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from scanner.errors import EventError
 from scanner.event.records import Registration, Withdrawal, clean_name, withdraw_reason
-from scanner.event.store_api import EventStoreAPI
+from scanner.event.record import EventRecord
 
 MISMATCH_REASON = "다른 선수의 시트"
 """The reason the check-in desk records for 「아니오, 다른 선수의 시트」."""
@@ -27,7 +27,7 @@ class WithdrawResult:
                 "current_version": self.current.version if self.current else None}
 
 
-def withdraw_version(store: EventStoreAPI, player: str, version: int, reason: str,
+def withdraw_version(store: EventRecord, player: str, version: int, reason: str,
                      judge: str | None) -> WithdrawResult:
     """Withdraw `player`'s `version` (a Konami ID or a name) with a reason and the judge."""
     from scanner.event.flows import find_player

@@ -12,8 +12,8 @@ import sqlite3
 import uuid
 from dataclasses import dataclass, field
 
-from scanner.event.store import now_iso
-from scanner.web.station_store import DONE, FAILED, QUEUED, RUNNING, StationStore
+from scanner.event.records import now_iso
+from scanner.web.station_store import DONE, FAILED, QUEUED, RUNNING, StationQueue
 
 AUDIT_SCHEMA = """
 CREATE TABLE IF NOT EXISTS station_audits (
@@ -90,9 +90,9 @@ def _job(row: tuple) -> AuditJob:
 
 
 class AuditQueue:
-    """The audit rows of one event file, through a `StationStore`'s connection."""
+    """The audit rows of one event file, through a `StationQueue`'s connection."""
 
-    def __init__(self, st: StationStore) -> None:
+    def __init__(self, st: StationQueue) -> None:
         self.st = st
 
     def create(self) -> None:

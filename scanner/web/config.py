@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scanner.errors import EventError
+from scanner.event.stores import is_database_url
 from scanner.web.uploads import MAX_UPLOAD_BYTES
 
 ENV_KEY = "DECKSHEET_KEY"
@@ -73,7 +74,7 @@ class StationConfig:
     @property
     def uses_database(self) -> bool:
         """The event is in PostgreSQL (several front-ends and readers share it)."""
-        return str(self.event_path).startswith(("postgresql://", "postgres://"))
+        return is_database_url(str(self.event_path))
 
     @property
     def station_dir(self) -> Path:

@@ -1,28 +1,37 @@
-"""The station's own records in the event file: the roster and the reading jobs.
+"""The station's own records beside the event: the roster and the reading jobs.
 
-They live in the event's SQLite file (so a copy of the file is the whole event) in tables of
-their own, created here if missing; the event store's tables are never touched from here.
-Every write is one `BEGIN IMMEDIATE` transaction, like the event store's.
+`StationQueue` holds their rules once (upload order, a job's states, a job closes once), over
+the same backend protocol as the event record (`scanner.event.backend.RecordBackend`: rows,
+insert, update, one transaction under a lock), so the station's tables live where the event
+lives. `StationStore`: in the event's SQLite file (a copy of the file is the whole event), in
+tables of their own created here if missing; `scanner.web.station_store_pg.PgStationStore`: in
+the event's PostgreSQL database, with leases for several reading machines. The event record's
+tables are never touched from here.
 """
 from __future__ import annotations
 
 import contextlib
 import json
-import sqlite3
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
-from scanner.event.store import BUSY_TIMEOUT_MS, immediate_transaction, now_iso
+from scanner.event.backend import RecordBackend, Row
+from scanner.event.records import now_iso
+from scanner.event.store import SqliteBackend, connect
 from scanner.web.texts import ko
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 NEEDS_DECISION = "needs-decision"
 """A read a guard held for a judge (CONTRACT.md v3): nothing stored until `decide`."""
 MAX_ATTEMPTS = 3
-"""Starts of one job's read before a restart fails it instead of queuing it again."""
+"""Starts of one job's read before it fails instead of being read again (a file that takes its
+reader or its server down must not run for ever)."""
+JOBS, ROSTER = "station_jobs", "station_roster"
+JOB_COLUMNS = ("id, seq, state, file_sha256, file_name, konami_id, name, judge, result_json, "
+               "error, attempts, created_at, finished_at")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS station_roster (
@@ -78,6 +87,15 @@ class Job:
     created_at: str
     finished_at: str | None
 
+    @classmethod
+    def from_row(cls, r: Row) -> "Job":
+        return cls(id=r["id"], seq=int(r["seq"]), state=r["state"], file_sha256=r["file_sha256"],
+                   file_name=r["file_name"], konami_id=r["konami_id"], name=r["name"],
+                   judge=r["judge"],
+                   result=json.loads(r["result_json"]) if r["result_json"] else None,
+                   error=r["error"], attempts=int(r["attempts"]), created_at=r["created_at"],
+                   finished_at=r["finished_at"])
+
     def to_json(self) -> dict:
         if self.state == NEEDS_DECISION:  # the held read itself stays in the row, not the API
             held = self.result or {}
@@ -90,22 +108,26 @@ class Job:
         return {"job": self.id, "state": self.state, "result": self.result, "error": self.error}
 
 
-class StationStore:
-    """Roster and job queue of one event file. One connection per instance (per thread)."""
+class StationQueue:
+    """Roster and job queue of one event, over its backend (one connection per instance: per
+    thread). Open one with `scanner.web.stations.open_station`."""
 
-    def __init__(self, event_path: Path, create: bool = False) -> None:
-        self.con = sqlite3.connect(str(event_path), timeout=BUSY_TIMEOUT_MS / 1000,
-                                   isolation_level=None)
-        self.con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        self.con.execute("PRAGMA synchronous = FULL")
-        if create:  # once per server start: a write lock, so not on every request
-            with self.transaction() as con:
-                for stmt in _SCHEMA.split(";"):
-                    if stmt.strip():
-                        con.execute(stmt)
+    shared = False
+    """Several machines share this queue (jobs are leased; a front-end's restart leaves other
+    machines' running jobs alone)."""
+    _RELEASED: dict[str, Any] = {}
+    """Columns cleared when a job leaves its reader (the lease of a shared queue)."""
+
+    def __init__(self, db: RecordBackend) -> None:
+        self.db = db
+
+    @property
+    def con(self) -> Any:
+        """The backend's connection (for the station's other tables: audits)."""
+        return self.db.con  # type: ignore[attr-defined]
 
     def close(self) -> None:
-        self.con.close()
+        self.db.close()
 
     def __enter__(self) -> Self:
         return self
@@ -114,110 +136,134 @@ class StationStore:
         self.close()
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        with immediate_transaction(self.con) as con:
-            yield con
+    def transaction(self) -> Iterator[Any]:
+        """One write transaction under the station's lock; yields the connection."""
+        with self.db.transaction():
+            yield self.con
 
     # ------------------------------------------------------------------ roster
 
     def roster(self) -> list[RosterEntry]:
-        rows = self.con.execute("SELECT konami_id, name, table_no FROM station_roster "
-                                "ORDER BY name, konami_id").fetchall()
-        return [RosterEntry(*r) for r in rows]
+        return [RosterEntry(r["konami_id"], r["name"], r["table_no"]) for r in
+                self.db.rows(ROSTER, order="name, konami_id", columns="konami_id, name, table_no")]
 
     def roster_entry(self, konami_id: str) -> RosterEntry | None:
-        row = self.con.execute("SELECT konami_id, name, table_no FROM station_roster "
-                               "WHERE konami_id = ?", (konami_id,)).fetchone()
-        return RosterEntry(*row) if row else None
+        rows = self.db.rows(ROSTER, {"konami_id": konami_id}, "", "konami_id, name, table_no")
+        return RosterEntry(rows[0]["konami_id"], rows[0]["name"], rows[0]["table_no"]) \
+            if rows else None
 
     def upsert_roster(self, entries: list[RosterEntry]) -> tuple[int, int]:
         """Add or update players (one transaction). Returns (imported, updated)."""
         imported = updated = 0
-        with self.transaction() as con:
+        with self.transaction():
             for e in entries:
-                row = con.execute("SELECT name, table_no FROM station_roster WHERE konami_id = ?",
-                                  (e.konami_id,)).fetchone()
+                row = self.roster_entry(e.konami_id)
                 if row is None:
-                    con.execute("INSERT INTO station_roster VALUES (?, ?, ?, ?)",
-                                (e.konami_id, e.name, e.table_no, now_iso()))
+                    self.db.insert(ROSTER, {"konami_id": e.konami_id, "name": e.name,
+                                            "table_no": e.table_no, "updated_at": now_iso()})
                     imported += 1
-                elif (row[0], row[1]) != (e.name, e.table_no):
-                    con.execute("UPDATE station_roster SET name = ?, table_no = ?, updated_at = ? "
-                                "WHERE konami_id = ?", (e.name, e.table_no, now_iso(), e.konami_id))
+                elif (row.name, row.table_no) != (e.name, e.table_no):
+                    self.db.update(ROSTER, {"konami_id": e.konami_id},
+                                   {"name": e.name, "table_no": e.table_no,
+                                    "updated_at": now_iso()})
                     updated += 1
         return imported, updated
 
     # ------------------------------------------------------------------ jobs
 
-    _JOB_COLS = ("id, seq, state, file_sha256, file_name, konami_id, name, judge, result_json, error, "
-                 "attempts, created_at, finished_at")
-
-    @staticmethod
-    def _job(row: tuple) -> Job:
-        return Job(id=row[0], seq=int(row[1]), state=row[2], file_sha256=row[3],
-                   file_name=row[4], konami_id=row[5], name=row[6], judge=row[7],
-                   result=json.loads(row[8]) if row[8] else None, error=row[9],
-                   attempts=int(row[10]), created_at=row[11], finished_at=row[12])
-
     def add_job(self, file_sha256: str, file_name: str | None, konami_id: str | None,
                 name: str | None, judge: str | None, held: dict | None = None) -> Job:
-        """`held`: what the job keeps from the start (`{"ask_player": true}`: the desk flow)."""
+        """Queue a read, numbered in upload order. `held`: what the job keeps from the start
+        (`{"ask_player": true}`: the desk flow)."""
         job_id = uuid.uuid4().hex[:16]
-        with self.transaction() as con:
-            (seq,) = con.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM station_jobs").fetchone()
-            con.execute("INSERT INTO station_jobs (id, seq, state, file_sha256, file_name, "
-                        "konami_id, name, judge, result_json, created_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (job_id, seq, QUEUED, file_sha256, file_name, konami_id, name, judge,
-                         json.dumps(held, ensure_ascii=False) if held else None, now_iso()))
+        with self.transaction():
+            (last,) = self.db.rows(JOBS, order="", columns="COALESCE(MAX(seq), 0) AS n")
+            self.db.insert(JOBS, {"id": job_id, "seq": int(last["n"]) + 1, "state": QUEUED,
+                                  "file_sha256": file_sha256, "file_name": file_name,
+                                  "konami_id": konami_id, "name": name, "judge": judge,
+                                  "result_json": _json(held) if held else None,
+                                  "created_at": now_iso()})
         job = self.job(job_id)
         assert job is not None
         return job
 
     def job(self, job_id: str) -> Job | None:
-        row = self.con.execute(f"SELECT {self._JOB_COLS} FROM station_jobs WHERE id = ?",
-                               (job_id,)).fetchone()
-        return self._job(row) if row else None
+        rows = self.db.rows(JOBS, {"id": job_id}, "", JOB_COLUMNS)
+        return Job.from_row(rows[0]) if rows else None
 
     def jobs(self, states: tuple[str, ...] = (QUEUED, RUNNING)) -> list[Job]:
-        marks = ",".join("?" * len(states))
-        rows = self.con.execute(f"SELECT {self._JOB_COLS} FROM station_jobs WHERE state IN "
-                                f"({marks}) ORDER BY seq", states).fetchall()
-        return [self._job(r) for r in rows]
+        return [Job.from_row(r) for r in self.db.rows(JOBS, {"state": tuple(states)}, "seq",
+                                                      JOB_COLUMNS)]
 
     def requeue_running(self, max_attempts: int = MAX_ATTEMPTS) -> int:
         """At start: jobs a killed server left running go back to the queue, unless they were
         started `max_attempts` times already (a job that takes its server down, or one whose
         registration failed, must not run at every start for ever): those fail, with why."""
-        with self.transaction() as con:
-            con.execute("UPDATE station_jobs SET state = ?, error = ?, finished_at = ? "
-                        "WHERE state = ? AND attempts >= ?",
-                        (FAILED, ko("job-restarted-too-often", n=max_attempts), now_iso(),
-                         RUNNING, max_attempts))
-            return con.execute("UPDATE station_jobs SET state = ? WHERE state = ?",
-                               (QUEUED, RUNNING)).rowcount
+        with self.transaction():
+            running = self.jobs((RUNNING,))
+            for job in running:
+                if job.attempts >= max_attempts:
+                    self._set_closed(job.id, FAILED, None, ko("job-restarted-too-often",
+                                                              n=max_attempts), (RUNNING,))
+                else:
+                    self.db.update(JOBS, {"id": job.id}, {"state": QUEUED})
+        return sum(1 for j in running if j.attempts < max_attempts)
 
     def mark_running(self, job_id: str) -> None:
-        with self.transaction() as con:
-            con.execute("UPDATE station_jobs SET state = ?, attempts = attempts + 1 WHERE id = ?",
-                        (RUNNING, job_id))
+        with self.transaction():
+            job = self.job(job_id)
+            if job is not None:
+                self.db.update(JOBS, {"id": job_id}, {"state": RUNNING,
+                                                      "attempts": job.attempts + 1})
 
     def requeue(self, job_id: str) -> None:
-        with self.transaction() as con:
-            con.execute("UPDATE station_jobs SET state = ? WHERE id = ? AND state = ?",
-                        (QUEUED, job_id, RUNNING))
+        """A running job back to the queue (its reader is stopping)."""
+        with self.transaction():
+            self.db.update(JOBS, {"id": job_id, "state": RUNNING},
+                           {"state": QUEUED, **self._RELEASED})
 
     def wait_decision(self, job_id: str, held: dict) -> None:
-        """The job waits for a judge's decision; `held` keeps the decision asked and the read."""
-        with self.transaction() as con:
-            con.execute("UPDATE station_jobs SET state = ?, result_json = ?, error = NULL, "
-                        "finished_at = ? WHERE id = ?",
-                        (NEEDS_DECISION, json.dumps(held, ensure_ascii=False), now_iso(), job_id))
+        """The job waits for a judge's decision; `held` keeps the decision asked and the read
+        (a job a judge decided on may ask the next guard's)."""
+        self._close(job_id, NEEDS_DECISION, held, None, (QUEUED, RUNNING, NEEDS_DECISION))
 
     def finish(self, job_id: str, result: dict | None, error: str | None) -> None:
-        with self.transaction() as con:
-            con.execute("UPDATE station_jobs SET state = ?, result_json = ?, error = ?, "
-                        "finished_at = ? WHERE id = ?",
-                        (FAILED if error else DONE,
-                         json.dumps(result, ensure_ascii=False) if result is not None else None,
-                         error, now_iso(), job_id))
+        """Close the job (once: a job already done keeps its first answer)."""
+        self._close(job_id, FAILED if error else DONE, result, error,
+                    (QUEUED, RUNNING, NEEDS_DECISION))
+
+    def _close(self, job_id: str, state: str, result: dict | None, error: str | None,
+               from_states: tuple[str, ...]) -> None:
+        with self.transaction():
+            self._set_closed(job_id, state, result, error, from_states)
+
+    def _set_closed(self, job_id: str, state: str, result: dict | None, error: str | None,
+                    from_states: tuple[str, ...]) -> None:
+        self.db.update(JOBS, {"id": job_id, "state": from_states},
+                       {"state": state, "result_json": _json(result), "error": error,
+                        "finished_at": now_iso(), **self._RELEASED})
+
+    # ------------------------------------------------------------------ crops
+
+    def crop(self, sha256: str, name: str) -> bytes | None:
+        """A line crop another machine's read kept (none: crops stay in this station's
+        folder)."""
+        del sha256, name
+        return None
+
+
+class StationStore(StationQueue):
+    """Roster and job queue in the event's SQLite file (one station machine per file)."""
+
+    def __init__(self, event_path: Path, create: bool = False) -> None:
+        path = Path(event_path)
+        super().__init__(SqliteBackend(path=path, con=connect(path)))
+        if create:  # once per server start: a write lock, so not on every request
+            with self.transaction() as con:
+                for stmt in _SCHEMA.split(";"):
+                    if stmt.strip():
+                        con.execute(stmt)
+
+
+def _json(value: dict | None) -> str | None:
+    return json.dumps(value, ensure_ascii=False) if value is not None else None

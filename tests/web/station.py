@@ -20,9 +20,9 @@ JUDGE = "test-judge"
 
 
 def make_event(path: Path) -> Path:
-    from scanner.event.store import EventStore
+    from scanner.event.stores import create_event
 
-    EventStore.create(path, "테스트 대회", dt.date(2026, 7, 12)).close()
+    create_event(path, "테스트 대회", dt.date(2026, 7, 12)).close()
     return path
 
 

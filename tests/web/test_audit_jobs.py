@@ -158,16 +158,15 @@ def test_a_stopping_server_puts_its_running_audit_back_in_the_queue(event_path):
     """SIGTERM while an audit runs: it stops after the sheet in hand (its reader process ends),
     goes back to the queue as not started (no attempt spent), and runs whole at the next start."""
     from scanner.event.flows import register_input
-    from scanner.event.stores import open_event
     from scanner.web.audit_queue import AuditQueue
     from scanner.web.config import StationConfig
     from scanner.web.service import StationService
 
     service = StationService(StationConfig(event_path=event_path, key="k" * 16, workers=1))
-    with open_event(event_path) as store:
+    with service.actions() as ctx:
         for kid in ("1000000001", "1000000002"):
-            register_input(store, str(SAMPLES / "decks" / "registered.ydk"), kid, service.db,
-                           service.limits, allow_duplicate=True)
+            register_input(ctx, str(SAMPLES / "decks" / "registered.ydk"), kid,
+                           allow_duplicate=True)
     job = service.start_audit(["csv"], "판정")
     from scanner.web.service import StationError
     with pytest.raises(StationError) as not_yet:  # no file before the audit is done

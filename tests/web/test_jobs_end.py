@@ -2,7 +2,7 @@
 its job with a reason, and a job restarted too often fails instead of running at every start."""
 from __future__ import annotations
 
-from scanner.event.store import EventStore
+from scanner.event.stores import open_event
 from scanner.web.station_store import FAILED, MAX_ATTEMPTS, QUEUED, StationStore
 from web.station import SAMPLES, wait_job
 
@@ -22,7 +22,7 @@ def test_a_registration_that_raises_fails_its_job_with_a_reason(app_client, monk
 
 
 def test_a_job_started_too_often_fails_at_the_next_start(event_path):
-    with EventStore.open(event_path) as store:
+    with open_event(event_path) as store:
         sha = store.store_file(b"#main\n14558127\n")
     StationStore(event_path, create=True).close()
     with StationStore(event_path) as st:

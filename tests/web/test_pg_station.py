@@ -79,7 +79,7 @@ def test_one_registration_per_job_in_the_database(pg_event):
         assert len(s.registrations()) == 1
         import psycopg
         with pytest.raises(psycopg.errors.UniqueViolation):
-            s.con.execute("INSERT INTO registrations SELECT event, 99, konami_id, 2, file_sha256, "
+            s.backend.con.execute("INSERT INTO registrations SELECT event, 99, konami_id, 2, file_sha256, "
                           "file_name, reader, decklist_json, legal, needs_review, "
                           "infractions_json, list_name, judge, created_at, job_id "
                           "FROM registrations")
@@ -101,7 +101,7 @@ def test_station_roles_cannot_rewrite_records(pg_server, pg_event):
                     "TRUNCATE infractions", "INSERT INTO events VALUES ('x', 'x', 'x', NULL, 'x')",
                     "DROP TABLE registrations"):
             with pytest.raises(psycopg.Error, match="permission denied|must be owner"):
-                store.con.execute(sql)
+                store.backend.con.execute(sql)
     with PgStationStore(desk) as st:
         job = st.add_job("e" * 64, None, None, None, None)
         assert st.claim("desk1", 30).id == job.id

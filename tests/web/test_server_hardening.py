@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from scanner.event.store import EventStore
+from scanner.event.stores import open_event
 from scanner.web.station_store import RUNNING, StationStore
 from web.station import KEY, REPO, SAMPLES, Server, child_env, start_server, wait_job
 
@@ -119,7 +119,7 @@ def test_export_downloads_write_nothing(app_client, event_path):
     assert wait_job(app_client, job)["state"] == "done"
 
     def snapshot():
-        with EventStore.open(event_path) as store:
+        with open_event(event_path) as store:
             return len(store.audit_log()), len(store.registrations())
 
     before = snapshot()
@@ -132,7 +132,7 @@ def test_a_second_station_on_the_same_event_is_refused_and_requeues_nothing(even
     srv = start_server(event_path, tmp_path / "nd", workers=1)
     try:
         with StationStore(event_path) as st:  # a read the first station is running
-            with EventStore.open(event_path) as store:
+            with open_event(event_path) as store:
                 sha = store.store_file(b"#main\n14558127\n")
             # Written as running in one transaction: the first station's reader never sees it
             # queued (add_job then mark_running left it a moment to take the job and finish it).

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from scanner.event.store import EventStore
+from scanner.event.stores import open_event
 from web.station import SAMPLES, wait_job
 
 KID = "1000000002"
@@ -23,7 +23,7 @@ def registered(app_client):
 
 def _records(event_path) -> tuple[int, int, int, int]:
     """(deck checks, infractions, amendments, review decisions) in the event file."""
-    with EventStore.open(event_path) as store:
+    with open_event(event_path) as store:
         decisions = sum(len(store.decisions(r.id)) for r in store.registrations())
         return (len(store.deck_checks()), len(store.infractions()), len(store.amendments()),
                 decisions)
@@ -106,7 +106,7 @@ def test_version_paths_past_64_bits_or_zero_are_404_and_zero_confirms_nothing(
         assert registered.get(f"/players/{KID}/v/{v}").status_code == 404
         r = registered.post(f"/players/{KID}/v/{v}/review", data={"confirm_checkin": "1"})
         assert r.status_code == 404
-    with EventStore.open(event_path) as store:
+    with open_event(event_path) as store:
         assert not [a for a in store.audit_log() if a[2] == "checkin-confirmed"]
     r = registered.post(f"/players/{KID}/v/1/review", data={"confirm_checkin": "1"},
                         follow_redirects=False)
@@ -148,7 +148,7 @@ def test_every_recorded_action_needs_a_judge(registered, event_path):
     _refused(registered.post(f"/infractions/{inf['id']}/void", headers=no_judge,
                              data={"reason": "재확인"}))
     assert _records(event_path) == (1, 1, 0, 0)
-    with EventStore.open(event_path) as store:
+    with open_event(event_path) as store:
         assert len(store.registrations()) == 1
 
 

@@ -2,9 +2,9 @@
 package.
 
 Pages and API handlers call `StationService` methods and get plain dataclasses back; they
-never see SQL, an `EventStore` or the flows' signatures, so a change in the event layer (or a
-PostgreSQL store later) is adapted here alone. One module per page family, each a part of the
-service standing on `core` (connections, registration lookup, verdicts, crops):
+never see SQL, an `EventRecord` or the flows' signatures, so a change in the event layer is
+adapted here alone. One module per page family, each a part of the service standing on `core`
+(connections, the event context of an action, registration lookup, verdicts, crops):
 roster (players), checkin (upload jobs → registrations), review (the registration page, the
 judges' answers, the decision log), deckcheck (checklists, deck checks), records (infractions,
 audit, exports), audits (audits as queued jobs and their files), withdraw (a registration

@@ -8,17 +8,18 @@ from card_db import messages
 from scanner.errors import DecksheetError, EventError
 from scanner.event import flows
 from scanner.event.flows import PreparedRegistration, decklist_from_json
-from scanner.event.store import EventStore, Registration, normalise_konami_id
+from scanner.event.record import JOB_KEY, EventRecord
+from scanner.event.records import Registration, normalise_konami_id
 from scanner.model import Decklist
 from scanner.web.reader import ReadOutcome
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.service.sheet_player import PLAYER_DECISION, player_choices
 from scanner.web.hangul import one_syllable_apart
-from scanner.web.station_store import NEEDS_DECISION, Job, StationStore
+from scanner.web.station_store import NEEDS_DECISION, Job, StationQueue
 from scanner.web.uploads import CheckedUpload
 from scanner.web.texts import ko
 
-JOB_MARK = "station_job"
+JOB_MARK = JOB_KEY
 """Key in a registration's stored decklist JSON naming the job that made it (no double
 registration when a killed server runs the job again)."""
 DECIDED = "checkin-decided"
@@ -124,8 +125,8 @@ class CheckinService(StationCore):
                 lifted.discard(PLAYER_DECISION)
                 try:
                     done = flows.commit_registration(
-                        store, prepared, kid, self.limits, self.db,
-                        name=job.name or (entry.name if entry else None), judge=job.judge,
+                        self.context(store, job.judge), prepared, kid,
+                        name=job.name or (entry.name if entry else None),
                         replace=flows.IMPLAUSIBLE_VERSION in lifted,
                         allow_duplicate=flows.DUPLICATE_ORIGINAL in lifted,
                         extra_json={JOB_MARK: job.id})
@@ -180,7 +181,7 @@ class CheckinService(StationCore):
                     st.finish(job.id, None, exc.render("ko"))
         return self.job(job.id) or job
 
-    def _sheet_player(self, st: StationStore, deck: Decklist) -> str | None:
+    def _sheet_player(self, st: StationQueue, deck: Decklist) -> str | None:
         """The sheet's own ID, when read with confidence (the CLI's rule) and, with a roster,
         on the roster."""
         kid = flows.sheet_konami_id(deck)
@@ -197,9 +198,9 @@ class CheckinService(StationCore):
         return messages.render("station.sheet-id-not-on-roster", {"sheet_id": sheet_id}, "ko")
 
     @staticmethod
-    def _registration_of_job(store: EventStore, kid: str, job_id: str) -> Registration | None:
-        return next((r for r in store.registrations() if r.konami_id == kid
-                     and r.decklist_json.get(JOB_MARK) == job_id), None)
+    def _registration_of_job(store: EventRecord, kid: str, job_id: str) -> Registration | None:
+        reg = store.registration_of_job(job_id)
+        return reg if reg is not None and reg.konami_id == kid else None
 
     def confirm_checkin(self, konami_id: str, version: int, judge: str | None) -> None:
         """The judge confirms the sheet belongs to this player (logged)."""

@@ -17,4 +17,4 @@ class CircuitService(StationCore):
             with Circuit(str(self.config.event_path)) as circuit:
                 return circuit.history(who).to_json()
         except EventError as exc:
-            raise StationError(str(exc), 404) from None
+            raise StationError(exc.render("ko"), 404) from None

@@ -12,8 +12,10 @@ from card_db.cdb import CardDatabase, load_card_db
 from card_db.models import LimitList
 from scanner.errors import DecksheetError, EventError
 from scanner.event import flows
+from scanner.event.context import EventContext
 from scanner.event.flows import apply_decisions, decklist_from_json, event_limits
-from scanner.event.store import EventStore, Registration, normalise_konami_id
+from scanner.event.record import EventRecord
+from scanner.event.records import Registration, normalise_konami_id
 from scanner.event.stores import open_event
 from scanner.model import Decklist
 from scanner.event.status import list_status
@@ -21,7 +23,7 @@ from scanner.rules.codes import REVIEW_CODES, VERDICT_CODES
 from scanner.web.audit_queue import AuditQueue
 from scanner.web.config import StationConfig
 from scanner.web.faults import storage_fault
-from scanner.web.station_store import StationStore
+from scanner.web.station_store import StationQueue
 from scanner.web.stations import open_station
 from scanner.web.views import Verdict
 from scanner.web.texts import ko
@@ -66,7 +68,7 @@ class StationCore:
         """Audits and audit exports run one at a time (each re-reads every sheet)."""
 
     @contextlib.contextmanager
-    def store(self) -> Iterator[EventStore]:
+    def store(self) -> Iterator[EventRecord]:
         """A connection per use: requests run on several threads."""
         store = open_event(self.config.event_path)
         try:
@@ -74,8 +76,19 @@ class StationCore:
         finally:
             store.close()
 
+    def context(self, store: EventRecord, judge: str | None = None) -> EventContext:
+        """What an event action works with: this record, the station's card database and
+        limit list, the judge acting."""
+        return EventContext(store, self.db, self.limits, judge)
+
     @contextlib.contextmanager
-    def station(self) -> Iterator[StationStore]:
+    def actions(self, judge: str | None = None) -> Iterator[EventContext]:
+        """An event action's context on a connection of its own (as `store`)."""
+        with self.store() as store:
+            yield self.context(store, judge)
+
+    @contextlib.contextmanager
+    def station(self) -> Iterator[StationQueue]:
         st = open_station(self.config.event_path)
         try:
             yield st
@@ -99,8 +112,8 @@ class StationCore:
         if not re.fullmatch(r"[0-9a-f]{64}", sha256) or not re.fullmatch(r"[\w.\-]+\.png", name):
             return None
         p = self.crops_dir(sha256) / name
-        if not p.is_file() and self.config.uses_database:
-            self._fetch_crop(sha256, name, p)  # read on another machine
+        if not p.is_file():
+            self._fetch_crop(sha256, name, p)  # read on another machine (a shared queue)
         return p if p.is_file() else None
 
     def _fetch_crop(self, sha256: str, name: str, target: Path) -> None:
@@ -122,7 +135,7 @@ class StationCore:
 
     # ------------------------------------------------------------------ registrations
 
-    def _reg(self, store: EventStore, konami_id: str, version: int | None) -> Registration:
+    def _reg(self, store: EventRecord, konami_id: str, version: int | None) -> Registration:
         try:
             kid = normalise_konami_id(konami_id)
         except EventError:
@@ -132,7 +145,7 @@ class StationCore:
             raise StationError(ko("no-registration"), 404)
         return reg
 
-    def _live_reg(self, store: EventStore, konami_id: str, version: int | None) -> Registration:
+    def _live_reg(self, store: EventRecord, konami_id: str, version: int | None) -> Registration:
         """As `_reg`, for recording something on the version: a withdrawn one is refused."""
         reg = self._reg(store, konami_id, version)
         if reg.withdrawal is not None:
@@ -140,16 +153,16 @@ class StationCore:
         return reg
 
     @staticmethod
-    def _player_names(store: EventStore) -> dict[str, str | None]:
+    def _player_names(store: EventRecord) -> dict[str, str | None]:
         """Konami ID → the name on the player's latest registration."""
         return {r.konami_id: r.player_name for r in store.registrations(latest_only=True)}
 
-    def _decided_deck(self, store: EventStore, reg: Registration) -> Decklist:
+    def _decided_deck(self, store: EventRecord, reg: Registration) -> Decklist:
         """The registered list with the judges' review decisions applied."""
         return apply_decisions(decklist_from_json(reg.decklist_json), store.decisions(reg.id),
                                self.db)
 
-    def _verdict(self, store: EventStore, reg: Registration) -> Verdict:
+    def _verdict(self, store: EventRecord, reg: Registration) -> Verdict:
         """The registration's verdict now (decisions applied, re-checked), cached per
         (registration, decisions so far): the dashboard asks for every player at once."""
         decisions = store.decisions(reg.id)
@@ -158,7 +171,7 @@ class StationCore:
             cached = self._status_cache.get(key)
         if cached is not None:
             return cached
-        deck, check = flows.registration_check(store, reg, self.db, self.limits)
+        deck, check = flows.registration_check(self.context(store), reg)
         breaches = sum(1 for i in check.infractions if i.code not in REVIEW_CODES)
         # the one status function the audit asks too (scanner.event.status)
         verdict = Verdict(list_status([i.code for i in check.infractions], deck.needs_review),

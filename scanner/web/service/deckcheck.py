@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scanner.errors import EventError
 from scanner.event import flows
-from scanner.event.store import Registration
+from scanner.event.records import Registration
 from scanner.model import SECTIONS, Decklist, Entry
 from scanner.vocab import MAX_ROUND
 from scanner.web.service.core import StationError
@@ -105,11 +105,11 @@ class DeckCheckService(ReviewService):
                         ) -> tuple[dict, bool, int | None, str | None]:
         """(compare JSON, recorded, deck check id, why not recorded): a preview, or the
         judge's confirmed check recorded by the event layer."""
-        with self.store() as store:
+        with self.actions(judge) as ctx:
             try:
-                res = flows.deck_check_decklist(
-                    store, seen, reg.konami_id, round_no, self.db, self.limits, between_games,
-                    judge, confirm=confirm, preview=not confirm)
+                res = flows.deck_check_decklist(ctx, seen, reg.konami_id, round_no,
+                                                between_games=between_games, confirm=confirm,
+                                                preview=not confirm)
             except EventError as exc:
                 raise StationError.refusing(exc) from None
         return (res.compare_json, res.recorded, res.check.id if res.check else None,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from scanner.errors import EventError
 from scanner.event import flows
-from scanner.event.store import EventStore
+from scanner.event.record import EventRecord
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.views import InfractionView
 from scanner.web.texts import ko
@@ -15,7 +15,7 @@ from scanner.web.texts import ko
 
 class RecordsService(StationCore):
     @staticmethod
-    def _voids(store: EventStore) -> dict[int, list[dict]]:
+    def _voids(store: EventRecord) -> dict[int, list[dict]]:
         """Voids/amendments per infraction, oldest first (appended records)."""
         out: dict[int, list[dict]] = {}
         for a in store.amendments():
@@ -79,7 +79,7 @@ class RecordsService(StationCore):
             # Sheets are re-read in reader processes, never in the server's (a Tesseract crash
             # there stopped every desk); one audit at a time (`audit_lock`).
             with self.audit_lock:
-                result = run_audit(store, self.db, self.limits, workers=1, in_process=False,
+                result = run_audit(self.context(store), workers=1, in_process=False,
                                    progress=step, should_stop=should_stop)
             write_report(result, out_dir, korean_csv=True)
             if log:

@@ -7,7 +7,7 @@ import re
 from scanner.errors import EventError
 from scanner.event import flows
 from scanner.event.flows import CHOOSE, KEEP, SKIP, apply_decisions, decklist_from_json
-from scanner.event.store import Registration, ReviewDecision
+from scanner.event.records import Registration, ReviewDecision
 from scanner.model import SECTIONS, Decklist, Entry
 from scanner.web.service.checkin import CHECKIN_CONFIRMED
 from scanner.web.service.core import StationCore, StationError

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from scanner.errors import EventError
-from scanner.event.store import normalise_konami_id
+from scanner.event.records import normalise_konami_id
 from scanner.web.roster_csv import RosterRefused, clean_player_name, parse_roster
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.station_store import RosterEntry

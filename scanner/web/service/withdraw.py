@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from scanner.errors import EventError
 from scanner.event.records import Withdrawal
-from scanner.event.store import EventStore, normalise_konami_id
+from scanner.event.record import EventRecord
+from scanner.event.records import normalise_konami_id
 from scanner.event.withdraw import MISMATCH_REASON, withdraw_version
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.views import WithdrawalView
@@ -46,7 +47,7 @@ class WithdrawService(StationCore):
                     if konami_id is None or w.konami_id == konami_id]
 
     @staticmethod
-    def _withdrawal_view(store: EventStore, w: Withdrawal) -> WithdrawalView:
+    def _withdrawal_view(store: EventRecord, w: Withdrawal) -> WithdrawalView:
         reg = store.registration_by_id(w.registration_id)
         sheet = ((reg.decklist_json.get("player") or {}).get("konami_id") if reg else None)
         sheet_id = "".join(ch for ch in str(sheet or "") if ch.isdigit()) or None
