@@ -27,8 +27,8 @@ def test_an_audit_writes_a_record_holding_control_characters(tmp_path, clean_env
     code, out = _run("deckcheck", str(SAMPLES / "decks" / "observed.ydk"), "--player",
                      "1000000002", "--round", "3", "--event", event, "--judge", "저지")
     assert code == 1, out
-    from scanner.event.store import EventStore
-    with EventStore.open(event) as store:
+    from scanner.event.stores import open_event
+    with open_event(event) as store:
         ids = [i.id for i in store.infractions()]
     assert ids
     code, out = _run("event", "void", str(ids[0]), "--reason", "잘못\u0001 기록\u001f됨",
