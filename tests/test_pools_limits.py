@@ -12,14 +12,21 @@ REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"
 
 
-def _pdf_with_stream(body: bytes, image: bool = False) -> bytes:
-    """A one-page PDF whose content (or image) stream is `body`, Flate-compressed."""
+def _pdf_with_stream(body: bytes, image: tuple[int, int] | None = None) -> bytes:
+    """A one-page PDF whose content stream is `body`, Flate-compressed; or, given `image`
+    (width, height), whose page draws `body` as an RGB image of that size."""
     packed = zlib.compress(body, 9)
-    kind = b"/Type /XObject /Subtype /Image /Width 1 /Height 1 " if image else b""
+    kind = b"/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB " \
+        b"/BitsPerComponent 8 " % image if image else b""
+    draw = b"q 500 0 0 700 40 60 cm /Im0 Do Q"
+    page = b"/Contents 5 0 R /Resources << /XObject << /Im0 4 0 R >> >>" if image \
+        else b"/Contents 4 0 R"
     objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] " + page + b" >>",
             b"<< " + kind + b"/Length %d /Filter /FlateDecode >>\nstream\n" % len(packed)
             + packed + b"\nendstream"]
+    if image:
+        objs.append(b"<< /Length %d >>\nstream\n" % len(draw) + draw + b"\nendstream")
     out = bytearray(b"%PDF-1.7\n")
     offsets = []
     for i, o in enumerate(objs, 1):
@@ -53,7 +60,7 @@ def test_stream_limits_leave_honest_sheets_and_big_images_alone():
     for pdf in sorted((SAMPLES / "sheets").glob("*.pdf")):
         check_pdf_streams(pdf.read_bytes(), pdf.name)
     # A 48 MP RGB image stream is over the content limit but within the image limit.
-    big = _pdf_with_stream(b"\0" * (8000 * 6000 * 3), image=True)
+    big = _pdf_with_stream(b"\0" * (8000 * 6000 * 3), image=(8000, 6000))
     assert check_pdf_streams(big, "scan.pdf") == 8000 * 6000 * 3
     assert limits.MAX_PDF_STREAM_BYTES < 8000 * 6000 * 3 <= limits.MAX_PDF_IMAGE_STREAM_BYTES
 

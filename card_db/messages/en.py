@@ -26,6 +26,18 @@ MESSAGES: dict[str, str] = {
                             "per sheet",
     "input.pdf-stream-too-large": "{file}: a compressed part of the PDF unpacks to more than "
                                   "{max_mb} MB; not a deck sheet",
+    "input.pdf-stream-unmeasurable": "{file}: a part of the PDF is encoded in a way that cannot be "
+                                     "measured safely ({filter}); save it again as a plain PDF",
+    "input.pdf-too-complex": "{file}: the PDF's structure is too complex to check safely; not a "
+                             "deck sheet",
+    "input.pdf-too-much-drawing": "{file}: its pages run {mb} MB of drawing instructions (at most "
+                                  "{max_mb} MB); not a deck sheet",
+    "input.pdf-too-many-image-draws": "{file}: its pages draw {mb} MB of images (at most "
+                                      "{max_mb} MB); not a deck sheet",
+    "input.pdf-too-many-annotations": "{file}: its pages carry {count} annotations (at most "
+                                      "{max}); not a deck sheet",
+    "input.pdf-too-many-characters": "{file}: page {page} has {count} characters (a deck sheet "
+                                     "has a few thousand; at most {max}); not a deck sheet",
     "input.empty": "the file is empty",
     "input.unknown-binary": "not a deck sheet or decklist: binary data of an unknown kind",
     "input.cannot-read": "cannot read {file}: {reason}",

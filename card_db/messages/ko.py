@@ -22,6 +22,17 @@ MESSAGES: dict[str, str] = {
     "input.too-many-pages": "{file}이(가) {count}쪽입니다 (최대 {max}쪽): 시트 한 장씩 나눠 주세요",
     "input.pdf-stream-too-large": "{file}: PDF의 압축된 부분이 {max_mb} MB 넘게 풀립니다: "
                                   "덱 시트가 아닙니다",
+    "input.pdf-stream-unmeasurable": "{file}: PDF의 일부가 안전하게 잴 수 없는 방식({filter})으로 "
+                                     "인코딩되어 있습니다: 일반 PDF로 다시 저장해 주세요",
+    "input.pdf-too-complex": "{file}: PDF 구조가 너무 복잡해 안전하게 확인할 수 없습니다: 덱 시트가 아닙니다",
+    "input.pdf-too-much-drawing": "{file}: 페이지를 그리는 명령이 {mb} MB입니다 (최대 {max_mb} MB): "
+                                  "덱 시트가 아닙니다",
+    "input.pdf-too-many-image-draws": "{file}: 페이지가 그리는 이미지가 {mb} MB입니다 (최대 {max_mb} MB): "
+                                      "덱 시트가 아닙니다",
+    "input.pdf-too-many-annotations": "{file}: 페이지의 주석이 {count}개입니다 (최대 {max}개): "
+                                      "덱 시트가 아닙니다",
+    "input.pdf-too-many-characters": "{file}: {page}쪽의 글자가 {count}개입니다 (덱 시트는 수천 자, "
+                                     "최대 {max}자): 덱 시트가 아닙니다",
     "input.empty": "빈 파일입니다",
     "input.unknown-binary": "덱 시트나 덱 리스트가 아닙니다: 알 수 없는 바이너리 파일",
     "input.cannot-read": "{file}을(를) 읽을 수 없습니다: {reason}",

@@ -43,6 +43,26 @@ MAX_PDF_IMAGE_STREAM_BYTES = MAX_PIXELS * 4
 """One image stream of a PDF: the largest image MAX_PIXELS allows, 4 bytes a pixel (CMYK)."""
 MAX_PDF_INFLATED_BYTES = 512 * 1024 * 1024
 """Every Flate stream of one PDF together."""
+PDF_GUARD_STEPS = 1_000_000
+"""Steps of the PDF guard's own parsing and pure-Python decoding (tokens, LZW and RunLength
+bytes): an honest sheet takes < 40,000; a file built to make the guard slow is refused past
+this (about a second), as too complex to check."""
+MAX_PDF_PAGE_CONTENT_BYTES = 1024 * 1024
+"""Drawing operators one page runs: its content streams, and each form XObject or
+annotation appearance as many times as it is drawn. A sheet's page runs 6–130 KB; a page of
+3 million tiny characters, 3 MB (pdfium alone takes 4 s and 0.4 GB to list them)."""
+MAX_PDF_DRAWN_CONTENT_BYTES = 4 * 1024 * 1024
+"""Drawing operators all pages run together (99 pages sharing one content stream count it
+99 times)."""
+MAX_PDF_DRAWN_IMAGE_BYTES = 1024 * 1024 * 1024
+"""Images all pages draw, width × height × 4 bytes at each draw: a one-page scan draws
+14–35 MB; 99 pages drawing one 100 MB image, 9.9 GB."""
+MAX_PDF_ANNOTATIONS = 10_000
+"""Annotations of all pages together (a shared array counted on each page): Konami's form
+has 183, the Chinese one 209."""
+MAX_PAGE_CHARACTERS = 20_000
+"""Characters pdfium lists on one page of a text PDF (an honest sheet: at most ~2,200): the
+readers stop before looking at each of them."""
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 """One upload at the station (its default; `serve --max-upload-mb`): a phone photo is 2–8 MB,
 a sheet PDF well under 1 MB."""
