@@ -7,6 +7,10 @@ largest sum of the resident sets of it and its children (the reader worker), sam
 sheets (samples/sheets/*.pdf) are timed the same way, for the cost of the guards.
 
     python bench/bench_hostile.py [--card-db ../shared/carddb/ko-KR.cdb] [--only NAME] [--clean]
+                                  [--base DIR]
+
+`--base DIR`: also run the code unpacked in DIR (`git archive COMMIT | tar -x -C DIR`), the
+runs of both interleaved so the machine's load falls on both alike.
 """
 from __future__ import annotations
 
@@ -59,10 +63,10 @@ def tree_rss_kb(pid: int) -> int:
     return total
 
 
-def run(cmd: list[str], kill_kb: int, kill_s: float) -> dict:
+def run(cmd: list[str], kill_kb: int, kill_s: float, env: dict | None = None) -> dict:
     started = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, env=env)
     peak, stopped = 0, None
     while proc.poll() is None:
         peak = max(peak, tree_rss_kb(proc.pid))
@@ -83,6 +87,17 @@ def run(cmd: list[str], kill_kb: int, kill_s: float) -> dict:
             "traceback": any("Traceback" in ln for ln in lines)}
 
 
+def _command(base: Path | None, card_db: str | None) -> tuple[list[str], dict]:
+    env = dict(os.environ)
+    head = [sys.executable, "-c", "from scanner.cli import main; main()", "scan"]
+    if base is not None:
+        env["PYTHONPATH"] = str(base)
+    else:
+        env.pop("PYTHONPATH", None)
+        head = [str(Path(sys.executable).with_name("decksheet")), "scan"]
+    return head + (["--card-db", card_db] if card_db else []), env
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--card-db", default=None)
@@ -92,32 +107,43 @@ def main() -> int:
     ap.add_argument("--kill-gb", type=float, default=4.0)
     ap.add_argument("--kill-s", type=float, default=90.0)
     ap.add_argument("--keep", type=Path, help="write the built files here")
+    ap.add_argument("--base", type=Path, help="also run the code unpacked here (before)")
+    ap.add_argument("--skip-hostile", action="store_true")
     args = ap.parse_args()
-    exe = str(Path(sys.executable).with_name("decksheet"))
-    base = [exe, "scan"] + (["--card-db", args.card_db] if args.card_db else [])
+    versions = [("after", *_command(None, args.card_db))]
+    if args.base:
+        versions.insert(0, ("before", *_command(args.base, args.card_db)))
     folder = args.keep or Path(tempfile.mkdtemp(prefix="hostile-"))
     folder.mkdir(parents=True, exist_ok=True)
-    print(f"{'file':26} {'size':>9} {'time s':>7} {'peak MB':>8}  answer")
+    print(f"{'file':26} {'':6} {'size':>9} {'time s':>7} {'peak MB':>8}  answer")
     for name, build in BUILDERS.items():
-        if args.only and name not in args.only:
+        if args.skip_hostile or (args.only and name not in args.only):
             continue
         path = folder / f"{name}.pdf"
         if not path.exists():
             path.write_bytes(build())
-        r = run(base + [str(path)], int(args.kill_gb * 1024 * 1024), args.kill_s)
-        answer = f"stopped ({r['stopped']})" if r["stopped"] else \
-            f"exit {r['exit']}{' TRACEBACK' if r['traceback'] else ''}: {r['last']}"
-        print(f"{name:26} {path.stat().st_size:>9} {r['seconds']:>7.1f} {r['peak_mb']:>8.0f}  "
-              f"{answer}", flush=True)
+        for label, cmd, env in versions:
+            r = run(cmd + [str(path)], int(args.kill_gb * 1024 * 1024), args.kill_s, env)
+            answer = f"stopped ({r['stopped']})" if r["stopped"] else \
+                f"exit {r['exit']}{' TRACEBACK' if r['traceback'] else ''}: {r['last']}"
+            print(f"{name:26} {label:6} {path.stat().st_size:>9} {r['seconds']:>7.1f} "
+                  f"{r['peak_mb']:>8.0f}  {answer}", flush=True)
     if args.clean:
-        times = []
+        medians: dict[str, list[float]] = {label: [] for label, _, _ in versions}
         for pdf in sorted((REPO / "samples" / "sheets").glob("*.pdf")):
-            runs = [run(base + [str(pdf)], 8 << 20, 120) for _ in range(args.repeat)]
-            best = min(r["seconds"] for r in runs)
-            times.append(statistics.median(r["seconds"] for r in runs))
-            print(f"{pdf.name:26} {'':>9} {times[-1]:>7.2f} {max(r['peak_mb'] for r in runs):>8.0f}"
-                  f"  median of {len(runs)} (best {best:.2f}), exit {runs[0]['exit']}", flush=True)
-        print(f"clean sheets: median {statistics.median(times):.2f} s per scan")
+            runs: dict[str, list[dict]] = {label: [] for label, _, _ in versions}
+            for _ in range(args.repeat):
+                for label, cmd, env in versions:  # interleaved: the load falls on both
+                    runs[label].append(run(cmd + [str(pdf)], 8 << 20, 120, env))
+            for label, _, _ in versions:
+                rs = runs[label]
+                medians[label].append(statistics.median(r["seconds"] for r in rs))
+                print(f"{pdf.name:26} {label:6} {'':>9} {medians[label][-1]:>7.2f} "
+                      f"{max(r['peak_mb'] for r in rs):>8.0f}  median of {len(rs)} "
+                      f"(best {min(r['seconds'] for r in rs):.2f}), exit {rs[0]['exit']}",
+                      flush=True)
+        for label, values in medians.items():
+            print(f"clean sheets, {label}: median {statistics.median(values):.2f} s per scan")
     return 0
 
 

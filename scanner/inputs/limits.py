@@ -54,9 +54,10 @@ annotation appearance as many times as it is drawn. A sheet's page runs 6–130 
 MAX_PDF_DRAWN_CONTENT_BYTES = 4 * 1024 * 1024
 """Drawing operators all pages run together (99 pages sharing one content stream count it
 99 times)."""
-MAX_PDF_DRAWN_IMAGE_BYTES = 1024 * 1024 * 1024
-"""Images all pages draw, width × height × 4 bytes at each draw: a one-page scan draws
-14–35 MB; 99 pages drawing one 100 MB image, 9.9 GB."""
+MAX_PDF_DRAWN_IMAGE_BYTES = 512 * 1024 * 1024
+"""Images all pages draw, width × height × 4 bytes at each draw (pdfium decodes an image for
+each page that draws it): a one-page scan draws 14–35 MB, so ~15 scanned pages fit; 99
+pages drawing one 100 MB image draw 9.9 GB."""
 MAX_PDF_ANNOTATIONS = 10_000
 """Annotations of all pages together (a shared array counted on each page): Konami's form
 has 183, the Chinese one 209."""

@@ -9,8 +9,11 @@ past it fails its own read with a MemoryError (`input.worker-memory`) or ends it
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.context
 import os
 import resource
+import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
@@ -48,18 +51,63 @@ def bound_memory(mb: int) -> None:
 
 
 def _start_worker(memory_mb: int, initializer: Callable[..., None] | None,
-                  initargs: tuple) -> None:
-    single_core_worker()
+                  initargs: tuple, single_core: bool = True) -> None:
+    if single_core:
+        single_core_worker()
     bound_memory(memory_mb)
     if initializer is not None:
         initializer(*initargs)
 
 
+class _ReaderProcess(multiprocessing.context.SpawnProcess):
+    """A spawned reader that does not run the parent's main script again: its work is
+    functions of `scanner` (pickled by name), and a `decksheet` console script would import
+    every command of the CLI (0.3–0.7 s a reader) for nothing."""
+
+    @staticmethod
+    def _Popen(process_obj):
+        main = sys.modules.get("__main__")
+        path = getattr(main, "__file__", None)
+        if main is None or path is None or getattr(main, "__spec__", None) is not None \
+                or not path.endswith(_SCRIPT_NAMES):
+            return multiprocessing.context.SpawnProcess._Popen(process_obj)
+        with _LAUNCH:
+            del main.__file__
+            try:
+                return multiprocessing.context.SpawnProcess._Popen(process_obj)
+            finally:
+                main.__file__ = path
+
+
+class _ReaderContext(multiprocessing.context.SpawnContext):
+    Process = _ReaderProcess
+
+
+_SCRIPT_NAMES = ("/decksheet",)
+"""Main scripts not re-run in a reader: the console script (its `if __name__ == "__main__"`
+guard holds nothing a reader needs)."""
+_LAUNCH = threading.Lock()
+
+
 def reader_pool(workers: int, initializer: Callable[..., None] | None = None,
-                initargs: tuple = ()) -> ProcessPoolExecutor:
-    """A pool of `workers` reader processes: spawned, one core each, memory bounded; each
-    runs `initializer(*initargs)` once (load the card database)."""
-    return ProcessPoolExecutor(max_workers=workers,
-                               mp_context=multiprocessing.get_context("spawn"),
+                initargs: tuple = (), single_core: bool = True) -> ProcessPoolExecutor:
+    """A pool of `workers` reader processes: spawned, memory bounded, one core each (unless
+    `single_core` is False: one reader alone may use every core); each runs
+    `initializer(*initargs)` once (load the card database)."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=_ReaderContext(),
                                initializer=_start_worker,
-                               initargs=(worker_memory_mb(), initializer, initargs))
+                               initargs=(worker_memory_mb(), initializer, initargs, single_core))
+
+
+def end_pool(pool: ProcessPoolExecutor | None) -> None:
+    """Stop a pool now: queued reads cancelled, its processes ended and waited for (a pool
+    that is done, or given up, leaves no process behind)."""
+    if pool is None:
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+    for p in procs:
+        p.join(5)
