@@ -20,6 +20,7 @@ from scanner.inputs import limits
 from scanner.inputs.pdf_streams import check_pdf_streams
 from scanner.inputs.pool import (  # noqa: F401
     end_pool,
+    out_of_memory,
     reader_pool,
     single_core_worker,
     worker_memory_mb,
@@ -90,13 +91,14 @@ def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None
     digest = hashlib.sha256(data).hexdigest()
     kind = sniff_bytes(data)
     if kind is InputKind.PDF:
-        check_pdf_streams(data, _label(source))  # before pdfium/pypdf hold an unpacked bomb
+        # Before pdfium or pypdf hold an unpacked bomb, in whatever process reads it.
+        check_pdf_streams(data, _label(source), options.max_pages)
         with _as_file(source, data, ".pdf") as path:
             return _read_pdf(path, db, options), digest
     if kind is InputKind.IMAGE:
         from scanner.inputs.image_header import probe_image
 
-        info = probe_image(data, _label(source))  # refuses a pixel bomb before any decode
+        info = probe_image(data, _label(source), options.max_pages)  # before any decode
         with _as_file(source, data, ".img") as path:
             from scanner.ocr.pipeline import (
                 read_photo,  # late: pulls in OpenCV and tesseract
@@ -202,7 +204,9 @@ def _load_in_worker(source: str, options: ReadOptions,
         return load_decklist(source, _worker_db, options, data=data)
     except DecksheetError as exc:  # the caller reports it beside the input, in order
         return exc
-    except MemoryError:  # past the worker's memory bound: this input fails, alone
+    except Exception as exc:  # past the worker's memory bound: this input fails, alone
+        if not out_of_memory(exc):
+            raise
         return UnreadableInput("input.worker-memory", file=limits.shown(source),
                                max_mb=worker_memory_mb())
 

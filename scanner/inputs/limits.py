@@ -96,9 +96,9 @@ def check_pixels(width: int, height: int, label: str) -> None:
                               max_mp=MAX_PIXELS // 1_000_000)
 
 
-def check_pages(n: int, label: str, what: str = "pages") -> None:
-    if n > MAX_PAGES:
-        raise UnreadableInput("input.too-many-pages", file=label, count=n, max=MAX_PAGES)
+def check_pages(n: int, label: str, what: str = "pages", most: int = MAX_PAGES) -> None:
+    if n > most:
+        raise UnreadableInput("input.too-many-pages", file=label, count=n, max=most)
 
 
 def shown(source: str | Path, limit: int = 120) -> str:

@@ -130,6 +130,8 @@ class _Guard:
         self.parsed: dict[tuple[str, int], object] = {}
         self.trailers: list[dict] = []
         self.crypt: Decryptor | None = None
+        self._declared = 0
+        """The page count the tree declares: what a refusal names (the walk stops at the limit)."""
 
     # ------------------------------------------------------------------ pass 1: objects
 
@@ -392,13 +394,14 @@ class _Guard:
             return
         self._memo: dict[tuple, tuple[int, int, int, int, int]] = {}
         self._forms: dict[tuple, tuple[int, int]] = {}
+        tree = self._resolve(root.get(b"Pages"))
+        self._declared = self._int(tree.get(b"Count")) if isinstance(tree, dict) else 0
         pages, content, images, annots, most = self._node(root.get(b"Pages"), None, ())
         c = self.census
         c.pages, c.content, c.images, c.annotations, c.page_content = \
             pages, content, images, annots, most
         if pages > self.max_pages:
-            raise UnreadableInput("input.too-many-pages", file=self.label, count=pages,
-                                  max=self.max_pages)
+            self._check([pages, 0, 0, 0, 0])
 
     def _node(self, ref, inherited, path: tuple) -> tuple[int, int, int, int, int]:
         """(pages, content bytes, image bytes, annotations, most content on one page) under a
@@ -441,7 +444,8 @@ class _Guard:
     def _check(self, total: list[int]) -> None:
         pages, content, images, annots, most = total
         if pages > self.max_pages:
-            raise UnreadableInput("input.too-many-pages", file=self.label, count=pages,
+            raise UnreadableInput("input.too-many-pages", file=self.label,
+                                  count=max(pages, self._declared),
                                   max=self.max_pages)
         if annots > limits.MAX_PDF_ANNOTATIONS:
             raise UnreadableInput("input.pdf-too-many-annotations", file=self.label,

@@ -111,3 +111,10 @@ def end_pool(pool: ProcessPoolExecutor | None) -> None:
             p.kill()
     for p in procs:
         p.join(5)
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether `exc` is a read stopped by the memory cap: Python's MemoryError, or OpenCV's
+    own (cv2.error, code StsNoMem) when an allocation past the cap fails inside it."""
+    return isinstance(exc, MemoryError) or (
+        type(exc).__module__ == "cv2" and getattr(exc, "code", None) == -4)

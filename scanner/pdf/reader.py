@@ -53,7 +53,7 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
     try:
         if len(doc) == 0:
             raise UnreadableInput("input.pdf-no-pages", file=path.name)
-        check_pages(len(doc), path.name)
+        check_pages(len(doc), path.name, most=options.max_pages)
         needs_ocr = False
         for number in range(len(doc)):
             with contextlib.closing(doc[number]) as page:  # open until the hidden-text check

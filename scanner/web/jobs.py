@@ -4,12 +4,19 @@ One dispatcher thread owns the pool. It takes queued jobs in upload order, at mo
 worker in flight, and hands each finished read to the service, which registers it. Jobs of
 one player are registered in upload order (two desks, one player: two versions, in order).
 A read over the time limit fails its job, and the pool is rebuilt so no worker stays hung.
+
+A reader that dies takes every read of its pool with it, and which file killed it is not
+known: each job that was in flight is read again **alone** (nothing else starts beside it).
+A job whose reader dies while it is read alone did it itself; it fails "too large or
+damaged" the second time (the first may be a kill from outside). A neighbour is never failed
+for another file's death.
 """
 from __future__ import annotations
 
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -31,10 +38,21 @@ class _InFlight:
     started: float
 
 
+DEATHS_ALONE = 2
+"""Reader deaths while a job is read alone that fail it (its own file, surely)."""
+
+
 class JobRunner:
-    def __init__(self, service: StationService, workers: int) -> None:
+    def __init__(self, service: StationService, workers: int,
+                 read: Callable[[str, str | None, str], ReadOutcome] = read_original) -> None:
         self.service = service
         self.workers = workers
+        self.read = read
+        """What a reader runs for one job (a module-level function: it is pickled by name)."""
+        self._alone: set[str] = set()
+        """Jobs in flight when a reader died: each is read again with nothing beside it."""
+        self._deaths: dict[str, int] = {}
+        """Reader deaths of each job while it was read alone."""
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -105,13 +123,18 @@ class JobRunner:
 
     def _fill(self) -> None:
         free = self.workers - len(self._inflight)
-        if free <= 0:
-            return
-        for job in self.service.pending_jobs():
+        if free <= 0 or any(job_id in self._alone for job_id in self._inflight):
+            return  # a job read alone has the readers to itself
+        pending = [j for j in self.service.pending_jobs()
+                   if j.id not in self._inflight and j.state == "queued"]
+        suspects = [j for j in pending if j.id in self._alone]
+        if suspects:  # first the jobs of a dead reader, each alone, once the others are done
+            if self._inflight:
+                return
+            pending, free = suspects[:1], 1
+        for job in pending:
             if free <= 0:
                 break
-            if job.id in self._inflight or job.state != "queued":
-                continue
             with self.service.station() as st:
                 st.mark_running(job.id)
                 job = st.job(job.id) or job
@@ -125,28 +148,40 @@ class JobRunner:
         if self._pool is None:
             self._pool = self._new_pool()
         try:
-            return self._pool.submit(read_original, str(self.service.original_path(job)),
+            return self._pool.submit(self.read, str(self.service.original_path(job)),
                                      job.file_name, crops)
         except (BrokenProcessPool, RuntimeError):
             self._kill_pool()
             self._pool = self._new_pool()
-            return self._pool.submit(read_original, str(self.service.original_path(job)),
+            return self._pool.submit(self.read, str(self.service.original_path(job)),
                                      job.file_name, crops)
 
     def _collect(self) -> None:
         now = time.monotonic()
         finished: list[tuple[_InFlight, ReadOutcome]] = []
         hung = False
+        dead = [f for f in self._inflight.values() if f.future.done()
+                and isinstance(f.future.exception(), BrokenProcessPool)]
+        if dead:
+            # A reader died (its file, its memory cap, a kill): every read of the pool is
+            # lost. Reads still in flight were its neighbours or its cause: each is read
+            # again alone; one that was alone already did it itself.
+            lost = [f for f in self._inflight.values()
+                    if not f.future.done() or isinstance(f.future.exception(), BrokenProcessPool)]
+            for f in lost:
+                if len(lost) == 1:  # nothing beside it: its own file (or a kill from outside)
+                    self._deaths[f.job.id] = self._deaths.get(f.job.id, 0) + 1
+                self._alone.add(f.job.id)
+                log.warning("a reader died reading job %s (%s); it is read again alone",
+                            f.job.id, "alone" if len(lost) == 1 else f"{len(lost)} in flight")
         for f in list(self._inflight.values()):
             if f.future.done():
                 try:
                     outcome = f.future.result()
                 except BrokenProcessPool:
-                    # A worker died (killed, out of memory): every read in the pool is lost.
-                    # Try each job once more; a second death fails it (a file that kills).
                     hung = True
-                    if f.job.attempts < 2:
-                        continue
+                    if self._deaths.get(f.job.id, 0) < DEATHS_ALONE:
+                        continue  # requeued below, read again alone
                     outcome = ReadOutcome(error=render("station.worker-died", {}, "ko"))
                 except Exception as exc:  # noqa: BLE001
                     outcome = ReadOutcome(error=render("station.read-error",
@@ -160,6 +195,8 @@ class JobRunner:
             if self._earlier_job_of_player(f.job):
                 continue  # registered after the earlier upload of this player
             self._inflight.pop(f.job.id, None)
+            self._alone.discard(f.job.id)
+            self._deaths.pop(f.job.id, None)
             try:
                 self.service.complete(f.job, outcome)
             except Exception as exc:  # noqa: BLE001 - the job fails with why; never stuck running
