@@ -12,7 +12,8 @@ builds them at the issues' scale; the tests at the smallest scale that still cro
 - `shared-annots-99-pages`: 99 pages sharing one /Annots array of 100,000 annotations;
 - `nested-forms`: form XObjects drawing each other, 4 × 4 × … = 10⁶ draws deep;
 - `objstm-double-flate`: the page tree in an object stream compressed twice (issue 37);
-- `lone-cr-stream`: a bomb whose `stream` keyword ends with a lone CR (issue 37).
+- `lone-cr-stream`: a bomb whose `stream` keyword ends with a lone CR (issue 37);
+- `inline-image-bomb`: a deflate bomb as a 4 × 4 inline image in a 600 KB content stream.
 """
 from __future__ import annotations
 
@@ -231,6 +232,17 @@ def lone_cr_stream(scale: float = 1.0) -> bytes:
     return b.build(_page_tree(b, [page]))
 
 
+def inline_image_bomb(scale: float = 1.0) -> bytes:
+    """A 4 × 4 inline image whose Flate data unpacks to 600 MB × `scale` inside a page's
+    content stream (found while building this guard: pdfium decodes it whole, 2.8 GB)."""
+    bomb = spaces_bomb(int(600 * MB * scale))
+    content = (b"q 100 0 0 100 50 50 cm BI /W 4 /H 4 /BPC 8 /CS /G /F /Fl ID " + bomb
+               + b" EI Q")
+    b = PdfBuilder()
+    page = _page(b, b"%d 0 R" % b.new(stream(b"/Filter /FlateDecode", zlib.compress(content))))
+    return b.build(_page_tree(b, [page]))
+
+
 BUILDERS: dict[str, Callable[..., bytes]] = {
     "endstream-shadow": endstream_shadow,
     "hex-flate-chain": hex_flate_chain,
@@ -240,5 +252,6 @@ BUILDERS: dict[str, Callable[..., bytes]] = {
     "nested-forms": nested_forms,
     "objstm-double-flate": objstm_double_flate,
     "lone-cr-stream": lone_cr_stream,
+    "inline-image-bomb": inline_image_bomb,
 }
-"""Every hostile class, by name (issue 33's six, then issue 37's two)."""
+"""Every hostile class, by name (issue 33's six, issue 37's two, then one found here)."""

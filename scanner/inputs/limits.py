@@ -43,10 +43,11 @@ MAX_PDF_IMAGE_STREAM_BYTES = MAX_PIXELS * 4
 """One image stream of a PDF: the largest image MAX_PIXELS allows, 4 bytes a pixel (CMYK)."""
 MAX_PDF_INFLATED_BYTES = 512 * 1024 * 1024
 """Every Flate stream of one PDF together."""
-PDF_GUARD_STEPS = 1_000_000
-"""Steps of the PDF guard's own parsing and pure-Python decoding (tokens, LZW and RunLength
-bytes): an honest sheet takes < 40,000; a file built to make the guard slow is refused past
-this (about a second), as too complex to check."""
+PDF_GUARD_STEPS = 150_000
+"""Steps of the PDF guard's own parsing and pure-Python decoding (tokens, objects, LZW and
+RunLength bytes): an honest sheet takes < 16,000 (Konami's filled form); a file built to make
+the guard slow is refused past this (about half a second of work on an idle core), as too
+complex to check."""
 MAX_PDF_PAGE_CONTENT_BYTES = 1024 * 1024
 """Drawing operators one page runs: its content streams, and each form XObject or
 annotation appearance as many times as it is drawn. A sheet's page runs 6–130 KB; a page of

@@ -17,8 +17,10 @@ the file's syntax only (`pdf_syntax`), never a PDF library, and refuses it with 
    XObjects times the `Do` operators that draw them, images, annotations and their
    appearances) must stay within the drawing limits.
 
-What is not measured here (inline images, Type 3 glyph procedures, tiling patterns) is bounded
-by the content limits around it and by the reader process's memory cap (`inputs.pool`).
+Inline images (`BI … ID data EI`) of every content stream are decoded through their filters
+too. What is not measured here (Type 3 glyph procedures, tiling patterns, a cross-reference
+table that points pdfium at another definition of an object than the last one in the file) is
+bounded by the content limits around it and by the reader process's memory cap (`inputs.pool`).
 """
 from __future__ import annotations
 
@@ -54,8 +56,10 @@ _R = rb"[^\0\t\n\f\r ()<>\[\]{}/%]"
 _OBJ = re.compile(rb"(?<![0-9])(\d{1,10})[\0\t\n\f\r ]+(\d{1,5})[\0\t\n\f\r ]+obj(?!" + _R + rb")")
 _STREAM = re.compile(rb"(?<!" + _R + rb")stream(?!" + _R + rb")")
 _ENDSTREAM = re.compile(rb"(?<!" + _R + rb")endstream(?!" + _R + rb")")
+_ENDOBJ = re.compile(rb"(?<!" + _R + rb")endobj(?!" + _R + rb")")
 _TRAILER = re.compile(rb"(?<!" + _R + rb")trailer(?!" + _R + rb")")
 _EOL = re.compile(rb"\r\n|\n|\r")
+_INLINE = re.compile(rb"(?<![^\0\t\n\f\r ])BI(?=[\0\t\n\f\r /])")
 _PAIRS = re.compile(rb"[\0\t\n\f\r ]*(?:\d+[\0\t\n\f\r ]+\d+[\0\t\n\f\r ]*)*")
 MAX_NESTING = 64
 """Page-tree levels and form XObjects inside each other (an honest sheet has < 5)."""
@@ -75,6 +79,8 @@ class StreamRec:
     draws: int = 0
     """`Do` operators in the unpacked data (an upper bound: any `Do` bytes)."""
     pixels: int = 0
+    inline: int = 0
+    """What its inline images unpack to (a content stream's), counted as images it draws."""
 
 
 @dataclass
@@ -96,6 +102,8 @@ class PdfCensus:
     encrypted: bool = False
     password: bool = False
     """Encrypted with a password: pdfium cannot open it, nothing in it can unpack."""
+    steps: int = 0
+    """Steps of the guard's budget this file took (`limits.PDF_GUARD_STEPS`)."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -118,6 +126,7 @@ class _Guard:
         self.census = PdfCensus()
         self.keywords: list[int] = []
         """Offsets of every `stream` keyword (a whole token)."""
+        self.header_num: dict[int, int] = {}
         self.headers: list[int] = []
         """Offsets after each `obj` keyword, in file order."""
         self.where: dict[int, tuple[int, int]] = {}
@@ -136,6 +145,12 @@ class _Guard:
     # ------------------------------------------------------------------ pass 1: objects
 
     def run(self) -> PdfCensus:
+        try:
+            return self._run()
+        finally:
+            self.census.steps = limits.PDF_GUARD_STEPS - self.steps.left
+
+    def _run(self) -> PdfCensus:
         recs = self._find_streams()
         self._trailers(recs)
         self._encryption()
@@ -151,11 +166,15 @@ class _Guard:
     def _find_streams(self) -> list[StreamRec]:
         data = self.data
         recs: list[StreamRec] = []
-        self.keywords = _keywords(data)
+        self.keywords = _keywords(data, self.steps)
+        self.ends = [m.start() for m in _ENDSTREAM.finditer(data)]
+        self.endobjs = [m.start() for m in _ENDOBJ.finditer(data)]
         for m in _OBJ.finditer(data):
+            self.steps.take(2)  # each is parsed to see whether a stream follows
             num, gen, after = int(m.group(1)), int(m.group(2)), m.end()
             self.headers.append(after)
             self.where[num] = (gen, after)
+            self.header_num[after] = num
             rec = self._stream_after(after, num, gen)
             if rec is not None:
                 recs.append(rec)
@@ -169,7 +188,7 @@ class _Guard:
             i = bisect.bisect_right(starts, at) - 1
             if i >= 0 and spans[i][0] <= at < spans[i][1]:
                 continue  # bytes inside a stream's data
-            self.steps.take()
+            self.steps.take(10)  # honest files have none: each is parsed and measured
             rec = self._orphan(at, start)
             recs.append(rec)
             known.add(start)
@@ -181,7 +200,7 @@ class _Guard:
         i = bisect.bisect_left(self.keywords, after)
         if i == len(self.keywords):
             return None
-        if self.data.find(b"endobj", after, self.keywords[i]) >= 0:
+        if self._next(self.endobjs, after) < self.keywords[i]:
             return None  # not a stream: parsed only if the pages need it
         try:
             obj, pos = parse_object(self.data, after, self.steps)
@@ -200,14 +219,14 @@ class _Guard:
         """A `stream` keyword no `N G obj` header leads to (a comment inside the header, a
         damaged table …): its dictionary is the object before it, when one parses."""
         i = bisect.bisect_right(self.headers, keyword) - 1
-        at = self.data.rfind(b"obj", 0, keyword)
+        at = self.data.rfind(b"obj", max(0, keyword - 4096), keyword)
         for after in ([self.headers[i]] if i >= 0 else []) + ([at + 3] if at >= 0 else []):
             try:
                 obj, pos = parse_object(self.data, after, self.steps)
             except (SyntaxFault, IndexError, ValueError):
                 continue
             if isinstance(obj, dict) and skip_ws(self.data, pos) == keyword:
-                num = next((n for n, (_, a) in self.where.items() if a == after), None)
+                num = self.header_num.get(after)
                 rec = StreamRec(num, self.where.get(num, (0, 0))[0] if num else 0, obj, start)
                 rec.end = self._data_end(rec)
                 return rec
@@ -226,10 +245,12 @@ class _Guard:
             end = rec.start + length
             if self.data.startswith(b"endstream", skip_ws(self.data, end)):
                 return end
-        m = _ENDSTREAM.search(self.data, rec.start)
-        stop = m.start() if m else len(self.data)
-        obj_end = self.data.find(b"endobj", rec.start, stop)
-        return obj_end if obj_end >= 0 else stop
+        return min(self._next(self.ends, rec.start), self._next(self.endobjs, rec.start))
+
+    def _next(self, offsets: list[int], at: int) -> int:
+        """The first of `offsets` at or after `at` (the end of the file if none)."""
+        i = bisect.bisect_left(offsets, at)
+        return offsets[i] if i < len(offsets) else len(self.data)
 
     def _top_level_int(self, num: int) -> int | None:
         if num not in self.where:
@@ -243,6 +264,7 @@ class _Guard:
     def _trailers(self, recs: list[StreamRec]) -> None:
         found: list[tuple[int, dict]] = []
         for m in _TRAILER.finditer(self.data):
+            self.steps.take(2)
             try:
                 obj, _ = parse_object(self.data, m.end(), self.steps)
             except (SyntaxFault, IndexError, ValueError):
@@ -308,12 +330,17 @@ class _Guard:
                     raise TooLarge()
             else:
                 tail = b""
+                scan = not image  # maybe a content stream: its inline images are measured
                 for chunk in out:
                     rec.draws += (tail + chunk[:1]).count(b"Do") + chunk.count(b"Do")
                     tail = chunk[-1:]
-                    if keep:
+                    if keep or scan:
                         kept += chunk
+                        scan = scan and len(kept) <= 2 * limits.MAX_PDF_PAGE_CONTENT_BYTES
                 rec.size = counts[-1][0] if counts else rec.end - rec.start
+                if scan and not keep:
+                    rec.inline = self._inline_images(bytes(kept))
+                    kept = bytearray()
         except TooLarge:
             raise UnreadableInput("input.pdf-stream-too-large", file=self.label,
                                   max_mb=limit >> 20) from None
@@ -334,6 +361,55 @@ class _Guard:
             self.kept[rec.num] = bytes(kept)
         if rec.num is not None:
             self.streams[rec.num] = rec
+
+    def _inline_images(self, content: bytes) -> int:
+        """Bytes the inline images (`BI … ID data EI`) of a content stream unpack to, each
+        through its filters: pdfium decodes one whole to find where it ends (a 1.6 KB file
+        whose 600 KB page holds a deflate bomb that way took pdfium to 2.8 GB)."""
+        total = 0
+        for m in _INLINE.finditer(content):
+            self.steps.take()
+            info: dict[bytes, object] = {}
+            pos = m.end()
+            try:
+                while True:
+                    pos = skip_ws(content, pos)
+                    if content.startswith(b"ID", pos) and pos + 2 < len(content) \
+                            and content[pos + 2] in b"\0\t\n\f\r ":
+                        break
+                    key, pos = parse_object(content, pos, self.steps)
+                    value, pos = parse_object(content, pos, self.steps)
+                    if not isinstance(key, Name):
+                        raise SyntaxFault(pos)
+                    info[bytes(key)] = value
+            except (SyntaxFault, IndexError, ValueError):
+                continue  # not an inline image (the bytes of another's data, a string …)
+            start = pos + 3
+            filters = as_names(info.get(b"F", info.get(b"Filter")))
+            parms = as_parms(info.get(b"DP", info.get(b"DecodeParms")), len(filters))
+            width = self._int(info.get(b"W", info.get(b"Width")))
+            height = self._int(info.get(b"H", info.get(b"Height")))
+            limits.check_pixels(width, height, self.label)
+            limit = min(limits.MAX_PDF_STREAM_BYTES,
+                        limits.MAX_PDF_INFLATED_BYTES - self.census.inflated - total)
+            codec = filters[-1] if filters and filters[-1] in IMAGE_CODECS else None
+            counts: list[list[int]] = []
+            try:
+                for _ in decode(iter([content[start:]]), filters[:-1] if codec else filters,
+                                parms, limit, self.steps, counts):
+                    pass
+            except TooLarge:
+                raise UnreadableInput("input.pdf-stream-too-large", file=self.label,
+                                      max_mb=limit >> 20) from None
+            except Unmeasurable as exc:
+                raise UnreadableInput("input.pdf-stream-unmeasurable", file=self.label,
+                                      filter=str(exc.args[0])) from None
+            total += sum(c[0] for c in counts) + width * height * 4
+        self.census.inflated += total
+        if self.census.inflated > limits.MAX_PDF_INFLATED_BYTES:
+            raise UnreadableInput("input.pdf-stream-too-large", file=self.label,
+                                  max_mb=limits.MAX_PDF_INFLATED_BYTES >> 20)
+        return total
 
     def _index_object_streams(self, recs: list[StreamRec]) -> None:
         for rec in recs:
@@ -463,14 +539,15 @@ class _Guard:
         """(content bytes, image bytes) a page's /Contents run with its resources."""
         refs = self._value(contents)
         refs = refs if isinstance(refs, list) else [contents]
-        size = draws = 0
+        size = draws = inline = 0
         for ref in refs:
             rec = self.streams.get(ref.num) if isinstance(ref, Ref) else None
             if rec is not None:
                 size += rec.size
                 draws += rec.draws
+                inline += rec.inline
         child_content, child_images = self._children(resources, path)
-        return size + draws * child_content, draws * child_images
+        return size + draws * child_content, inline + draws * child_images
 
     def _children(self, resources, path: tuple) -> tuple[int, int]:
         """The most one `Do` with these resources may draw: (content bytes, image bytes)."""
@@ -500,7 +577,7 @@ class _Guard:
         if key not in self._forms:
             child_c, child_i = self._children(resources, path + (rec.num,))
             content = rec.size + rec.draws * child_c
-            images = rec.draws * child_i
+            images = rec.inline + rec.draws * child_i
             self._forms[key] = (content, images)
             self._check([0, 0, images, 0, content])
         return self._forms[key]
@@ -542,11 +619,12 @@ def _ref_key(value):
 _REGULAR = frozenset(range(256)) - frozenset(b"\0\t\n\f\r ()<>[]{}/%")
 
 
-def _keywords(data: bytes) -> list[int]:
+def _keywords(data: bytes, steps: Steps) -> list[int]:
     """Offsets of `stream` as a whole token (never the end of `endstream`)."""
     out = []
     at = data.find(b"stream")
     while at >= 0:
+        steps.take()
         if (at == 0 or data[at - 1] not in _REGULAR) and \
                 (at + 6 >= len(data) or data[at + 6] not in _REGULAR):
             out.append(at)

@@ -32,6 +32,7 @@ SMALL = {
     "nested-forms": (1.0, "input.pdf-too-much-drawing"),
     "objstm-double-flate": (0.02, "input.pdf-stream-too-large"),
     "lone-cr-stream": (0.04, "input.pdf-stream-too-large"),
+    "inline-image-bomb": (0.07, "input.pdf-stream-too-large"),
 }
 
 
