@@ -30,12 +30,12 @@ MESSAGES: dict[str, str] = {
                                      "measured safely ({filter}); save it again as a plain PDF",
     "input.pdf-too-complex": "{file}: the PDF's structure is too complex to check safely; not a "
                              "deck sheet",
-    "input.pdf-too-much-drawing": "{file}: its pages run {mb} MB of drawing instructions (at most "
-                                  "{max_mb} MB); not a deck sheet",
-    "input.pdf-too-many-image-draws": "{file}: its pages draw {mb} MB of images (at most "
-                                      "{max_mb} MB); not a deck sheet",
-    "input.pdf-too-many-annotations": "{file}: its pages carry {count} annotations (at most "
-                                      "{max}); not a deck sheet",
+    "input.pdf-too-much-drawing": "{file}: its pages run more than {max_mb} MB of drawing "
+                                  "instructions; not a deck sheet",
+    "input.pdf-too-many-image-draws": "{file}: its pages draw more than {max_mb} MB of images; "
+                                      "not a deck sheet",
+    "input.pdf-too-many-annotations": "{file}: its pages carry more than {max} annotations; "
+                                      "not a deck sheet",
     "input.pdf-too-many-characters": "{file}: page {page} has {count} characters (a deck sheet "
                                      "has a few thousand; at most {max}); not a deck sheet",
     "input.empty": "the file is empty",

@@ -25,12 +25,10 @@ MESSAGES: dict[str, str] = {
     "input.pdf-stream-unmeasurable": "{file}: PDF의 일부가 안전하게 잴 수 없는 방식({filter})으로 "
                                      "인코딩되어 있습니다: 일반 PDF로 다시 저장해 주세요",
     "input.pdf-too-complex": "{file}: PDF 구조가 너무 복잡해 안전하게 확인할 수 없습니다: 덱 시트가 아닙니다",
-    "input.pdf-too-much-drawing": "{file}: 페이지를 그리는 명령이 {mb} MB입니다 (최대 {max_mb} MB): "
-                                  "덱 시트가 아닙니다",
-    "input.pdf-too-many-image-draws": "{file}: 페이지가 그리는 이미지가 {mb} MB입니다 (최대 {max_mb} MB): "
+    "input.pdf-too-much-drawing": "{file}: 페이지를 그리는 명령이 {max_mb} MB를 넘습니다: 덱 시트가 아닙니다",
+    "input.pdf-too-many-image-draws": "{file}: 페이지가 그리는 이미지가 {max_mb} MB를 넘습니다: "
                                       "덱 시트가 아닙니다",
-    "input.pdf-too-many-annotations": "{file}: 페이지의 주석이 {count}개입니다 (최대 {max}개): "
-                                      "덱 시트가 아닙니다",
+    "input.pdf-too-many-annotations": "{file}: 페이지의 주석이 {max}개를 넘습니다: 덱 시트가 아닙니다",
     "input.pdf-too-many-characters": "{file}: {page}쪽의 글자가 {count}개입니다 (덱 시트는 수천 자, "
                                      "최대 {max}자): 덱 시트가 아닙니다",
     "input.empty": "빈 파일입니다",
