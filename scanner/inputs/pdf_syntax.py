@@ -174,12 +174,3 @@ def _literal(data: bytes, pos: int, steps: Steps):
                 out += _ESCAPES.get(esc, esc)
         else:
             out += part
-
-
-def name_list(value) -> list[bytes]:
-    """A /Filter value as a list of names (one name, an array of names; anything else: [])."""
-    if isinstance(value, Name):
-        return [bytes(value)]
-    if isinstance(value, list):
-        return [bytes(v) if isinstance(v, Name) else b"?" for v in value]
-    return []

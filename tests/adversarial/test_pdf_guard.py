@@ -17,7 +17,7 @@ from scanner.errors import UnreadableInput
 from scanner.inputs import limits
 from scanner.inputs.pdf_streams import measure_pdf
 from tests import hostile_pdfs as hp
-from tests.adversarial.conftest import REPO, SAMPLES, assert_refused, run
+from tests.adversarial.conftest import SAMPLES, assert_refused, run
 
 MB = 1 << 20
 
