@@ -32,7 +32,7 @@ ENV_ALIASES = "DECKSHEET_ALIASES"
 """Both hold one path, or several separated by the platform's path separator (`:` / `;`)."""
 
 __all__ = ["ALIAS_WINDOW", "CardDatabase", "CardDbSpec", "SourceInfo", "data_dir", "demo_db_path",
-           "file_sha256", "load_card_db", "resolve_db_path", "resolve_db_spec"]
+           "file_sha256", "check_db_files", "load_card_db", "resolve_db_path", "resolve_db_spec"]
 
 PathLike = str | os.PathLike
 
@@ -146,15 +146,20 @@ def _check_file(path: Path, what: str) -> None:
         raise CardDatabaseError("carddb.not-found", file=path, env=ENV_CARD_DB)
 
 
+def check_db_files(spec: CardDbSpec) -> None:
+    """Refuse, in one line, a spec one of whose files is missing (before any is loaded)."""
+    for p in spec.paths:
+        _check_file(p, "card database")
+    for p in spec.aliases:
+        _check_file(p, "alias file")
+
+
 def load_card_db(path: PathLike | Sequence[PathLike] | CardDbSpec | None = None, *,
                  aliases: PathLike | Sequence[PathLike] | None = None,
                  use_cache: bool = True) -> CardDatabase:
     """Load the card database(s) (see `resolve_db_spec` for which) with one name index."""
     spec = path if isinstance(path, CardDbSpec) else resolve_db_spec(path, aliases)
-    for p in spec.paths:
-        _check_file(p, "card database")
-    for p in spec.aliases:
-        _check_file(p, "alias file")
+    check_db_files(spec)
     files = [("card-db" if i == 0 else "locale", p) for i, p in enumerate(spec.paths)]
     files += [("aliases", p) for p in spec.aliases]
     fp = fingerprint(files)

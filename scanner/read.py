@@ -11,13 +11,20 @@ import logging
 import os
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from card_db.cdb import CardDatabase
 from scanner.errors import DecksheetError, UnreadableInput
 from scanner.inputs import limits
 from scanner.inputs.pdf_streams import check_pdf_streams
-from scanner.inputs.pool import reader_pool, single_core_worker, worker_memory_mb  # noqa: F401
+from scanner.inputs.pool import (  # noqa: F401
+    end_pool,
+    out_of_memory,
+    reader_pool,
+    single_core_worker,
+    worker_memory_mb,
+)
 from scanner.inputs.formats import parse_json, parse_text_list, parse_ydk, parse_ydke
 from scanner.inputs.options import ReadOptions
 from scanner.inputs.resolve import resolve_sheet
@@ -27,7 +34,8 @@ from scanner.vocab import Reason
 
 log = logging.getLogger("decksheet.read")
 
-__all__ = ["ReadOptions", "load_decklist", "read_input", "read_source_bytes", "read_text_source"]
+__all__ = ["ReadOptions", "load_decklist", "load_decklist_bounded", "load_decklists", "read_input",
+           "read_source_bytes", "read_text_source"]
 
 
 def read_text_source(text: str, db: CardDatabase, kind: InputKind | None = None) -> SheetRead:
@@ -84,13 +92,14 @@ def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None
     digest = hashlib.sha256(data).hexdigest()
     kind = sniff_bytes(data)
     if kind is InputKind.PDF:
-        check_pdf_streams(data, _label(source))  # before pdfium/pypdf hold an unpacked bomb
+        # Before pdfium or pypdf hold an unpacked bomb, in whatever process reads it.
+        check_pdf_streams(data, _label(source), options.max_pages)
         with _as_file(source, data, ".pdf") as path:
             return _read_pdf(path, db, options), digest
     if kind is InputKind.IMAGE:
         from scanner.inputs.image_header import probe_image
 
-        info = probe_image(data, _label(source))  # refuses a pixel bomb before any decode
+        info = probe_image(data, _label(source), options.max_pages)  # before any decode
         with _as_file(source, data, ".img") as path:
             from scanner.ocr.pipeline import (
                 read_photo,  # late: pulls in OpenCV and tesseract
@@ -173,49 +182,136 @@ def load_decklist(source: str | Path, db: CardDatabase, options: ReadOptions | N
     return deck
 
 
-# --- many inputs at once: every core ------------------------------------------------------
+# --- bounded readers: every PDF and image is read in a memory-capped process ---------------
 
-_worker_db: CardDatabase | None = None
+_worker_db: CardDatabase | DecksheetError | None = None
 
 
 def _init_batch_worker(spec) -> None:
     global _worker_db  # one database per worker process, loaded once (not per input)
     from card_db.cdb import load_card_db
 
-    _worker_db = load_card_db(spec)
-
-
-def _load_in_worker(source: str, options: ReadOptions) -> Decklist | DecksheetError:
     try:
-        return load_decklist(source, _worker_db, options)
+        _worker_db = load_card_db(spec)
+    except DecksheetError as exc:  # a damaged database: every input says so, the pool lives
+        _worker_db = exc
+
+
+def _load_in_worker(source: str, options: ReadOptions,
+                    data: bytes | None = None) -> Decklist | DecksheetError:
+    if isinstance(_worker_db, DecksheetError):
+        return _worker_db
+    try:
+        return load_decklist(source, _worker_db, options, data=data)
     except DecksheetError as exc:  # the caller reports it beside the input, in order
         return exc
-    except MemoryError:  # past the worker's memory bound: this input fails, alone
+    except Exception as exc:  # past the worker's memory bound: this input fails, alone
+        if not out_of_memory(exc):
+            raise
         return UnreadableInput("input.worker-memory", file=limits.shown(source),
                                max_mb=worker_memory_mb())
 
 
-def load_decklists(sources: list[str], db: CardDatabase, options: ReadOptions | None = None,
-                   workers: int = 1) -> Iterator[tuple[str, Decklist | DecksheetError]]:
-    """`load_decklist` for many inputs, in their order, on `workers` processes (OCR takes a
-    second or two a page, so a batch of photos wants every core). An input that cannot be
-    read yields its error instead of stopping the others. Standard input is read here, in
-    this process, since only it holds the pipe."""
-    options = options or ReadOptions()
-    if workers <= 1 or len(sources) <= 1 or any(limits.is_stdin(s) for s in sources):
-        for src in sources:
-            try:
-                yield src, load_decklist(src, db, options)
-            except DecksheetError as exc:
-                yield src, exc
-        return
-    from concurrent.futures.process import BrokenProcessPool
+def _needs_reader(source: str) -> tuple[bool, bytes | None]:
+    """(whether a PDF or image library would read it, its bytes when only this process can
+    read them: standard input, a pipe). Anything that cannot be told here is read in this
+    process, which refuses it with the same coded error."""
+    s = str(source)
+    if not limits.is_stdin(s) and s.strip().lower().startswith("ydke://") and not limits.exists(s):
+        return False, None
+    data = None
+    try:
+        if limits.is_stdin(s) or not Path(s).is_file():
+            data = limits.read_source(s)  # a pipe is read once: here
+            head = data[:4096]
+        else:
+            with open(s, "rb") as fh:
+                head = fh.read(4096)
+        kind = sniff_bytes(head)
+    except (DecksheetError, OSError, ValueError):
+        return False, data
+    return kind in (InputKind.PDF, InputKind.IMAGE), data
 
-    with reader_pool(min(workers, len(sources)), _init_batch_worker, (db.spec,)) as pool:
-        futures = [pool.submit(_load_in_worker, src, options) for src in sources]
-        for src, fut in zip(sources, futures):
+
+def load_decklists(sources: list[str], db, options: ReadOptions | None = None,
+                   workers: int = 1, spec=None
+                   ) -> Iterator[tuple[str, Decklist | DecksheetError]]:
+    """`load_decklist` for many inputs, in their order. Every PDF and image is read in a
+    reader process (`inputs.pool`: spawned, memory-capped), `workers` at once — one input too:
+    a hostile file ends its own reader, never this process. Text decklists are read here.
+    An input that cannot be read yields its error instead of stopping the others; a reader
+    that dies fails only the input it was reading alone (the others are read again, alone).
+
+    `db`: the card database, or a function loading it (called only when a text input needs
+    it here); `spec`: its `CardDbSpec` when `db` is a function."""
+    options = options or ReadOptions()
+    get_db = db if callable(db) else (lambda: db)
+    plan = [(src, *_needs_reader(src)) for src in sources]
+    bounded = [i for i, (_, needs, _) in enumerate(plan) if needs]
+    pool, size = None, 0
+    futures: dict[int, object] = {}
+    if bounded:
+        size = max(1, min(workers, len(bounded)))
+        # One reader alone may use both cores (OpenCV, pdfium's renderings); several, one each.
+        pool = reader_pool(size, _init_batch_worker, (spec or db.spec,),
+                           single_core=size > 1 or len(bounded) > 1)
+        futures = {i: pool.submit(_load_in_worker, plan[i][0], options, plan[i][2])
+                   for i in bounded}
+    alone = _AloneReader(spec or (None if callable(db) else db.spec), options)
+    first_death = size == 1
+    try:
+        for i, (src, needs, data) in enumerate(plan):
+            if not needs:
+                try:
+                    yield src, load_decklist(src, get_db(), options, data=data)
+                except DecksheetError as exc:
+                    yield src, exc
+                continue
             try:
-                yield src, fut.result()
-            except BrokenProcessPool:  # a worker died (its memory bound, a library crash)
-                yield src, UnreadableInput("input.worker-died", file=limits.shown(src),
-                                           max_mb=worker_memory_mb())
+                yield src, futures[i].result()
+            except BrokenProcessPool:
+                if first_death:  # one reader, this input in it alone: its own file did it
+                    first_death = False
+                    yield src, _died(src)
+                else:  # maybe a neighbour's file: read it again, alone
+                    yield src, alone.read(src, data)
+    finally:
+        end_pool(pool)
+        alone.close()
+
+
+def _died(source: str) -> UnreadableInput:
+    return UnreadableInput("input.worker-died", file=limits.shown(source),
+                           max_mb=worker_memory_mb())
+
+
+class _AloneReader:
+    """One reader process for inputs whose pool died under them: each is read alone, so a
+    death there is that input's own."""
+
+    def __init__(self, spec, options: ReadOptions) -> None:
+        self.spec, self.options, self.pool = spec, options, None
+
+    def read(self, source: str, data: bytes | None) -> Decklist | DecksheetError:
+        if self.pool is None:
+            self.pool = reader_pool(1, _init_batch_worker, (self.spec,))
+        try:
+            return self.pool.submit(_load_in_worker, source, self.options, data).result()
+        except BrokenProcessPool:
+            self.close()
+            return _died(source)
+
+    def close(self) -> None:
+        end_pool(self.pool)
+        self.pool = None
+
+
+def load_decklist_bounded(source: str, db, options: ReadOptions | None = None,
+                          spec=None) -> Decklist:
+    """`load_decklist` for one input of the command line, a PDF or image read in a
+    memory-capped reader process (see `load_decklists`); raises its error."""
+    for _, deck in load_decklists([source], db, options, workers=1, spec=spec):
+        if isinstance(deck, DecksheetError):
+            raise deck
+        return deck
+    raise AssertionError("unreachable")

@@ -8,18 +8,27 @@ from pathlib import Path
 
 import pytest
 
+from scanner.errors import UnreadableInput
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"
 
 
-def _pdf_with_stream(body: bytes, image: bool = False) -> bytes:
-    """A one-page PDF whose content (or image) stream is `body`, Flate-compressed."""
+def _pdf_with_stream(body: bytes, image: tuple[int, int] | None = None) -> bytes:
+    """A one-page PDF whose content stream is `body`, Flate-compressed; or, given `image`
+    (width, height), whose page draws `body` as an RGB image of that size."""
     packed = zlib.compress(body, 9)
-    kind = b"/Type /XObject /Subtype /Image /Width 1 /Height 1 " if image else b""
+    kind = b"/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB " \
+        b"/BitsPerComponent 8 " % image if image else b""
+    draw = b"q 500 0 0 700 40 60 cm /Im0 Do Q"
+    page = b"/Contents 5 0 R /Resources << /XObject << /Im0 4 0 R >> >>" if image \
+        else b"/Contents 4 0 R"
     objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] " + page + b" >>",
             b"<< " + kind + b"/Length %d /Filter /FlateDecode >>\nstream\n" % len(packed)
             + packed + b"\nendstream"]
+    if image:
+        objs.append(b"<< /Length %d >>\nstream\n" % len(draw) + draw + b"\nendstream")
     out = bytearray(b"%PDF-1.7\n")
     offsets = []
     for i, o in enumerate(objs, 1):
@@ -53,18 +62,25 @@ def test_stream_limits_leave_honest_sheets_and_big_images_alone():
     for pdf in sorted((SAMPLES / "sheets").glob("*.pdf")):
         check_pdf_streams(pdf.read_bytes(), pdf.name)
     # A 48 MP RGB image stream is over the content limit but within the image limit.
-    big = _pdf_with_stream(b"\0" * (8000 * 6000 * 3), image=True)
+    big = _pdf_with_stream(b"\0" * (8000 * 6000 * 3), image=(8000, 6000))
     assert check_pdf_streams(big, "scan.pdf") == 8000 * 6000 * 3
     assert limits.MAX_PDF_STREAM_BYTES < 8000 * 6000 * 3 <= limits.MAX_PDF_IMAGE_STREAM_BYTES
 
 
-def test_the_station_refuses_the_bomb_at_upload():
+def test_the_station_takes_the_bomb_unopened_and_its_reader_refuses_it(tmp_path, demo_db):
+    """The request looks at bytes only (the server process opens no PDF); the reader, which
+    has the memory cap, refuses the bomb with the guard's code, in Korean."""
     from scanner.inputs import limits
-    from scanner.web.uploads import UploadRefused, check_upload
+    from scanner.inputs.options import ReadOptions
+    from scanner.read import load_decklist
+    from scanner.web.uploads import check_upload
 
-    with pytest.raises(UploadRefused) as err:
-        check_upload(_pdf_with_stream(b" " * (limits.MAX_PDF_STREAM_BYTES + 1)), "b.pdf")
-    assert err.value.status == 413 and "MB" in str(err.value)
+    bomb = _pdf_with_stream(b" " * (limits.MAX_PDF_STREAM_BYTES + 1))
+    assert check_upload(bomb, "b.pdf").kind.value == "pdf"
+    (path := tmp_path / "b.pdf").write_bytes(bomb)
+    with pytest.raises(UnreadableInput) as err:
+        load_decklist(str(path), demo_db, ReadOptions(max_pages=limits.MAX_SHEET_PAGES))
+    assert err.value.code == "input.pdf-stream-too-large" and "MB" in err.value.render("ko")
 
 
 def _png_header(width: int, height: int) -> bytes:
@@ -79,13 +95,17 @@ def test_one_pixel_limit_for_the_cli_and_the_station():
     """A 48 MP phone photo (8000×6000) is read by the CLI, so the station takes it too; both
     refuse past the one limit."""
     from scanner.inputs import limits
-    from scanner.web.uploads import UploadRefused, check_upload
+    from scanner.inputs.image_header import probe_image
+    from scanner.web.uploads import check_upload
 
-    check_upload(_png_header(8000, 6000), "photo.png")
-    limits.check_pixels(8000, 6000, "photo.png")
     side = int((limits.MAX_PIXELS + 10) ** 0.5) + 1
-    with pytest.raises(UploadRefused):
-        check_upload(_png_header(side, side), "huge.png")
+    for png in (_png_header(8000, 6000), _png_header(side, side)):
+        assert check_upload(png, "photo.png").kind.value == "image"  # bytes only, unopened
+    probe_image(_png_header(8000, 6000), "photo.png")  # what every reader runs first
+    limits.check_pixels(8000, 6000, "photo.png")
+    with pytest.raises(UnreadableInput) as err:
+        probe_image(_png_header(side, side), "huge.png")
+    assert err.value.code == "input.too-many-pixels"
 
 
 def test_every_reader_pool_is_the_one_executor():

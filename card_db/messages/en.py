@@ -26,6 +26,18 @@ MESSAGES: dict[str, str] = {
                             "per sheet",
     "input.pdf-stream-too-large": "{file}: a compressed part of the PDF unpacks to more than "
                                   "{max_mb} MB; not a deck sheet",
+    "input.pdf-stream-unmeasurable": "{file}: a part of the PDF is encoded in a way that cannot be "
+                                     "measured safely ({filter}); save it again as a plain PDF",
+    "input.pdf-too-complex": "{file}: the PDF's structure is too complex to check safely; not a "
+                             "deck sheet",
+    "input.pdf-too-much-drawing": "{file}: its pages run more than {max_mb} MB of drawing "
+                                  "instructions; not a deck sheet",
+    "input.pdf-too-many-image-draws": "{file}: its pages draw more than {max_mb} MB of images; "
+                                      "not a deck sheet",
+    "input.pdf-too-many-annotations": "{file}: its pages carry more than {max} annotations; "
+                                      "not a deck sheet",
+    "input.pdf-too-many-characters": "{file}: page {page} has {count} characters (a deck sheet "
+                                     "has a few thousand; at most {max}); not a deck sheet",
     "input.empty": "the file is empty",
     "input.unknown-binary": "not a deck sheet or decklist: binary data of an unknown kind",
     "input.cannot-read": "cannot read {file}: {reason}",
@@ -356,13 +368,6 @@ MESSAGES: dict[str, str] = {
     "web.internal-error": "internal error: try again, and tell the head judge if it goes on",
     "web.upload-too-large": "the file is too large ({mb} MB; at most {max_mb} MB)",
     "web.text-encoding": "the text file is not UTF-8, UTF-16 or CP949",
-    "web.image-bomb": "the image's resolution is too large (a decompression bomb?)",
-    "web.image-corrupt": "the image file is damaged or in a format that cannot be read",
-    "web.image-too-large": "the image's resolution is too large ({width}×{height})",
-    "web.image-too-small": "the image is too small to read as a sheet ({width}×{height})",
-    "web.pdf-corrupt": "the PDF is damaged or password-protected",
-    "web.pdf-no-pages": "the PDF has no pages",
-    "web.pdf-too-many-pages": "the PDF has {pages} pages: a deck sheet has 1 to {max}",
     "web.judge-name-needed": "enter your name",
     "web.pick-other-card": "pick the other card from the list",
     "web.count-number": "a count is a number from 0 to 60",

@@ -22,6 +22,15 @@ MESSAGES: dict[str, str] = {
     "input.too-many-pages": "{file}이(가) {count}쪽입니다 (최대 {max}쪽): 시트 한 장씩 나눠 주세요",
     "input.pdf-stream-too-large": "{file}: PDF의 압축된 부분이 {max_mb} MB 넘게 풀립니다: "
                                   "덱 시트가 아닙니다",
+    "input.pdf-stream-unmeasurable": "{file}: PDF의 일부가 안전하게 잴 수 없는 방식({filter})으로 "
+                                     "인코딩되어 있습니다: 일반 PDF로 다시 저장해 주세요",
+    "input.pdf-too-complex": "{file}: PDF 구조가 너무 복잡해 안전하게 확인할 수 없습니다: 덱 시트가 아닙니다",
+    "input.pdf-too-much-drawing": "{file}: 페이지를 그리는 명령이 {max_mb} MB를 넘습니다: 덱 시트가 아닙니다",
+    "input.pdf-too-many-image-draws": "{file}: 페이지가 그리는 이미지가 {max_mb} MB를 넘습니다: "
+                                      "덱 시트가 아닙니다",
+    "input.pdf-too-many-annotations": "{file}: 페이지의 주석이 {max}개를 넘습니다: 덱 시트가 아닙니다",
+    "input.pdf-too-many-characters": "{file}: {page}쪽의 글자가 {count}개입니다 (덱 시트는 수천 자, "
+                                     "최대 {max}자): 덱 시트가 아닙니다",
     "input.empty": "빈 파일입니다",
     "input.unknown-binary": "덱 시트나 덱 리스트가 아닙니다: 알 수 없는 바이너리 파일",
     "input.cannot-read": "{file}을(를) 읽을 수 없습니다: {reason}",
@@ -262,13 +271,6 @@ MESSAGES: dict[str, str] = {
     "web.internal-error": "서버 내부 오류: 다시 시도하고, 계속되면 헤드 저지에게 알리세요",
     "web.upload-too-large": "파일이 너무 큽니다 ({mb} MB; 최대 {max_mb} MB)",
     "web.text-encoding": "텍스트 파일이 UTF-8, UTF-16, CP949 중 어느 것도 아닙니다",
-    "web.image-bomb": "이미지의 해상도가 너무 큽니다 (압축 폭탄?)",
-    "web.image-corrupt": "이미지 파일이 손상되었거나 읽을 수 없는 형식입니다",
-    "web.image-too-large": "이미지의 해상도가 너무 큽니다 ({width}×{height})",
-    "web.image-too-small": "이미지가 너무 작아 시트로 읽을 수 없습니다 ({width}×{height})",
-    "web.pdf-corrupt": "PDF가 손상되었거나 암호가 걸려 있습니다",
-    "web.pdf-no-pages": "PDF에 페이지가 없습니다",
-    "web.pdf-too-many-pages": "PDF가 {pages}쪽입니다: 덱 시트는 1~{max}쪽이어야 합니다",
     "web.judge-name-needed": "이름을 입력하세요",
     "web.pick-other-card": "다른 카드를 목록에서 고르세요",
     "web.count-number": "매수는 0~60의 숫자로 입력하세요",

@@ -6,7 +6,7 @@ import click
 from scanner.rules.check import check_decklist
 from scanner.cli.common import Settings, common_options, echo_json, main
 from scanner.errors import ExitCode
-from scanner.read import load_decklist
+from scanner.read import load_decklist_bounded
 from scanner.report.verdict_text import format_check
 
 
@@ -19,7 +19,7 @@ def check(input_: str, as_json: bool, settings: Settings) -> int:
     usable cards. Exit 0 legal, 1 infractions, 2 unreadable."""
     db = settings.db()
     limits = settings.limit_list()
-    deck = load_decklist(input_, db)
+    deck = load_decklist_bounded(input_, db)
     result = check_decklist(deck, limits, db)
     if as_json:
         echo_json(result.to_json())

@@ -37,18 +37,29 @@ class Settings:
     list_and_date_explicit: bool = False
     """Both --list and --date on the command line: a regulation choice refuses the pair."""
     _db: Any = field(default=None, repr=False)
+    _spec: Any = field(default=None, repr=False)
 
     def db(self):
         """The card database, loaded once (say so on stderr when it is the demo one)."""
         if self._db is None:
             from card_db.cdb import load_card_db
 
-            self._db = load_card_db(self.card_db or None, aliases=self.aliases or None)
-            if self._db.is_demo:
+            self._db = load_card_db(self.db_spec())
+        return self._db
+
+    def db_spec(self):
+        """Which card database files apply, without loading them (a reader process loads
+        them itself); says so on stderr, once, when it is the demo one."""
+        if self._spec is None:
+            from card_db.cdb import check_db_files, resolve_db_spec
+
+            self._spec = resolve_db_spec(self.card_db or None, self.aliases or None)
+            check_db_files(self._spec)
+            if self._spec.is_demo:
                 click.echo("decksheet: using the DEMO card database (only the sample decks' cards); "
                            "give --card-db, set DECKSHEET_CARD_DB or run 'decksheet db fetch'",
                            err=True)
-        return self._db
+        return self._spec
 
     def limit_list(self):
         """The regulation: --list, else the list in force on --date, else the newest OCG list."""

@@ -14,7 +14,7 @@ from card_db.messages import lang_from_env
 from scanner.errors import DecksheetError, ExitCode
 from scanner.inputs.formats import format_json, format_text, format_ydk, format_ydke
 from scanner.inputs.options import ReadOptions
-from scanner.read import load_decklist, load_decklists
+from scanner.read import load_decklist_bounded, load_decklists
 from scanner.report.scan_text import format_scan
 from scanner.vocab import Reason
 
@@ -99,13 +99,14 @@ def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir
     if any(_may_need_ocr(src) for src in inputs):
         from scanner.ocr.tools import probe_tools
         probe_tools()  # one line now rather than every photo failing later
-    db = settings.db()
+    spec = settings.db_spec()  # PDFs and images are read, and the database loaded, by readers
     options = ReadOptions(crops_dir=crops_dir, debug_dir=debug_dir)
     results: list[dict] = []
     failed = 0
     out_names = OutputNames()
     with _progress(len(inputs)) as bar:
-        for src, deck in load_decklists(list(inputs), db, options, workers=jobs):
+        for src, deck in load_decklists(list(inputs), settings.db, options, workers=jobs,
+                                        spec=spec):
             bar.update(1)
             if isinstance(deck, DecksheetError):
                 if len(inputs) == 1:
@@ -179,7 +180,7 @@ def convert(input_: str, to: str, output: Path | None, force: bool, settings: Se
     if output:
         _output_target(output, force)
     db = settings.db()
-    deck = load_decklist(input_, db)
+    deck = load_decklist_bounded(input_, db)
     text = {"ydk": format_ydk, "ydke": format_ydke, "json": format_json,
             "text": lambda d: format_text(d, db)}[to](deck)  # db: lossless names
     if output:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scanner.errors import UnreadableInput
-from scanner.inputs.limits import check_pages, check_pixels
+from scanner.inputs.limits import MAX_PAGES, check_pages, check_pixels
 from scanner.inputs.sniff import is_heif
 
 
@@ -36,7 +36,7 @@ def _pil():
     return Image
 
 
-def probe_image(data: bytes, label: str) -> ImageInfo:
+def probe_image(data: bytes, label: str, max_frames: int = MAX_PAGES) -> ImageInfo:
     """Header facts of an image, refusing one beyond the pixel or frame limits. Never decodes
     the pixels. A header Pillow cannot parse is refused as not a readable image."""
     Image = _pil()
@@ -54,7 +54,7 @@ def probe_image(data: bytes, label: str) -> ImageInfo:
         raise UnreadableInput("input.image-bomb", file=label) from None
     except Exception:  # noqa: BLE001 - any parser failure is an unreadable image
         raise UnreadableInput("input.image-corrupt", file=label) from None
-    check_pages(frames, label, "frames")
+    check_pages(frames, label, "frames", max_frames)
     return ImageInfo(width=width, height=height, frames=frames, format=fmt)
 
 

@@ -43,6 +43,28 @@ MAX_PDF_IMAGE_STREAM_BYTES = MAX_PIXELS * 4
 """One image stream of a PDF: the largest image MAX_PIXELS allows, 4 bytes a pixel (CMYK)."""
 MAX_PDF_INFLATED_BYTES = 512 * 1024 * 1024
 """Every Flate stream of one PDF together."""
+PDF_GUARD_STEPS = 150_000
+"""Steps of the PDF guard's own parsing and pure-Python decoding (tokens, objects, LZW and
+RunLength bytes): an honest sheet takes < 16,000 (Konami's filled form); a file built to make
+the guard slow is refused past this (about half a second of work on an idle core), as too
+complex to check."""
+MAX_PDF_PAGE_CONTENT_BYTES = 1024 * 1024
+"""Drawing operators one page runs: its content streams, and each form XObject or
+annotation appearance as many times as it is drawn. A sheet's page runs 6–130 KB; a page of
+3 million tiny characters, 3 MB (pdfium alone takes 4 s and 0.4 GB to list them)."""
+MAX_PDF_DRAWN_CONTENT_BYTES = 4 * 1024 * 1024
+"""Drawing operators all pages run together (99 pages sharing one content stream count it
+99 times)."""
+MAX_PDF_DRAWN_IMAGE_BYTES = 512 * 1024 * 1024
+"""Images all pages draw, width × height × 4 bytes at each draw (pdfium decodes an image for
+each page that draws it): a one-page scan draws 14–35 MB, so ~15 scanned pages fit; 99
+pages drawing one 100 MB image draw 9.9 GB."""
+MAX_PDF_ANNOTATIONS = 10_000
+"""Annotations of all pages together (a shared array counted on each page): Konami's form
+has 183, the Chinese one 209."""
+MAX_PAGE_CHARACTERS = 20_000
+"""Characters pdfium lists on one page of a text PDF (an honest sheet: at most ~2,200): the
+readers stop before looking at each of them."""
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 """One upload at the station (its default; `serve --max-upload-mb`): a phone photo is 2–8 MB,
 a sheet PDF well under 1 MB."""
@@ -75,9 +97,9 @@ def check_pixels(width: int, height: int, label: str) -> None:
                               max_mp=MAX_PIXELS // 1_000_000)
 
 
-def check_pages(n: int, label: str, what: str = "pages") -> None:
-    if n > MAX_PAGES:
-        raise UnreadableInput("input.too-many-pages", file=label, count=n, max=MAX_PAGES)
+def check_pages(n: int, label: str, what: str = "pages", most: int = MAX_PAGES) -> None:
+    if n > most:
+        raise UnreadableInput("input.too-many-pages", file=label, count=n, max=most)
 
 
 def shown(source: str | Path, limit: int = 120) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from scanner.inputs.limits import MAX_PAGES
+
 
 @dataclass
 class ReadOptions:
@@ -13,3 +15,6 @@ class ReadOptions:
     """Save images of flagged cells here (photo/scan readers)."""
     debug_dir: Path | None = None
     """Save pictures of the detected page, grid and cells here."""
+    max_pages: int = MAX_PAGES
+    """Pages a PDF (frames an image) may have: counted on the page tree before any PDF
+    library opens it, and again by pdfium (the station: `limits.MAX_SHEET_PAGES`)."""

@@ -9,8 +9,10 @@ past it fails its own read with a MemoryError (`input.worker-memory`) or ends it
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.context
 import os
 import resource
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -68,21 +70,74 @@ def die_with_parent(parent_pid: int, every_s: float = PARENT_CHECK_S) -> None:
 
 
 def _start_worker(memory_mb: int, initializer: Callable[..., None] | None,
-                  initargs: tuple, parent_pid: int | None = None) -> None:
+                  initargs: tuple, single_core: bool = True,
+                  parent_pid: int | None = None) -> None:
     if parent_pid is not None:
         die_with_parent(parent_pid)
-    single_core_worker()
+    if single_core:
+        single_core_worker()
     bound_memory(memory_mb)
     if initializer is not None:
         initializer(*initargs)
 
 
+class _ReaderProcess(multiprocessing.context.SpawnProcess):
+    """A spawned reader that does not run the parent's main script again: its work is
+    functions of `scanner` (pickled by name), and a `decksheet` console script would import
+    every command of the CLI (0.3–0.7 s a reader) for nothing."""
+
+    @staticmethod
+    def _Popen(process_obj):
+        main = sys.modules.get("__main__")
+        path = getattr(main, "__file__", None)
+        if main is None or path is None or getattr(main, "__spec__", None) is not None \
+                or not path.endswith(_SCRIPT_NAMES):
+            return multiprocessing.context.SpawnProcess._Popen(process_obj)
+        with _LAUNCH:
+            del main.__file__
+            try:
+                return multiprocessing.context.SpawnProcess._Popen(process_obj)
+            finally:
+                main.__file__ = path
+
+
+class _ReaderContext(multiprocessing.context.SpawnContext):
+    Process = _ReaderProcess
+
+
+_SCRIPT_NAMES = ("/decksheet",)
+"""Main scripts not re-run in a reader: the console script (its `if __name__ == "__main__"`
+guard holds nothing a reader needs)."""
+_LAUNCH = threading.Lock()
+
+
 def reader_pool(workers: int, initializer: Callable[..., None] | None = None,
-                initargs: tuple = ()) -> ProcessPoolExecutor:
-    """A pool of `workers` reader processes: spawned, one core each, memory bounded; each
-    runs `initializer(*initargs)` once (load the card database)."""
-    return ProcessPoolExecutor(max_workers=workers,
-                               mp_context=multiprocessing.get_context("spawn"),
+                initargs: tuple = (), single_core: bool = True) -> ProcessPoolExecutor:
+    """A pool of `workers` reader processes: spawned, memory bounded, one core each (unless
+    `single_core` is False: one reader alone may use every core); each runs
+    `initializer(*initargs)` once (load the card database)."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=_ReaderContext(),
                                initializer=_start_worker,
-                               initargs=(worker_memory_mb(), initializer, initargs,
+                               initargs=(worker_memory_mb(), initializer, initargs, single_core,
                                          os.getpid()))
+
+
+def end_pool(pool: ProcessPoolExecutor | None) -> None:
+    """Stop a pool now: queued reads cancelled, its processes ended and waited for (a pool
+    that is done, or given up, leaves no process behind)."""
+    if pool is None:
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+    for p in procs:
+        p.join(5)
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether `exc` is a read stopped by the memory cap: Python's MemoryError, or OpenCV's
+    own (cv2.error, code StsNoMem) when an allocation past the cap fails inside it."""
+    return isinstance(exc, MemoryError) or (
+        type(exc).__module__ == "cv2" and getattr(exc, "code", None) == -4)

@@ -54,12 +54,12 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
     try:
         if len(doc) == 0:
             raise UnreadableInput("input.pdf-no-pages", file=path.name)
-        check_pages(len(doc), path.name)
+        check_pages(len(doc), path.name, most=options.max_pages)
         needs_ocr = False
         for number in range(len(doc)):
             with contextlib.closing(doc[number]) as page:  # open until the hidden-text check
                 try:
-                    text = page_text(page)
+                    text = page_text(page, path.name, number + 1)
                     has_images = _has_images(page)
                 except pdfium.PdfiumError as exc:
                     raise UnreadableInput("input.pdf-page-unreadable", file=path.name,
@@ -90,7 +90,7 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                     raise UnreadableInput("input.sheet-blank", file=path.name, page=number + 1)
                 if len(doc) > 1:
                     sheet.notes.append(f"sheet found on page {number + 1} of {len(doc)}")
-                    for other in _later_sheet_pages(doc, number + 1):
+                    for other in _later_sheet_pages(doc, number + 1, path.name):
                         sheet.review.append(ReviewFlag(
                             section=None, reason=Reason.ANOTHER_SHEET_PAGE,
                             detail=f"page {other} also holds deck lines; only page {number + 1} was "
@@ -132,12 +132,12 @@ def later_sheet_pages(path: Path, start: int) -> list[int]:
     except pdfium.PdfiumError:
         return []  # read_pdf opened it already; nothing more to learn
     try:
-        return _later_sheet_pages(doc, start)
+        return _later_sheet_pages(doc, start, path.name)
     finally:
         doc.close()
 
 
-def _later_sheet_pages(doc, start: int) -> list[int]:
+def _later_sheet_pages(doc, start: int, label: str = "PDF") -> list[int]:
     """1-based numbers of pages after `start` that hold deck lines or an unread scan: data that
     reading one page would silently leave out."""
     import pypdfium2 as pdfium
@@ -146,7 +146,7 @@ def _later_sheet_pages(doc, start: int) -> list[int]:
     for number in range(start, len(doc)):
         page = doc[number]
         try:
-            text = page_text(page)
+            text = page_text(page, label, number + 1)
             images = _has_images(page)
         except pdfium.PdfiumError:
             found.append(number + 1)

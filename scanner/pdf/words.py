@@ -9,6 +9,9 @@ import re
 import statistics
 from dataclasses import dataclass, field
 
+from scanner.errors import UnreadableInput
+from scanner.inputs.limits import MAX_PAGE_CHARACTERS
+
 _PUNCT = re.compile(r"[\s<>:：()（）\[\]·・.,/\-－_*#]+")
 COUNT_RE = re.compile(r"^[x×X]?(\d{1,2})(?:장|枚|매)?$")
 BLANK = frozenset((0x20, 0x0D, 0x0A, 0x09, 0xA0, 0x3000))
@@ -106,11 +109,13 @@ class PageText:
     height: float
 
 
-def page_text(page) -> PageText:
+def page_text(page, label: str = "PDF", number: int = 0) -> PageText:
     """Tokens of a pypdfium2 page (pdfium is ~8x faster than pdfminer was for this).
 
     A token ends at a space, a size change, a jump back or down (a new line) or a gap wider
-    than a quarter of the font size; names are re-joined by geometry later.
+    than a quarter of the font size; names are re-joined by geometry later. A page of more
+    than `limits.MAX_PAGE_CHARACTERS` characters is refused before any is looked at
+    (`label`, `number`: the file and 1-based page the error names).
     """
     import pypdfium2.raw as pdfium_c
 
@@ -118,6 +123,9 @@ def page_text(page) -> PageText:
     textpage = page.get_textpage()
     try:
         n = textpage.count_chars()
+        if n > MAX_PAGE_CHARACTERS:
+            raise UnreadableInput("input.pdf-too-many-characters", file=label, page=number,
+                                  count=n, max=MAX_PAGE_CHARACTERS)
         tokens: list[Token] = []
         current: list[dict] = []
         total = unusable = 0

@@ -17,12 +17,13 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from card_db.messages import render
-from scanner.inputs.pool import reader_pool
+from scanner.inputs.pool import end_pool, reader_pool
 from scanner.event.records import now_iso
 from scanner.web.faults import QueueState, storage_fault
 from scanner.web.reader import ReadOutcome, init_worker, read_original
@@ -47,9 +48,12 @@ class _InFlight:
 
 
 class JobRunner:
-    def __init__(self, service: StationService, workers: int) -> None:
+    def __init__(self, service: StationService, workers: int,
+                 read: Callable[[str, str | None, str], ReadOutcome] = read_original) -> None:
         self.service = service
         self.workers = workers
+        self.read = read
+        """What a reader runs for one job (a module-level function: it is pickled by name)."""
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -98,13 +102,7 @@ class JobRunner:
 
     def _kill_pool(self) -> None:
         pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        procs = list(getattr(pool, "_processes", {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in procs:
-            if p.is_alive():
-                p.kill()
+        end_pool(pool)
 
     # ------------------------------------------------------------------ the loop
 
@@ -177,12 +175,12 @@ class JobRunner:
         if self._pool is None:
             self._pool = self._new_pool()
         try:
-            return self._pool.submit(read_original, str(self.service.original_path(job)),
+            return self._pool.submit(self.read, str(self.service.original_path(job)),
                                      job.file_name, crops)
         except (BrokenProcessPool, RuntimeError):
             self._kill_pool()
             self._pool = self._new_pool()
-            return self._pool.submit(read_original, str(self.service.original_path(job)),
+            return self._pool.submit(self.read, str(self.service.original_path(job)),
                                      job.file_name, crops)
 
     def _collect(self) -> None:

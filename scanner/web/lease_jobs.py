@@ -18,7 +18,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 
-from scanner.inputs.pool import reader_pool
+from scanner.inputs.pool import end_pool, reader_pool
 from scanner.event.records import now_iso
 from scanner.web.faults import QueueState
 from scanner.web.reader import ReadOutcome, init_worker, read_original
@@ -185,8 +185,4 @@ def _close(queue) -> None:
 
 
 def _kill(pool: ProcessPoolExecutor) -> None:
-    procs = list(getattr(pool, "_processes", {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        if p.is_alive():
-            p.kill()
+    end_pool(pool)

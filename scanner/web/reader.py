@@ -14,8 +14,8 @@ from card_db.models import LimitList
 from card_db import messages
 from scanner.errors import DecksheetError
 from scanner.event.flows import PreparedRegistration
-from scanner.inputs.limits import MAX_PIXELS
-from scanner.inputs.pool import worker_memory_mb
+from scanner.inputs.limits import MAX_PIXELS, MAX_SHEET_PAGES
+from scanner.inputs.pool import out_of_memory, worker_memory_mb
 from scanner.inputs.options import ReadOptions
 
 _STATE: dict = {}
@@ -53,16 +53,19 @@ def read_original(path: str, file_name: str | None, crops_dir: str) -> ReadOutco
     started = time.perf_counter()
     db, limits = _STATE["db"], _STATE["limits"]
     try:
-        prepared = prepare_registration(path, db, limits, ReadOptions(crops_dir=Path(crops_dir)),
-                                        file_name=file_name, keep_bytes=False)
+        # Every check of the upload that needs a PDF or image library happens here, in this
+        # memory-capped reader: the guard (pages counted on the page tree), the image header.
+        options = ReadOptions(crops_dir=Path(crops_dir), max_pages=MAX_SHEET_PAGES)
+        prepared = prepare_registration(path, db, limits, options, file_name=file_name,
+                                        keep_bytes=False)
     except DecksheetError as exc:
         return ReadOutcome(error=_ko(exc, path, file_name), seconds=time.perf_counter() - started)
-    except MemoryError:  # past the worker's memory bound (scanner.inputs.pool)
-        return ReadOutcome(error=messages.render("input.worker-memory",
-                                                 {"file": file_name or "파일",
-                                                  "max_mb": worker_memory_mb()}, "ko"),
-                           seconds=time.perf_counter() - started)
     except Exception as exc:  # noqa: BLE001 - a reader bug must fail the job, not the worker
+        if out_of_memory(exc):  # past the worker's memory bound (scanner.inputs.pool)
+            return ReadOutcome(error=messages.render("input.worker-memory",
+                                                     {"file": file_name or "파일",
+                                                      "max_mb": worker_memory_mb()}, "ko"),
+                               seconds=time.perf_counter() - started)
         return ReadOutcome(error=messages.render("station.read-error",
                                                  {"kind": type(exc).__name__}, "ko"),
                            seconds=time.perf_counter() - started)

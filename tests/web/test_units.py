@@ -27,9 +27,9 @@ def test_uploads_are_sniffed_by_content_not_name():
     with pytest.raises(UploadRefused) as e:
         check_upload(b"\x00\x01\x02" * 100, "sheet.jpg")
     assert e.value.status == 415
-    with pytest.raises(UploadRefused) as e:
-        check_upload(b"\xff\xd8\xff\xe0" + b"\x00" * 100, "photo.jpg")  # JPEG magic, no image
-    assert e.value.status == 415
+    # JPEG magic, no image: taken unopened (the server process parses no image); its reader
+    # fails the job (tests/adversarial/test_pdf_guard.py uploads such files to a live station).
+    assert check_upload(b"\xff\xd8\xff\xe0" + b"\x00" * 100, "photo.jpg").kind.value == "image"
 
 
 def test_file_names_are_cut_to_a_safe_base_name():
