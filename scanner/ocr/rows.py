@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from scanner.ocr.edge_bits import clear_border_lines, clear_count_bits, clear_ed
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.grid import Box, Grid, RowCells, Table
 from scanner.ocr.ink import ink_share
+from scanner.ocr.latin import LATIN, read_latin_name
 from scanner.ocr.marks import row_marks
 from scanner.ocr.names import NameMatch, Vocabulary, read_name
 from scanner.ocr.page import PageImage
@@ -87,6 +89,17 @@ class TableContext:
     """The layout prints row numbers (`Layout.row_numbers`)."""
 
 
+def name_cells(grid: Grid, columns: list[str]) -> Iterator[tuple[str, np.ndarray, float]]:
+    """(column, name cell as `read_row` crops it, its scale for Tesseract) of every row with ink
+    in its name cell, column by column (lazily: a caller may stop after a few)."""
+    for column in columns:
+        table = grid.by_kind(column)
+        for cells in (table.rows if table is not None else []):
+            img = clear_edge_bits(cells.name.crop(grid.clean, inset=3))
+            if ink_share(img) >= EMPTY_INK:
+                yield column, img, UPSCALE_TO / max(cells.name.h, 1)
+
+
 def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     """The row's line, or None for an empty row."""
     grid, page = ctx.grid, ctx.page
@@ -109,8 +122,9 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
         flags.append("possible-strike")
     handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), row_clean, ctx.chroma)
     # Name: OCR, closed-vocabulary match, checked by rendering the candidates (ocr_names).
-    name_read = read_name(name_img, ctx.column, ctx.tess, ctx.vocab, scale=UPSCALE_TO / max(cells.name.h, 1),
-                          numbers_in_cell=not ctx.table.number_column, row_numbers=ctx.row_numbers)
+    reader = read_latin_name if ctx.vocab.script == LATIN else read_name
+    name_read = reader(name_img, ctx.column, ctx.tess, ctx.vocab, scale=UPSCALE_TO / max(cells.name.h, 1),
+                       numbers_in_cell=not ctx.table.number_column, row_numbers=ctx.row_numbers)
     if name_read.row_number_only and count_ink < EMPTY_INK:
         return None  # an empty row that only carries its printed number
     text, conf, match = name_read.text, name_read.confidence, name_read.match

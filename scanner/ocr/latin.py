@@ -1,0 +1,253 @@
+"""Card names in Latin script on images (English sheets): Tesseract `eng`, the column's names in
+the loaded Latin-script database, candidates drawn in Latin print fonts.
+
+The Korean reader (`names`) is built around `kor`, which writes no Latin letter: an English
+sheet read with it is junk matched against Korean names. When a Latin-script database is loaded
+(`--card-db en-US.cdb`, alone or beside the Korean one), a page whose names `eng` reads as that
+database's names is read here instead: `eng` reads the name, the closed vocabulary of the
+column (its English names, `card_db.printed`) gives the candidates, and the rendering check of
+`verify` (the same `decide`) draws them in the fonts English sheets are printed in (Helvetica
+and Arial → Liberation Sans, Calibri → Carlito, Times → Liberation Serif, DejaVu Sans as
+poppler's fallback) to confirm, veto or pick. A page of the Korean database only is never
+looked at here: the Korean reader's answers do not change.
+"""
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import cv2
+import numpy as np
+
+from card_db.cdb import CardDatabase
+from card_db.names import name_script
+from card_db.printed import printed_names
+from scanner.ocr.engine import Tesseract
+from scanner.ocr.names import (ROW_NUMBER_HEIGHT, UNSURE_CANDIDATES, NameMatch, NameRead,
+                               Vocabulary, _columns_from, _Columns, _with_pick, looser_number_cut,
+                               only_row_number, tesseract_image, verify_match, without_number_rule,
+                               without_row_number)
+from scanner.ocr.thresholds import NAME_ACCEPT, NAME_GUESS
+from scanner.ocr.verify import (FAR_GAP, NameRenderer, Verdict, _find_font, cell_name_ink, ink_level,
+                                strip_rule_remnants)
+
+LATIN = "latin"
+"""`card_db.names.name_script` of an English (or other Latin-script) name."""
+
+LATIN_FAMILIES = {"Liberation Sans": "LiberationSans-Regular.ttf", "Carlito": "Carlito-Regular.ttf",
+                  "DejaVu Sans": "DejaVuSans.ttf", "Liberation Serif": "LiberationSerif-Regular.ttf"}
+"""The print fonts English sheets come in, as Debian ships them (fonts-liberation2,
+fonts-crosextra-carlito, fonts-dejavu-core): metric twins of Helvetica/Arial (what reportlab,
+pdf-lib and form fields print; pdfium draws Helvetica with its own look-alike), Calibri (Konami's
+form, Word and Excel), DejaVu Sans (what poppler draws Helvetica in without Liberation) and
+Times."""
+LATIN_SPARES = {"NanumGothic": "NanumGothic.ttf", "NanumBarunGothic": "NanumBarunGothic.ttf",
+                "NanumMyeongjo": "NanumMyeongjo.ttf", "NanumSquare": "NanumSquareR.ttf",
+                "DejaVu Serif": "DejaVuSerif.ttf"}
+"""Tried only on a page none of `LATIN_FAMILIES` fits (`NameRenderer.estimate_family`): the
+Korean apps' fonts, whose Latin letters an English name printed from a Korean tool is set in."""
+
+SCRIPT_SAMPLE = 8
+"""Name cells read with `eng` to tell whether a page's names are Latin script, when the loaded
+databases hold names in Latin script and in another."""
+SCRIPT_SHARE = 0.5
+"""The page is read as Latin script when at least this share of the sampled cells reads as a
+name of the Latin-script database at NAME_ACCEPT (a Korean name read by `eng` is junk that
+matches no English name that well; an English name read by `eng` mostly matches exactly)."""
+SECOND_SCALE = 1.35
+"""A cell whose rendering could not tell the read from a near name is read again this much
+larger: `eng`'s slips at one scale are mostly not made at another."""
+LEADING_NUMBER = re.compile(r"^\s*\d{1,2}[\s.)]+(?=\S)")
+"""A row number `eng` read before the name (`12 Dark Hole`; the sheets that print it inside
+the name cell): the name is matched with and without it (`7 Colored Fish` keeps its 7)."""
+
+
+@dataclass
+class _LatinColumns:
+    columns: _Columns
+    printed: dict[int, str]
+
+
+_BUILT: dict[int, tuple["weakref.ref[CardDatabase]", _LatinColumns]] = {}
+"""Per-database Latin tables by id(db) (a cache, as `names._BUILT`)."""
+
+
+def has_latin_names(db: CardDatabase) -> bool:
+    """The loaded databases name enough cards in Latin script to read an English sheet."""
+    return LATIN in db.names.scripts()
+
+
+def latin_families() -> dict[str, Path]:
+    return {fam: p for fam, fn in LATIN_FAMILIES.items() if (p := _find_font(fn)) is not None}
+
+
+def latin_spares() -> dict[str, Path]:
+    core = latin_families()
+    return {fam: p for fam, fn in LATIN_SPARES.items()
+            if fam not in core and (p := _find_font(fn)) is not None}
+
+
+def _entries(db: CardDatabase, printed: dict[int, str]) -> Iterable[tuple[int, str, str]]:
+    for cid, name in printed.items():
+        card = db.cards.get(cid)
+        if card is not None and not card.is_token:
+            yield cid, name, "extra" if card.is_extra_deck else card.kind.value
+
+
+def latin_vocabulary(db: CardDatabase) -> Vocabulary:
+    """The columns' names in Latin script, with a renderer of Latin print fonts (one per page:
+    it learns the page's font)."""
+    ref, built = _BUILT.get(id(db), (None, None))
+    if built is None or ref is None or ref() is not db:
+        printed = printed_names(db, LATIN)
+        built = _LatinColumns(_columns_from(_entries(db, printed)), printed)
+        for k in [k for k, (r, _) in _BUILT.items() if r() is None]:
+            del _BUILT[k]
+        _BUILT[id(db)] = (weakref.ref(db), built)
+    cols = built.columns
+    return Vocabulary(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes,
+                      renderer=NameRenderer(latin_families(), latin_spares()),
+                      cut_leftovers=cols.cut_leftovers, script=LATIN)
+
+
+def page_vocabulary(db: CardDatabase, tess: Tesseract,
+                    cells: Iterable[tuple[str, np.ndarray, float]]) -> Vocabulary:
+    """The vocabulary (and so the name reader) for one page: the Korean one unless a Latin-script
+    database is loaded and the page's names read as its names. `cells`: (column, name cell,
+    scale) of the page's non-empty name cells, taken lazily (only a page that may be Latin
+    script is sampled)."""
+    if not has_latin_names(db):
+        return Vocabulary.build(db)
+    if db.names.scripts() == {LATIN}:
+        return latin_vocabulary(db)
+    latin = latin_vocabulary(db)
+    sampled = hits = 0
+    for column, cell, scale in cells:
+        img = tesseract_image(without_row_number(cell), scale)
+        if img is None:
+            continue
+        sampled += 1
+        text = tess.read(img, lang="eng", psm=7).text
+        if text and _match(latin, text, column).score >= NAME_ACCEPT:
+            hits += 1
+        if sampled >= SCRIPT_SAMPLE:
+            break
+    if sampled and hits >= SCRIPT_SHARE * sampled:
+        return latin
+    return Vocabulary.build(db)
+
+
+def _match(vocab: Vocabulary, text: str, column: str, limit: int = UNSURE_CANDIDATES) -> NameMatch:
+    """The column's names nearest the read, with and without a leading row number."""
+    best = vocab.match(text, column, limit=limit)
+    bare = LEADING_NUMBER.sub("", text)
+    if bare != text:
+        other = vocab.match(bare, column, limit=limit)
+        if other.score > best.score:
+            best = other
+    return best
+
+
+def _empty(row_number_only: bool = False) -> NameRead:
+    return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
+                    row_number_only=row_number_only)
+
+
+def read_latin_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
+                    scale: float = 1.0, numbers_in_cell: bool = True, row_numbers: bool = True) -> NameRead:
+    """Read one name cell of a Latin-script page (the arguments as `names.read_name`); a read
+    that did not resolve is read again without a row number glued to it or a row-number rule
+    the grid missed, and that read stands only when it resolves on its own."""
+    got = _read_once(cell, column, tess, vocab, scale, numbers_in_cell, row_numbers)
+    if not numbers_in_cell or not got.flags or got.row_number_only:
+        return got
+    for cut in (looser_number_cut(cell) if row_numbers else None, without_number_rule(cell)):
+        if cut is None:
+            continue
+        if only_row_number(cut) or tesseract_image(cut, scale) is None:
+            return _empty(row_number_only=True)
+        again = _read_once(cut, column, tess, vocab, scale, numbers_in_cell=False, row_numbers=row_numbers)
+        if (not again.flags and again.match.card_id is not None
+                and not vocab.may_be_cut_off(again.match.card_id, column)):
+            return again
+    return got
+
+
+def _read_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary, scale: float,
+               numbers_in_cell: bool, row_numbers: bool) -> NameRead:
+    if numbers_in_cell:
+        if only_row_number(cell):
+            return _empty(row_number_only=True)
+        cell = without_row_number(cell)
+    cell = without_far_marks(cell)
+    upscaled = tesseract_image(cell, scale)
+    if upscaled is None:
+        return _empty()
+    cell_ink = cell_name_ink(cell)
+    got = tess.read(upscaled, lang="eng", psm=7)
+    if not got.text.strip():
+        got = tess.read(upscaled, lang="eng", psm=13)  # the raw-line mode has no layout to lose it in
+    text, conf = got.text.strip(), got.confidence
+    if (row_numbers and re.fullmatch(r"[0-9]{1,2}", text.replace(" ", "")) and cell_ink is not None
+            and cell_ink.shape[0] < ROW_NUMBER_HEIGHT * cell.shape[0]):
+        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
+                        row_number_only=True)
+    if not text or name_script(text) != LATIN:
+        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"])
+    match = _match(vocab, text, column)
+    verdict = verify_match(match, cell_ink, column, vocab, read=text) if match.card_id is not None else None
+    if verdict is not None and verdict.tie is not None and _read_again(upscaled, tess, vocab, column) == match.card_id:
+        verdict = Verdict(match.card_id, True, detail=f"read again as {match.name}", scores=verdict.scores)
+    flags: list[str] = []
+    detail = ""
+    if verdict is not None and verdict.sure and verdict.card_id is not None:
+        if verdict.card_id != match.card_id or match.score < NAME_ACCEPT:
+            match = _with_pick(match, verdict.card_id, vocab)  # the rendering vouches for it
+        if match.score >= 1.0 and cell_ink is not None:
+            vocab.renderer.observe(cell_ink, match.name)
+        detail = verdict.detail
+    elif match.score < NAME_GUESS:
+        flags.append("unresolved-name")
+    elif match.score < NAME_ACCEPT:
+        flags.append("uncertain-name")
+    else:
+        flags.append(verdict.reason if verdict is not None and verdict.reason else "ambiguous-name")
+    if flags and verdict is not None:
+        detail = verdict.detail
+    return NameRead(text, conf, match, flags, verdict, detail)
+
+
+def without_far_marks(cell: np.ndarray) -> np.ndarray:
+    """The cell with the ink past the printed name painted out: past the first blank run wider
+    than `verify.FAR_GAP` ink heights (as `verify.cell_name_ink` cuts the name for the rendering
+    check), a mark is no part of the name (a points column's `0` the cell reaches into, a pen
+    mark), and `eng` would read it into the name (`Shaddoll Beast lo`)."""
+    ink = strip_rule_remnants((cell < ink_level(cell)).astype(np.uint8)).astype(bool)
+    rows = np.flatnonzero(ink.any(axis=1))
+    if rows.size == 0:
+        return cell
+    h = rows[-1] + 1 - rows[0]
+    cols = ink.any(axis=0)
+    start = int(np.argmax(cols))
+    gap = 0
+    for x in range(start, cols.size):
+        if cols[x]:
+            if gap > FAR_GAP * h and x - start > h:
+                out = cell.copy()
+                out[:, x - gap:] = 255
+                return out
+            gap = 0
+        else:
+            gap += 1
+    return cell
+
+
+def _read_again(upscaled: np.ndarray, tess: Tesseract, vocab: Vocabulary, column: str) -> int | None:
+    """The card an exact second read of the cell at another scale names, else None."""
+    again = tess.read(cv2.resize(upscaled, None, fx=SECOND_SCALE, fy=SECOND_SCALE,
+                                 interpolation=cv2.INTER_CUBIC), lang="eng", psm=7).text
+    m = _match(vocab, again, column) if again.strip() else None
+    return m.card_id if m is not None and m.score >= 1.0 else None
