@@ -25,13 +25,14 @@ _BUILT: dict[tuple[int, str], tuple["weakref.ref[CardDatabase]", dict[int, str]]
 
 def printed_names(db: CardDatabase, script: str) -> dict[int, str]:
     """Original passcode → the card's name in `script` (`names.name_script`: latin, hangul, …),
-    as the databases spell it: the first database's name when written in that script, else the
-    first further locale's that is. Cards with no name in the script are left out."""
+    as the databases spell it: the first database's name when written in that script alone, else
+    the first further locale's that is. Cards with no such name are left out (a Korean name with a
+    few Latin letters, `Sin 튠`, is no English name: the English database's `Malefic Tune` is)."""
     key = (id(db), script)
     ref, got = _BUILT.get(key, (None, None))
     if got is not None and ref is not None and ref() is db:
         return got
-    out = {cid: card.name for cid, card in db.cards.items() if name_script(card.name) == script}
+    out = {cid: card.name for cid, card in db.cards.items() if written_in(card.name, script)}
     for path in (db.spec.paths[1:] if db.spec is not None else ()):
         try:
             rows = read_rows(path)
@@ -40,9 +41,15 @@ def printed_names(db: CardDatabase, script: str) -> dict[int, str]:
             continue
         for cid, _ot, _alias, _type, name in rows:
             oid = db.original_id(cid)
-            if oid is not None and oid not in out and name and name_script(name) == script:
+            if oid is not None and oid not in out and written_in(name, script):
                 out[oid] = name
     for k in [k for k, (r, _) in _BUILT.items() if r() is None]:
         del _BUILT[k]
     _BUILT[key] = (weakref.ref(db), out)
     return out
+
+
+def written_in(name: str, script: str) -> bool:
+    """Every letter of `name` is of `script` (digits, marks and other letters — Greek — aside)."""
+    return bool(name) and name_script(name) == script and all(
+        name_script(ch) in (None, script) for ch in name)

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-import cv2
 import numpy as np
 
 from card_db.cdb import CardDatabase
@@ -31,7 +30,7 @@ from scanner.ocr.names import (ROW_NUMBER_HEIGHT, UNSURE_CANDIDATES, NameMatch, 
                                only_row_number, tesseract_image, verify_match, without_number_rule,
                                without_row_number)
 from scanner.ocr.thresholds import NAME_ACCEPT, NAME_GUESS
-from scanner.ocr.verify import (FAR_GAP, NameRenderer, Verdict, _find_font, cell_name_ink, ink_level,
+from scanner.ocr.verify import (FAR_GAP, R_FLOOR, R_MARGIN, NameRenderer, Verdict, _find_font, cell_name_ink, ink_level,
                                 strip_rule_remnants)
 
 LATIN = "latin"
@@ -57,9 +56,6 @@ SCRIPT_SHARE = 0.5
 """The page is read as Latin script when at least this share of the sampled cells reads as a
 name of the Latin-script database at NAME_ACCEPT (a Korean name read by `eng` is junk that
 matches no English name that well; an English name read by `eng` mostly matches exactly)."""
-SECOND_SCALE = 1.35
-"""A cell whose rendering could not tell the read from a near name is read again this much
-larger: `eng`'s slips at one scale are mostly not made at another."""
 LEADING_NUMBER = re.compile(r"^\s*\d{1,2}[\s.)]+(?=\S)")
 """A row number `eng` read before the name (`12 Dark Hole`; the sheets that print it inside
 the name cell): the name is matched with and without it (`7 Colored Fish` keeps its 7)."""
@@ -198,9 +194,10 @@ def _read_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary
     if not text or name_script(text) != LATIN:
         return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"])
     match = _match(vocab, text, column)
+    # A rendering tie with a near name stays flagged: unlike `kor`'s, `eng`'s slips between
+    # near names (`Kuribon` for `Kuriboh`, h/n at 15 px) repeat at other scales, so a second
+    # read is no second opinion.
     verdict = verify_match(match, cell_ink, column, vocab, read=text) if match.card_id is not None else None
-    if verdict is not None and verdict.tie is not None and _read_again(upscaled, tess, vocab, column) == match.card_id:
-        verdict = Verdict(match.card_id, True, detail=f"read again as {match.name}", scores=verdict.scores)
     flags: list[str] = []
     detail = ""
     if verdict is not None and verdict.sure and verdict.card_id is not None:
@@ -217,7 +214,26 @@ def _read_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary
         flags.append(verdict.reason if verdict is not None and verdict.reason else "ambiguous-name")
     if flags and verdict is not None:
         detail = verdict.detail
+        match = rendering_proposal(match, verdict, vocab)
     return NameRead(text, conf, match, flags, verdict, detail)
+
+
+def rendering_proposal(match: NameMatch, verdict: Verdict, vocab: Vocabulary) -> NameMatch:
+    """The card a flagged line proposes: the OCR's best match, or the candidate whose rendering
+    fits the cell better by `verify.R_MARGIN` (at least `verify.R_FLOOR`): when `eng` garbles a
+    small or soft name (`Gogoge Gotem`), the drawing of the printed name still fits best. The
+    line stays flagged; only the judge's first suggestion changes."""
+    scores = verdict.scores
+    if not scores or match.card_id is None:
+        return match
+    top = max(scores, key=scores.get)
+    if top == match.card_id or scores[top] < R_FLOOR or scores[top] < scores.get(match.card_id, -1.0) + R_MARGIN:
+        return match
+    ocr = {c: s for c, _, s in match.candidates}
+    first = [(top, vocab.names[top], ocr.get(top, 0.0))]
+    score = max(ocr.get(top, 0.0), NAME_GUESS)  # proposed (`lines.to_read_line` proposes from NAME_GUESS)
+    return NameMatch(top, vocab.names[top], score, score - max((s for c, s in ocr.items() if c != top), default=0.0),
+                     first + [c for c in match.candidates if c[0] != top])
 
 
 def without_far_marks(cell: np.ndarray) -> np.ndarray:
@@ -243,11 +259,3 @@ def without_far_marks(cell: np.ndarray) -> np.ndarray:
         else:
             gap += 1
     return cell
-
-
-def _read_again(upscaled: np.ndarray, tess: Tesseract, vocab: Vocabulary, column: str) -> int | None:
-    """The card an exact second read of the cell at another scale names, else None."""
-    again = tess.read(cv2.resize(upscaled, None, fx=SECOND_SCALE, fy=SECOND_SCALE,
-                                 interpolation=cv2.INTER_CUBIC), lang="eng", psm=7).text
-    m = _match(vocab, again, column) if again.strip() else None
-    return m.card_id if m is not None and m.score >= 1.0 else None
