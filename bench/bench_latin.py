@@ -28,6 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
@@ -101,7 +102,10 @@ def main(argv: list[str] | None = None) -> int:
                     read, refused = None, str(exc)
                 got = score(truth, read, refused)
                 got.seconds = time.perf_counter() - start
-                rows.append({"label": pic.label, "kind": kind, "picture": picture, **asdict(got)})
+                reasons = Counter(r for s in (read.sections.values() if read else []) for e in s
+                                  for r in dict.fromkeys(e.reasons))
+                rows.append({"label": pic.label, "kind": kind, "picture": picture, **asdict(got),
+                             "reasons": dict(reasons)})
                 if args.verbose:
                     print(f"{pic.label:48s} {got.right:3d}/{got.lines:3d} right "
                           f"({got.unflagged_right} unflagged) {got.silent} silent "
@@ -121,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{100 * sum(r['unflagged_right'] for r in rs) / max(lines, 1):8.1f}% "
               f"{sum(r['silent'] for r in rs):6d} {sum(1 for r in rs if r['refused']):7d} "
               f"{statistics.mean(r['seconds'] for r in rs):7.1f}")
+    reasons = Counter()
+    for r in rows:
+        reasons.update(r["reasons"])
+    print("flags on lines: " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
     return 0

@@ -246,6 +246,22 @@ def test_a_mark_far_right_of_the_name_is_not_read_into_it(en_db, tess):
     assert got.match.card_id == en_db.by_name("Shaddoll Beast").card_id
 
 
+def test_a_printed_count_the_templates_doubt_stands_by_its_rendering(en_db):
+    """DejaVu Sans's `1` (with its foot) is far from the digit templates: drawn in the page's
+    Latin font it fits the count cell clearly best, so it stands; any other value does not."""
+    from scanner.ocr.latin import count_by_rendering
+    require("DejaVu Sans" in latin_families(), "needs fonts-dejavu-core")
+    vocab = latin_vocabulary(en_db)
+    vocab.renderer.family = "DejaVu Sans"
+    cell = cell_of("1", latin_families()["DejaVu Sans"], 24, 0.7, 4, 3)
+    assert count_by_rendering(cell, 1, "digit 1 (d=0.40)", vocab)
+    assert not count_by_rendering(cell, 7, "digit 7 (d=0.40)", vocab)
+    assert not count_by_rendering(cell, 1, "struck [2] → new 1", vocab)  # a correction: never
+    cell3 = cell_of("3", latin_families()["DejaVu Sans"], 24, 0.7, 4, 3)
+    assert count_by_rendering(cell3, 3, "digit 3 (d=0.40)", vocab)
+    assert not count_by_rendering(cell3, 8, "digit 8 (d=0.40)", vocab)
+
+
 # --- whole sheets -------------------------------------------------------------------------------
 
 

@@ -30,8 +30,8 @@ from scanner.ocr.names import (ROW_NUMBER_HEIGHT, UNSURE_CANDIDATES, NameMatch, 
                                only_row_number, tesseract_image, verify_match, without_number_rule,
                                without_row_number)
 from scanner.ocr.thresholds import NAME_ACCEPT, NAME_GUESS
-from scanner.ocr.verify import (FAR_GAP, R_FLOOR, R_MARGIN, NameRenderer, Verdict, _find_font, cell_name_ink, ink_level,
-                                strip_rule_remnants)
+from scanner.ocr.verify import (FAR_GAP, R_FLOOR, R_MARGIN, NameRenderer, Verdict, _find_font, cell_name_ink, compare,
+                                ink_crop, ink_level, strip_rule_remnants)
 
 LATIN = "latin"
 """`card_db.names.name_script` of an English (or other Latin-script) name."""
@@ -259,3 +259,37 @@ def without_far_marks(cell: np.ndarray) -> np.ndarray:
         else:
             gap += 1
     return cell
+
+
+COUNT_FIT = 0.8
+"""A printed count the digit templates are unsure of (DejaVu Sans's `1`, with its foot, reads
+at 0.5) stands when the digit drawn in the page's font fits its ink at least this well…"""
+COUNT_LEAD = 0.1
+"""…and this much better than any other digit drawn the same way."""
+
+
+def count_by_rendering(cell: np.ndarray, value: int, detail: str, vocab: Vocabulary) -> str:
+    """Why an unsure printed count `value` stands (empty: it does not): the count cell holds one
+    glyph (`detail` of a single digit read) and, drawn in the page's Latin font (known from its
+    names), `value` fits it clearly best among the ten digits. English sheets are typed in fonts
+    the digit templates (Korean sheets' fonts and pens) barely know."""
+    r = vocab.renderer
+    if not detail.startswith("digit ") or not r.usable or not r.trusted or not 0 <= value <= 9:
+        return ""
+    ink = ink_crop(cell)
+    if ink is None:
+        return ""
+    # The page's font; before it is known (the first rows), the font `value` fits best.
+    best_fit: tuple[float, float, str] | None = None
+    for fam in [r.family] if r.family else list(r.families):
+        scores = {}
+        for d in range(10):
+            drawn = r.rendered(str(d), fam)
+            scores[d] = compare(ink, drawn, blur=r.blur).score if drawn is not None else -1.0
+        lead = scores[value] - max(v for d, v in scores.items() if d != value)
+        if best_fit is None or scores[value] > best_fit[0]:
+            best_fit = (scores[value], lead, fam)
+    if best_fit is None or best_fit[0] < COUNT_FIT or best_fit[1] < COUNT_LEAD:
+        return ""
+    fit, lead, fam = best_fit
+    return f"drawn in {fam}: {fit:.2f}, next digit {fit - lead:.2f}"

@@ -17,7 +17,7 @@ from scanner.ocr.edge_bits import clear_border_lines, clear_count_bits, clear_ed
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.grid import Box, Grid, RowCells, Table
 from scanner.ocr.ink import ink_share
-from scanner.ocr.latin import LATIN, read_latin_name
+from scanner.ocr.latin import LATIN, count_by_rendering, read_latin_name
 from scanner.ocr.marks import row_marks
 from scanner.ocr.names import NameMatch, Vocabulary, read_name
 from scanner.ocr.page import PageImage
@@ -149,6 +149,10 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     if not ctx.hand_filled and (count is None or count_conf < COUNT_ACCEPT):
         count, count_conf, detail, count_struck, count_h = recount_without_rule_bits(
             count_band, beside_band, (count, count_conf, detail, count_struck, count_h))
+    if ctx.vocab.script == LATIN and count is not None and count_conf < SURE_COUNT and not count_struck:
+        confirmed = count_by_rendering(count_band.image, count, detail, ctx.vocab)
+        if confirmed:
+            count_conf, detail = SURE_COUNT, f"{detail}, {confirmed}"  # it stands without a total
     if (detail == "empty" and (name_read.row_number_only or (not text.strip() and name_ink < EMPTY_INK))
             and not (struck or handwritten or marks.struck or simple_strike)):
         # A blank row whose cells kept slivers of bent rules: both readers see nothing (but
