@@ -91,13 +91,15 @@ class TableContext:
 
 def name_cells(grid: Grid, columns: list[str]) -> Iterator[tuple[str, np.ndarray, float]]:
     """(column, name cell as `read_row` crops it, its scale for Tesseract) of every row with ink
-    in its name cell, column by column (lazily: a caller may stop after a few)."""
-    for column in columns:
-        table = grid.by_kind(column)
-        for cells in (table.rows if table is not None else []):
-            img = clear_edge_bits(cells.name.crop(grid.clean, inset=3))
-            if ink_share(img) >= EMPTY_INK:
-                yield column, img, UPSCALE_TO / max(cells.name.h, 1)
+    in its name cell, the columns' first rows first (a sample of a few then spans the page, not
+    one column a bad grid may have cut wrong), lazily: a caller may stop after a few."""
+    tables = [(c, t.rows) for c in columns if (t := grid.by_kind(c)) is not None]
+    for i in range(max((len(rows) for _, rows in tables), default=0)):
+        for column, rows in tables:
+            if i < len(rows):
+                img = clear_edge_bits(rows[i].name.crop(grid.clean, inset=3))
+                if ink_share(img) >= EMPTY_INK:
+                    yield column, img, UPSCALE_TO / max(rows[i].name.h, 1)
 
 
 def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
