@@ -246,6 +246,36 @@ def test_a_mark_far_right_of_the_name_is_not_read_into_it(en_db, tess):
     assert got.match.card_id == en_db.by_name("Shaddoll Beast").card_id
 
 
+def _with_row_number(number: str, name: str, font: Path) -> np.ndarray:
+    """A name cell of the card-database sheet: a 6 pt row number, a gap, the 9 pt name."""
+    num, ink = render_name(number, font, px=16), render_name(name, font, px=24)
+    h = ink.shape[0]
+    cell = np.full((int(h * 1.9), ink.shape[1] + num.shape[1] + 40), 255, np.uint8)
+    base = (cell.shape[0] + h) // 2  # the digits stand on the name's baseline (no descender here)
+    cell[base - num.shape[0]:base, 8:8 + num.shape[1]] = num
+    x = 8 + num.shape[1] + 12
+    cell[base - h:base, x:x + ink.shape[1]] = ink
+    return cv2.GaussianBlur(cell, (0, 0), 0.6)
+
+
+@pytest.mark.parametrize("number,name", [("3", "Performapal Odd-Eyes Seer"), ("12", "Dark Hole")])
+def test_a_row_number_before_the_name_is_no_part_of_it(en_db, tess, number, name):
+    """The card-database sheet prints the row number in the name cell: `eng` reads it as a word
+    (`3 Performapal Odd-Eyes Seer`); it is cut before the rendering check, so the name stands."""
+    card = en_db.by_name(name)
+    cell = _with_row_number(number, name, latin_families()["Liberation Sans"])
+    got = read_latin_name(cell, _column(card), tess, latin_vocabulary(en_db), scale=48 / cell.shape[0])
+    assert got.match.card_id == card.card_id and not got.flags, (got.text, got.detail)
+
+
+def test_a_name_that_starts_with_a_number_keeps_it(en_db, tess):
+    card = en_db.by_name("7 Colored Fish")
+    assert card is not None
+    cell = cell_of("7 Colored Fish", latin_families()["Liberation Sans"], 24, 0.6, 3, 2)
+    got = read_latin_name(cell, _column(card), tess, latin_vocabulary(en_db), scale=48 / cell.shape[0])
+    assert got.match.card_id == card.card_id and not got.flags, (got.text, got.detail)
+
+
 def test_a_printed_count_the_templates_doubt_stands_by_its_rendering(en_db):
     """DejaVu Sans's `1` (with its foot) is far from the digit templates: drawn in the page's
     Latin font it fits the count cell clearly best, so it stands; any other value does not."""

@@ -24,12 +24,12 @@ import numpy as np
 from card_db.cdb import CardDatabase
 from card_db.names import name_script
 from card_db.printed import printed_names
-from scanner.ocr.engine import Tesseract
+from scanner.ocr.engine import OcrText, Tesseract
 from scanner.ocr.names import (ROW_NUMBER_HEIGHT, UNSURE_CANDIDATES, NameMatch, NameRead,
                                Vocabulary, _columns_from, _Columns, _with_pick, looser_number_cut,
                                only_row_number, tesseract_image, verify_match, without_number_rule,
                                without_row_number)
-from scanner.ocr.thresholds import NAME_ACCEPT, NAME_GUESS
+from scanner.ocr.thresholds import INK_GLYPH, NAME_ACCEPT, NAME_GUESS
 from scanner.ocr.verify import (FAR_GAP, R_FLOOR, R_MARGIN, NameRenderer, Verdict, _find_font, cell_name_ink, compare,
                                 ink_crop, ink_level, strip_rule_remnants)
 
@@ -49,13 +49,17 @@ LATIN_SPARES = {"NanumGothic": "NanumGothic.ttf", "NanumBarunGothic": "NanumBaru
 """Tried only on a page none of `LATIN_FAMILIES` fits (`NameRenderer.estimate_family`): the
 Korean apps' fonts, whose Latin letters an English name printed from a Korean tool is set in."""
 
-SCRIPT_SAMPLE = 8
-"""Name cells read with `eng` to tell whether a page's names are Latin script, when the loaded
-databases hold names in Latin script and in another."""
-SCRIPT_SHARE = 0.5
-"""The page is read as Latin script when at least this share of the sampled cells reads as a
-name of the Latin-script database at NAME_ACCEPT (a Korean name read by `eng` is junk that
-matches no English name that well; an English name read by `eng` mostly matches exactly)."""
+SCRIPT_SAMPLE = 12
+"""Name cells read with `eng` at most to tell whether a page's names are Latin script, when the
+loaded databases hold names in Latin script and in another."""
+SCRIPT_HITS = 3
+SCRIPT_SHARE = 0.34
+"""The page is read as Latin script when at least SCRIPT_HITS and this share of the sampled
+cells read as names of the Latin-script database at NAME_ACCEPT: a Korean name read by `eng` is
+junk that matches no English name that well, while an English name read by `eng` mostly matches
+exactly — but a form fitted a row off gives its printed headings (`MONSTER CARDS`) as first rows."""
+SCRIPT_SURE = 6
+"""Hits after which the sampling stops: the page is Latin script."""
 LEADING_NUMBER = re.compile(r"^\s*\d{1,2}[\s.)]+(?=\S)")
 """A row number `eng` read before the name (`12 Dark Hole`; the sheets that print it inside
 the name cell): the name is matched with and without it (`7 Colored Fish` keeps its 7)."""
@@ -129,9 +133,9 @@ def page_vocabulary(db: CardDatabase, tess: Tesseract,
         text = tess.read(img, lang="eng", psm=7).text
         if text and _match(latin, text, column).score >= NAME_ACCEPT:
             hits += 1
-        if sampled >= SCRIPT_SAMPLE:
+        if sampled >= SCRIPT_SAMPLE or hits >= SCRIPT_SURE:
             break
-    if sampled and hits >= SCRIPT_SHARE * sampled:
+    if hits >= SCRIPT_HITS and hits >= SCRIPT_SHARE * sampled:
         return latin
     return Vocabulary.build(db)
 
@@ -182,11 +186,13 @@ def _read_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary
     upscaled = tesseract_image(cell, scale)
     if upscaled is None:
         return _empty()
-    cell_ink = cell_name_ink(cell)
-    got = tess.read(upscaled, lang="eng", psm=7)
+    got = tess.read(upscaled, lang="eng", psm=7, words=True)
     if not got.text.strip():
         got = tess.read(upscaled, lang="eng", psm=13)  # the raw-line mode has no layout to lose it in
     text, conf = got.text.strip(), got.confidence
+    if row_numbers:  # (a number column the grid found may still leave the number in the cell)
+        cell = without_number_word(cell, got, scale, lambda t: vocab.match(t, column).score)
+    cell_ink = cell_name_ink(cell)
     if (row_numbers and re.fullmatch(r"[0-9]{1,2}", text.replace(" ", "")) and cell_ink is not None
             and cell_ink.shape[0] < ROW_NUMBER_HEIGHT * cell.shape[0]):
         return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
@@ -234,6 +240,41 @@ def rendering_proposal(match: NameMatch, verdict: Verdict, vocab: Vocabulary) ->
     score = max(ocr.get(top, 0.0), NAME_GUESS)  # proposed (`lines.to_read_line` proposes from NAME_GUESS)
     return NameMatch(top, vocab.names[top], score, score - max((s for c, s in ocr.items() if c != top), default=0.0),
                      first + [c for c in match.candidates if c[0] != top])
+
+
+NUMBER_WORD = re.compile(r"\d{1,2}[.)]?")
+"""A first word `eng` read that is a printed row number (`3`, `12.`)."""
+
+
+def without_number_word(cell: np.ndarray, got: OcrText, scale: float, score) -> np.ndarray:
+    """The cell with a row number printed before the name painted out, where `eng` read it as a
+    word of its own (`3 Performapal Odd-Eyes Seer`): a 6 pt number beside a 9 pt Latin name
+    reaches as high as the name's lowercase letters, so `without_row_number`'s height test
+    (made for Hangul) keeps it, and the rendering check would then compare the name with ink
+    it does not have. Cut only when the read matches better without that word (`score`:
+    the read's best match score) — `7 Colored Fish` keeps its 7."""
+    words = got.words
+    if len(words) < 2 or not NUMBER_WORD.fullmatch(words[0][0]):
+        return cell
+    rest = got.text.strip()[len(words[0][0]):].strip()
+    if score(rest) <= score(got.text):
+        return cell
+    ys, xs = np.nonzero(cell < INK_GLYPH)  # where `names.tesseract_image` cut the cell
+    if xs.size == 0:
+        return cell
+    s = scale if scale > TESSERACT_UPSCALE_FROM else 1.0
+    cut = int(xs.min() + words[1][2][0] / s - TESSERACT_PAD) - 1
+    if cut <= xs.min():
+        return cell
+    out = cell.copy()
+    out[:, :cut] = 255
+    return out
+
+
+TESSERACT_PAD = 6
+"""`names.tesseract_image`'s white margin (px, before scaling)…"""
+TESSERACT_UPSCALE_FROM = 1.05
+"""…and the scale above which it scales the cell: word boxes map back to the cell through both."""
 
 
 def without_far_marks(cell: np.ndarray) -> np.ndarray:
