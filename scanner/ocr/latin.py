@@ -50,16 +50,10 @@ LATIN_SPARES = {"NanumGothic": "NanumGothic.ttf", "NanumBarunGothic": "NanumBaru
 Korean apps' fonts, whose Latin letters an English name printed from a Korean tool is set in."""
 
 SCRIPT_SAMPLE = 12
-"""Name cells read with `eng` at most to tell whether a page's names are Latin script, when the
-loaded databases hold names in Latin script and in another."""
-SCRIPT_HITS = 3
-SCRIPT_SHARE = 0.34
-"""The page is read as Latin script when at least SCRIPT_HITS and this share of the sampled
-cells read as names of the Latin-script database at NAME_ACCEPT: a Korean name read by `eng` is
-junk that matches no English name that well, while an English name read by `eng` mostly matches
-exactly — but a form fitted a row off gives its printed headings (`MONSTER CARDS`) as first rows."""
+"""Name cells read at most to tell whether a page's names are Latin script, when the loaded
+databases hold names in Latin script and in another."""
 SCRIPT_SURE = 6
-"""Hits after which the sampling stops: the page is Latin script."""
+"""Cells read as one script's names after which the sampling stops."""
 LEADING_NUMBER = re.compile(r"^\s*\d{1,2}[\s.)]+(?=\S)")
 """A row number `eng` read before the name (`12 Dark Hole`; the sheets that print it inside
 the name cell): the name is matched with and without it (`7 Colored Fish` keeps its 7)."""
@@ -123,21 +117,24 @@ def page_vocabulary(db: CardDatabase, tess: Tesseract,
         return Vocabulary.build(db)
     if db.names.scripts() == {LATIN}:
         return latin_vocabulary(db)
-    latin = latin_vocabulary(db)
-    sampled = hits = 0
+    latin, korean = latin_vocabulary(db), Vocabulary.build(db)
+    sampled = latin_hits = korean_hits = 0
     for column, cell, scale in cells:
         img = tesseract_image(without_row_number(cell), scale)
         if img is None:
             continue
         sampled += 1
+        # Each cell read both ways: a cell whose script is the other one reads as junk that
+        # matches no name of the vocabulary at NAME_ACCEPT, in either direction.
         text = tess.read(img, lang="eng", psm=7).text
-        if text and _match(latin, text, column).score >= NAME_ACCEPT:
-            hits += 1
-        if sampled >= SCRIPT_SAMPLE or hits >= SCRIPT_SURE:
+        latin_hits += bool(text) and _match(latin, text, column).score >= NAME_ACCEPT
+        text = tess.read(img, lang="kor", psm=7).text
+        korean_hits += bool(text) and korean.match(text, column).score >= NAME_ACCEPT
+        if sampled >= SCRIPT_SAMPLE or max(latin_hits, korean_hits) >= SCRIPT_SURE:
             break
-    if hits >= SCRIPT_HITS and hits >= SCRIPT_SHARE * sampled:
-        return latin
-    return Vocabulary.build(db)
+    # More cells read as English names than as Korean ones (a form fitted a row off gives
+    # its printed headings and half rows first: few cells read as either).
+    return latin if latin_hits > korean_hits else korean
 
 
 def _match(vocab: Vocabulary, text: str, column: str, limit: int = UNSURE_CANDIDATES) -> NameMatch:
