@@ -32,6 +32,18 @@ FONTS = {  # family → (regular, bold)
     "NanumMyeongjo": ("NanumMyeongjo.ttf", "NanumMyeongjoBold.ttf"),
     "NanumSquare": ("NanumSquareR.ttf", "NanumSquareB.ttf"),
 }
+LATIN_FONTS = {  # family → (regular, bold): the print fonts English sheets come in (Debian paths)
+    "LiberationSans": ("/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf",
+                       "/usr/share/fonts/truetype/liberation2/LiberationSans-Bold.ttf"),
+    "LiberationSerif": ("/usr/share/fonts/truetype/liberation2/LiberationSerif-Regular.ttf",
+                        "/usr/share/fonts/truetype/liberation2/LiberationSerif-Bold.ttf"),
+    "Carlito": ("/usr/share/fonts/truetype/crosextra/Carlito-Regular.ttf",
+                "/usr/share/fonts/truetype/crosextra/Carlito-Bold.ttf"),
+    "DejaVuSansLatin": ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                        "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"),
+}
+"""Not in `FONTS` (the Korean sheets' fonts, which the generated sheets pick from): sheets with
+English names are drawn in these too."""
 A4 = (595.2756, 841.8898)
 COLUMN_TITLES = {"monster": "몬스터 카드", "spell": "마법 카드", "trap": "함정 카드",
                  "extra": "엑스트라 덱", "side": "사이드 덱"}
@@ -75,7 +87,7 @@ def _register(family: str) -> tuple[str, str]:
     from reportlab.pdfbase import pdfmetrics
     from reportlab.pdfbase.ttfonts import TTFont
 
-    regular, bold = FONTS[family]
+    regular, bold = FONTS[family] if family in FONTS else LATIN_FONTS[family]  # (absolute paths)
     wanted = [(family, FONT_DIR / regular), (family + "-Bold", FONT_DIR / bold), *FALLBACK_FONTS]
     for name, file in wanted:
         if name not in pdfmetrics.getRegisteredFontNames() and file.is_file():

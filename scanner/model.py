@@ -69,11 +69,16 @@ class ReadLine:
     box: tuple[float, float, float, float] | None = None
     """Where the line sits on its PDF page (x0, top, x1, bottom in pt, top-left origin), when a
     PDF reader knows it: the appearance check compares the rendered page there."""
+    seen: str | None = None
+    """The name text as the reader saw it, when `text` holds something else: an OCR reader that
+    resolves its own lines puts the card's name in `text` and what OCR read here (contract v4:
+    `read` is what the reader saw, never a candidate's name). None: `text` is what was seen."""
 
     @property
     def raw(self) -> str:
-        """What the judge should see as 'read'."""
-        parts = [self.text] if self.text else ([str(self.card_id)] if self.card_id is not None else [])
+        """What the judge should see as 'read': the text as seen, and the count as read."""
+        seen = self.text if self.seen is None else self.seen
+        parts = [seen] if seen else ([str(self.card_id)] if self.card_id is not None else [])
         if self.count_text or self.count is not None:
             parts.append(self.count_text or str(self.count))
         return " ".join(parts) if parts else (str(self.card_id) if self.card_id else "")

@@ -31,7 +31,7 @@ def to_read_line(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions"
                     text_confidence=r.text_conf, count_text=str(r.count) if r.count is not None else "",
                     flags=flags, detail="; ".join(detail_parts),
                     confidence=round(min(m.score, 1.0) * (1.0 if not flags else 0.5), 3),
-                    alternatives=[r.text] if r.text and card_id else [])
+                    alternatives=[r.text] if r.text and card_id else [], seen=r.text)
     if options.crops_dir and flags:
         line.crop = save_crop(Path(options.crops_dir), label, r.column, r.row, grid, page)
     return line

@@ -135,6 +135,9 @@ class Vocabulary:
     """column → cards a name with its start cut off could be mistaken for → the starts (`_Columns`)."""
     model_syllables: frozenset[str] = frozenset()
     """The Hangul syllables the OCR model can write (`Tesseract.characters`); empty: unknown."""
+    script: str = "hangul"
+    """Script of the names (`card_db.names.name_script`): a `latin` vocabulary's cells are read
+    by `latin.read_latin_name`."""
 
     def unwritable(self, card_id: int) -> bool:
         """The card's name holds a Hangul syllable the OCR model cannot write: no read of it is

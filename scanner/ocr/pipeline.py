@@ -26,12 +26,12 @@ from scanner.ocr.grid import Grid, page_to_grid
 from scanner.ocr.layouts import DB_KO, FORMS, Layout
 from scanner.ocr.header import read_form_header, read_header
 from scanner.ocr.lines import struck_review, to_read_line
-from scanner.ocr.names import Vocabulary
+from scanner.ocr.latin import LATIN, page_vocabulary
 from scanner.ocr.orient import TURN_NAMES, TURNS, downscale, turned
 from scanner.ocr.page import PageImage, image_to_page, load_image
 from scanner.ocr.page_alternatives import alternative_corners
 from scanner.ocr.rasterize import MAX_PAGES, pdf_page_count, pdf_page_image
-from scanner.ocr.rows import RowRead, TableContext, read_row
+from scanner.ocr.rows import RowRead, TableContext, name_cells, read_row
 from scanner.ocr.totals import cross_check_totals, read_form_main_total, read_totals
 from scanner.vocab import COLUMNS, SECTION_OF, Reason
 from scanner.vocab import MAIN_COLUMNS as MAIN
@@ -245,8 +245,11 @@ def read_rows(ctx: PageContext) -> None:
     """Every row of every table found, with the column-level pen checks."""
     assert ctx.page is not None and ctx.grid is not None
     tess = ctx.tess = Tesseract()
-    vocab = Vocabulary.build(ctx.db)
-    vocab.model_syllables = tess.characters("kor")
+    # The Korean vocabulary, or the Latin-script one when a Latin-script database is loaded and
+    # the page's names read as its names (`latin`).
+    vocab = page_vocabulary(ctx.db, tess, name_cells(ctx.grid, ctx.found))
+    if vocab.script != LATIN:
+        vocab.model_syllables = tess.characters("kor")
     chroma = ink_chroma(ctx.page.color, ctx.grid.clean)
     for column in ctx.found:
         table = ctx.grid.by_kind(column)

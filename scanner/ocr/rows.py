@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from scanner.ocr.edge_bits import clear_border_lines, clear_count_bits, clear_ed
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.grid import Box, Grid, RowCells, Table
 from scanner.ocr.ink import ink_share
+from scanner.ocr.latin import LATIN, count_by_rendering, read_latin_name
 from scanner.ocr.marks import row_marks
 from scanner.ocr.names import NameMatch, Vocabulary, read_name
 from scanner.ocr.page import PageImage
@@ -88,6 +90,19 @@ class TableContext:
     """The layout prints row numbers (`Layout.row_numbers`)."""
 
 
+def name_cells(grid: Grid, columns: list[str]) -> Iterator[tuple[str, np.ndarray, float]]:
+    """(column, name cell as `read_row` crops it, its scale for Tesseract) of every row with ink
+    in its name cell, the columns' first rows first (a sample of a few then spans the page, not
+    one column a bad grid may have cut wrong), lazily: a caller may stop after a few."""
+    tables = [(c, t.rows) for c in columns if (t := grid.by_kind(c)) is not None]
+    for i in range(max((len(rows) for _, rows in tables), default=0)):
+        for column, rows in tables:
+            if i < len(rows):
+                img = clear_edge_bits(rows[i].name.crop(grid.clean, inset=3))
+                if ink_share(img) >= EMPTY_INK:
+                    yield column, img, UPSCALE_TO / max(rows[i].name.h, 1)
+
+
 def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     """The row's line, or None for an empty row."""
     grid, page = ctx.grid, ctx.page
@@ -110,8 +125,9 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
         flags.append(Reason.POSSIBLE_STRIKE)
     handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), row_clean, ctx.chroma)
     # Name: OCR, closed-vocabulary match, checked by rendering the candidates (ocr_names).
-    name_read = read_name(name_img, ctx.column, ctx.tess, ctx.vocab, scale=UPSCALE_TO / max(cells.name.h, 1),
-                          numbers_in_cell=not ctx.table.number_column, row_numbers=ctx.row_numbers)
+    reader = read_latin_name if ctx.vocab.script == LATIN else read_name
+    name_read = reader(name_img, ctx.column, ctx.tess, ctx.vocab, scale=UPSCALE_TO / max(cells.name.h, 1),
+                       numbers_in_cell=not ctx.table.number_column, row_numbers=ctx.row_numbers)
     if name_read.row_number_only and count_ink < EMPTY_INK:
         return None  # an empty row that only carries its printed number
     text, conf, match = name_read.text, name_read.confidence, name_read.match
@@ -136,6 +152,10 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     if not ctx.hand_filled and (count is None or count_conf < COUNT_ACCEPT):
         count, count_conf, detail, count_struck, count_h = recount_without_rule_bits(
             count_band, beside_band, (count, count_conf, detail, count_struck, count_h))
+    if ctx.vocab.script == LATIN and count is not None and count_conf < SURE_COUNT and not count_struck:
+        confirmed = count_by_rendering(count_band.image, count, detail, ctx.vocab)
+        if confirmed:
+            count_conf, detail = SURE_COUNT, f"{detail}, {confirmed}"  # it stands without a total
     if (detail == "empty" and (name_read.row_number_only or (not text.strip() and name_ink < EMPTY_INK))
             and not (struck or handwritten or marks.struck or simple_strike)):
         # A blank row whose cells kept slivers of bent rules: both readers see nothing (but

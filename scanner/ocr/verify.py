@@ -394,9 +394,12 @@ class NameRenderer:
     SAMPLES = 6
     """Exact reads used to tell the page's font."""
 
-    def __init__(self) -> None:
-        self.families = available_families()
-        self.spares = spare_families()
+    def __init__(self, families: dict[str, Path] | None = None,
+                 spares: dict[str, Path] | None = None) -> None:
+        """`families`/`spares`: the fonts to draw in (default: the Korean print fonts,
+        `available_families` and `spare_families`; a Latin-script page passes its own)."""
+        self.families = available_families() if families is None else dict(families)
+        self.spares = spare_families() if spares is None else dict(spares)
         """Fonts tried only when the page fits none of `families` well (SPARE_BELOW): a page in
         a Nanum font pays nothing for them."""
         self.family: str | None = None
