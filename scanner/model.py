@@ -7,10 +7,13 @@
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
 SECTIONS: tuple[str, ...] = ("main", "extra", "side")
+MAIN_COLUMNS: tuple[str, ...] = ("monster", "spell", "trap")
+KONAMI_ID_DIGITS = 10
 Section = Literal["main", "extra", "side"]
 
 COLUMN_KO: dict[str, str] = {"monster": "몬스터", "spell": "마법", "trap": "함정",
@@ -151,6 +154,42 @@ class SheetRead:
         if reason not in ln.flags:
             ln.flags.append(reason)
         ln.detail = "; ".join(p for p in (ln.detail, line_detail) if p)
+
+    # The checks every sheet reader makes of what it read, whatever the sheet: written once.
+
+    def check_column_totals(self, columns: tuple[str, ...] | list[str] = MAIN_COLUMNS) -> None:
+        """A main column's printed total against the sum of its lines (when every count was
+        read): a mismatch is a sheet-level item."""
+        for column in columns:
+            total = self.column_totals.get(column)
+            lines = [ln for ln in self.lines if ln.column == column]
+            if total is None or any(ln.count is None for ln in lines):
+                continue
+            got = sum(ln.count or 0 for ln in lines)
+            if got != total:
+                self.review.append(ReviewFlag(
+                    section="main", reason="total-mismatch",
+                    detail=f"{column} column: printed total {total} ≠ sum of lines {got}"))
+
+    def settle_main_total(self, printed: int | None,
+                          columns: tuple[str, ...] | list[str] = MAIN_COLUMNS) -> None:
+        """The main deck's printed total; when the sheet prints none, the sum of its columns'
+        printed totals, if every one of them is printed."""
+        cols = [self.column_totals.get(c) for c in columns]
+        if printed is None and cols and all(v is not None for v in cols):
+            printed = sum(v or 0 for v in cols)
+        self.printed_totals["main"] = printed
+
+    def take_konami_id(self, text: str | None, label: str) -> None:
+        """The Konami ID from the text of its box (digits kept): one not of 10 digits is
+        kept as read and flagged. Nothing written: nothing taken."""
+        digits = re.sub(r"\D", "", text or "")
+        if not digits:
+            return
+        self.konami_id = digits
+        if len(digits) != KONAMI_ID_DIGITS:
+            self.review.append(ReviewFlag(section=None, reason="konami-id-unclear",
+                                          detail=f"{label} read as {digits!r} (not 10 digits)"))
 
 
 @dataclass

@@ -13,8 +13,8 @@ from scanner.layouts.labels import (COLUMN_LABELS, COUNT_LABELS, DATE_LABELS, EV
                                     MAIN_WORDS, NAME_LABELS, OTHER_HEADER_LABELS, POINTS_LABELS,
                                     SURNAME_LABELS, TOTAL_WORDS)
 from scanner.model import ReadLine, ReviewFlag, SheetRead
-from scanner.pdf.words import (Phrase, Token, group_lines, join_words, label_key, median,
-                               parse_count, phrases, split_token)
+from scanner.pdf.words import (Phrase, Token, full_name, group_lines, join_words, label_key,
+                               median, parse_count, parse_date, phrases, split_token)
 
 SECTION_OF = {"monster": "main", "spell": "main", "trap": "main", "extra": "extra", "side": "side"}
 _HEADER_LABELS = (NAME_LABELS + SURNAME_LABELS + EVENT_LABELS + DATE_LABELS + OTHER_HEADER_LABELS)
@@ -471,51 +471,17 @@ def read_header(sheet: SheetRead, phr: list[Phrase], tokens: list[Token], top_li
             continue
         value = inner + [t for t in _header_value(label, head_tokens, stops) if t not in inner]
         if kind == "id" and sheet.konami_id is None:
-            digits = "".join(ch for t in value for ch in t.text if ch.isdigit())
-            if digits:
-                sheet.konami_id = digits
-                if len(digits) != 10:
-                    sheet.review.append(ReviewFlag(section=None, reason="konami-id-unclear",
-                                                   detail=f"Konami ID read as {digits!r} (not 10 digits)"))
+            sheet.take_konami_id("".join(t.text for t in value), "Konami ID")
         elif kind == "name" and given is None:
-            given = _name_value(value)
+            given = " ".join(t.text for t in value) or None
         elif kind == "surname" and surname is None:
-            surname = _name_value(value)
+            surname = " ".join(t.text for t in value) or None
         elif kind == "event" and sheet.event_name is None:
             sheet.event_name = join_words(value) or None
         elif kind == "date" and sheet.event_date is None:
             sheet.event_date = parse_date(" ".join(t.text for t in value))
     if sheet.player_name is None:
-        sheet.player_name = _full_name(given, surname)
-
-
-def _name_value(value: list[Token]) -> str | None:
-    """A name box's words: Hangul names run together (`김 민준` is 김민준), others keep spaces."""
-    words = [t.text for t in value]
-    if not words:
-        return None
-    joined = "".join(words)
-    return joined if any("가" <= ch <= "힣" for ch in joined) else " ".join(words)
-
-
-def _full_name(given: str | None, surname: str | None) -> str | None:
-    """One player name from a form's given-name and family-name boxes (Korean: family first)."""
-    if not given or not surname:
-        return given or surname
-    if any("가" <= ch <= "힣" for ch in given + surname):
-        return surname + given
-    return f"{given} {surname}"
-
-
-def parse_date(text: str) -> str | None:
-    nums = re.findall(r"\d+", text)
-    if len(nums) >= 3:
-        y, m, d = (int(n) for n in nums[:3])
-        if y < 100:
-            y += 2000
-        if 1 <= m <= 12 and 1 <= d <= 31:
-            return f"{y:04d}-{m:02d}-{d:02d}"
-    return None
+        sheet.player_name = full_name(given, surname)
 
 
 def read_db_sheet(tokens: list[Token], width: float, height: float,
@@ -538,18 +504,9 @@ def read_db_sheet(tokens: list[Token], width: float, height: float,
         sheet.notes.extend(got.notes)
         if c.section == "main":
             sheet.column_totals[c.name] = got.total
-            if got.total is not None:
-                col_sum = sum(ln.count or 0 for ln in got.lines)
-                if all(ln.count is not None for ln in got.lines) and col_sum != got.total:
-                    sheet.review.append(ReviewFlag(
-                        section="main", reason="total-mismatch",
-                        detail=f"{c.name} column: printed total {got.total} ≠ sum of lines {col_sum}"))
         else:
             sheet.printed_totals[c.section] = got.total
-    main_total = _main_total(phr, tokens)
-    if main_total is None and main_cols and all(sheet.column_totals.get(c.name) is not None
-                                                for c in main_cols):
-        main_total = sum(sheet.column_totals[c.name] or 0 for c in main_cols)
-    sheet.printed_totals["main"] = main_total
+    sheet.check_column_totals([c.name for c in main_cols])
+    sheet.settle_main_total(_main_total(phr, tokens), [c.name for c in main_cols])
     read_header(sheet, phr, tokens, min(c.header.top for c in cols))
     return sheet

@@ -11,14 +11,12 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scanner.pdf import layout_cn, layout_kde, layout_lines
+from scanner.pdf import form as fixed_form, layout_lines
 from scanner.errors import UnreadableInput
 from scanner.inputs.formats import one_line
 from scanner.inputs.limits import check_pages
 from scanner.pdf.hidden import flag_hidden_text
 from scanner.pdf.layout_dbko import Box, read_db_sheet
-from scanner.pdf.layout_kde import (fields_from_flat_text, is_kde_fields, looks_like_kde,
-                                sheet_from_kde_fields)
 from scanner.model import ReviewFlag, SheetRead
 from scanner.pdf.words import PageText, page_text
 
@@ -67,17 +65,13 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                     needs_ocr = needs_ocr or has_images or text.chars > 0
                     continue
                 boxes: list[Box] = []
-                if looks_like_kde(text.tokens, text.width, text.height):
-                    sheet = sheet_from_kde_fields(fields_from_flat_text(text.tokens), "pdf-text")
-                    sheet.notes.append("layout: Konami deck list form, flattened")
-                    boxes = _form_line_boxes(sheet, layout_kde.line_box)
-                    sheet.empty_cells = _empty_cells(sheet, layout_kde.line_box, layout_kde.GROUPS)
-                elif layout_cn.looks_like_cn(text.tokens, text.width, text.height):
-                    sheet = layout_cn.sheet_from_cn_fields(layout_cn.fields_from_flat_cn(text.tokens),
-                                                           "pdf-text")
-                    sheet.notes.append("layout: Chinese official deck list form, flattened")
-                    boxes = _form_line_boxes(sheet, layout_cn.line_box)
-                    sheet.empty_cells = _empty_cells(sheet, layout_cn.line_box, layout_cn.GROUPS)
+                layout = fixed_form.form_of_page(text.tokens, text.width, text.height)
+                if layout is not None:
+                    sheet = fixed_form.sheet_from_fields(
+                        layout, fixed_form.fields_from_flat_text(layout, text.tokens), "pdf-text")
+                    sheet.notes.append(f"layout: {layout.title}, flattened")
+                    boxes = fixed_form.line_boxes(layout, sheet)
+                    sheet.empty_cells = fixed_form.empty_cells(layout, sheet)
                 else:
                     sheet = read_db_sheet(text.tokens, text.width, text.height, boxes)
                     if sheet is None:
@@ -156,8 +150,7 @@ def _later_sheet_pages(doc, start: int) -> list[int]:
             if images:
                 found.append(number + 1)
             continue
-        if looks_like_kde(text.tokens, text.width, text.height) or \
-                layout_cn.looks_like_cn(text.tokens, text.width, text.height):
+        if fixed_form.form_of_page(text.tokens, text.width, text.height) is not None:
             found.append(number + 1)
             continue
         other = read_db_sheet(text.tokens, text.width, text.height)
@@ -246,22 +239,15 @@ def _read_form(path: Path, reader) -> SheetRead | None:
         add_annotations(sheet, reader, 0, boxes)
         _place_lines(sheet, 0, boxes)
         return sheet
-    if is_kde_fields(set(fields)):
-        deck_fields = [k for k in fields if k.startswith(("Monster", "Spell", "Trap", "Side", "Extra"))]
-        layout, line_box, groups = "Konami deck list form", layout_kde.line_box, layout_kde.GROUPS
-        read = sheet_from_kde_fields
-    elif layout_cn.is_cn_fields(set(fields)):
-        deck_fields = list(layout_cn.CELLS)
-        layout, line_box, groups = "Chinese official deck list form", layout_cn.line_box, layout_cn.GROUPS
-        read = layout_cn.sheet_from_cn_fields
-    else:
+    layout = fixed_form.form_of_fields(set(fields))
+    if layout is None:
         return None
-    if not any(fields.get(k, "").strip() for k in deck_fields):
+    if not any(fields.get(k, "").strip() for k in fixed_form.deck_fields(layout)):
         return None  # a blank form: perhaps flattened text sits on top; read the page
-    sheet = read(fields, "pdf-form")
-    sheet.notes.append(f"layout: {layout}, {source}")
-    boxes = _form_line_boxes(sheet, line_box)
-    sheet.empty_cells = _empty_cells(sheet, line_box, groups)
+    sheet = fixed_form.sheet_from_fields(layout, fields, "pdf-form")
+    sheet.notes.append(f"layout: {layout.title}, {source}")
+    boxes = fixed_form.line_boxes(layout, sheet)
+    sheet.empty_cells = fixed_form.empty_cells(layout, sheet)
     add_annotations(sheet, reader, 0, boxes)
     _place_lines(sheet, 0, boxes)
     return sheet
@@ -284,13 +270,6 @@ def _rows_between(lines, boxes: list[Box]) -> list[Box]:
             if below[1] - above[3] >= 0.8 * pitch:
                 out.append((above[0], above[3], above[2], below[1]))
     return out
-
-
-def _empty_cells(sheet: SheetRead, line_box, groups) -> list[Box]:
-    """The form's line cells (count and name) that hold no read line."""
-    taken = {(ln.column, ln.row) for ln in sheet.lines}
-    return [line_box(column, row) for _, column, _, rows in groups for row in range(1, rows + 1)
-            if (column, row) not in taken]
 
 
 def _column_field(column: str | None, rects: dict) -> str:
@@ -350,10 +329,6 @@ def _place_lines(sheet: SheetRead, page: int, boxes: list[Box]) -> None:
     if len(boxes) == len(sheet.lines):
         for line, box in zip(sheet.lines, boxes):
             line.box = box
-
-
-def _form_line_boxes(sheet: SheetRead, line_box) -> list[Box]:
-    return [line_box(ln.column, ln.row) for ln in sheet.lines]
 
 
 def _field_text(value) -> str:

@@ -1,0 +1,83 @@
+"""Konami's Latin-American fillable deck list (`KDE_DeckList_LatAm.pdf`, US Letter 612 × 792 pt).
+
+Spanish labels with English beneath (`Cartas Monstruo (Monster Cards)`); 18 rows per main
+column and 15 for Side Deck (LEFT) and Extra Deck (middle), the count box LEFT of the name; a
+`<<< Total` row under each table, its count cell grey; the judge box right of the lower tables
+is no deck table; the Konami ID in ten one-digit boxes (one field), the date as DD / MM / YYYY.
+The main and lower tables are two frames (a gap between them, unlike the current form). Fields
+`Card Monster N` / `Number Monster N`, `Card SD N`, `Card ED N`, …; title rows are grey. Rules
+and field boxes measured on the blank form.
+"""
+from __future__ import annotations
+
+from scanner.layouts.model import Cells, FormFields, Layout, TableSpec, numbered_cells
+
+_X = (18.5, 37.5, 208.1, 227.0, 397.8, 416.7, 587.4)
+"""The form's column rules, left to right: count | name per column."""
+_MAIN_TITLE, _MAIN_ROW1, _MAIN_PITCH, _MAIN_BOTTOM = 129.0, 146.5, (459.7 - 146.5) / 18, 477.0
+_LOW_TITLE, _LOW_ROW1, _LOW_PITCH, _LOW_BOTTOM = 482.8, 500.3, (761.3 - 500.3) / 15, 778.8
+
+_MAIN_TOPS = tuple(round(147.5 + 17.4 * i, 1) for i in range(18))
+_LOWER_TOPS = tuple(round(501.4 + 17.4 * i, 1) for i in range(15))
+_ROW_H = 15.7
+"""Field tops (evenly spaced on this form) and height."""
+
+
+def _cells(count_x: tuple[float, float], name_x: tuple[float, float], main: bool) -> Cells:
+    return Cells(count_x, name_x, _MAIN_TOPS if main else _LOWER_TOPS, _ROW_H)
+
+
+FIELD_BOXES = {
+    "First Name": (86.0, 45.5, 282.8, 66.2), "Names": (86.0, 73.7, 282.8, 94.6),
+    "KONAMI ID": (94.4, 101.4, 283.9, 122.8), "Date DD": (331.7, 45.5, 369.1, 66.2),
+    "Date MM": (388.6, 45.4, 425.9, 66.2), "Date YYYY": (444.7, 45.4, 520.7, 66.2),
+    "Country of Residence": (389.5, 73.7, 520.0, 94.6), "Event": (332.6, 102.0, 520.0, 122.8),
+    "Initial": (531.8, 58.8, 586.2, 82.9), "Total Main Deck": (531.8, 97.9, 586.2, 122.8),
+    "Total Monster Cards": (20.0, 461.3, 36.0, 476.2), "Total Spell Cards": (209.6, 461.3, 225.6, 476.2),
+    "Total Trap Cards": (399.4, 461.3, 415.3, 476.2), "Total Side Deck": (20.0, 762.8, 36.0, 777.7),
+    "Total Extra Deck": (209.6, 762.8, 225.6, 777.7),
+}
+"""Every field outside the deck tables (`Names` is the family-name box, `Initial` the last
+initial the judges use)."""
+
+FIELDS = FormFields(
+    recognise=(frozenset({"Card Monster 1", "Number Monster 1"}),),
+    cells=numbered_cells({
+        "monster": (("Card Monster {n}",), ("Number Monster {n}",)),
+        "spell": (("Card Spell {n}",), ("Number Spell {n}",)),
+        "trap": (("Card Trap {n}",), ("Number Trap {n}",)),
+        "side": (("Card SD {n}",), ("Number SD {n}",)),
+        "extra": (("Card ED {n}",), ("Number ED {n}",)),
+    }, {"monster": 18, "spell": 18, "trap": 18, "side": 15, "extra": 15}),
+    totals={"monster": ("Total Monster Cards",), "spell": ("Total Spell Cards",),
+            "trap": ("Total Trap Cards",), "side": ("Total Side Deck",),
+            "extra": ("Total Extra Deck",), "main": ("Total Main Deck",)},
+    header={"given_name": ("First Name",), "surname": ("Names",), "konami_id": ("KONAMI ID",),
+            "event": ("Event",)},
+    date=(("Date YYYY",), ("Date MM",), ("Date DD",)),
+    boxes=FIELD_BOXES,
+    id_label="Konami Player ID",
+)
+
+LATAM = Layout(
+    name="kde-latam", width=612.0, height=792.0, count_side="left", row_numbers=False,
+    title="Konami deck list form, Latin-American edition",
+    tables=(
+        TableSpec("monster", _X[0], _X[1], _X[2], _MAIN_TITLE, _MAIN_ROW1, _MAIN_PITCH, 18, _MAIN_BOTTOM,
+                  cells=_cells((20.0, 36.5), (38.5, 206.6), True)),
+        TableSpec("spell", _X[2], _X[3], _X[4], _MAIN_TITLE, _MAIN_ROW1, _MAIN_PITCH, 18, _MAIN_BOTTOM,
+                  cells=_cells((209.8, 226.1), (228.3, 396.0), True)),
+        TableSpec("trap", _X[4], _X[5], _X[6], _MAIN_TITLE, _MAIN_ROW1, _MAIN_PITCH, 18, _MAIN_BOTTOM,
+                  cells=_cells((399.4, 415.7), (419.0, 586.8), True)),
+        TableSpec("side", _X[0], _X[1], _X[2], _LOW_TITLE, _LOW_ROW1, _LOW_PITCH, 15, _LOW_BOTTOM,
+                  cells=_cells((20.0, 36.0), (39.0, 206.6), False)),
+        TableSpec("extra", _X[2], _X[3], _X[4], _LOW_TITLE, _LOW_ROW1, _LOW_PITCH, 15, _LOW_BOTTOM,
+                  cells=_cells((209.6, 226.1), (228.1, 396.4), False)),
+    ),
+    boxes={"main_total": (531.8, 101.0, 586.2, 122.8),  # under the box's printed label
+           "konami_id": (94.1, 100.7, 283.9, 122.8), "given_name": FIELD_BOXES["First Name"],
+           "surname": FIELD_BOXES["Names"]},
+    page_words=("cartas", "monstruo", "trampa"),
+    anchor=("monstruo", 75.3, 133.2),  # the Monstruo of `Cartas Monstruo (Monster Cards)`
+    form=FIELDS,
+)
