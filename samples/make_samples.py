@@ -494,6 +494,50 @@ def draw_cn_sheet(template: Path, path: Path, deck: SampleDeck, filled: bool = T
         writer.write(f)
 
 
+FILL_MODES = ("form", "flat", "widgets", "no-fields", "appearances")
+"""How `fill_template` leaves a filled form: "form" (values in the AcroForm, appearances drawn
+by pypdf, as a filler script does), "flat" (pypdf's flattening: the appearances drawn into the
+page, fields removed), "widgets" (values and appearances in the page's widgets, no /AcroForm in
+the catalogue, as a popular generator writes them), "no-fields" (the catalogue's /AcroForm
+kept but its /Fields list empty: a broken form whose widgets still hold the values),
+"appearances" (the values only drawn in the widgets' appearances: no /V, no /AcroForm)."""
+
+
+def fill_template(template: Path, path: Path, layout: Layout, deck: SampleDeck, mode: str = "form",
+                  values: dict[str, str] | None = None) -> None:
+    """A blank fillable form (its PDF given by the caller) filled with the deck by pypdf, with
+    the field names its description (`scanner.layouts`) gives."""
+    from pypdf import PdfWriter
+    from pypdf.generic import ArrayObject, NameObject
+
+    if mode not in FILL_MODES:
+        raise ValueError(f"mode {mode!r}: one of {FILL_MODES}")
+    import logging
+
+    values = layout_values(layout, deck) if values is None else values
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # "font dictionary not found": Helvetica is meant
+    writer = PdfWriter(clone_from=str(template))
+    page = writer.pages[0]
+    writer.set_need_appearances_writer(False)
+    writer.update_page_form_field_values(page, values, auto_regenerate=False, flatten=(mode == "flat"))
+    if mode == "flat":
+        writer.remove_annotations(subtypes="/Widget")
+        del writer._root_object[NameObject("/AcroForm")]
+    elif mode in ("widgets", "appearances"):
+        del writer._root_object[NameObject("/AcroForm")]
+    if mode == "appearances":
+        for ref in page.get("/Annots") or []:
+            node = ref.get_object()
+            while node is not None:
+                if "/V" in node:
+                    del node[NameObject("/V")]
+                node = node.get("/Parent").get_object() if node.get("/Parent") is not None else None
+    elif mode == "no-fields":
+        writer._root_object["/AcroForm"][NameObject("/Fields")] = ArrayObject()
+    with open(path, "wb") as f:
+        writer.write(f)
+
+
 PLAYERS = {
     "blue-eyes": dict(player_family="김", player_given="하늘", konami_id="0412345678",
                       event="OCG 공인 대회", date=(2026, 7, 12)),

@@ -180,6 +180,19 @@ class SheetRead:
             printed = sum(v or 0 for v in cols)
         self.printed_totals["main"] = printed
 
+    def check_main_found(self, where: str) -> None:
+        """A sheet read with no main-deck line says so: an empty main deck is never passed on
+        in silence (a form read in the wrong places, a main deck written where no reader
+        looked, a page that shows cards no text gives)."""
+        if any(ln.section == "main" for ln in self.lines):
+            return
+        other = len(self.lines)
+        self.review.append(ReviewFlag(
+            section="main", reason="main-deck-not-found",
+            detail=f"{where}: no main-deck line found" + (
+                f" ({other} extra/side line{'s' if other != 1 else ''} read)" if other else
+                " (the deck cells show ink no text or field gives: read the sheet by eye)")))
+
     def take_konami_id(self, text: str | None, label: str) -> None:
         """The Konami ID from the text of its box (digits kept): one not of 10 digits is
         kept as read and flagged. Nothing written: nothing taken."""

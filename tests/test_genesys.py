@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 
 import pytest
 
-from scanner.read import load_decklist
-from scoring import score_scan
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
+from genesys import draw_genesys_like  # noqa: E402
+from scanner.read import load_decklist  # noqa: E402
+from scoring import score_scan  # noqa: E402
 
 PEERS = ("konami-fixer-genesys-01", "konami-fixer-genesys-03", "konami-fixer-genesys-05",
          "konami-fixer-genesys-07", "konami-fixer-genesys-09")
@@ -68,71 +71,7 @@ def test_english_names_without_the_english_database_are_flagged_by_language(fixt
     assert all("en-US.cdb" in r.detail for r in items)
 
 
-# --- a Genesys-structured sheet drawn here ---------------------------------------------------
-
-def draw_genesys_like(path: Path, columns: dict[str, list[tuple[str, int]]], konami_id: str,
-                      given: str, surname: str, points: dict[str, int]) -> None:
-    """Konami's Genesys structure (not its artwork): `QTY | TITLE | PTS` per column, three main
-    columns, side | extra below with titles only, a judge box right of the extra deck, the ID
-    as spaced big digits, the name labels over two lines, `<<< TOTAL …` rows."""
-    from reportlab.lib.pagesizes import letter
-    from reportlab.pdfgen import canvas
-
-    W, H = letter
-    c = canvas.Canvas(str(path), pagesize=letter)
-    y = lambda top: H - top  # noqa: E731  (top-left coordinates, as the readers use)
-    c.setFont("Helvetica", 7)
-    c.drawString(38, y(70), "First & Middle")
-    c.drawString(38, y(78), "Name(s):")
-    c.drawString(38, y(100), "Last Name(s):")
-    c.drawString(300, y(70), "Event")
-    c.drawString(300, y(78), "Date:")
-    c.drawString(300, y(112), "Event")
-    c.drawString(300, y(120), "Name:")
-    c.drawString(520, y(70), "Last Name Initial")
-    c.drawString(38, y(124), "CARD GAME ID:")
-    c.setFont("Helvetica", 11)
-    c.drawString(102, y(77), given)
-    c.drawString(102, y(100), surname)
-    c.drawString(345, y(119), "Store Championship")
-    c.setFont("Helvetica", 22)
-    for i, d in enumerate(konami_id):
-        c.drawString(104 + 18.6 * i, y(128), d)
-    xs = {"monster": 37.0, "spell": 222.0, "trap": 407.0, "side": 37.0, "extra": 222.0}
-    tops = {"main": 150.0, "lower": 490.0}
-    titles = {"monster": "MONSTER CARDS", "spell": "SPELL CARDS", "trap": "TRAP CARDS",
-              "side": "SIDE DECK", "extra": "EXTRA DECK"}
-    for col, x in xs.items():
-        top = tops["main" if col in ("monster", "spell", "trap") else "lower"]
-        c.setFont("Helvetica-Bold", 9)
-        if top == tops["main"]:
-            c.drawString(x, y(top), "QTY")
-            c.drawString(x + 160, y(top), "PTS")
-        c.drawCentredString(x + 90, y(top), titles[col])
-        rows = 18 if top == tops["main"] else 15
-        for r, (name, n) in enumerate(columns.get(col, [])[:rows]):
-            ry = top + 17 * (r + 1)
-            c.setFont("Helvetica", 10)
-            c.drawString(x + 3, y(ry), str(n))
-            size = 9.0
-            while size > 5 and c.stringWidth(name, "Helvetica", size) > 135:
-                size -= 0.5  # long names are set smaller, as the form's fillers do
-            c.setFont("Helvetica", size)
-            c.drawString(x + 25, y(ry), name)
-            c.setFont("Helvetica", 8)
-            c.drawString(x + 165, y(ry), str(points.get(name, 0)))
-        ty = top + 17 * (rows + 1)
-        c.setFont("Helvetica-Bold", 8)
-        c.drawString(x + 3, y(ty), str(sum(n for _, n in columns.get(col, []))))
-        c.drawString(x + 25, y(ty), f"<<< TOTAL {titles[col]}")
-        c.drawString(x + 165, y(ty), "0")
-    c.setFont("Helvetica", 6)
-    for k, label in enumerate(("Deck List Checked?", "Judge Initials", "Infraction:",
-                               "Description:", "Deck Check Round:", "Judge Initials",
-                               "Description:")):
-        c.drawString(420, y(505 + 16 * k), label)
-    c.save()
-
+# --- a Genesys-structured sheet drawn here (`samples/genesys.py`) -----------------------------
 
 def _deck_columns(path: Path, db, en_names: dict[int, str]) -> tuple[dict, dict]:
     """A real deck's lines by column, in English, and its truth (passcode → count)."""

@@ -28,17 +28,17 @@ def _cells(count_x: tuple[float, float], name_x: tuple[float, float], main: bool
 
 
 FIELD_BOXES = {
-    "First Name": (86.0, 45.5, 282.8, 66.2), "Names": (86.0, 73.7, 282.8, 94.6),
+    "First Name": (86.0, 45.5, 282.8, 66.2), "Last.Names": (86.0, 73.7, 282.8, 94.6),
     "KONAMI ID": (94.4, 101.4, 283.9, 122.8), "Date DD": (331.7, 45.5, 369.1, 66.2),
     "Date MM": (388.6, 45.4, 425.9, 66.2), "Date YYYY": (444.7, 45.4, 520.7, 66.2),
     "Country of Residence": (389.5, 73.7, 520.0, 94.6), "Event": (332.6, 102.0, 520.0, 122.8),
-    "Initial": (531.8, 58.8, 586.2, 82.9), "Total Main Deck": (531.8, 97.9, 586.2, 122.8),
+    "Last.Initial": (531.8, 58.8, 586.2, 82.9), "Total Main Deck": (531.8, 97.9, 586.2, 122.8),
     "Total Monster Cards": (20.0, 461.3, 36.0, 476.2), "Total Spell Cards": (209.6, 461.3, 225.6, 476.2),
     "Total Trap Cards": (399.4, 461.3, 415.3, 476.2), "Total Side Deck": (20.0, 762.8, 36.0, 777.7),
     "Total Extra Deck": (209.6, 762.8, 225.6, 777.7),
 }
-"""Every field outside the deck tables (`Names` is the family-name box, `Initial` the last
-initial the judges use)."""
+"""Every field outside the deck tables, by full name (`Last.Names` is the family-name box and
+`Last.Initial` the last initial judges use: two kids of one field `Last`)."""
 
 FIELDS = FormFields(
     recognise=(frozenset({"Card Monster 1", "Number Monster 1"}),),
@@ -52,7 +52,7 @@ FIELDS = FormFields(
     totals={"monster": ("Total Monster Cards",), "spell": ("Total Spell Cards",),
             "trap": ("Total Trap Cards",), "side": ("Total Side Deck",),
             "extra": ("Total Extra Deck",), "main": ("Total Main Deck",)},
-    header={"given_name": ("First Name",), "surname": ("Names",), "konami_id": ("KONAMI ID",),
+    header={"given_name": ("First Name",), "surname": ("Last.Names", "Names"), "konami_id": ("KONAMI ID",),
             "event": ("Event",)},
     date=(("Date YYYY",), ("Date MM",), ("Date DD",)),
     boxes=FIELD_BOXES,
@@ -76,7 +76,7 @@ LATAM = Layout(
     ),
     boxes={"main_total": (531.8, 101.0, 586.2, 122.8),  # under the box's printed label
            "konami_id": (94.1, 100.7, 283.9, 122.8), "given_name": FIELD_BOXES["First Name"],
-           "surname": FIELD_BOXES["Names"]},
+           "surname": FIELD_BOXES["Last.Names"]},
     page_words=("cartas", "monstruo", "trampa"),
     anchor=("monstruo", 75.3, 133.2),  # the Monstruo of `Cartas Monstruo (Monster Cards)`
     form=FIELDS,

@@ -322,6 +322,8 @@ def report(ctx: PageContext) -> None:
             ctx.sheet.review.append(struck_review(r, ctx.grid, ctx.page, ctx.options, ctx.label))
         else:
             ctx.sheet.lines.append(to_read_line(r, ctx.grid, ctx.page, ctx.options, ctx.label))
+    if ctx.sheet.lines:  # (a sheet with no line at all is flagged by check_rows)
+        ctx.sheet.check_main_found(f"layout {ctx.layout.name}")
     if ctx.options.debug_dir:
         from scanner.ocr.debug import write_debug
         write_debug(Path(ctx.options.debug_dir), ctx.label, ctx.page, ctx.grid)

@@ -163,3 +163,36 @@ def empty_cells(layout: Layout, sheet: SheetRead) -> list[Box]:
 def _key(text: str) -> str:
     """Letters and digits only: the CN form's own font maps spaces to '!'."""
     return re.sub(r"[^0-9a-z]", "", text.casefold())
+
+
+INK_SCALE = 2.0
+"""Pixels per point the page is rendered at to look for ink in its cells."""
+INK_LEVEL = 160
+"""A pixel darker than this (0-255) is ink."""
+INK_PIXELS = 12
+"""A cell holds ink with at least this many ink pixels inside its rules (a 6 pt digit has ~40)."""
+CELL_INSET = 2.0
+"""Points each cell is shrunk by, to stay clear of its own rules."""
+
+
+def cells_with_ink(layout: Layout, page, tokens: list[Token]) -> int:
+    """How many of the form's line cells show ink on the page as pdfium draws it (annotations
+    and widgets included): a page whose text gave no line is blank only when this is 0."""
+    import numpy as np
+
+    dx, dy = anchor_shift(tokens, layout.anchor) if layout.anchor else (0.0, 0.0)
+    gray = np.asarray(page.render(scale=INK_SCALE, grayscale=True, draw_annots=True).to_pil().convert("L"))
+    h, w = gray.shape
+    inked = 0
+    for table in layout.tables:
+        for row in range(1, table.rows + 1):
+            x0, top, x1, bottom = table.line_box(row)
+            c = table.cells
+            parts = [c.count_x, c.name_x] if c is not None else [(x0, x1)]
+            for a, b in parts:
+                px0, px1 = int((a + dx + CELL_INSET) * INK_SCALE), int((b + dx - CELL_INSET) * INK_SCALE)
+                py0, py1 = int((top + dy + CELL_INSET) * INK_SCALE), int((bottom + dy - CELL_INSET) * INK_SCALE)
+                px0, py0, px1, py1 = max(px0, 0), max(py0, 0), min(px1, w), min(py1, h)
+                if px1 > px0 and py1 > py0 and int((gray[py0:py1, px0:px1] < INK_LEVEL).sum()) >= INK_PIXELS:
+                    inked += 1
+    return inked

@@ -103,18 +103,21 @@ def find_columns(phr: list[Phrase], width: float, height: float) -> list[Column]
 
 def _printed_titles(phr: list[Phrase]) -> list[Phrase]:
     """Column titles glued to other words on their line (a deck that overflows a form prints its
-    last names over the next table's title: `Effect Veiler SIDE DECK`): runs of two or more
-    capital letters that are a column label on their own (`SIDE DECK`). One word alone is never
-    taken (`Monster` starts card names), nor words of a title line (`덱 레시피 (… 엑스트라 덱 …)`)."""
+    last names over the next table's title: `Effect Veiler SIDE DECK`, or through it: `Shimmering
+    EXTRA Shatterer of DECK the Sacred Beasts`): two or three words in capitals, in order and
+    with only other words between them, that are a column label (`SIDE DECK`). One word alone
+    is never taken (`Monster` starts card names), nor words of a title line (`덱 레시피 (… 엑스트라
+    덱 …)`), nor of a total row (`<<< TOTAL EXTRA DECK`)."""
     out = []
     titles = {w for labels in COLUMN_LABELS.values() for w in labels}
     for p in phr:
-        toks = p.tokens
+        if _is_total(p.key):
+            continue
+        toks = [t for t in p.tokens if t.text.isascii() and t.text.isupper()]
         for i in range(len(toks)):
             for j in range(i + 2, min(len(toks), i + 3) + 1):
                 run = toks[i:j]
-                if (j - i < len(toks) and label_key(" ".join(t.text for t in run)) in titles
-                        and all(t.text.isascii() and t.text.isupper() for t in run)):
+                if j - i < len(p.tokens) and label_key(" ".join(t.text for t in run)) in titles:
                     out.append(Phrase(list(run)))
     return out
 
@@ -496,8 +499,10 @@ def read_db_sheet(tokens: list[Token], width: float, height: float,
     sheet = SheetRead(reader="pdf-text")
     sheet.notes.append("layout: card-database sheet (" + ", ".join(
         f"{c.name}{'' if c.count_header else ' (no count header)'}" for c in cols) + ")")
+    reads = {c.name: read_column(c, tokens) for c in cols}
+    sheet.notes.extend(settle_overflow(cols, reads))
     for c in cols:
-        got = read_column(c, tokens)
+        got = reads[c.name]
         sheet.lines.extend(got.lines)
         if line_boxes is not None:
             line_boxes.extend(got.boxes)
@@ -510,3 +515,67 @@ def read_db_sheet(tokens: list[Token], width: float, height: float,
     sheet.settle_main_total(_main_total(phr, tokens), [c.name for c in main_cols])
     read_header(sheet, phr, tokens, min(c.header.top for c in cols))
     return sheet
+
+
+def settle_overflow(cols: list[Column], reads: dict[str, ColumnRead]) -> list[str]:
+    """Lines of an extra or side table printed under a main column that is short of its printed
+    total: a main column longer than the form, printed on down the page (public fillers of
+    Konami's Genesys form do so), or the lower table's own lines. The printed totals decide: when
+    the table's first lines are what keeps its sum off its own printed total, and the column above
+    lacks at least that many cards, they are the column's overflow and move to it. When the totals
+    settle nothing, the lower table's lines are flagged: where they belong is in doubt."""
+    notes: list[str] = []
+    for low in cols:
+        got = reads[low.name]
+        if low.section == "main" or got.total is None or not got.lines:
+            continue
+        if any(ln.count is None for ln in got.lines):
+            continue
+        low_sum = sum(ln.count or 0 for ln in got.lines)
+        if low_sum == got.total:
+            continue
+        for col in (c for c in cols if c.section == "main" and c.left <= low.header.cx < c.right):
+            above = reads[col.name]
+            if above.total is None or any(ln.count is None for ln in above.lines):
+                continue
+            short = above.total - sum(ln.count or 0 for ln in above.lines)
+            if short <= 0:
+                continue
+            k = _overflow_prefix([ln.count or 0 for ln in got.lines], low_sum - got.total, short)
+            if k:
+                _move_lines(got, above, k, col)
+                notes.append(f"{k} line(s) printed in the {low.name} table are the {col.name} column's "
+                             f"overflow (the printed totals of both say so)")
+            else:
+                for ln in got.lines:
+                    ln.flags.append("column-total-mismatch")
+                    ln.detail = "; ".join(x for x in (ln.detail, (
+                        f"printed under the {col.name} column, which is {short} short of its printed "
+                        f"total, while the {low.name} lines add up to {low_sum}, not its printed "
+                        f"{got.total}: an overflow of {col.name}, or a {low.name} line?")) if x)
+            break
+    return notes
+
+
+def _overflow_prefix(counts: list[int], surplus: int, room: int) -> int:
+    """How many first lines, counts summing to `surplus` (what the table holds over its printed
+    total) and to no more than `room` (what the column above lacks), are the overflow; 0: none."""
+    run = 0
+    for k, n in enumerate(counts, start=1):
+        run += n
+        if run > room or run > surplus:
+            return 0
+        if run == surplus:
+            return k
+    return 0
+
+
+def _move_lines(src: ColumnRead, dst: ColumnRead, k: int, col: Column) -> None:
+    """The first `k` lines of `src` (and their boxes) become `dst`'s last lines, in `col`."""
+    for ln in src.lines[:k]:
+        ln.section, ln.column, ln.row = col.section, col.name, None
+    dst.lines.extend(src.lines[:k])
+    del src.lines[:k]
+    if len(src.boxes) >= k:
+        dst.boxes.extend(src.boxes[:k])
+        del src.boxes[:k]

@@ -54,10 +54,10 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
         check_pages(len(doc), path.name)
         needs_ocr = False
         for number in range(len(doc)):
-            with contextlib.closing(doc[number]) as page:  # open until the hidden-text check
+            with _PageHolder(doc, number) as held:  # open until the hidden-text check
                 try:
-                    text = page_text(page)
-                    has_images = _has_images(page)
+                    text = page_text(held.page)
+                    has_images = _has_images(held.page)
                 except pdfium.PdfiumError as exc:
                     raise UnreadableInput("input.pdf-page-unreadable", file=path.name,
                                           page=number + 1, detail=exc) from None
@@ -67,11 +67,11 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                 boxes: list[Box] = []
                 layout = fixed_form.form_of_page(text.tokens, text.width, text.height)
                 if layout is not None:
-                    sheet = fixed_form.sheet_from_fields(
-                        layout, fixed_form.fields_from_flat_text(layout, text.tokens), "pdf-text")
-                    sheet.notes.append(f"layout: {layout.title}, flattened")
+                    sheet = _read_form_page(layout, held, text)
                     boxes = fixed_form.line_boxes(layout, sheet)
                     sheet.empty_cells = fixed_form.empty_cells(layout, sheet)
+                    if not sheet.lines and not fixed_form.cells_with_ink(layout, held.page, text.tokens):
+                        raise UnreadableInput("input.sheet-blank", file=path.name, page=number + 1)
                 else:
                     sheet = read_db_sheet(text.tokens, text.width, text.height, boxes)
                     if sheet is None:
@@ -79,8 +79,10 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                         continue
                     if len(boxes) == len(sheet.lines):
                         sheet.empty_cells = _rows_between(sheet.lines, boxes)
-                if not sheet.lines:
-                    raise UnreadableInput("input.sheet-blank", file=path.name, page=number + 1)
+                    if not sheet.lines:
+                        raise UnreadableInput("input.sheet-blank", file=path.name, page=number + 1)
+                sheet.check_main_found(layout.title if layout is not None else "the sheet")
+                page = held.page
                 if len(doc) > 1:
                     sheet.notes.append(f"sheet found on page {number + 1} of {len(doc)}")
                     for other in _later_sheet_pages(doc, number + 1):
@@ -97,6 +99,61 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
     if needs_ocr:
         return None
     raise UnreadableInput("input.pdf-not-a-sheet", file=path.name)
+
+
+class _PageHolder:
+    """One pdfium page, kept open while it is read; reopened after its annotations are
+    flattened into it (`flatten`), closed at the end either way."""
+
+    def __init__(self, doc, number: int) -> None:
+        self.doc, self.number = doc, number
+        self.page = doc[number]
+
+    def flatten(self) -> bool:
+        """Draw the page's annotations (form widgets' appearances) into its content, in memory
+        only: their text becomes page text. False when pdfium could not."""
+        import pypdfium2.raw as pdfium_c
+
+        done = pdfium_c.FPDFPage_Flatten(self.page.raw, pdfium_c.FLAT_NORMALDISPLAY)
+        if done != pdfium_c.FLATTEN_SUCCESS:
+            return False
+        self.page.close()
+        self.page = self.doc[self.number]
+        return True
+
+    def __enter__(self) -> "_PageHolder":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.page.close()
+
+
+def _read_form_page(layout, held: _PageHolder, text: PageText) -> SheetRead:
+    """A fixed form's page: values drawn flat in its boxes; when the boxes hold none, the
+    values the page's widgets draw (a generator may leave them only in the widgets'
+    appearances, with no field values a reader sees)."""
+    sheet = fixed_form.sheet_from_fields(layout, fixed_form.fields_from_flat_text(layout, text.tokens),
+                                         "pdf-text")
+    how = "flattened"
+    if not sheet.lines and _widget_count(held.page) and held.flatten():
+        drawn = page_text(held.page)
+        sheet = fixed_form.sheet_from_fields(layout, fixed_form.fields_from_flat_text(layout, drawn.tokens),
+                                             "pdf-text")
+        how = "values drawn by its widgets (no field values)"
+    sheet.notes.append(f"layout: {layout.title}, {how}")
+    return sheet
+
+
+def _widget_count(page) -> int:
+    import pypdfium2.raw as pdfium_c
+
+    count = 0
+    for i in range(pdfium_c.FPDFPage_GetAnnotCount(page.raw)):
+        annot = pdfium_c.FPDFPage_GetAnnot(page.raw, i)
+        if annot:
+            count += pdfium_c.FPDFAnnot_GetSubtype(annot) == pdfium_c.FPDF_ANNOT_WIDGET
+            pdfium_c.FPDFPage_CloseAnnot(annot)
+    return count
 
 
 def first_page_size(path: Path) -> tuple[float, float]:

@@ -22,6 +22,7 @@ REASON_KO: dict[str, str] = {
     "column-total-mismatch": "칸 합계와 줄의 합이 다름",
     "konami-id-unclear": "코나미 ID를 읽을 수 없음",
     "unreadable-line": "읽을 수 없는 줄",
+    "main-deck-not-found": "메인 덱을 찾지 못함 — 시트를 직접 확인",
     "appearance-differs": "PDF 화면에 보이는 내용과 읽은 글자가 다름",
     "retake-photo": "사진 속 시트가 너무 작음 — 다시 찍어 주십시오",
 }
