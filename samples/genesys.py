@@ -20,7 +20,9 @@ ROWS = {"main": 18, "lower": 15}
 
 
 def draw_genesys_like(path: Path, columns: dict[str, list[tuple[str, int]]], konami_id: str,
-                      given: str, surname: str, points: dict[str, int], overflow: bool = False) -> None:
+                      given: str, surname: str, points: dict[str, int], overflow: bool = False,
+                      totals: dict[str, int] | None = None) -> None:
+    """`totals`: printed totals that differ from the lines' sums (a filler's mistake)."""
     from reportlab.lib.pagesizes import letter
     from reportlab.pdfgen import canvas
 
@@ -66,7 +68,7 @@ def draw_genesys_like(path: Path, columns: dict[str, list[tuple[str, int]]], kon
             c.drawString(x + 165, y(ry), str(points.get(name, 0)))
         ty = top + PITCH * (rows + 1)
         c.setFont("Helvetica-Bold", 8)
-        c.drawString(x + 3, y(ty), str(sum(n for _, n in lines)))
+        c.drawString(x + 3, y(ty), str((totals or {}).get(col, sum(n for _, n in lines))))
         c.drawString(x + 25, y(ty), f"<<< TOTAL {TITLES[col]}")
         c.drawString(x + 165, y(ty), "0")
     c.setFont("Helvetica", 6)

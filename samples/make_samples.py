@@ -494,6 +494,63 @@ def draw_cn_sheet(template: Path, path: Path, deck: SampleDeck, filled: bool = T
         writer.write(f)
 
 
+def english_deck(ydk: Path, db: CardDatabase, en_names: dict[int, str],
+                 **player) -> tuple[SampleDeck, dict[str, dict[str, int]]]:
+    """A real deck (`.ydk`) laid out with its cards' English names (`en_names`: passcode →
+    name, from an English cards.cdb) and its truth (section → passcode → count, alternate art
+    as its original), as a player filling Konami's form in English would."""
+    columns: dict[str, list[tuple[str, int]]] = {c: [] for c in COLUMN_TITLES}
+    truth: dict[str, dict[str, int]] = {"main": {}, "extra": {}, "side": {}}
+    counts: dict[tuple[str, int], int] = {}
+    section = "main"
+    for raw in ydk.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if line in ("#main", "#extra", "!side"):
+            section = line.strip("#!")
+        elif line.isdigit():
+            cid = db.original_id(int(line)) or int(line)
+            counts[(section, cid)] = counts.get((section, cid), 0) + 1
+    for (section, cid), n in counts.items():
+        col = db.cards[cid].kind.value if section == "main" else section
+        columns[col].append((en_names[cid], n))
+        truth[section][str(cid)] = n
+    return SampleDeck(columns=columns, **player), truth
+
+
+def random_english_deck(db: CardDatabase, en_names: dict[int, str], rng, rows: dict[str, int],
+                        **player) -> tuple[SampleDeck, dict[str, dict[str, int]]]:
+    """A deck of the project's own: random cards of each kind (names a Latin-1 form font can
+    draw), at most `rows[column]` lines a column, 1–3 copies each."""
+    pools: dict[str, list[int]] = {}
+    for cid, card in sorted(db.cards.items()):
+        name = en_names.get(cid)
+        if name is None or db.original_id(cid) not in (None, cid):
+            continue
+        try:
+            name.encode("cp1252")
+        except UnicodeEncodeError:
+            continue
+        pools.setdefault("extra" if card.is_extra_deck else card.kind.value, []).append(cid)
+    picks = {"monster": rng.sample(pools["monster"], rng.randint(6, rows["monster"])),
+             "spell": rng.sample(pools["spell"], rng.randint(3, rows["spell"])),
+             "trap": rng.sample(pools["trap"], rng.randint(1, rows["trap"])),
+             "extra": rng.sample(pools["extra"], rng.randint(0, rows["extra"])),
+             "side": rng.sample(pools["monster"] + pools["spell"] + pools["trap"], rng.randint(0, rows["side"]))}
+    used: set[int] = set()
+    columns: dict[str, list[tuple[str, int]]] = {c: [] for c in COLUMN_TITLES}
+    truth: dict[str, dict[str, int]] = {"main": {}, "extra": {}, "side": {}}
+    for col, cids in picks.items():
+        section = col if col in ("extra", "side") else "main"
+        for cid in cids:
+            if cid in used:
+                continue
+            used.add(cid)
+            n = rng.randint(1, 3)
+            columns[col].append((en_names[cid], n))
+            truth[section][str(cid)] = n
+    return SampleDeck(columns=columns, **player), truth
+
+
 FILL_MODES = ("form", "flat", "widgets", "no-fields", "appearances")
 """How `fill_template` leaves a filled form: "form" (values in the AcroForm, appearances drawn
 by pypdf, as a filler script does), "flat" (pypdf's flattening: the appearances drawn into the

@@ -113,3 +113,58 @@ def test_genesys_structured_sheet_of_another_deck_reads(seed, fixtures_dir, ko_e
     assert got["correct"] >= min(drawable, got["lines"]), got
     assert deck.konami_id == konami_id
     assert deck.player_name == "Minjun Kim"
+
+
+def _own_deck(db, en_names, rng, spells: int) -> tuple[dict, dict]:
+    """A deck of our own with `spells` spell lines (more than the form's 18) and no extra deck."""
+    pools: dict[str, list[int]] = {}
+    for cid, card in sorted(db.cards.items()):
+        name = en_names.get(cid)
+        if name and name.isascii() and db.original_id(cid) in (None, cid) and not card.is_extra_deck:
+            pools.setdefault(card.kind.value, []).append(cid)
+    picks = {"monster": rng.sample(pools["monster"], 12), "spell": rng.sample(pools["spell"], spells),
+             "trap": rng.sample(pools["trap"], 5), "side": rng.sample(pools["trap"], 4)}
+    picks["side"] = [c for c in picks["side"] if c not in picks["trap"]]
+    columns = {k: [(en_names[c], rng.randint(1, 3)) for c in v] for k, v in picks.items()}
+    columns["extra"] = []
+    truth: dict[str, dict[str, int]] = {"main": {}, "extra": {}, "side": {}}
+    for k, v in picks.items():
+        for c, (_, n) in zip(v, columns[k]):
+            truth["side" if k == "side" else "main"][str(c)] = n
+    return columns, truth
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_spells_overflowing_into_an_empty_extra_deck_stay_spells(seed, ko_en_db, en_names, tmp_path):
+    """A filler prints a column longer than the form on down the page: row 19 over the total
+    row, row 20 over the EXTRA DECK title, the rest in the extra deck's rows. Those are spells
+    (the printed totals say so: extra 0, spells short by exactly them), never silent extra-deck
+    lines; the two rows printed over the total and the title are lost to the overprint, and the
+    spell column's printed total says so."""
+    rng = random.Random(3500 + seed)
+    columns, truth = _own_deck(ko_en_db, en_names, rng, 21 + seed)
+    pdf = tmp_path / f"overflow-{seed}.pdf"
+    draw_genesys_like(pdf, columns, "0123456789", "Zoe", "Martin", {}, overflow=True)
+    deck = load_decklist(pdf, ko_en_db)
+    got = score_scan(deck.to_json(), truth)
+    assert got["silent"] == 0, got
+    assert deck.sections["extra"] == []
+    spells = [e for e in deck.sections["main"] if e.column == "spell"]
+    assert [e.read for e in spells[18:]] == [f"{name} {n}" for name, n in columns["spell"][20:]]
+    assert got["missing"] <= 2 and got["correct"] >= got["lines"] - 2, got
+    assert any(r.reason == "total-mismatch" and "spell column" in r.detail for r in deck.review)
+    assert deck.player_name == "Zoe Martin"
+
+
+def test_lines_whose_table_the_totals_cannot_settle_are_flagged(ko_en_db, en_names, tmp_path):
+    """Spells printed into the extra deck's rows while the extra deck's printed total is neither
+    0 nor their sum: where they belong is in doubt, and every one of them is flagged."""
+    rng = random.Random(3600)
+    columns, truth = _own_deck(ko_en_db, en_names, rng, 22)
+    pdf = tmp_path / "doubt.pdf"
+    draw_genesys_like(pdf, columns, "0123456789", "Zoe", "Martin", {}, overflow=True, totals={"extra": 9})
+    deck = load_decklist(pdf, ko_en_db)
+    got = score_scan(deck.to_json(), truth)
+    assert got["silent"] == 0, got
+    assert len(deck.sections["extra"]) == 2
+    assert all(e.needs_review and "column-total-mismatch" in e.reasons for e in deck.sections["extra"])

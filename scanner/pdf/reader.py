@@ -267,15 +267,21 @@ def _read_form(path: Path, reader) -> SheetRead | None:
     """Values of a filled deck-list form, or None when the PDF has no filled deck fields. The
     values are taken from the AcroForm, else from the page's widgets (a generator may write
     them there with no working /AcroForm)."""
+    raw: dict = {}
+    widgets: dict[str, tuple[str, Box]] = {}
+    # The AcroForm and the page's widgets are read apart: a broken AcroForm leaves the widgets.
     try:
         with _quiet_pypdf():
             raw = (reader.get_fields() or {}) if "/AcroForm" in reader.trailer["/Root"] else {}
+    except Exception as exc:  # noqa: BLE001 - the widgets or the page's text are read instead
+        log.warning("%s: AcroForm unreadable (%s); using the page's widgets", path.name, exc)
+    try:
+        with _quiet_pypdf():
             widgets = _page_widgets(reader)
-    except UnreadableInput:
-        raise
     except Exception as exc:  # noqa: BLE001 - a broken form is read from its text instead
-        log.warning("%s: form fields unreadable (%s); using the text layer", path.name, exc)
-        return None
+        log.warning("%s: form widgets unreadable (%s); using the text layer", path.name, exc)
+    if not isinstance(raw, dict):
+        raw = {}
     # A damaged form can name a field with bytes (pypdf's ByteStringObject), not text.
     values = {(name.decode("latin-1") if isinstance(name, bytes) else str(name)):
               _raw_text(f.get("/V") if isinstance(f, dict) else None) for name, f in raw.items()}
@@ -291,6 +297,7 @@ def _read_form(path: Path, reader) -> SheetRead | None:
         if not sheet.lines:
             return None
         sheet.notes.append(f"layout: remade form with one field per column, {source}")
+        sheet.check_main_found("the remade form")
         rects = {name.casefold(): rect for name, (_, rect) in widgets.items()}
         boxes = [rects.get(_column_field(ln.column, rects)) or (0.0, 0.0, 0.0, 0.0) for ln in sheet.lines]
         add_annotations(sheet, reader, 0, boxes)
@@ -303,6 +310,7 @@ def _read_form(path: Path, reader) -> SheetRead | None:
         return None  # a blank form: perhaps flattened text sits on top; read the page
     sheet = fixed_form.sheet_from_fields(layout, fields, "pdf-form")
     sheet.notes.append(f"layout: {layout.title}, {source}")
+    sheet.check_main_found(layout.title)
     boxes = fixed_form.line_boxes(layout, sheet)
     sheet.empty_cells = fixed_form.empty_cells(layout, sheet)
     add_annotations(sheet, reader, 0, boxes)
