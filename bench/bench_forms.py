@@ -37,7 +37,7 @@ sys.path[:0] = [str(REPO), str(REPO / "tests"), str(REPO / "samples")]
 
 import make_samples as ms  # noqa: E402
 from card_db.cdb import load_card_db  # noqa: E402
-from genesys import draw_genesys_like  # noqa: E402
+from genesys import draw_genesys_like, overflow_deck  # noqa: E402
 from scanner.layouts import CN, KDE, LATAM  # noqa: E402
 from scoring import score_scan  # noqa: E402
 
@@ -97,22 +97,6 @@ def make_sets(out: Path, sets: list[str], own: int, db, en_names) -> dict[str, l
         for peer in sorted((SHARED / "fixtures" / "world" / "peers").glob("konami-fixer-genesys-*.pdf")):
             made["genesys"].append((peer, json.loads(peer.with_suffix(".truth.json").read_text())))
     return made
-
-
-def overflow_deck(db, en_names, rng, spells: int) -> tuple[dict, dict]:
-    """Our own deck: 12 monsters, `spells` spells (more than the form's 18), 5 traps, no extra."""
-    pools: dict[str, list[int]] = {}
-    for cid, card in sorted(db.cards.items()):
-        name = en_names.get(cid)
-        if name and name.isascii() and db.original_id(cid) in (None, cid) and not card.is_extra_deck:
-            pools.setdefault(card.kind.value, []).append(cid)
-    picks = {"monster": rng.sample(pools["monster"], 12), "spell": rng.sample(pools["spell"], spells),
-             "trap": rng.sample(pools["trap"], 5)}
-    columns = {k: [(en_names[c], rng.randint(1, 3)) for c in v] for k, v in picks.items()}
-    columns.update(extra=[], side=[])
-    truth = {"main": {str(c): n for k, v in picks.items() for c, (_, n) in zip(v, columns[k])},
-             "extra": {}, "side": {}}
-    return columns, truth
 
 
 def read_set(items: list[tuple[Path, dict]], decksheet: list[str], card_dbs: list[str]) -> dict:

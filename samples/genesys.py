@@ -77,3 +77,25 @@ def draw_genesys_like(path: Path, columns: dict[str, list[tuple[str, int]]], kon
                                "Description:")):
         c.drawString(420, y(505 + 16 * k), label)
     c.save()
+
+
+def overflow_deck(db, en_names: dict[int, str], rng, spells: int,
+                  side: int = 0) -> tuple[dict[str, list[tuple[str, int]]], dict[str, dict[str, int]]]:
+    """A deck of our own longer than the form in spells: 12 monsters, `spells` spells (the form
+    has 18 rows), 5 traps, `side` side-deck traps, no extra deck; its lines by column (English
+    names, `en_names`: passcode → name) and its truth (section → passcode → count)."""
+    pools: dict[str, list[int]] = {}
+    for cid, card in sorted(db.cards.items()):
+        name = en_names.get(cid)
+        if name and name.isascii() and db.original_id(cid) in (None, cid) and not card.is_extra_deck:
+            pools.setdefault(card.kind.value, []).append(cid)
+    traps = rng.sample(pools["trap"], 5 + side)
+    picks = {"monster": rng.sample(pools["monster"], 12), "spell": rng.sample(pools["spell"], spells),
+             "trap": traps[:5], "side": traps[5:]}
+    columns = {k: [(en_names[c], rng.randint(1, 3)) for c in v] for k, v in picks.items()}
+    columns["extra"] = []
+    truth: dict[str, dict[str, int]] = {"main": {}, "extra": {}, "side": {}}
+    for k, v in picks.items():
+        for c, (_, n) in zip(v, columns[k]):
+            truth["side" if k == "side" else "main"][str(c)] = n
+    return columns, truth

@@ -499,17 +499,14 @@ def english_deck(ydk: Path, db: CardDatabase, en_names: dict[int, str],
     """A real deck (`.ydk`) laid out with its cards' English names (`en_names`: passcode →
     name, from an English cards.cdb) and its truth (section → passcode → count, alternate art
     as its original), as a player filling Konami's form in English would."""
+    from scanner.inputs.formats import parse_ydk
+
+    counts: dict[tuple[str, int], int] = {}  # (section, passcode) → copies, first seen first
+    for line in parse_ydk(ydk.read_text(encoding="utf-8")).lines:
+        key = (line.section, db.original_id(line.card_id) or line.card_id)
+        counts[key] = counts.get(key, 0) + (line.count or 0)
     columns: dict[str, list[tuple[str, int]]] = {c: [] for c in COLUMN_TITLES}
     truth: dict[str, dict[str, int]] = {"main": {}, "extra": {}, "side": {}}
-    counts: dict[tuple[str, int], int] = {}
-    section = "main"
-    for raw in ydk.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if line in ("#main", "#extra", "!side"):
-            section = line.strip("#!")
-        elif line.isdigit():
-            cid = db.original_id(int(line)) or int(line)
-            counts[(section, cid)] = counts.get((section, cid), 0) + 1
     for (section, cid), n in counts.items():
         col = db.cards[cid].kind.value if section == "main" else section
         columns[col].append((en_names[cid], n))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import random
 import shutil
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -40,21 +39,6 @@ def _blank(shared_dir: Path, layout) -> Path:
     path = shared_dir / "forms" / BLANKS[layout.name]
     require(path.is_file(), f"needs {path}")
     return path
-
-
-@pytest.fixture(scope="module")
-def ko_en_db(shared_dir):
-    from card_db.cdb import load_card_db
-    return load_card_db([shared_dir / "carddb" / "ko-KR.cdb", shared_dir / "carddb" / "en-US.cdb"])
-
-
-@pytest.fixture(scope="module")
-def en_names(shared_dir) -> dict[int, str]:
-    con = sqlite3.connect(shared_dir / "carddb" / "en-US.cdb")
-    try:
-        return {int(i): n for i, n in con.execute("select id, name from texts")}
-    finally:
-        con.close()
 
 
 def _fits(deck, layout) -> bool:

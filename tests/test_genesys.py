@@ -13,28 +13,13 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
-from genesys import draw_genesys_like  # noqa: E402
+import make_samples as ms  # noqa: E402
+from genesys import draw_genesys_like, overflow_deck  # noqa: E402
 from scanner.read import load_decklist  # noqa: E402
 from scoring import score_scan  # noqa: E402
 
 PEERS = ("konami-fixer-genesys-01", "konami-fixer-genesys-03", "konami-fixer-genesys-05",
          "konami-fixer-genesys-07", "konami-fixer-genesys-09")
-
-
-@pytest.fixture(scope="module")
-def ko_en_db(shared_dir):
-    from card_db.cdb import load_card_db
-    return load_card_db([shared_dir / "carddb" / "ko-KR.cdb", shared_dir / "carddb" / "en-US.cdb"])
-
-
-@pytest.fixture(scope="module")
-def en_names(shared_dir) -> dict[int, str]:
-    import sqlite3
-    con = sqlite3.connect(shared_dir / "carddb" / "en-US.cdb")
-    try:
-        return {int(i): n for i, n in con.execute("select id, name from texts")}
-    finally:
-        con.close()
 
 
 def _score(deck) -> dict:
@@ -73,32 +58,12 @@ def test_english_names_without_the_english_database_are_flagged_by_language(fixt
 
 # --- a Genesys-structured sheet drawn here (`samples/genesys.py`) -----------------------------
 
-def _deck_columns(path: Path, db, en_names: dict[int, str]) -> tuple[dict, dict]:
-    """A real deck's lines by column, in English, and its truth (passcode → count)."""
-    columns: dict[str, list[tuple[str, int]]] = {k: [] for k in ("monster", "spell", "trap", "extra", "side")}
-    truth: dict[str, dict[str, int]] = {"main": {}, "extra": {}, "side": {}}
-    section = "main"
-    counts: dict[tuple[str, int], int] = {}
-    for raw in path.read_text().splitlines():
-        line = raw.strip()
-        if line in ("#main", "#extra", "!side"):
-            section = line.strip("#!")
-        elif line.isdigit():
-            cid = db.original_id(int(line)) or int(line)
-            counts[(section, cid)] = counts.get((section, cid), 0) + 1
-    for (section, cid), n in counts.items():
-        card = db.cards[cid]
-        col = card.kind.value if section == "main" else section
-        columns[col].append((en_names[cid], n))
-        truth[section][str(cid)] = n
-    return columns, truth
-
-
 @pytest.mark.parametrize("seed", range(3))
 def test_genesys_structured_sheet_of_another_deck_reads(seed, fixtures_dir, ko_en_db, en_names, tmp_path):
     decks = sorted((fixtures_dir / "compare").glob("*/registered.ydk"))
     rng = random.Random(2800 + seed)
-    columns, truth = _deck_columns(rng.choice(decks), ko_en_db, en_names)
+    deck, truth = ms.english_deck(rng.choice(decks), ko_en_db, en_names)
+    columns = deck.columns
     if any(len(v) > (18 if k in ("monster", "spell", "trap") else 15) for k, v in columns.items()):
         pytest.skip("deck longer than the form")
     points = {name: rng.choice((0, 0, 0, 1, 3)) for v in columns.values() for name, _ in v}
@@ -115,25 +80,6 @@ def test_genesys_structured_sheet_of_another_deck_reads(seed, fixtures_dir, ko_e
     assert deck.player_name == "Minjun Kim"
 
 
-def _own_deck(db, en_names, rng, spells: int) -> tuple[dict, dict]:
-    """A deck of our own with `spells` spell lines (more than the form's 18) and no extra deck."""
-    pools: dict[str, list[int]] = {}
-    for cid, card in sorted(db.cards.items()):
-        name = en_names.get(cid)
-        if name and name.isascii() and db.original_id(cid) in (None, cid) and not card.is_extra_deck:
-            pools.setdefault(card.kind.value, []).append(cid)
-    picks = {"monster": rng.sample(pools["monster"], 12), "spell": rng.sample(pools["spell"], spells),
-             "trap": rng.sample(pools["trap"], 5), "side": rng.sample(pools["trap"], 4)}
-    picks["side"] = [c for c in picks["side"] if c not in picks["trap"]]
-    columns = {k: [(en_names[c], rng.randint(1, 3)) for c in v] for k, v in picks.items()}
-    columns["extra"] = []
-    truth: dict[str, dict[str, int]] = {"main": {}, "extra": {}, "side": {}}
-    for k, v in picks.items():
-        for c, (_, n) in zip(v, columns[k]):
-            truth["side" if k == "side" else "main"][str(c)] = n
-    return columns, truth
-
-
 @pytest.mark.parametrize("seed", range(3))
 def test_spells_overflowing_into_an_empty_extra_deck_stay_spells(seed, ko_en_db, en_names, tmp_path):
     """A filler prints a column longer than the form on down the page: row 19 over the total
@@ -142,7 +88,7 @@ def test_spells_overflowing_into_an_empty_extra_deck_stay_spells(seed, ko_en_db,
     lines; the two rows printed over the total and the title are lost to the overprint, and the
     spell column's printed total says so."""
     rng = random.Random(3500 + seed)
-    columns, truth = _own_deck(ko_en_db, en_names, rng, 21 + seed)
+    columns, truth = overflow_deck(ko_en_db, en_names, rng, 21 + seed, side=4)
     pdf = tmp_path / f"overflow-{seed}.pdf"
     draw_genesys_like(pdf, columns, "0123456789", "Zoe", "Martin", {}, overflow=True)
     deck = load_decklist(pdf, ko_en_db)
@@ -160,7 +106,7 @@ def test_lines_whose_table_the_totals_cannot_settle_are_flagged(ko_en_db, en_nam
     """Spells printed into the extra deck's rows while the extra deck's printed total is neither
     0 nor their sum: where they belong is in doubt, and every one of them is flagged."""
     rng = random.Random(3600)
-    columns, truth = _own_deck(ko_en_db, en_names, rng, 22)
+    columns, truth = overflow_deck(ko_en_db, en_names, rng, 22, side=4)
     pdf = tmp_path / "doubt.pdf"
     draw_genesys_like(pdf, columns, "0123456789", "Zoe", "Martin", {}, overflow=True, totals={"extra": 9})
     deck = load_decklist(pdf, ko_en_db)

@@ -10,22 +10,21 @@ measured on the blank form.
 """
 from __future__ import annotations
 
-from scanner.layouts.model import Cells, FormFields, Layout, TableSpec
+from scanner.layouts.model import Band, FormFields, Layout, three_over_two
 
-_MAIN_ROW1, _MAIN_PITCH = 160.1, (451.4 - 160.1) / 20
-_LOW_ROW1, _LOW_PITCH = 497.4, (721.9 - 497.4) / 15
 _X = (22.6, 42.4, 206.7, 226.6, 390.1, 411.1, 574.1)
 """The form's column rules, left to right: count | name per column."""
-
-_MAIN_TOPS = (161.0, 175.6, 190.3, 204.7, 219.3, 234.0, 248.4, 263.0, 277.6, 292.3, 306.7, 321.3,
-              336.0, 350.4, 365.0, 379.6, 394.1, 408.7, 423.3, 438.0)
-_LOWER_TOPS = (498.2, 512.6, 527.2, 542.8, 558.5, 573.1, 587.5, 603.1, 618.7, 633.3, 647.7, 663.3,
-               678.9, 693.6, 708.2)
-_ROW_H = 13.4
-
-
-def _cells(count_x: tuple[float, float], name_x: tuple[float, float], main: bool) -> Cells:
-    return Cells(count_x, name_x, _MAIN_TOPS if main else _LOWER_TOPS, _ROW_H)
+_MAIN = Band(143.6, 160.1, (451.4 - 160.1) / 20, 20, 466.6,
+             (161.0, 175.6, 190.3, 204.7, 219.3, 234.0, 248.4, 263.0, 277.6, 292.3, 306.7, 321.3,
+              336.0, 350.4, 365.0, 379.6, 394.1, 408.7, 423.3, 438.0), 13.4)
+_LOWER = Band(477.4, 497.4, (721.9 - 497.4) / 15, 15, 737.8,
+              (498.2, 512.6, 527.2, 542.8, 558.5, 573.1, 587.5, 603.1, 618.7, 633.3, 647.7, 663.3,
+               678.9, 693.6, 708.2), 13.4)
+"""Rules, field tops and height of the main columns and of the extra/side tables."""
+_COUNT_X = {"monster": (23.9, 41.8), "spell": (207.7, 226.1), "trap": (391.3, 410.4),
+            "extra": (23.9, 41.8), "side": (207.4, 226.1)}
+_NAME_X = {"monster": (43.1, 205.4), "spell": (227.4, 389.0), "trap": (411.7, 572.9),
+           "extra": (43.2, 205.9), "side": (227.4, 389.0)}
 
 
 def _numbered() -> dict[str, tuple[str, str, int]]:
@@ -75,18 +74,7 @@ FIELDS = FormFields(
 CN = Layout(
     name="kde-cn", width=595.28, height=841.89, count_side="left", row_numbers=False,
     title="Chinese official deck list form",
-    tables=(
-        TableSpec("monster", _X[0], _X[1], _X[2], 143.6, _MAIN_ROW1, _MAIN_PITCH, 20, 466.6,
-                  cells=_cells((23.9, 41.8), (43.1, 205.4), True)),
-        TableSpec("spell", _X[2], _X[3], _X[4], 143.6, _MAIN_ROW1, _MAIN_PITCH, 20, 466.6,
-                  cells=_cells((207.7, 226.1), (227.4, 389.0), True)),
-        TableSpec("trap", _X[4], _X[5], _X[6], 143.6, _MAIN_ROW1, _MAIN_PITCH, 20, 466.6,
-                  cells=_cells((391.3, 410.4), (411.7, 572.9), True)),
-        TableSpec("extra", _X[0], _X[1], _X[2], 477.4, _LOW_ROW1, _LOW_PITCH, 15, 737.8,
-                  cells=_cells((23.9, 41.8), (43.2, 205.9), False)),
-        TableSpec("side", _X[2], _X[3], _X[4], 477.4, _LOW_ROW1, _LOW_PITCH, 15, 737.8,
-                  cells=_cells((207.4, 226.1), (227.4, 389.0), False)),
-    ),
+    tables=three_over_two(_X, _MAIN, _LOWER, ("extra", "side"), _COUNT_X, _NAME_X),
     boxes={"konami_id": (_ID_X0[0], _ID_TOP, _ID_X0[-1] + _ID_W, _ID_BOTTOM),
            "name": FIELD_BOXES["Name"]},
     page_words=("monsters", "spells", "traps", "decklistform"),

@@ -9,24 +9,22 @@ count on the LEFT, 18 rows per main column and 15 for side (left) and extra (mid
 """
 from __future__ import annotations
 
-from scanner.layouts.model import Cells, FormFields, Layout, TableSpec, numbered_cells
+from scanner.layouts.model import Band, FormFields, Layout, numbered_cells, three_over_two
 
-_MAIN_ROW1, _MAIN_PITCH = 160.5, (474.5 - 160.5) / 18
-_LOW_ROW1, _LOW_PITCH = 507.5, (769.0 - 507.5) / 15
 _X = (37.5, 56.5, 227.0, 246.0, 416.5, 435.5, 606.0)
 """The form's column rules, left to right: count | name per column."""
-
-_MAIN_TOPS = (160.9, 178.9, 196.4, 213.0, 230.4, 248.1, 265.4, 283.2, 300.5, 317.8, 335.5, 352.8,
-              370.6, 387.9, 404.9, 422.8, 439.7, 457.8)
-_LOWER_TOPS = (508.2, 525.7, 543.0, 560.8, 577.6, 595.4, 612.2, 630.4, 647.7, 665.5, 682.4, 700.5,
-               717.0, 735.1, 752.2)
-_ROW_H = 16.8
-"""Field tops of the main columns and of the side/extra blocks (fields are 16.8 pt high)."""
-
-
-def _cells(count_x: tuple[float, float], name_x: tuple[float, float], main: bool) -> Cells:
-    return Cells(count_x, name_x, _MAIN_TOPS if main else _LOWER_TOPS, _ROW_H)
-
+_MAIN = Band(146.0, 160.5, (474.5 - 160.5) / 18, 18, 493.0,
+             (160.9, 178.9, 196.4, 213.0, 230.4, 248.1, 265.4, 283.2, 300.5, 317.8, 335.5, 352.8,
+              370.6, 387.9, 404.9, 422.8, 439.7, 457.8), 16.8)
+_LOWER = Band(493.0, 507.5, (769.0 - 507.5) / 15, 15, 786.5,
+              (508.2, 525.7, 543.0, 560.8, 577.6, 595.4, 612.2, 630.4, 647.7, 665.5, 682.4, 700.5,
+               717.0, 735.1, 752.2), 16.8)
+"""Rules, field tops and height of the main columns and of the side/extra block (one frame:
+the main total row's bottom is the lower titles' top)."""
+_COUNT_X = {"monster": (38.7, 56.9), "spell": (227.4, 245.6), "trap": (417.3, 435.5),
+            "side": (38.6, 56.8), "extra": (227.9, 246.1)}
+_NAME_X = {"monster": (57.2, 226.0), "spell": (246.8, 416.1), "trap": (436.1, 605.4),
+           "side": (57.4, 226.7), "extra": (246.8, 416.1)}
 
 FIELD_BOXES = {  # (x0, top, x1, bottom)
     "First  Middle Names": (105.4, 72.7, 302.2, 93.5), "Last Names": (105.4, 96.8, 302.2, 119.0),
@@ -63,18 +61,7 @@ FIELDS = FormFields(
 KDE = Layout(
     name="kde", width=644.21, height=833.68, count_side="left", row_numbers=False,
     title="Konami deck list form",
-    tables=(
-        TableSpec("monster", _X[0], _X[1], _X[2], 146.0, _MAIN_ROW1, _MAIN_PITCH, 18, 493.0,
-                  cells=_cells((38.7, 56.9), (57.2, 226.0), True)),
-        TableSpec("spell", _X[2], _X[3], _X[4], 146.0, _MAIN_ROW1, _MAIN_PITCH, 18, 493.0,
-                  cells=_cells((227.4, 245.6), (246.8, 416.1), True)),
-        TableSpec("trap", _X[4], _X[5], _X[6], 146.0, _MAIN_ROW1, _MAIN_PITCH, 18, 493.0,
-                  cells=_cells((417.3, 435.5), (436.1, 605.4), True)),
-        TableSpec("side", _X[0], _X[1], _X[2], 493.0, _LOW_ROW1, _LOW_PITCH, 15, 786.5,
-                  cells=_cells((38.6, 56.8), (57.4, 226.7), False)),
-        TableSpec("extra", _X[2], _X[3], _X[4], 493.0, _LOW_ROW1, _LOW_PITCH, 15, 786.5,
-                  cells=_cells((227.9, 246.1), (246.8, 416.1), False)),
-    ),
+    tables=three_over_two(_X, _MAIN, _LOWER, ("side", "extra"), _COUNT_X, _NAME_X),
     boxes={"main_total": (551.0, 120.0, 605.0, 144.0),  # under the box's printed label
            "konami_id": FIELD_BOXES["CARD GAME ID"], "given_name": FIELD_BOXES["First  Middle Names"],
            "surname": FIELD_BOXES["Last Names"]},

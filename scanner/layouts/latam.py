@@ -10,22 +10,20 @@ and field boxes measured on the blank form.
 """
 from __future__ import annotations
 
-from scanner.layouts.model import Cells, FormFields, Layout, TableSpec, numbered_cells
+from scanner.layouts.model import Band, FormFields, Layout, numbered_cells, three_over_two
 
 _X = (18.5, 37.5, 208.1, 227.0, 397.8, 416.7, 587.4)
 """The form's column rules, left to right: count | name per column."""
-_MAIN_TITLE, _MAIN_ROW1, _MAIN_PITCH, _MAIN_BOTTOM = 129.0, 146.5, (459.7 - 146.5) / 18, 477.0
-_LOW_TITLE, _LOW_ROW1, _LOW_PITCH, _LOW_BOTTOM = 482.8, 500.3, (761.3 - 500.3) / 15, 778.8
-
-_MAIN_TOPS = tuple(round(147.5 + 17.4 * i, 1) for i in range(18))
-_LOWER_TOPS = tuple(round(501.4 + 17.4 * i, 1) for i in range(15))
-_ROW_H = 15.7
-"""Field tops (evenly spaced on this form) and height."""
-
-
-def _cells(count_x: tuple[float, float], name_x: tuple[float, float], main: bool) -> Cells:
-    return Cells(count_x, name_x, _MAIN_TOPS if main else _LOWER_TOPS, _ROW_H)
-
+_MAIN = Band(129.0, 146.5, (459.7 - 146.5) / 18, 18, 477.0,
+             tuple(round(147.5 + 17.4 * i, 1) for i in range(18)), 15.7)
+_LOWER = Band(482.8, 500.3, (761.3 - 500.3) / 15, 15, 778.8,
+              tuple(round(501.4 + 17.4 * i, 1) for i in range(15)), 15.7)
+"""Rules, field tops (evenly spaced on this form) and height of the main columns and of the
+side/extra frame (a frame of its own, 5.8 pt under the main one)."""
+_COUNT_X = {"monster": (20.0, 36.5), "spell": (209.8, 226.1), "trap": (399.4, 415.7),
+            "side": (20.0, 36.0), "extra": (209.6, 226.1)}
+_NAME_X = {"monster": (38.5, 206.6), "spell": (228.3, 396.0), "trap": (419.0, 586.8),
+           "side": (39.0, 206.6), "extra": (228.1, 396.4)}
 
 FIELD_BOXES = {
     "First Name": (86.0, 45.5, 282.8, 66.2), "Last.Names": (86.0, 73.7, 282.8, 94.6),
@@ -62,18 +60,7 @@ FIELDS = FormFields(
 LATAM = Layout(
     name="kde-latam", width=612.0, height=792.0, count_side="left", row_numbers=False,
     title="Konami deck list form, Latin-American edition",
-    tables=(
-        TableSpec("monster", _X[0], _X[1], _X[2], _MAIN_TITLE, _MAIN_ROW1, _MAIN_PITCH, 18, _MAIN_BOTTOM,
-                  cells=_cells((20.0, 36.5), (38.5, 206.6), True)),
-        TableSpec("spell", _X[2], _X[3], _X[4], _MAIN_TITLE, _MAIN_ROW1, _MAIN_PITCH, 18, _MAIN_BOTTOM,
-                  cells=_cells((209.8, 226.1), (228.3, 396.0), True)),
-        TableSpec("trap", _X[4], _X[5], _X[6], _MAIN_TITLE, _MAIN_ROW1, _MAIN_PITCH, 18, _MAIN_BOTTOM,
-                  cells=_cells((399.4, 415.7), (419.0, 586.8), True)),
-        TableSpec("side", _X[0], _X[1], _X[2], _LOW_TITLE, _LOW_ROW1, _LOW_PITCH, 15, _LOW_BOTTOM,
-                  cells=_cells((20.0, 36.0), (39.0, 206.6), False)),
-        TableSpec("extra", _X[2], _X[3], _X[4], _LOW_TITLE, _LOW_ROW1, _LOW_PITCH, 15, _LOW_BOTTOM,
-                  cells=_cells((209.6, 226.1), (228.1, 396.4), False)),
-    ),
+    tables=three_over_two(_X, _MAIN, _LOWER, ("side", "extra"), _COUNT_X, _NAME_X),
     boxes={"main_total": (531.8, 101.0, 586.2, 122.8),  # under the box's printed label
            "konami_id": (94.1, 100.7, 283.9, 122.8), "given_name": FIELD_BOXES["First Name"],
            "surname": FIELD_BOXES["Last.Names"]},

@@ -148,3 +148,34 @@ def numbered_cells(names: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]],
             for pattern in count_patterns:
                 out[pattern.format(n=n)] = ("count", kind, n)
     return out
+
+
+@dataclass(frozen=True)
+class Band:
+    """Tables side by side that share their rows (a form's main columns, or its lower tables):
+    the printed rules, and the measured tops and height of their fields."""
+
+    title_top: float
+    first_row: float
+    pitch: float
+    rows: int
+    total_bottom: float
+    field_tops: tuple[float, ...] = ()
+    field_height: float = 0.0
+
+
+def three_over_two(xs: tuple[float, ...], main: Band, lower: Band, lower_kinds: tuple[str, str],
+                   count_x: Mapping[str, tuple[float, float]] | None = None,
+                   name_x: Mapping[str, tuple[float, float]] | None = None) -> tuple[TableSpec, ...]:
+    """Konami's deck tables: monster | spell | trap over two lower tables (`lower_kinds`, left
+    to right: which deck each prints), every table `count | name` between the column rules `xs`
+    (7 of them); `count_x`/`name_x`: the fields' x ranges by table kind, for fillable forms."""
+    out = []
+    for kind, band, i in (("monster", main, 0), ("spell", main, 2), ("trap", main, 4),
+                          (lower_kinds[0], lower, 0), (lower_kinds[1], lower, 2)):
+        cells = None
+        if count_x is not None and name_x is not None:
+            cells = Cells(count_x[kind], name_x[kind], band.field_tops, band.field_height)
+        out.append(TableSpec(kind, xs[i], xs[i + 1], xs[i + 2], band.title_top, band.first_row,
+                             band.pitch, band.rows, band.total_bottom, cells=cells))
+    return tuple(out)
