@@ -23,7 +23,7 @@ sys.path.insert(0, str(REPO / "samples"))
 import make_samples as ms  # noqa: E402
 from scanner.errors import UnreadableInput  # noqa: E402
 from scanner.inputs.options import ReadOptions  # noqa: E402
-from scanner.layouts import CN, FORMS, KDE, LATAM  # noqa: E402
+from scanner.layouts import FORMS, KDE, LATAM  # noqa: E402
 from scanner.pdf.form import field_boxes, form_of_fields  # noqa: E402
 from scanner.pdf.reader import read_pdf  # noqa: E402
 from scanner.read import load_decklist  # noqa: E402

@@ -6,20 +6,17 @@ with counts by vertical distance, one pair at a time, so a misaligned row cannot
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from scanner.layouts.labels import (COLUMN_LABELS, COUNT_LABELS, DATE_LABELS, EVENT_LABELS, ID_HINTS,
                                     MAIN_WORDS, NAME_LABELS, OTHER_HEADER_LABELS, POINTS_LABELS,
                                     SURNAME_LABELS, TOTAL_WORDS)
-from scanner.model import ReadLine, ReviewFlag, SheetRead
+from scanner.layouts.model import SECTION_OF, Box
+from scanner.model import ReadLine, SheetRead
 from scanner.pdf.words import (Phrase, Token, full_name, group_lines, join_words, label_key,
                                median, parse_count, parse_date, phrases, split_token)
 
-SECTION_OF = {"monster": "main", "spell": "main", "trap": "main", "extra": "extra", "side": "side"}
 _HEADER_LABELS = (NAME_LABELS + SURNAME_LABELS + EVENT_LABELS + DATE_LABELS + OTHER_HEADER_LABELS)
-Box = tuple[float, float, float, float]
-"""x0, top, x1, bottom in page points, top-left origin."""
 
 
 @dataclass
