@@ -2,7 +2,7 @@
 filled in by hand (kde-hand), printed on A4 "fit to page".
 
 The form is Konami's own blank `KDE_DeckList.pdf` (../shared/forms, never copied here): its
-fields are dropped and the values drawn at the field boxes (`scanner.pdf.layout_kde.form_boxes`)
+fields are dropped and the values drawn at the field boxes (`make_samples.form_boxes`, from `scanner.layouts.kde`)
 as page text, as the fixtures' `kde-flat` sheets are (`make_samples.kde_values`, the Konami ID
 one digit per box). The page is then printed on A4 portrait at 0.86–0.89 of its size, centred.
 Hand-written values are drawn on that printed page with a pen font (Nanum Pen Script or Nanum
@@ -18,8 +18,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from make_samples import A4, FONT_DIR, SampleDeck, _register, _text, kde_values, type_value
-from scanner.pdf.layout_kde import GROUPS, KDE_SIZE, TOTAL_FIELDS, form_boxes
+from make_samples import (A4, FONT_DIR, KDE_SIZE, KDE_TOTAL_FIELDS as TOTAL_FIELDS, SampleDeck, _register,
+                          _text, form_boxes, kde_values, type_value)
+from scanner.layouts import KDE
 
 KDE_FORM = Path(__file__).resolve().parent.parent.parent / "shared" / "forms" / "KDE_DeckList.pdf"
 """Konami's blank form (the shared references; make_photos --kde-form overrides)."""
@@ -72,9 +73,7 @@ def form_values(deck: SampleDeck) -> dict[str, str]:
 
 def line_fields(column: str, row: int) -> tuple[str, str]:
     """(name field, count field) of one form row."""
-    group = next(g for g, c, _s, _r in GROUPS if c == column)
-    main = column in ("monster", "spell", "trap")
-    return f"{group} {row}", (f"{group} Card {row} Count" if main else f"{group} {row} Count")
+    return KDE.form.cell_field("name", column, row), KDE.form.cell_field("count", column, row)
 
 
 def hand_fields_for(deck: SampleDeck, mode: str) -> set[str]:

@@ -20,7 +20,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from card_db.cdb import CardDatabase, load_card_db  # noqa: E402
-from scanner.pdf.layout_kde import GROUPS, KDE_SIZE, form_boxes  # noqa: E402
+from scanner.layouts import KDE, Layout  # noqa: E402
+from scanner.pdf.form import field_boxes  # noqa: E402
 
 FONT_DIR = Path("/usr/share/fonts/truetype/nanum")
 FALLBACK_FONTS = (("DejaVuSans", Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")),
@@ -45,6 +46,13 @@ LATIN_FONTS = {  # family → (regular, bold): the print fonts English sheets co
 """Not in `FONTS` (the Korean sheets' fonts, which the generated sheets pick from): sheets with
 English names are drawn in these too."""
 A4 = (595.2756, 841.8898)
+KDE_SIZE = (KDE.width, KDE.height)
+KDE_TOTAL_FIELDS = {kind: names[0] for kind, names in KDE.form.totals.items() if kind != "main"}
+
+
+def form_boxes() -> dict[str, tuple[float, float, float, float]]:
+    """Konami's form: every field's box (`scanner.layouts.kde`)."""
+    return field_boxes(KDE)
 COLUMN_TITLES = {"monster": "몬스터 카드", "spell": "마법 카드", "trap": "함정 카드",
                  "extra": "엑스트라 덱", "side": "사이드 덱"}
 
@@ -366,22 +374,51 @@ def draw_kde_sheet(path: Path, deck: SampleDeck, filled: bool = True, family: st
 
 def kde_values(deck: SampleDeck) -> dict[str, str]:
     """Form field name → value, as a player would type them."""
-    values = {"Last Names": deck.player_family, "First  Middle Names": deck.player_given,
-              "CARD GAME ID": deck.konami_id, "Event Name": deck.event,
-              "Event Date - Year": str(deck.date[0]), "Event Date - Month": f"{deck.date[1]:02d}",
-              "Event Date - Day": f"{deck.date[2]:02d}",
-              "Main Deck Total": str(deck.total("monster", "spell", "trap"))}
-    totals = {"monster": "Total Monster Cards", "spell": "Total Spell Cards",
-              "trap": "Total Trap Cards", "side": "Total Side Deck", "extra": "Total Extra Deck"}
-    for group, column, _section, rows in GROUPS:
-        lines = deck.columns.get(column, [])
-        if len(lines) > rows:
-            raise ValueError(f"{column}: {len(lines)} lines do not fit the form's {rows} rows")
+    return layout_values(KDE, deck)
+
+
+def layout_values(layout: Layout, deck: SampleDeck) -> dict[str, str]:
+    """A fillable form's field name → value for the deck, as its description names the fields
+    (`scanner.layouts`): a line's name and count, every field of a total, the player (given and
+    family name, or one box: 김민준, Zoe Martin), the Konami ID (one field, or a digit a box), the
+    event and its date (a field a part, or a digit a box)."""
+    form = layout.form
+    values: dict[str, str] = {}
+    header = form.header
+    if "name" in header:
+        hangul = any("가" <= ch <= "힣" for ch in deck.player_family + deck.player_given)
+        whole = (deck.player_family + deck.player_given if hangul
+                 else f"{deck.player_given} {deck.player_family}")
+        values[header["name"][0]] = whole
+    if "surname" in header:
+        values[header["surname"][0]] = deck.player_family
+    if "given_name" in header:
+        values[header["given_name"][0]] = deck.player_given
+    ids = header.get("konami_id", ())
+    if len(ids) == 1:
+        values[ids[0]] = deck.konami_id
+    else:
+        values.update(dict(zip(ids, deck.konami_id)))
+    if "event" in header:
+        values[header["event"][0]] = deck.event
+    y, m, d = deck.date
+    for names, whole, digits in zip(form.date, (str(y), f"{m:02d}", f"{d:02d}"),
+                                    (f"{y % 100:02d}", f"{m:02d}", f"{d:02d}")):
+        if len(names) == 1:
+            values[names[0]] = whole
+        elif names:
+            values.update(dict(zip(names, digits)))
+    for name in form.totals.get("main", ()):
+        values[name] = str(deck.total("monster", "spell", "trap"))
+    for table in layout.tables:
+        lines = deck.columns.get(table.kind, [])
+        if len(lines) > table.rows:
+            raise ValueError(f"{table.kind}: {len(lines)} lines do not fit the form's {table.rows} rows")
         for n, (name, count) in enumerate(lines, start=1):
-            values[f"{group} {n}"] = name
-            main = column in ("monster", "spell", "trap")
-            values[f"{group} Card {n} Count" if main else f"{group} {n} Count"] = str(count)
-        values[totals[column]] = str(deck.total(column))
+            values[form.cell_field("name", table.kind, n)] = name
+            values[form.cell_field("count", table.kind, n)] = str(count)
+        for name in form.totals.get(table.kind, ()):
+            values[name] = str(deck.total(table.kind))
     return values
 
 
@@ -419,30 +456,9 @@ def _add_form_fields(background: Path, out: Path, values: dict[str, str],
 def cn_values(deck: SampleDeck) -> dict[str, str]:
     """Field name → value for the Chinese official form (fields numbered row by row: count,
     name for monster/spell/trap; then count, name for extra/side)."""
-    values = {"Name": deck.player_family + deck.player_given, "Event Name": deck.event,
-              "Text1": str(deck.total("monster", "spell", "trap")),
-              "Text2": str(deck.total("extra")), "Text3": str(deck.total("side")),
-              "fill_122": str(deck.total("monster")), "fill_123": str(deck.total("spell")),
-              "fill_124": str(deck.total("trap")), "fill_185": str(deck.total("extra")),
-              "fill_186": str(deck.total("side"))}
-    values.update({f"ID{i + 1}": d for i, d in enumerate(deck.konami_id)})
-    yy, mm, dd = deck.date
-    values.update({f"Date{i + 1}": d for i, d in enumerate(f"{yy % 100:02d}{mm:02d}{dd:02d}")})
-    for i, column in enumerate(("monster", "spell", "trap")):
-        lines = deck.columns.get(column, [])
-        if len(lines) > 20:
-            raise ValueError(f"{column}: {len(lines)} lines do not fit the form's 20 rows")
-        for r, (name, count) in enumerate(lines):
-            n = 2 + 6 * r + 2 * i
-            values[f"fill_{n}"], values[f"fill_{n + 1}"] = str(count), name
-    for i, column in enumerate(("extra", "side")):
-        lines = deck.columns.get(column, [])
-        if len(lines) > 15:
-            raise ValueError(f"{column}: {len(lines)} lines do not fit the form's 15 rows")
-        for r, (name, count) in enumerate(lines):
-            n = 125 + 4 * r + 2 * i
-            values[f"fill_{n}"], values[f"fill_{n + 1}"] = str(count), name
-    return values
+    from scanner.layouts import CN
+
+    return layout_values(CN, deck)
 
 
 def draw_cn_sheet(template: Path, path: Path, deck: SampleDeck, filled: bool = True,
@@ -486,6 +502,104 @@ def draw_cn_sheet(template: Path, path: Path, deck: SampleDeck, filled: bool = T
         page.merge_page(PdfReader(io.BytesIO(buf.getvalue())).pages[0])
         del page[NameObject("/Annots")]
         del writer._root_object[NameObject("/AcroForm")]
+    with open(path, "wb") as f:
+        writer.write(f)
+
+
+def english_deck(ydk: Path, db: CardDatabase, en_names: dict[int, str],
+                 **player) -> tuple[SampleDeck, dict[str, dict[str, int]]]:
+    """A real deck (`.ydk`) laid out with its cards' English names (`en_names`: passcode →
+    name, from an English cards.cdb) and its truth (section → passcode → count, alternate art
+    as its original), as a player filling Konami's form in English would."""
+    from scanner.inputs.formats import parse_ydk
+
+    counts: dict[tuple[str, int], int] = {}  # (section, passcode) → copies, first seen first
+    for line in parse_ydk(ydk.read_text(encoding="utf-8")).lines:
+        key = (line.section, db.original_id(line.card_id) or line.card_id)
+        counts[key] = counts.get(key, 0) + (line.count or 0)
+    columns: dict[str, list[tuple[str, int]]] = {c: [] for c in COLUMN_TITLES}
+    truth: dict[str, dict[str, int]] = {"main": {}, "extra": {}, "side": {}}
+    for (section, cid), n in counts.items():
+        col = db.cards[cid].kind.value if section == "main" else section
+        columns[col].append((en_names[cid], n))
+        truth[section][str(cid)] = n
+    return SampleDeck(columns=columns, **player), truth
+
+
+def random_english_deck(db: CardDatabase, en_names: dict[int, str], rng, rows: dict[str, int],
+                        **player) -> tuple[SampleDeck, dict[str, dict[str, int]]]:
+    """A deck of the project's own: random cards of each kind (names a Latin-1 form font can
+    draw), at most `rows[column]` lines a column, 1–3 copies each."""
+    pools: dict[str, list[int]] = {}
+    for cid, card in sorted(db.cards.items()):
+        name = en_names.get(cid)
+        if name is None or db.original_id(cid) not in (None, cid):
+            continue
+        try:
+            name.encode("cp1252")
+        except UnicodeEncodeError:
+            continue
+        pools.setdefault("extra" if card.is_extra_deck else card.kind.value, []).append(cid)
+    picks = {"monster": rng.sample(pools["monster"], rng.randint(6, rows["monster"])),
+             "spell": rng.sample(pools["spell"], rng.randint(3, rows["spell"])),
+             "trap": rng.sample(pools["trap"], rng.randint(1, rows["trap"])),
+             "extra": rng.sample(pools["extra"], rng.randint(0, rows["extra"])),
+             "side": rng.sample(pools["monster"] + pools["spell"] + pools["trap"], rng.randint(0, rows["side"]))}
+    used: set[int] = set()
+    columns: dict[str, list[tuple[str, int]]] = {c: [] for c in COLUMN_TITLES}
+    truth: dict[str, dict[str, int]] = {"main": {}, "extra": {}, "side": {}}
+    for col, cids in picks.items():
+        section = col if col in ("extra", "side") else "main"
+        for cid in cids:
+            if cid in used:
+                continue
+            used.add(cid)
+            n = rng.randint(1, 3)
+            columns[col].append((en_names[cid], n))
+            truth[section][str(cid)] = n
+    return SampleDeck(columns=columns, **player), truth
+
+
+FILL_MODES = ("form", "flat", "widgets", "no-fields", "appearances")
+"""How `fill_template` leaves a filled form: "form" (values in the AcroForm, appearances drawn
+by pypdf, as a filler script does), "flat" (pypdf's flattening: the appearances drawn into the
+page, fields removed), "widgets" (values and appearances in the page's widgets, no /AcroForm in
+the catalogue, as a popular generator writes them), "no-fields" (the catalogue's /AcroForm
+kept but its /Fields list empty: a broken form whose widgets still hold the values),
+"appearances" (the values only drawn in the widgets' appearances: no /V, no /AcroForm)."""
+
+
+def fill_template(template: Path, path: Path, layout: Layout, deck: SampleDeck, mode: str = "form",
+                  values: dict[str, str] | None = None) -> None:
+    """A blank fillable form (its PDF given by the caller) filled with the deck by pypdf, with
+    the field names its description (`scanner.layouts`) gives."""
+    from pypdf import PdfWriter
+    from pypdf.generic import ArrayObject, NameObject
+
+    if mode not in FILL_MODES:
+        raise ValueError(f"mode {mode!r}: one of {FILL_MODES}")
+    import logging
+
+    values = layout_values(layout, deck) if values is None else values
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # "font dictionary not found": Helvetica is meant
+    writer = PdfWriter(clone_from=str(template))
+    page = writer.pages[0]
+    writer.set_need_appearances_writer(False)
+    writer.update_page_form_field_values(page, values, auto_regenerate=False, flatten=(mode == "flat"))
+    if mode == "flat":
+        writer.remove_annotations(subtypes="/Widget")
+        del writer._root_object[NameObject("/AcroForm")]
+    elif mode in ("widgets", "appearances"):
+        del writer._root_object[NameObject("/AcroForm")]
+    if mode == "appearances":
+        for ref in page.get("/Annots") or []:
+            node = ref.get_object()
+            while node is not None:
+                if "/V" in node:
+                    del node[NameObject("/V")]
+                node = node.get("/Parent").get_object() if node.get("/Parent") is not None else None
+    elif mode == "no-fields":
+        writer._root_object["/AcroForm"][NameObject("/Fields")] = ArrayObject()
     with open(path, "wb") as f:
         writer.write(f)
 

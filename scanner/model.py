@@ -7,9 +7,12 @@
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from scanner.vocab import COLUMN_KO, SECTION_KO, SECTIONS, Reason
+from scanner.vocab import COLUMN_KO, MAIN_COLUMNS, SECTION_KO, SECTIONS, Reason
+
+KONAMI_ID_DIGITS = 10
 
 __all__ = ["SECTIONS", "SECTION_KO", "COLUMN_KO", "READERS", "position_label", "ReadLine",
            "ReviewFlag", "SheetRead", "Entry", "Decklist", "Infraction"]
@@ -152,6 +155,55 @@ class SheetRead:
         if reason not in ln.flags:
             ln.flags.append(reason)
         ln.detail = "; ".join(p for p in (ln.detail, line_detail) if p)
+
+    # The checks every sheet reader makes of what it read, whatever the sheet: written once.
+
+    def check_column_totals(self, columns: tuple[str, ...] | list[str] = MAIN_COLUMNS) -> None:
+        """A main column's printed total against the sum of its lines (when every count was
+        read): a mismatch is a sheet-level item."""
+        for column in columns:
+            total = self.column_totals.get(column)
+            lines = [ln for ln in self.lines if ln.column == column]
+            if total is None or any(ln.count is None for ln in lines):
+                continue
+            got = sum(ln.count or 0 for ln in lines)
+            if got != total:
+                self.review.append(ReviewFlag(
+                    section="main", reason=Reason.TOTAL_MISMATCH,
+                    detail=f"{column} column: printed total {total} ≠ sum of lines {got}"))
+
+    def settle_main_total(self, printed: int | None,
+                          columns: tuple[str, ...] | list[str] = MAIN_COLUMNS) -> None:
+        """The main deck's printed total; when the sheet prints none, the sum of its columns'
+        printed totals, if every one of them is printed."""
+        cols = [self.column_totals.get(c) for c in columns]
+        if printed is None and cols and all(v is not None for v in cols):
+            printed = sum(v or 0 for v in cols)
+        self.printed_totals["main"] = printed
+
+    def check_main_found(self, where: str) -> None:
+        """A sheet read with no main-deck line says so: an empty main deck is never passed on
+        in silence (a form read in the wrong places, a main deck written where no reader
+        looked, a page that shows cards no text gives)."""
+        if any(ln.section == "main" for ln in self.lines):
+            return
+        other = len(self.lines)
+        self.review.append(ReviewFlag(
+            section="main", reason=Reason.MAIN_DECK_NOT_FOUND,
+            detail=f"{where}: no main-deck line found" + (
+                f" ({other} extra/side line{'s' if other != 1 else ''} read)" if other else
+                " (the deck cells show ink no text or field gives: read the sheet by eye)")))
+
+    def take_konami_id(self, text: str | None, label: str) -> None:
+        """The Konami ID from the text of its box (digits kept): one not of 10 digits is
+        kept as read and flagged. Nothing written: nothing taken."""
+        digits = re.sub(r"\D", "", text or "")
+        if not digits:
+            return
+        self.konami_id = digits
+        if len(digits) != KONAMI_ID_DIGITS:
+            self.review.append(ReviewFlag(section=None, reason=Reason.KONAMI_ID_UNCLEAR,
+                                          detail=f"{label} read as {digits!r} (not 10 digits)"))
 
 
 @dataclass

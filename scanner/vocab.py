@@ -86,6 +86,7 @@ class Reason(StrEnum):
     KONAMI_ID_UNCLEAR = "konami-id-unclear"
     UNREADABLE_LINE = "unreadable-line"
     ANOTHER_SHEET_PAGE = "another-sheet-page"
+    MAIN_DECK_NOT_FOUND = "main-deck-not-found"
     # what a PDF or a text file hides
     ANNOTATION = "annotation"
     APPEARANCE_DIFFERS = "appearance-differs"
@@ -127,6 +128,7 @@ REASON_KO: dict[str, str] = {
     Reason.KONAMI_ID_UNCLEAR: "코나미 ID를 읽을 수 없음",
     Reason.UNREADABLE_LINE: "읽을 수 없는 줄",
     Reason.ANOTHER_SHEET_PAGE: "다른 쪽에도 시트 내용이 있음 (첫 쪽만 읽음)",
+    Reason.MAIN_DECK_NOT_FOUND: "메인 덱을 찾지 못함 — 시트를 직접 확인",
     Reason.ANNOTATION: "메모/표시가 있음",
     Reason.APPEARANCE_DIFFERS: "PDF 화면에 보이는 내용과 읽은 글자가 다름",
     Reason.HIDDEN_TEXT: "PDF에 가려진 글자가 있음 (상자로 덮인 줄)",

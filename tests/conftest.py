@@ -54,6 +54,24 @@ def real_lflist_path(shared_dir) -> Path:
 
 
 @pytest.fixture(scope="session")
+def ko_en_db(shared_dir):
+    """The Korean and the English card databases together (English names resolve)."""
+    from card_db.cdb import load_card_db
+    return load_card_db([_need(shared_dir / "carddb" / "ko-KR.cdb"), _need(shared_dir / "carddb" / "en-US.cdb")])
+
+
+@pytest.fixture(scope="session")
+def en_names(shared_dir) -> dict[int, str]:
+    """Passcode → English name (../shared/carddb/en-US.cdb)."""
+    import sqlite3
+    con = sqlite3.connect(_need(shared_dir / "carddb" / "en-US.cdb"))
+    try:
+        return {int(i): n for i, n in con.execute("select id, name from texts")}
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="session")
 def fixtures_dir(shared_dir) -> Path:
     return _need(shared_dir / "fixtures")
 

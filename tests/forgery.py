@@ -56,9 +56,9 @@ def _font():
 
 
 def _row_box(column: str, row: int) -> tuple[float, float, float, float]:
-    from scanner.pdf.layout_kde import line_box
+    from scanner.layouts import KDE
 
-    return line_box(column, row)
+    return KDE.table(column).line_box(row)
 
 
 def _overlay(size: tuple[float, float], draw) -> bytes:

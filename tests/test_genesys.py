@@ -7,31 +7,19 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 
 import pytest
 
-from scanner.read import load_decklist
-from scoring import score_scan
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
+import make_samples as ms  # noqa: E402
+from genesys import draw_genesys_like, overflow_deck  # noqa: E402
+from scanner.read import load_decklist  # noqa: E402
+from scoring import score_scan  # noqa: E402
 
 PEERS = ("konami-fixer-genesys-01", "konami-fixer-genesys-03", "konami-fixer-genesys-05",
          "konami-fixer-genesys-07", "konami-fixer-genesys-09")
-
-
-@pytest.fixture(scope="module")
-def ko_en_db(shared_dir):
-    from card_db.cdb import load_card_db
-    return load_card_db([shared_dir / "carddb" / "ko-KR.cdb", shared_dir / "carddb" / "en-US.cdb"])
-
-
-@pytest.fixture(scope="module")
-def en_names(shared_dir) -> dict[int, str]:
-    import sqlite3
-    con = sqlite3.connect(shared_dir / "carddb" / "en-US.cdb")
-    try:
-        return {int(i): n for i, n in con.execute("select id, name from texts")}
-    finally:
-        con.close()
 
 
 def _score(deck) -> dict:
@@ -68,98 +56,14 @@ def test_english_names_without_the_english_database_are_flagged_by_language(fixt
     assert all("en-US.cdb" in r.detail for r in items)
 
 
-# --- a Genesys-structured sheet drawn here ---------------------------------------------------
-
-def draw_genesys_like(path: Path, columns: dict[str, list[tuple[str, int]]], konami_id: str,
-                      given: str, surname: str, points: dict[str, int]) -> None:
-    """Konami's Genesys structure (not its artwork): `QTY | TITLE | PTS` per column, three main
-    columns, side | extra below with titles only, a judge box right of the extra deck, the ID
-    as spaced big digits, the name labels over two lines, `<<< TOTAL …` rows."""
-    from reportlab.lib.pagesizes import letter
-    from reportlab.pdfgen import canvas
-
-    W, H = letter
-    c = canvas.Canvas(str(path), pagesize=letter)
-    y = lambda top: H - top  # noqa: E731  (top-left coordinates, as the readers use)
-    c.setFont("Helvetica", 7)
-    c.drawString(38, y(70), "First & Middle")
-    c.drawString(38, y(78), "Name(s):")
-    c.drawString(38, y(100), "Last Name(s):")
-    c.drawString(300, y(70), "Event")
-    c.drawString(300, y(78), "Date:")
-    c.drawString(300, y(112), "Event")
-    c.drawString(300, y(120), "Name:")
-    c.drawString(520, y(70), "Last Name Initial")
-    c.drawString(38, y(124), "CARD GAME ID:")
-    c.setFont("Helvetica", 11)
-    c.drawString(102, y(77), given)
-    c.drawString(102, y(100), surname)
-    c.drawString(345, y(119), "Store Championship")
-    c.setFont("Helvetica", 22)
-    for i, d in enumerate(konami_id):
-        c.drawString(104 + 18.6 * i, y(128), d)
-    xs = {"monster": 37.0, "spell": 222.0, "trap": 407.0, "side": 37.0, "extra": 222.0}
-    tops = {"main": 150.0, "lower": 490.0}
-    titles = {"monster": "MONSTER CARDS", "spell": "SPELL CARDS", "trap": "TRAP CARDS",
-              "side": "SIDE DECK", "extra": "EXTRA DECK"}
-    for col, x in xs.items():
-        top = tops["main" if col in ("monster", "spell", "trap") else "lower"]
-        c.setFont("Helvetica-Bold", 9)
-        if top == tops["main"]:
-            c.drawString(x, y(top), "QTY")
-            c.drawString(x + 160, y(top), "PTS")
-        c.drawCentredString(x + 90, y(top), titles[col])
-        rows = 18 if top == tops["main"] else 15
-        for r, (name, n) in enumerate(columns.get(col, [])[:rows]):
-            ry = top + 17 * (r + 1)
-            c.setFont("Helvetica", 10)
-            c.drawString(x + 3, y(ry), str(n))
-            size = 9.0
-            while size > 5 and c.stringWidth(name, "Helvetica", size) > 135:
-                size -= 0.5  # long names are set smaller, as the form's fillers do
-            c.setFont("Helvetica", size)
-            c.drawString(x + 25, y(ry), name)
-            c.setFont("Helvetica", 8)
-            c.drawString(x + 165, y(ry), str(points.get(name, 0)))
-        ty = top + 17 * (rows + 1)
-        c.setFont("Helvetica-Bold", 8)
-        c.drawString(x + 3, y(ty), str(sum(n for _, n in columns.get(col, []))))
-        c.drawString(x + 25, y(ty), f"<<< TOTAL {titles[col]}")
-        c.drawString(x + 165, y(ty), "0")
-    c.setFont("Helvetica", 6)
-    for k, label in enumerate(("Deck List Checked?", "Judge Initials", "Infraction:",
-                               "Description:", "Deck Check Round:", "Judge Initials",
-                               "Description:")):
-        c.drawString(420, y(505 + 16 * k), label)
-    c.save()
-
-
-def _deck_columns(path: Path, db, en_names: dict[int, str]) -> tuple[dict, dict]:
-    """A real deck's lines by column, in English, and its truth (passcode → count)."""
-    columns: dict[str, list[tuple[str, int]]] = {k: [] for k in ("monster", "spell", "trap", "extra", "side")}
-    truth: dict[str, dict[str, int]] = {"main": {}, "extra": {}, "side": {}}
-    section = "main"
-    counts: dict[tuple[str, int], int] = {}
-    for raw in path.read_text().splitlines():
-        line = raw.strip()
-        if line in ("#main", "#extra", "!side"):
-            section = line.strip("#!")
-        elif line.isdigit():
-            cid = db.original_id(int(line)) or int(line)
-            counts[(section, cid)] = counts.get((section, cid), 0) + 1
-    for (section, cid), n in counts.items():
-        card = db.cards[cid]
-        col = card.kind.value if section == "main" else section
-        columns[col].append((en_names[cid], n))
-        truth[section][str(cid)] = n
-    return columns, truth
-
+# --- a Genesys-structured sheet drawn here (`samples/genesys.py`) -----------------------------
 
 @pytest.mark.parametrize("seed", range(3))
 def test_genesys_structured_sheet_of_another_deck_reads(seed, fixtures_dir, ko_en_db, en_names, tmp_path):
     decks = sorted((fixtures_dir / "compare").glob("*/registered.ydk"))
     rng = random.Random(2800 + seed)
-    columns, truth = _deck_columns(rng.choice(decks), ko_en_db, en_names)
+    deck, truth = ms.english_deck(rng.choice(decks), ko_en_db, en_names)
+    columns = deck.columns
     if any(len(v) > (18 if k in ("monster", "spell", "trap") else 15) for k, v in columns.items()):
         pytest.skip("deck longer than the form")
     points = {name: rng.choice((0, 0, 0, 1, 3)) for v in columns.values() for name, _ in v}
@@ -174,3 +78,39 @@ def test_genesys_structured_sheet_of_another_deck_reads(seed, fixtures_dir, ko_e
     assert got["correct"] >= min(drawable, got["lines"]), got
     assert deck.konami_id == konami_id
     assert deck.player_name == "Minjun Kim"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_spells_overflowing_into_an_empty_extra_deck_stay_spells(seed, ko_en_db, en_names, tmp_path):
+    """A filler prints a column longer than the form on down the page: row 19 over the total
+    row, row 20 over the EXTRA DECK title, the rest in the extra deck's rows. Those are spells
+    (the printed totals say so: extra 0, spells short by exactly them), never silent extra-deck
+    lines; the two rows printed over the total and the title are lost to the overprint, and the
+    spell column's printed total says so."""
+    rng = random.Random(3500 + seed)
+    columns, truth = overflow_deck(ko_en_db, en_names, rng, 21 + seed, side=4)
+    pdf = tmp_path / f"overflow-{seed}.pdf"
+    draw_genesys_like(pdf, columns, "0123456789", "Zoe", "Martin", {}, overflow=True)
+    deck = load_decklist(pdf, ko_en_db)
+    got = score_scan(deck.to_json(), truth)
+    assert got["silent"] == 0, got
+    assert deck.sections["extra"] == []
+    spells = [e for e in deck.sections["main"] if e.column == "spell"]
+    assert [e.read for e in spells[18:]] == [f"{name} {n}" for name, n in columns["spell"][20:]]
+    assert got["missing"] <= 2 and got["correct"] >= got["lines"] - 2, got
+    assert any(r.reason == "total-mismatch" and "spell column" in r.detail for r in deck.review)
+    assert deck.player_name == "Zoe Martin"
+
+
+def test_lines_whose_table_the_totals_cannot_settle_are_flagged(ko_en_db, en_names, tmp_path):
+    """Spells printed into the extra deck's rows while the extra deck's printed total is neither
+    0 nor their sum: where they belong is in doubt, and every one of them is flagged."""
+    rng = random.Random(3600)
+    columns, truth = overflow_deck(ko_en_db, en_names, rng, 22, side=4)
+    pdf = tmp_path / "doubt.pdf"
+    draw_genesys_like(pdf, columns, "0123456789", "Zoe", "Martin", {}, overflow=True, totals={"extra": 9})
+    deck = load_decklist(pdf, ko_en_db)
+    got = score_scan(deck.to_json(), truth)
+    assert got["silent"] == 0, got
+    assert len(deck.sections["extra"]) == 2
+    assert all(e.needs_review and "column-total-mismatch" in e.reasons for e in deck.sections["extra"])

@@ -201,7 +201,8 @@ def cn_template(shared_dir):
 def test_cn_field_boxes_are_the_forms_own(cn_template):
     """The reader's field map and boxes agree with every widget of the blank form."""
     import pypdf
-    from scanner.pdf.layout_cn import CELLS, cn_boxes, is_cn_fields
+    from scanner.layouts import CN
+    from scanner.pdf.form import field_boxes, form_of_fields
     page = pypdf.PdfReader(cn_template).pages[0]
     H = float(page.mediabox.top)
     widgets = {}
@@ -210,9 +211,9 @@ def test_cn_field_boxes_are_the_forms_own(cn_template):
         if a.get("/Subtype") == "/Widget":
             x0, y0, x1, y1 = (float(v) for v in a["/Rect"])
             widgets[str(a["/T"])] = (x0, H - y1, x1, H - y0)
-    assert is_cn_fields(set(widgets))
-    boxes = cn_boxes()
-    assert set(CELLS) <= set(boxes) <= set(widgets)
+    assert form_of_fields(set(widgets)) is CN
+    boxes = field_boxes(CN)
+    assert set(CN.form.cells) <= set(boxes) <= set(widgets)
     for name, box in boxes.items():
         assert all(abs(a - b) <= 1.0 for a, b in zip(box, widgets[name])), name
 

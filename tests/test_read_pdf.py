@@ -439,10 +439,10 @@ def test_typed_correction_flags_the_line_it_sits_on(ms, demo_db, tmp_path):
 
 
 def test_pen_marks_on_a_filled_form_flag_their_line(ms, demo_db, tmp_path):
-    from scanner.pdf.layout_kde import line_box
+    from scanner.layouts import KDE
     deck = _deck(ms, demo_db, "sky-striker")
     src = SAMPLES / "sheets" / "kde-form-sky-striker.pdf"
-    x0, top, x1, bottom = line_box("extra", 2)
+    x0, top, x1, bottom = KDE.table("extra").line_box(2)
     path = tmp_path / "inked.pdf"
     _annotate(src, path, [("", (x0 + 20, top + 4, x1 - 20, bottom - 4))], subtype="/Ink")
     sheet = read_pdf(path, demo_db, ReadOptions())

@@ -1,8 +1,26 @@
 """A form's description: its deck tables and boxes, in the form's own units (PDF points from the
-top-left corner)."""
+top-left corner), and for fillable forms how its fields are named and where they sit."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
+
+Box = tuple[float, float, float, float]
+"""x0, top, x1, bottom in the form's points, top-left origin."""
+MAIN_COLUMNS = ("monster", "spell", "trap")
+SECTION_OF = {"monster": "main", "spell": "main", "trap": "main", "extra": "extra", "side": "side"}
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Where a fillable form's fields of one table sit (measured on the blank form; the fields
+    lie a little inside the printed rules, and their tops are not exactly evenly spaced)."""
+
+    count_x: tuple[float, float]
+    name_x: tuple[float, float]
+    tops: tuple[float, ...]
+    """Top of each row's fields, row 1 first."""
+    height: float
 
 
 @dataclass(frozen=True)
@@ -25,11 +43,57 @@ class TableSpec:
     total_bottom: float
     """Bottom rule of the total row, which follows the last row."""
     count_side: str = "left"
+    cells: Cells | None = None
+    """A fillable form's field boxes for this table (PDF readers); None for printed-only forms."""
+
+    @property
+    def section(self) -> str:
+        return SECTION_OF[self.kind]
 
     def row_rules(self) -> list[float]:
         """Title top, every row rule (rows + 1 of them), the total row's bottom."""
         return ([self.title_top] + [self.first_row + i * self.pitch for i in range(self.rows + 1)]
                 + [self.total_bottom])
+
+    def line_box(self, row: int) -> Box:
+        """Count and name fields of one row together (the printed cells when no fields)."""
+        if self.cells is None:
+            top = self.first_row + (row - 1) * self.pitch
+            return (self.left, top, self.right, top + self.pitch)
+        c = self.cells
+        top = c.tops[row - 1]
+        return (min(c.count_x[0], c.name_x[0]), top, max(c.count_x[1], c.name_x[1]), top + c.height)
+
+
+@dataclass(frozen=True)
+class FormFields:
+    """How a fillable form names its fields, as data: which field holds each line's count and
+    name, each printed total, and each header value; and where the fields outside the deck
+    tables sit (for a page whose values were drawn flat)."""
+
+    recognise: tuple[frozenset[str], ...]
+    """The form is recognised by its fields when one of these sets is among their names."""
+    cells: Mapping[str, tuple[str, str, int]]
+    """Field name → (role "count" | "name", table kind, row). A form may name one cell two
+    ways (Konami's form names some count fields `Monster Card N Count`, others `Monster N Count`)."""
+    totals: Mapping[str, tuple[str, ...]]
+    """Table kind, or "main", → the fields that print its total (the first with a value counts)."""
+    header: Mapping[str, tuple[str, ...]]
+    """given_name, surname, name (one box for the whole name), event → the fields holding it
+    (the first with a value counts); konami_id → its fields, their digits joined in order."""
+    date: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())
+    """The fields of the event date's year, month and day (each part's digits joined)."""
+    boxes: Mapping[str, Box] = field(default_factory=dict)
+    """Where every field outside the deck tables sits (header values, totals)."""
+    id_label: str = "Konami ID"
+    """How the form labels the Konami ID (in a review item about it)."""
+
+    def cell_field(self, role: str, kind: str, row: int) -> str:
+        """The first name the form gives a cell (what a filler writes to)."""
+        return next(name for name, cell in self.cells.items() if cell == (role, kind, row))
+
+    def is_filled_in(self, names: set[str]) -> bool:
+        return any(req <= names for req in self.recognise)
 
 
 @dataclass(frozen=True)
@@ -42,10 +106,16 @@ class Layout:
     """Where the count cell is: "left" or "right" of the name."""
     row_numbers: bool
     """Rows carry a printed number in (or beside) the name cell."""
-    boxes: dict[str, tuple[float, float, float, float]]
-    """Named header boxes (x0, y0, x1, y1): where a value is written."""
-    labels: dict[str, str]
-    """Printed words that identify the layout, by the box they are printed in."""
+    boxes: dict[str, Box]
+    """Named header boxes (x0, y0, x1, y1) as printed: where a value is written on paper
+    (given_name, surname, name, konami_id, main_total), for the image reader."""
+    title: str = ""
+    """What a judge calls the form (in the reader's notes)."""
+    page_words: tuple[str, ...] = ()
+    """Words printed on the blank form (`pdf.words.label_key` forms) that identify its page."""
+    anchor: tuple[str, float, float] | None = None
+    """A word printed once on the form and its x0 and top on the blank form: a flattened page
+    drawn shifted is aligned on it before values are assigned to field boxes."""
     min_rows: dict[str, int] | None = None
     """Rows every table of a kind has at least (layouts whose tables are found by their rules):
     a table that ends sooner was cut off by the photo's edge or an object on the sheet."""
@@ -53,8 +123,8 @@ class Layout:
     """What the form fills grey in each table, which tells a fit from one shifted by a row:
     "title" (the title row, right of the count column), "total-count" (the total row's count
     cell), or None."""
-    fields: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
-    """Fillable forms: where named fields sit (x0, top, x1, bottom), for values drawn flat."""
+    form: FormFields | None = None
+    """A fillable form's fields (None for printed-only sheets)."""
 
     @property
     def fitted(self) -> bool:
@@ -62,3 +132,50 @@ class Layout:
         name on it may be written by hand, and its totals are framed cells."""
         return bool(self.tables)
 
+    def table(self, kind: str) -> TableSpec:
+        return next(t for t in self.tables if t.kind == kind)
+
+
+def numbered_cells(names: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]],
+                   rows: Mapping[str, int]) -> dict[str, tuple[str, str, int]]:
+    """Cells of a form that names its fields by row number: kind → (name field patterns,
+    count field patterns), each pattern with `{n}` for the row."""
+    out: dict[str, tuple[str, str, int]] = {}
+    for kind, (name_patterns, count_patterns) in names.items():
+        for n in range(1, rows[kind] + 1):
+            for pattern in name_patterns:
+                out[pattern.format(n=n)] = ("name", kind, n)
+            for pattern in count_patterns:
+                out[pattern.format(n=n)] = ("count", kind, n)
+    return out
+
+
+@dataclass(frozen=True)
+class Band:
+    """Tables side by side that share their rows (a form's main columns, or its lower tables):
+    the printed rules, and the measured tops and height of their fields."""
+
+    title_top: float
+    first_row: float
+    pitch: float
+    rows: int
+    total_bottom: float
+    field_tops: tuple[float, ...] = ()
+    field_height: float = 0.0
+
+
+def three_over_two(xs: tuple[float, ...], main: Band, lower: Band, lower_kinds: tuple[str, str],
+                   count_x: Mapping[str, tuple[float, float]] | None = None,
+                   name_x: Mapping[str, tuple[float, float]] | None = None) -> tuple[TableSpec, ...]:
+    """Konami's deck tables: monster | spell | trap over two lower tables (`lower_kinds`, left
+    to right: which deck each prints), every table `count | name` between the column rules `xs`
+    (7 of them); `count_x`/`name_x`: the fields' x ranges by table kind, for fillable forms."""
+    out = []
+    for kind, band, i in (("monster", main, 0), ("spell", main, 2), ("trap", main, 4),
+                          (lower_kinds[0], lower, 0), (lower_kinds[1], lower, 2)):
+        cells = None
+        if count_x is not None and name_x is not None:
+            cells = Cells(count_x[kind], name_x[kind], band.field_tops, band.field_height)
+        out.append(TableSpec(kind, xs[i], xs[i + 1], xs[i + 2], band.title_top, band.first_row,
+                             band.pitch, band.rows, band.total_bottom, cells=cells))
+    return tuple(out)

@@ -32,6 +32,7 @@ from scanner.ocr.names import (ROW_NUMBER_HEIGHT, UNSURE_CANDIDATES, NameMatch, 
 from scanner.ocr.thresholds import INK_GLYPH, NAME_ACCEPT, NAME_GUESS
 from scanner.ocr.verify import (FAR_GAP, R_FLOOR, R_MARGIN, NameRenderer, Verdict, _find_font, cell_name_ink, compare,
                                 ink_crop, ink_level, strip_rule_remnants)
+from scanner.vocab import Reason
 
 LATIN = "latin"
 """`card_db.names.name_script` of an English (or other Latin-script) name."""
@@ -149,7 +150,7 @@ def _match(vocab: Vocabulary, text: str, column: str, limit: int = UNSURE_CANDID
 
 
 def _empty(row_number_only: bool = False) -> NameRead:
-    return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
+    return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME],
                     row_number_only=row_number_only)
 
 
@@ -192,10 +193,10 @@ def _read_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary
     cell_ink = cell_name_ink(cell)
     if (row_numbers and re.fullmatch(r"[0-9]{1,2}", text.replace(" ", "")) and cell_ink is not None
             and cell_ink.shape[0] < ROW_NUMBER_HEIGHT * cell.shape[0]):
-        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"],
+        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME],
                         row_number_only=True)
     if not text or name_script(text) != LATIN:
-        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), ["unresolved-name"])
+        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME])
     match = _match(vocab, text, column)
     # A rendering tie with a near name stays flagged: unlike `kor`'s, `eng`'s slips between
     # near names (`Kuribon` for `Kuriboh`, h/n at 15 px) repeat at other scales, so a second
@@ -210,11 +211,11 @@ def _read_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary
             vocab.renderer.observe(cell_ink, match.name)
         detail = verdict.detail
     elif match.score < NAME_GUESS:
-        flags.append("unresolved-name")
+        flags.append(Reason.UNRESOLVED_NAME)
     elif match.score < NAME_ACCEPT:
-        flags.append("uncertain-name")
+        flags.append(Reason.UNCERTAIN_NAME)
     else:
-        flags.append(verdict.reason if verdict is not None and verdict.reason else "ambiguous-name")
+        flags.append(verdict.reason if verdict is not None and verdict.reason else Reason.AMBIGUOUS_NAME)
     if flags and verdict is not None:
         detail = verdict.detail
         match = rendering_proposal(match, verdict, vocab)

@@ -21,8 +21,8 @@ from scanner.model import ReviewFlag, SheetRead
 from scanner.ocr.corrections import (ink_chroma, mark_handwritten_after_strike, mark_merged_rows,
                                      mark_pen_counts)
 from scanner.ocr.engine import Tesseract
-from scanner.ocr.form_fit import Fit, fit_form
-from scanner.ocr.grid import Grid, page_to_grid
+from scanner.ocr.form_fit import Fit, fit_form, row_rule_peaks
+from scanner.ocr.grid import Grid, line_masks, page_to_grid
 from scanner.ocr.layouts import DB_KO, FORMS, Layout
 from scanner.ocr.header import read_form_header, read_header
 from scanner.ocr.lines import struck_review, to_read_line
@@ -174,19 +174,40 @@ def _other_quads(img: np.ndarray, got: Located) -> Located:
     return got
 
 
+FIT_TIE = 0.1
+"""Forms whose shares of matched rules differ by less than this are told apart by how close
+their row rules lie to the page's: Konami's current form and its Latin-American edition share
+their column widths and row pitch, and each matches most rules of the other (87-95 %)."""
+
+
 def _as_form(page: PageImage, grid: Grid) -> Located | None:
     """The fixed form (`layouts.FORMS`) whose rules the page fits best, placed on it (`grid`: the
     db-ko grid stage's result on the page), or None when no form fits."""
-    best: tuple[float, Located] | None = None
+    fits: list[tuple[float, float, Located]] = []
     for layout in FORMS:
         fitted = fit_form(page.gray, layout, grid.faint_masks)
         if fitted is None:
             continue
         fit = fitted[1]
-        score = fit.x_match * fit.y_match
-        if best is None or score > best[0]:
-            best = (score, Located(page, fitted[0], _tables_found(fitted[0]), layout, fit))
-    return None if best is None else best[1]
+        fits.append((fit.x_match * fit.y_match, _row_residual(page, grid, layout, fit),
+                     Located(page, fitted[0], _tables_found(fitted[0]), layout, fit)))
+    if not fits:
+        return None
+    top = max(score for score, _, _ in fits)
+    return min((f for f in fits if f[0] >= top - FIT_TIE), key=lambda f: (f[1], -f[0]))[2]
+
+
+def _row_residual(page: PageImage, grid: Grid, layout: Layout, fit: Fit) -> float:
+    """Mean distance (in the form's points) from the fitted form's row rules to the page's
+    horizontal rules they land on (within a fifth of a row)."""
+    horiz = grid.faint_masks[0] if grid.faint_masks is not None else line_masks(page.gray, faint_rules=True)[1]
+    peaks = row_rule_peaks(horiz, fit.sx, fit.ox, layout)
+    rules = np.array(sorted({v for t in layout.tables for v in t.row_rules()}))
+    if peaks.size == 0 or fit.sy <= 0:
+        return float("inf")
+    d = np.abs((fit.oy + fit.sy * rules)[:, None] - peaks[None, :]).min(axis=1) / fit.sy
+    near = d[d <= 0.2 * float(np.median([t.pitch for t in layout.tables]))]
+    return float(near.mean()) if near.size else float("inf")
 
 
 def find_tables(ctx: PageContext) -> None:
@@ -326,6 +347,8 @@ def report(ctx: PageContext) -> None:
             ctx.sheet.review.append(struck_review(r, ctx.grid, ctx.page, ctx.options, ctx.label))
         else:
             ctx.sheet.lines.append(to_read_line(r, ctx.grid, ctx.page, ctx.options, ctx.label))
+    if ctx.sheet.lines:  # (a sheet with no line at all is flagged by check_rows)
+        ctx.sheet.check_main_found(f"layout {ctx.layout.name}")
     if ctx.options.debug_dir:
         from scanner.ocr.debug import write_debug
         write_debug(Path(ctx.options.debug_dir), ctx.label, ctx.page, ctx.grid)

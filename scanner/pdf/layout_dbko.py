@@ -6,20 +6,18 @@ with counts by vertical distance, one pair at a time, so a misaligned row cannot
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from scanner.layouts.labels import (COLUMN_LABELS, COUNT_LABELS, DATE_LABELS, EVENT_LABELS, ID_HINTS,
                                     MAIN_WORDS, NAME_LABELS, OTHER_HEADER_LABELS, POINTS_LABELS,
                                     SURNAME_LABELS, TOTAL_WORDS)
-from scanner.model import ReadLine, ReviewFlag, SheetRead
-from scanner.pdf.words import (Phrase, Token, group_lines, join_words, label_key, median,
-                               parse_count, phrases, split_token)
-from scanner.vocab import SECTION_OF, Reason
+from scanner.layouts.model import SECTION_OF, Box
+from scanner.model import ReadLine, SheetRead
+from scanner.pdf.words import (Phrase, Token, full_name, group_lines, join_words, label_key,
+                               median, parse_count, parse_date, phrases, split_token)
+from scanner.vocab import Reason
 
 _HEADER_LABELS = (NAME_LABELS + SURNAME_LABELS + EVENT_LABELS + DATE_LABELS + OTHER_HEADER_LABELS)
-Box = tuple[float, float, float, float]
-"""x0, top, x1, bottom in page points, top-left origin."""
 
 
 @dataclass
@@ -103,18 +101,21 @@ def find_columns(phr: list[Phrase], width: float, height: float) -> list[Column]
 
 def _printed_titles(phr: list[Phrase]) -> list[Phrase]:
     """Column titles glued to other words on their line (a deck that overflows a form prints its
-    last names over the next table's title: `Effect Veiler SIDE DECK`): runs of two or more
-    capital letters that are a column label on their own (`SIDE DECK`). One word alone is never
-    taken (`Monster` starts card names), nor words of a title line (`덱 레시피 (… 엑스트라 덱 …)`)."""
+    last names over the next table's title: `Effect Veiler SIDE DECK`, or through it: `Shimmering
+    EXTRA Shatterer of DECK the Sacred Beasts`): two or three words in capitals, in order and
+    with only other words between them, that are a column label (`SIDE DECK`). One word alone
+    is never taken (`Monster` starts card names), nor words of a title line (`덱 레시피 (… 엑스트라
+    덱 …)`), nor of a total row (`<<< TOTAL EXTRA DECK`)."""
     out = []
     titles = {w for labels in COLUMN_LABELS.values() for w in labels}
     for p in phr:
-        toks = p.tokens
+        if _is_total(p.key):
+            continue
+        toks = [t for t in p.tokens if t.text.isascii() and t.text.isupper()]
         for i in range(len(toks)):
             for j in range(i + 2, min(len(toks), i + 3) + 1):
                 run = toks[i:j]
-                if (j - i < len(toks) and label_key(" ".join(t.text for t in run)) in titles
-                        and all(t.text.isascii() and t.text.isupper() for t in run)):
+                if j - i < len(p.tokens) and label_key(" ".join(t.text for t in run)) in titles:
                     out.append(Phrase(list(run)))
     return out
 
@@ -471,51 +472,17 @@ def read_header(sheet: SheetRead, phr: list[Phrase], tokens: list[Token], top_li
             continue
         value = inner + [t for t in _header_value(label, head_tokens, stops) if t not in inner]
         if kind == "id" and sheet.konami_id is None:
-            digits = "".join(ch for t in value for ch in t.text if ch.isdigit())
-            if digits:
-                sheet.konami_id = digits
-                if len(digits) != 10:
-                    sheet.review.append(ReviewFlag(section=None, reason=Reason.KONAMI_ID_UNCLEAR,
-                                                   detail=f"Konami ID read as {digits!r} (not 10 digits)"))
+            sheet.take_konami_id("".join(t.text for t in value), "Konami ID")
         elif kind == "name" and given is None:
-            given = _name_value(value)
+            given = " ".join(t.text for t in value) or None
         elif kind == "surname" and surname is None:
-            surname = _name_value(value)
+            surname = " ".join(t.text for t in value) or None
         elif kind == "event" and sheet.event_name is None:
             sheet.event_name = join_words(value) or None
         elif kind == "date" and sheet.event_date is None:
             sheet.event_date = parse_date(" ".join(t.text for t in value))
     if sheet.player_name is None:
-        sheet.player_name = _full_name(given, surname)
-
-
-def _name_value(value: list[Token]) -> str | None:
-    """A name box's words: Hangul names run together (`김 민준` is 김민준), others keep spaces."""
-    words = [t.text for t in value]
-    if not words:
-        return None
-    joined = "".join(words)
-    return joined if any("가" <= ch <= "힣" for ch in joined) else " ".join(words)
-
-
-def _full_name(given: str | None, surname: str | None) -> str | None:
-    """One player name from a form's given-name and family-name boxes (Korean: family first)."""
-    if not given or not surname:
-        return given or surname
-    if any("가" <= ch <= "힣" for ch in given + surname):
-        return surname + given
-    return f"{given} {surname}"
-
-
-def parse_date(text: str) -> str | None:
-    nums = re.findall(r"\d+", text)
-    if len(nums) >= 3:
-        y, m, d = (int(n) for n in nums[:3])
-        if y < 100:
-            y += 2000
-        if 1 <= m <= 12 and 1 <= d <= 31:
-            return f"{y:04d}-{m:02d}-{d:02d}"
-    return None
+        sheet.player_name = full_name(given, surname)
 
 
 def read_db_sheet(tokens: list[Token], width: float, height: float,
@@ -530,26 +497,83 @@ def read_db_sheet(tokens: list[Token], width: float, height: float,
     sheet = SheetRead(reader="pdf-text")
     sheet.notes.append("layout: card-database sheet (" + ", ".join(
         f"{c.name}{'' if c.count_header else ' (no count header)'}" for c in cols) + ")")
+    reads = {c.name: read_column(c, tokens) for c in cols}
+    sheet.notes.extend(settle_overflow(cols, reads))
     for c in cols:
-        got = read_column(c, tokens)
+        got = reads[c.name]
         sheet.lines.extend(got.lines)
         if line_boxes is not None:
             line_boxes.extend(got.boxes)
         sheet.notes.extend(got.notes)
         if c.section == "main":
             sheet.column_totals[c.name] = got.total
-            if got.total is not None:
-                col_sum = sum(ln.count or 0 for ln in got.lines)
-                if all(ln.count is not None for ln in got.lines) and col_sum != got.total:
-                    sheet.review.append(ReviewFlag(
-                        section="main", reason=Reason.TOTAL_MISMATCH,
-                        detail=f"{c.name} column: printed total {got.total} ≠ sum of lines {col_sum}"))
         else:
             sheet.printed_totals[c.section] = got.total
-    main_total = _main_total(phr, tokens)
-    if main_total is None and main_cols and all(sheet.column_totals.get(c.name) is not None
-                                                for c in main_cols):
-        main_total = sum(sheet.column_totals[c.name] or 0 for c in main_cols)
-    sheet.printed_totals["main"] = main_total
+    sheet.check_column_totals([c.name for c in main_cols])
+    sheet.settle_main_total(_main_total(phr, tokens), [c.name for c in main_cols])
     read_header(sheet, phr, tokens, min(c.header.top for c in cols))
     return sheet
+
+
+def settle_overflow(cols: list[Column], reads: dict[str, ColumnRead]) -> list[str]:
+    """Lines of an extra or side table printed under a main column that is short of its printed
+    total: a main column longer than the form, printed on down the page (public fillers of
+    Konami's Genesys form do so), or the lower table's own lines. The printed totals decide: when
+    the table's first lines are what keeps its sum off its own printed total, and the column above
+    lacks at least that many cards, they are the column's overflow and move to it. When the totals
+    settle nothing, the lower table's lines are flagged: where they belong is in doubt."""
+    notes: list[str] = []
+    for low in cols:
+        got = reads[low.name]
+        if low.section == "main" or got.total is None or not got.lines:
+            continue
+        if any(ln.count is None for ln in got.lines):
+            continue
+        low_sum = sum(ln.count or 0 for ln in got.lines)
+        if low_sum == got.total:
+            continue
+        for col in (c for c in cols if c.section == "main" and c.left <= low.header.cx < c.right):
+            above = reads[col.name]
+            if above.total is None or any(ln.count is None for ln in above.lines):
+                continue
+            short = above.total - sum(ln.count or 0 for ln in above.lines)
+            if short <= 0:
+                continue
+            k = _overflow_prefix([ln.count or 0 for ln in got.lines], low_sum - got.total, short)
+            if k:
+                _move_lines(got, above, k, col)
+                notes.append(f"{k} line(s) printed in the {low.name} table are the {col.name} column's "
+                             f"overflow (the printed totals of both say so)")
+            else:
+                for ln in got.lines:
+                    ln.flags.append(Reason.COLUMN_TOTAL_MISMATCH)
+                    ln.detail = "; ".join(x for x in (ln.detail, (
+                        f"printed under the {col.name} column, which is {short} short of its printed "
+                        f"total, while the {low.name} lines add up to {low_sum}, not its printed "
+                        f"{got.total}: an overflow of {col.name}, or a {low.name} line?")) if x)
+            break
+    return notes
+
+
+def _overflow_prefix(counts: list[int], surplus: int, room: int) -> int:
+    """How many first lines, counts summing to `surplus` (what the table holds over its printed
+    total) and to no more than `room` (what the column above lacks), are the overflow; 0: none."""
+    run = 0
+    for k, n in enumerate(counts, start=1):
+        run += n
+        if run > room or run > surplus:
+            return 0
+        if run == surplus:
+            return k
+    return 0
+
+
+def _move_lines(src: ColumnRead, dst: ColumnRead, k: int, col: Column) -> None:
+    """The first `k` lines of `src` (and their boxes) become `dst`'s last lines, in `col`."""
+    for ln in src.lines[:k]:
+        ln.section, ln.column, ln.row = col.section, col.name, None
+    dst.lines.extend(src.lines[:k])
+    del src.lines[:k]
+    if len(src.boxes) >= k:
+        dst.boxes.extend(src.boxes[:k])
+        del src.boxes[:k]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from scanner.inputs.formats import one_line
-from scanner.model import ReadLine, ReviewFlag, SheetRead
-from scanner.pdf.layout_kde import parse_total
+from scanner.model import ReadLine, SheetRead
+from scanner.pdf.words import parse_total
 from scanner.vocab import Reason
 
 COLUMNS: dict[str, tuple[str, str]] = {
@@ -65,22 +65,9 @@ def sheet_from_line_fields(values: dict[str, str], reader: str) -> SheetRead:
             sheet.printed_totals[column] = value
         else:
             sheet.column_totals[column] = value
-    cols = [sheet.column_totals.get(c) for c in ("monster", "spell", "trap")]
-    if all(v is not None for v in cols):
-        sheet.printed_totals["main"] = sum(v or 0 for v in cols)
-    for column in ("monster", "spell", "trap"):
-        total = sheet.column_totals.get(column)
-        lines = [ln for ln in sheet.lines if ln.column == column]
-        if total is not None and all(ln.count is not None for ln in lines):
-            got = sum(ln.count or 0 for ln in lines)
-            if got != total:
-                sheet.review.append(ReviewFlag(section="main", reason=Reason.TOTAL_MISMATCH,
-                                               detail=f"{column} column: printed total {total} ≠ sum of lines {got}"))
+    sheet.settle_main_total(None)
+    sheet.check_column_totals()
     person = " ".join(one_line(folded.get(k) or "").strip() for k in ("name", "lastname")).strip()
     sheet.player_name = person or None
-    digits = re.sub(r"\D", "", folded.get("konami_id") or "")
-    sheet.konami_id = digits or None
-    if digits and len(digits) != 10:
-        sheet.review.append(ReviewFlag(section=None, reason=Reason.KONAMI_ID_UNCLEAR,
-                                       detail=f"konami_id read as {digits!r} (not 10 digits)"))
+    sheet.take_konami_id(folded.get("konami_id"), "konami_id")
     return sheet

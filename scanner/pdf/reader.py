@@ -11,14 +11,12 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scanner.pdf import layout_cn, layout_kde, layout_lines
+from scanner.pdf import form as fixed_form, layout_lines
 from scanner.errors import UnreadableInput
 from scanner.inputs.formats import one_line
 from scanner.inputs.limits import check_pages
 from scanner.pdf.hidden import flag_hidden_text
 from scanner.pdf.layout_dbko import Box, read_db_sheet
-from scanner.pdf.layout_kde import (fields_from_flat_text, is_kde_fields, looks_like_kde,
-                                sheet_from_kde_fields)
 from scanner.model import ReviewFlag, SheetRead
 from scanner.pdf.words import PageText, page_text
 from scanner.vocab import Reason
@@ -57,10 +55,10 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
         check_pages(len(doc), path.name, most=options.max_pages)
         needs_ocr = False
         for number in range(len(doc)):
-            with contextlib.closing(doc[number]) as page:  # open until the hidden-text check
+            with _PageHolder(doc, number) as held:  # open until the hidden-text check
                 try:
-                    text = page_text(page, path.name, number + 1)
-                    has_images = _has_images(page)
+                    text = page_text(held.page, path.name, number + 1)
+                    has_images = _has_images(held.page)
                 except pdfium.PdfiumError as exc:
                     raise UnreadableInput("input.pdf-page-unreadable", file=path.name,
                                           page=number + 1, detail=exc) from None
@@ -68,17 +66,13 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                     needs_ocr = needs_ocr or has_images or text.chars > 0
                     continue
                 boxes: list[Box] = []
-                if looks_like_kde(text.tokens, text.width, text.height):
-                    sheet = sheet_from_kde_fields(fields_from_flat_text(text.tokens), "pdf-text")
-                    sheet.notes.append("layout: Konami deck list form, flattened")
-                    boxes = _form_line_boxes(sheet, layout_kde.line_box)
-                    sheet.empty_cells = _empty_cells(sheet, layout_kde.line_box, layout_kde.GROUPS)
-                elif layout_cn.looks_like_cn(text.tokens, text.width, text.height):
-                    sheet = layout_cn.sheet_from_cn_fields(layout_cn.fields_from_flat_cn(text.tokens),
-                                                           "pdf-text")
-                    sheet.notes.append("layout: Chinese official deck list form, flattened")
-                    boxes = _form_line_boxes(sheet, layout_cn.line_box)
-                    sheet.empty_cells = _empty_cells(sheet, layout_cn.line_box, layout_cn.GROUPS)
+                layout = fixed_form.form_of_page(text.tokens, text.width, text.height)
+                if layout is not None:
+                    sheet = _read_form_page(layout, held, text)
+                    boxes = fixed_form.line_boxes(layout, sheet)
+                    sheet.empty_cells = fixed_form.empty_cells(layout, sheet)
+                    if not sheet.lines and not fixed_form.cells_with_ink(layout, held.page, text.tokens):
+                        raise UnreadableInput("input.sheet-blank", file=path.name, page=number + 1)
                 else:
                     sheet = read_db_sheet(text.tokens, text.width, text.height, boxes)
                     if sheet is None:
@@ -86,8 +80,10 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
                         continue
                     if len(boxes) == len(sheet.lines):
                         sheet.empty_cells = _rows_between(sheet.lines, boxes)
-                if not sheet.lines:
-                    raise UnreadableInput("input.sheet-blank", file=path.name, page=number + 1)
+                    if not sheet.lines:
+                        raise UnreadableInput("input.sheet-blank", file=path.name, page=number + 1)
+                sheet.check_main_found(layout.title if layout is not None else "the sheet")
+                page = held.page
                 if len(doc) > 1:
                     sheet.notes.append(f"sheet found on page {number + 1} of {len(doc)}")
                     for other in _later_sheet_pages(doc, number + 1, path.name):
@@ -104,6 +100,61 @@ def read_pdf(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRea
     if needs_ocr:
         return None
     raise UnreadableInput("input.pdf-not-a-sheet", file=path.name)
+
+
+class _PageHolder:
+    """One pdfium page, kept open while it is read; reopened after its annotations are
+    flattened into it (`flatten`), closed at the end either way."""
+
+    def __init__(self, doc, number: int) -> None:
+        self.doc, self.number = doc, number
+        self.page = doc[number]
+
+    def flatten(self) -> bool:
+        """Draw the page's annotations (form widgets' appearances) into its content, in memory
+        only: their text becomes page text. False when pdfium could not."""
+        import pypdfium2.raw as pdfium_c
+
+        done = pdfium_c.FPDFPage_Flatten(self.page.raw, pdfium_c.FLAT_NORMALDISPLAY)
+        if done != pdfium_c.FLATTEN_SUCCESS:
+            return False
+        self.page.close()
+        self.page = self.doc[self.number]
+        return True
+
+    def __enter__(self) -> "_PageHolder":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.page.close()
+
+
+def _read_form_page(layout, held: _PageHolder, text: PageText) -> SheetRead:
+    """A fixed form's page: values drawn flat in its boxes; when the boxes hold none, the
+    values the page's widgets draw (a generator may leave them only in the widgets'
+    appearances, with no field values a reader sees)."""
+    sheet = fixed_form.sheet_from_fields(layout, fixed_form.fields_from_flat_text(layout, text.tokens),
+                                         "pdf-text")
+    how = "flattened"
+    if not sheet.lines and _widget_count(held.page) and held.flatten():
+        drawn = page_text(held.page, "PDF", held.number + 1)
+        sheet = fixed_form.sheet_from_fields(layout, fixed_form.fields_from_flat_text(layout, drawn.tokens),
+                                             "pdf-text")
+        how = "values drawn by its widgets (no field values)"
+    sheet.notes.append(f"layout: {layout.title}, {how}")
+    return sheet
+
+
+def _widget_count(page) -> int:
+    import pypdfium2.raw as pdfium_c
+
+    count = 0
+    for i in range(pdfium_c.FPDFPage_GetAnnotCount(page.raw)):
+        annot = pdfium_c.FPDFPage_GetAnnot(page.raw, i)
+        if annot:
+            count += pdfium_c.FPDFAnnot_GetSubtype(annot) == pdfium_c.FPDF_ANNOT_WIDGET
+            pdfium_c.FPDFPage_CloseAnnot(annot)
+    return count
 
 
 def first_page_size(path: Path) -> tuple[float, float]:
@@ -157,8 +208,7 @@ def _later_sheet_pages(doc, start: int, label: str = "PDF") -> list[int]:
             if images:
                 found.append(number + 1)
             continue
-        if looks_like_kde(text.tokens, text.width, text.height) or \
-                layout_cn.looks_like_cn(text.tokens, text.width, text.height):
+        if fixed_form.form_of_page(text.tokens, text.width, text.height) is not None:
             found.append(number + 1)
             continue
         other = read_db_sheet(text.tokens, text.width, text.height)
@@ -218,15 +268,21 @@ def _read_form(path: Path, reader) -> SheetRead | None:
     """Values of a filled deck-list form, or None when the PDF has no filled deck fields. The
     values are taken from the AcroForm, else from the page's widgets (a generator may write
     them there with no working /AcroForm)."""
+    raw: dict = {}
+    widgets: dict[str, tuple[str, Box]] = {}
+    # The AcroForm and the page's widgets are read apart: a broken AcroForm leaves the widgets.
     try:
         with _quiet_pypdf():
             raw = (reader.get_fields() or {}) if "/AcroForm" in reader.trailer["/Root"] else {}
+    except Exception as exc:  # noqa: BLE001 - the widgets or the page's text are read instead
+        log.warning("%s: AcroForm unreadable (%s); using the page's widgets", path.name, exc)
+    try:
+        with _quiet_pypdf():
             widgets = _page_widgets(reader)
-    except UnreadableInput:
-        raise
     except Exception as exc:  # noqa: BLE001 - a broken form is read from its text instead
-        log.warning("%s: form fields unreadable (%s); using the text layer", path.name, exc)
-        return None
+        log.warning("%s: form widgets unreadable (%s); using the text layer", path.name, exc)
+    if not isinstance(raw, dict):
+        raw = {}
     # A damaged form can name a field with bytes (pypdf's ByteStringObject), not text.
     values = {(name.decode("latin-1") if isinstance(name, bytes) else str(name)):
               _raw_text(f.get("/V") if isinstance(f, dict) else None) for name, f in raw.items()}
@@ -242,27 +298,22 @@ def _read_form(path: Path, reader) -> SheetRead | None:
         if not sheet.lines:
             return None
         sheet.notes.append(f"layout: remade form with one field per column, {source}")
+        sheet.check_main_found("the remade form")
         rects = {name.casefold(): rect for name, (_, rect) in widgets.items()}
         boxes = [rects.get(_column_field(ln.column, rects)) or (0.0, 0.0, 0.0, 0.0) for ln in sheet.lines]
         add_annotations(sheet, reader, 0, boxes)
         _place_lines(sheet, 0, boxes)
         return sheet
-    if is_kde_fields(set(fields)):
-        deck_fields = [k for k in fields if k.startswith(("Monster", "Spell", "Trap", "Side", "Extra"))]
-        layout, line_box, groups = "Konami deck list form", layout_kde.line_box, layout_kde.GROUPS
-        read = sheet_from_kde_fields
-    elif layout_cn.is_cn_fields(set(fields)):
-        deck_fields = list(layout_cn.CELLS)
-        layout, line_box, groups = "Chinese official deck list form", layout_cn.line_box, layout_cn.GROUPS
-        read = layout_cn.sheet_from_cn_fields
-    else:
+    layout = fixed_form.form_of_fields(set(fields))
+    if layout is None:
         return None
-    if not any(fields.get(k, "").strip() for k in deck_fields):
+    if not any(fields.get(k, "").strip() for k in fixed_form.deck_fields(layout)):
         return None  # a blank form: perhaps flattened text sits on top; read the page
-    sheet = read(fields, "pdf-form")
-    sheet.notes.append(f"layout: {layout}, {source}")
-    boxes = _form_line_boxes(sheet, line_box)
-    sheet.empty_cells = _empty_cells(sheet, line_box, groups)
+    sheet = fixed_form.sheet_from_fields(layout, fields, "pdf-form")
+    sheet.notes.append(f"layout: {layout.title}, {source}")
+    sheet.check_main_found(layout.title)
+    boxes = fixed_form.line_boxes(layout, sheet)
+    sheet.empty_cells = fixed_form.empty_cells(layout, sheet)
     add_annotations(sheet, reader, 0, boxes)
     _place_lines(sheet, 0, boxes)
     return sheet
@@ -285,13 +336,6 @@ def _rows_between(lines, boxes: list[Box]) -> list[Box]:
             if below[1] - above[3] >= 0.8 * pitch:
                 out.append((above[0], above[3], above[2], below[1]))
     return out
-
-
-def _empty_cells(sheet: SheetRead, line_box, groups) -> list[Box]:
-    """The form's line cells (count and name) that hold no read line."""
-    taken = {(ln.column, ln.row) for ln in sheet.lines}
-    return [line_box(column, row) for _, column, _, rows in groups for row in range(1, rows + 1)
-            if (column, row) not in taken]
 
 
 def _column_field(column: str | None, rects: dict) -> str:
@@ -351,10 +395,6 @@ def _place_lines(sheet: SheetRead, page: int, boxes: list[Box]) -> None:
     if len(boxes) == len(sheet.lines):
         for line, box in zip(sheet.lines, boxes):
             line.box = box
-
-
-def _form_line_boxes(sheet: SheetRead, line_box) -> list[Box]:
-    return [line_box(ln.column, ln.row) for ln in sheet.lines]
 
 
 def _field_text(value) -> str:

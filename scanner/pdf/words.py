@@ -234,3 +234,48 @@ def parse_count(text: str) -> int | None:
 
 def median(values: list[float], default: float) -> float:
     return statistics.median(values) if values else default
+
+
+def parse_total(text: str | None) -> int | None:
+    """A printed total: its digits (None when it has none)."""
+    if text is None:
+        return None
+    digits = re.sub(r"\D", "", text)
+    return int(digits) if digits else None
+
+
+def parse_date(text: str) -> str | None:
+    """`year month day` (any separators; a two-digit year is 20YY) → YYYY-MM-DD."""
+    nums = re.findall(r"\d+", text)
+    if len(nums) >= 3:
+        y, m, d = (int(n) for n in nums[:3])
+        if y < 100:
+            y += 2000
+        if 1 <= m <= 12 and 1 <= d <= 31:
+            return f"{y:04d}-{m:02d}-{d:02d}"
+    return None
+
+
+def _hangul(text: str) -> bool:
+    return any("가" <= ch <= "힣" for ch in text)
+
+
+def name_text(text: str | None) -> str | None:
+    """A name box's text: Hangul names run together (`김 민준` is 김민준), others keep one space
+    between words (`Zoe  Martin` is Zoe Martin)."""
+    words = (text or "").split()
+    if not words:
+        return None
+    return "".join(words) if _hangul("".join(words)) else " ".join(words)
+
+
+def full_name(given: str | None, surname: str | None) -> str | None:
+    """One player name from a form's given-name and family-name boxes, as the player's script
+    writes it: Korean family name first and run together (우준혁), Latin given name first
+    (Zoe Martin)."""
+    given, surname = name_text(given), name_text(surname)
+    if not given or not surname:
+        return given or surname
+    if _hangul(given + surname):
+        return surname + given
+    return f"{given} {surname}"
