@@ -25,7 +25,7 @@ from scanner.errors import EventError, RegulationError, UnreadableInput
 from scanner.event.context import EventContext
 from scanner.event.effective import PlayerRecord, player_record
 from scanner.event.files import sha256_bytes
-from scanner.event.record import EventRecord
+from scanner.event.record import EventRecord, Guard
 from scanner.event.records import (Amendment, DeckCheck, EventInfo, IssuedInfraction, NewInfraction,
                                    Registration, ReviewDecision, clean_name, lookup_konami_id,
                                    normalise_konami_id)
@@ -378,7 +378,8 @@ def _player_name(given: str | None, deck: Decklist, warnings: list[str]) -> str 
 def commit_registration(ctx: EventContext, prepared: PreparedRegistration,
                         konami_id: str | None, *, name: str | None = None,
                         replace: bool = False, allow_duplicate: bool = False,
-                        walk_in: bool = False, extra_json: dict | None = None) -> RegisterResult:
+                        walk_in: bool = False, extra_json: dict | None = None,
+                        guard: Guard | None = None) -> RegisterResult:
     """Store a prepared input as the player's next version (in `ctx.judge`'s name, under the
     list `ctx.limits`), every guard applied inside the record's write transaction (two desks
     cannot both pass a guard the other's write breaks):
@@ -391,7 +392,9 @@ def commit_registration(ctx: EventContext, prepared: PreparedRegistration,
       drops most of the previous version needs `replace=True` (`NeedsDecision`
       "implausible-version");
     - a given name longer than the limit after normalisation is refused.
-    `extra_json` is merged into the stored decklist JSON (the station's job mark)."""
+    `extra_json` is merged into the stored decklist JSON (the station's job mark); `guard`
+    (the caller's own check, e.g. the station's "a player the judge was shown") runs in the
+    same transaction, before the write."""
     if walk_in and konami_id:
         raise EventError("event.walk-in-with-id")
     deck = prepared.deck
@@ -412,6 +415,8 @@ def commit_registration(ctx: EventContext, prepared: PreparedRegistration,
                         f"against the player (--name sets it)")
 
     def guards(st: EventRecord) -> None:
+        if guard is not None:
+            guard(st)
         others = [k for k in st.players_with_file(prepared.sha256) if k != kid]
         if others and not allow_duplicate:
             raise NeedsDecision("event.duplicate-original", decision=DUPLICATE_ORIGINAL,

@@ -188,7 +188,7 @@ CREATE TABLE registration_withdrawals (
         f"WHERE x.{col} IS NEW.{col}) BEGIN SELECT RAISE(ABORT, 'registration_withdrawals is "
         f"append-only: a row with this key exists'); END;"
         for n, col in enumerate(("id", "registration_id")))),
-    Migration("0005-sheet-identity-and-deck-check-voids", """
+    Migration("0006-sheet-identity-and-deck-check-voids", """
 CREATE TABLE sheet_confirmations (
     id INTEGER PRIMARY KEY,
     registration_id INTEGER NOT NULL REFERENCES registrations(id),

@@ -351,5 +351,5 @@ PG_MIGRATIONS: tuple[Migration, ...] = (
     Migration("pg-0004-station-crops", _CROPS),
     Migration("pg-0005-jobs-needs-decision", _NEEDS_DECISION),
     Migration("pg-0006-withdrawals", _WITHDRAWALS),
-    Migration("pg-0007-sheet-identity-and-deck-check-voids", _IDENTITY_AND_CHECK_VOIDS),
+    Migration("pg-0008-sheet-identity-and-deck-check-voids", _IDENTITY_AND_CHECK_VOIDS),
 )

@@ -36,8 +36,8 @@ EVENT_PARAM = "event"
 CONNECT_TIMEOUT_S = 10
 _KNOWN_STEPS = {m.name for m in PG_MIGRATIONS}
 _TABLE_STEP = {"registration_withdrawals": "pg-0006-withdrawals",
-               "sheet_confirmations": "pg-0007-sheet-identity-and-deck-check-voids",
-               "deck_check_voids": "pg-0007-sheet-identity-and-deck-check-voids"}
+               "sheet_confirmations": "pg-0008-sheet-identity-and-deck-check-voids",
+               "deck_check_voids": "pg-0008-sheet-identity-and-deck-check-voids"}
 """Tables a later migration step added (a database read before it lacks them)."""
 
 

@@ -33,7 +33,8 @@ def test_the_sheet_id_on_the_roster_is_one_tap(app_client):
     held = _held(app_client, _desk_upload(app_client))
     assert held["decision"] == "player"
     assert held["match"]["player"] == "0412345678" and held["match"]["name"] == "김하늘"
-    assert held["sheet"] == {"konami_id": "0412345678", "name": "김하늘", "id_sure": True}
+    assert held["sheet"] == {"konami_id": "0412345678", "name": "김하늘", "id_sure": True,
+                             "addable": False}
     assert {p["player"]: p["version"] for p in app_client.get("/api/players").json()} == {
         "0412345678": None, "1098765432": None}  # nothing stored before the tap
     done = app_client.post(f"/api/jobs/{held['job']}/decide",
@@ -54,8 +55,14 @@ def test_an_id_not_on_the_roster_offers_candidates_never_a_guess(app_client):
     refused = app_client.post(f"/api/jobs/{held['job']}/decide", json={"choice": "store"})
     assert refused.status_code == 422 and "선수" in refused.json()["error"]
     assert app_client.get(f"/api/jobs/{held['job']}").json()["state"] == "needs-decision"
+    # Not the sheet's own ID: stored only once the judge typed the player's table or the last
+    # digits of their ID (issue 35, identity).
+    unsure = app_client.post(f"/api/jobs/{held['job']}/decide",
+                             json={"choice": "store", "player": "0412345679"})
+    assert unsure.status_code == 422 and "끝 4자리" in unsure.json()["error"]
     done = app_client.post(f"/api/jobs/{held['job']}/decide",
-                           json={"choice": "store", "player": "0412345679"}).json()
+                           json={"choice": "store", "player": "0412345679",
+                                 "confirm": "5679"}).json()
     assert done["state"] == "done" and done["result"]["player"] == "0412345679"
     assert done["result"]["warnings"] and "0412345678" in done["result"]["warnings"][0]
 
