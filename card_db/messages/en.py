@@ -384,7 +384,7 @@ MESSAGES: dict[str, str] = {
     "web.void-choice-needed": "choose what to record: void, or the new penalty",
     "web.confirm-void-title": "Void this infraction?",
     "web.confirm-amend-title": "Amend this penalty?",
-    "web.confirm-infraction": "{player} · {code} · in force now: {penalty}",
+    "web.confirm-infraction": "{player} · {what} · in force now: {penalty}",
     "web.confirm-void-to": "after: void (no penalty)",
     "web.confirm-amend-to": "after: {penalty}",
     "web.confirm-reason": "reason: {reason}",

@@ -352,7 +352,7 @@ MESSAGES: dict[str, str] = {
     "web.void-choice-needed": "무엇을 기록할지 고르세요: 무효 또는 새 벌칙",
     "web.confirm-void-title": "이 위반을 무효로 할까요?",
     "web.confirm-amend-title": "이 벌칙을 정정할까요?",
-    "web.confirm-infraction": "{player} · {code} · 지금 벌칙: {penalty}",
+    "web.confirm-infraction": "{player} · {what} · 지금 벌칙: {penalty}",
     "web.confirm-void-to": "기록 후: 무효 (벌칙 없음)",
     "web.confirm-amend-to": "기록 후: {penalty}",
     "web.confirm-reason": "사유: {reason}",

@@ -332,7 +332,7 @@ async def void_post(request: Request) -> Response:
     back = _back(form)
     step = await _confirm_step(
         request, form, ko("confirm-void-title") if new_penalty is None else ko("confirm-amend-title"),
-        [ko("confirm-infraction", player=f"{inf.name or ''} {inf.konami_id}", code=_code_ko(inf.code),
+        [ko("confirm-infraction", player=f"{inf.name or ''} {inf.konami_id}", what=_code_ko(inf.code),
             penalty=_penalty_ko(inf.penalty_now)),
          ko("confirm-void-to") if new_penalty is None
          else ko("confirm-amend-to", penalty=_penalty_ko(new_penalty)),
@@ -361,7 +361,7 @@ async def undo_post(request: Request) -> Response:
     back = _back(form)
     step = await _confirm_step(
         request, form, ko("confirm-undo-title"),
-        [ko("confirm-infraction", player=f"{inf.name or ''} {inf.konami_id}", code=_code_ko(inf.code),
+        [ko("confirm-infraction", player=f"{inf.name or ''} {inf.konami_id}", what=_code_ko(inf.code),
             penalty=_penalty_ko(inf.penalty_now)),
          ko("confirm-undo-to", penalty=_penalty_ko(inf.undo_to)),
          ko("confirm-reason", reason=reason[:300])],
