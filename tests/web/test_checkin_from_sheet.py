@@ -83,3 +83,66 @@ def test_without_the_flag_the_contract_rule_holds(app_client):
     r = app_client.post("/api/registrations", files={"file": (SHEET.name, SHEET.read_bytes())})
     done = wait_job(app_client, r.json()["job"])
     assert done["state"] == "done" and done["result"]["player"] == "0412345678"
+
+
+def test_a_held_sheet_is_stored_only_on_a_player_shown_for_it(app_client, event_path):
+    """Issue 37: `decide` stored a held sheet on any 10-digit ID. Now only on a player the
+    judge was shown (the sheet's own ID on the roster, a roster candidate or search result
+    confirmed by table or ID digits, or the sheet's player added from it), checked again
+    inside the registration's write transaction; a refusal stores nothing."""
+    import scanner.web.service.checkin as checkin
+    from scanner.event.stores import open_event
+
+    _roster(app_client, "player,name,table\n0412345679,김하늘,7\n")
+    held = _held(app_client, _desk_upload(app_client))
+    job = held["job"]
+    for body in ({"choice": "store", "player": "1234567890"},           # never shown
+                 {"choice": "store", "player": "0412345679", "confirm": "9"},  # wrong table
+                 {"choice": "store", "player": "0412345679", "confirm": "1234"}):  # digits
+        r = app_client.post(f"/api/jobs/{job}/decide", json=body)
+        assert r.status_code == 422, (body, r.text)
+    assert app_client.get(f"/api/jobs/{job}").json()["state"] == "needs-decision"
+    # The check runs again under the write lock: a roster that no longer shows the player
+    # by then (here the second check sees another roster) refuses, and nothing is stored.
+    calls = []
+    real = checkin.shown_player
+
+    def once_then_gone(roster, deck, kid, confirm, added=False):
+        calls.append(kid)
+        return real(roster if len(calls) == 1 else [], deck, kid, confirm, added)
+
+    checkin.shown_player = once_then_gone
+    try:
+        r = app_client.post(f"/api/jobs/{job}/decide",
+                            json={"choice": "store", "player": "0412345679", "confirm": "7"})
+    finally:
+        checkin.shown_player = real
+    assert r.status_code == 422 and len(calls) == 2, r.text
+    with open_event(str(event_path), readonly=True) as store:
+        assert store.registrations() == []
+    done = app_client.post(f"/api/jobs/{job}/decide",
+                           json={"choice": "store", "player": "0412345679", "confirm": "7"})
+    assert done.json()["state"] == "done" and done.json()["result"]["player"] == "0412345679"
+
+
+def test_the_sheets_own_player_is_added_from_the_sheet(app_client):
+    """Issue 35: a player not on the roster, added from the ID and name read off the sheet in
+    one tap; the held sheet goes to them."""
+    _roster(app_client, "player,name\n1098765432,이서준\n")
+    held = _held(app_client, _desk_upload(app_client))
+    assert held["match"] is None and held["sheet"]["addable"] is True
+    done = app_client.post(f"/api/jobs/{held['job']}/decide",
+                           json={"choice": "store", "add": True}).json()
+    assert done["state"] == "done" and done["result"]["player"] == "0412345678"
+    row = next(p for p in app_client.get("/api/players").json() if p["player"] == "0412345678")
+    assert (row["name"], row["version"]) == ("김하늘", 1)
+
+
+def test_a_player_added_to_the_roster_later_is_offered_for_a_held_sheet(app_client):
+    """Issue 35: the held sheet offered no button after the player was added on 명단."""
+    _roster(app_client, "player,name\n1098765432,이서준\n")
+    held = _held(app_client, _desk_upload(app_client))
+    assert held["match"] is None
+    _roster(app_client, "player,name\n0412345678,김하늘\n")
+    again = app_client.get(f"/api/jobs/{held['job']}").json()
+    assert again["match"]["player"] == "0412345678"

@@ -99,6 +99,7 @@ if (dcForm && dcConfirm) {
     dcConfirm.classList.add("hide");
     document.getElementById("stale")?.classList.remove("hide");
     document.getElementById("confirm-note")?.classList.add("hide");
+    document.getElementById("deckcheck-result")?.classList.add("stale");  // not what is entered now
   };
   dcForm.addEventListener("input", stale);
   dcForm.addEventListener("change", stale);
