@@ -77,7 +77,7 @@ MESSAGES: dict[str, str] = {
     "regulation.no-list-file": "금지·제한 리스트 파일이 없습니다: 헤드 저지에게 알리세요",
     "event.round-not-a-number": "라운드는 정수여야 합니다 ({value} 아님)",
     "event.round-out-of-range": "라운드는 0부터 {max}까지입니다 ({value} 아님)",
-    "event.judge-needed": "심판 이름으로 기록됩니다: 먼저 심판 이름을 입력하세요",
+    "event.judge-needed": "저지 이름으로 기록됩니다: 먼저 저지 이름을 입력하세요",
     "event.no-registration": "선수 {player}의 등록된 덱 리스트가 없습니다: 먼저 체크인하세요",
     "event.withdraw-no-reason": "철회에는 사유가 필요합니다",
     "event.withdraw-reason-too-long": "철회 사유는 {max}자까지입니다",
@@ -145,7 +145,7 @@ MESSAGES: dict[str, str] = {
     "station.sheet-id-unsure": "시트의 코나미 ID({sheet_id})가 확실하지 않습니다: 선수를 골라 다시 올리세요",
     "station.sheet-id-not-on-roster": "시트의 코나미 ID {sheet_id}가 명단에 없습니다: 선수를 골라 "
                                       "다시 올리세요",
-    "station.discarded": "저장하지 않음: 심판이 저장하지 않기로 했습니다",
+    "station.discarded": "저장하지 않음: 저지가 저장하지 않기로 했습니다",
     "station.worker-died": "읽는 프로세스가 중단되었습니다 (파일이 너무 크거나 손상됨)",
     "station.read-timeout": "읽기가 너무 오래 걸려 중단했습니다 (시트가 맞는지 확인하세요)",
     "station.read-error": "읽는 중 오류: {kind}",
