@@ -411,4 +411,5 @@ MESSAGES: dict[str, str] = {
     "web.confirm-who": "{name} · ID {kid} · table {table}: ask the player for their table or the last 4 digits of their ID",
     "web.table-label": "table {table}",
     "web.decision-needed": "a judge's decision is needed",
+    "web.job-decided-elsewhere": "this sheet was stored on player {kid} already (another tap decided first): nothing more recorded",
 }

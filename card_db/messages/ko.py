@@ -379,4 +379,5 @@ MESSAGES: dict[str, str] = {
     "web.confirm-who": "{name} · ID {kid} · 테이블 {table}: 선수에게 테이블 번호나 코나미 ID 끝 4자리를 물어 입력하세요",
     "web.table-label": "테이블 {table}",
     "web.decision-needed": "저지의 결정이 필요합니다",
+    "web.job-decided-elsewhere": "이 시트는 이미 {kid} 선수로 저장되었습니다 (먼저 누른 결정): 더 기록하지 않았습니다",
 }

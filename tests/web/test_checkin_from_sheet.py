@@ -146,3 +146,38 @@ def test_a_player_added_to_the_roster_later_is_offered_for_a_held_sheet(app_clie
     _roster(app_client, "player,name\n0412345678,김하늘\n")
     again = app_client.get(f"/api/jobs/{held['job']}").json()
     assert again["match"]["player"] == "0412345678"
+
+
+def test_a_second_tap_naming_another_player_is_refused(app_client, event_path):
+    """Issue 37: two taps naming two players on one held sheet. The second (here: arriving
+    after the first stored it, as a tap racing it does) is told so, 409, nothing more."""
+    import scanner.web.service.checkin as checkin
+    from scanner.event.stores import open_event
+
+    _roster(app_client, "player,name,table\n0412345678,김하늘,1\n0412345679,김하늘,2\n")
+    held = _held(app_client, _desk_upload(app_client))
+    job = held["job"]
+    from scanner.web.stations import open_station
+    with open_station(event_path) as st:
+        waiting = st.job(job)  # the job as the second request saw it: still waiting
+    first = app_client.post(f"/api/jobs/{job}/decide",
+                            json={"choice": "store", "player": "0412345678"})
+    assert first.json()["state"] == "done"
+    real_job = checkin.CheckinService.job
+
+    def still_held(self, job_id):
+        return waiting if job_id == job else real_job(self, job_id)
+
+    with open_event(str(event_path), readonly=True) as store:
+        before = len(store.audit_log())
+    checkin.CheckinService.job = still_held
+    try:
+        second = app_client.post(f"/api/jobs/{job}/decide",
+                                 json={"choice": "store", "player": "0412345679",
+                                       "confirm": "2"})
+    finally:
+        checkin.CheckinService.job = real_job
+    assert second.status_code == 409 and "0412345678" in second.json()["error"], second.text
+    with open_event(str(event_path), readonly=True) as store:
+        assert [r.konami_id for r in store.registrations()] == ["0412345678"]
+        assert len(store.audit_log()) == before

@@ -151,6 +151,8 @@ class CheckinService(StationCore):
                                               "prepared": _prepared_json(prepared, seconds)})
                     return
                 reg = done.registration
+                if reg.konami_id != kid:  # a second tap on the same held sheet: it went to
+                    raise StationError(ko("job-decided-elsewhere", kid=reg.konami_id), 409)
                 if source == "confirmed" and reg.identity.kind != OTHER_ID:
                     # The judge's tap named the player: whose sheet it is, confirmed. A sheet
                     # carrying another player's ID is not: that takes its own confirmation.
