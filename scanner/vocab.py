@@ -106,7 +106,7 @@ class Reason(StrEnum):
 REASON_KO: dict[str, str] = {
     Reason.UNRESOLVED_NAME: "카드 이름을 알 수 없음",
     Reason.UNCERTAIN_NAME: "카드 이름이 불확실함",
-    Reason.NAME_LANGUAGE_NOT_LOADED: "이 언어의 카드 DB가 없음 (영어 이름은 --card-db en-US.cdb)",
+    Reason.NAME_LANGUAGE_NOT_LOADED: "이 언어의 카드 데이터베이스가 없음 (영어 카드 이름: 영어 카드 데이터베이스가 필요)",
     Reason.AMBIGUOUS_NAME: "비슷한 이름의 카드가 여럿",
     Reason.NAME_MISSING: "이름 칸이 비어 있음",
     Reason.NAME_PASSCODE_DISAGREE: "이름과 패스코드가 다른 카드",
@@ -138,6 +138,14 @@ REASON_KO: dict[str, str] = {
     Reason.CONFIRMED_BY_JUDGE: "저지가 확인함",
 }
 """Each reason in the judge's words."""
+
+
+MODE_KO: dict[str, str] = {"start-of-match": "매치 시작 전", "between-games": "게임 사이"}
+"""A deck check's 시점 (contract `mode`), in the judge's words."""
+READER_KO: dict[str, str] = {"pdf-text": "PDF 글자", "pdf-form": "PDF 입력 칸",
+                             "ocr": "사진·스캔 읽기", "ydk": "ydk 파일", "ydke": "ydke 주소",
+                             "text": "텍스트 목록", "json": "JSON"}
+"""How a list was read (the contract's `source.reader`), in the judge's words."""
 
 
 def reason_ko(reason: str) -> str:

@@ -375,3 +375,54 @@ def test_a_database_refusal_is_one_coded_line(event_target):
         assert err.code == "event.write-refused" and err.params["location"] == store.location
         assert "저장되지 않았습니다" in err.render("ko")
         assert len(store.decisions(reg.id)) == 1
+
+
+def test_sheet_identity_and_deck_check_voids_are_records_on_both_stores(event_target):
+    """Issue 36: whose sheet a version is and a voided deck check are rows of their own
+    (migration steps 0006 / pg-0008), append-only, refused the same way on both stores."""
+    with create_event(event_target, "대회", DAY) as store:
+        _register(store, "0123456789", deck={"player": {"konami_id": "0123456789"}})
+        _register(store, "1111111111", data=b"#main\n2\n",
+                  deck={"player": {"konami_id": "2222222222"}})
+        assert store.latest_registration("1111111111").identity.state == "other-id"
+        with pytest.raises(EventError) as exc:  # the plain confirmation: refused
+            store.confirm_sheet("1111111111", 1, "헤드", "page")
+        assert exc.value.code == "event.sheet-id-not-acknowledged"
+        with pytest.raises(EventError) as exc:  # naming another ID than the sheet's
+            store.confirm_sheet("1111111111", 1, "헤드", "page", "3333333333")
+        assert exc.value.code == "event.sheet-id-not-acknowledged"
+        c = store.confirm_sheet("1111111111", 1, "헤드", "page-other-id", "2222222222")
+        assert (c.kind, c.sheet_id, c.judge) == ("other-id", "2222222222", "헤드")
+        ident = store.latest_registration("1111111111").identity
+        assert (ident.state, ident.judge) == ("other-id-confirmed", "헤드")
+        store.confirm_sheet("0123456789", 1, "헤드", "page")
+        assert store.latest_registration("0123456789").identity.state == "confirmed"
+        reg = store.latest_registration("0123456789")
+        check, (inf,) = store.add_deck_check(
+            "0123456789", 2, reg.id, "between-games", False, None, {}, {"verdict": "불일치"},
+            [NewInfraction("DECKLIST_MISMATCH", "GAME_LOSS", "덱 리스트대로 수정한다.")], "헤드")
+        clean, _ = store.add_deck_check("0123456789", 3, reg.id, "start-of-match", True, None,
+                                        {}, {"verdict": "일치"}, [], "헤드")
+        voided = store.void_deck_check(check.id, "  다른 덱을 봄 ", "헤드")
+        assert voided.void.reason == "다른 덱을 봄" and voided.voided
+        assert store.infraction(inf.id).status == "voided"  # its penalty goes with it
+        assert store.deck_check(clean.id).void is None
+        for bad, code in (((check.id, "x", "헤드"), "event.deck-check-already-void"),
+                          ((999, "x", "헤드"), "event.no-deck-check"),
+                          ((clean.id, " ", "헤드"), "event.void-needs-reason"),
+                          ((clean.id, "x", " "), "event.judge-needed")):
+            with pytest.raises(EventError) as exc:
+                store.void_deck_check(*bad)
+            assert exc.value.code == code
+        # a deck check against a version withdrawn meanwhile: refused under the write lock
+        store.withdraw_registration("0123456789", 1, "잘못", "헤드")
+        with pytest.raises(EventError) as exc:
+            store.add_deck_check("0123456789", 4, reg.id, "start-of-match", True, None, {},
+                                 {}, [], "헤드")
+        assert exc.value.code == "event.deckcheck-list-changed"
+        for sql in ("UPDATE sheet_confirmations SET judge = 'x'", "DELETE FROM sheet_confirmations",
+                    "UPDATE deck_check_voids SET reason = 'x'", "DELETE FROM deck_check_voids"):
+            with pytest.raises(_raw_errors(), match="append-only"):
+                store.backend.con.execute(sql)
+        actions = [a for _, _, a, _ in store.audit_log()]
+        assert actions.count("sheet-confirmed") == 2 and actions.count("deckcheck-void") == 1

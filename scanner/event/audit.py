@@ -23,6 +23,7 @@ from scanner.event.files import verify_file
 from scanner.event.flows import apply_decisions, decklist_from_json
 from scanner.event.status import list_status
 from scanner.event.context import EventContext
+from scanner.event.effective import PlayerRecord, player_records
 from scanner.event.record import EventRecord
 from scanner.event.records import (DeckCheck, EventInfo, IssuedInfraction, Registration,
                                    ReviewDecision)
@@ -125,6 +126,14 @@ class AuditResult:
     decisions: list[ReviewDecision] = field(default_factory=list)
     stored: dict[int, Registration] = field(default_factory=dict)
     """Registration id → the stored registration (for the review-decision table)."""
+    records: dict[str, PlayerRecord] = field(default_factory=dict)
+    """Each player's effective record (`scanner.event.effective`): the dashboard's own."""
+
+    @property
+    def sheet_ids(self) -> list[PlayerRecord]:
+        """Players whose current sheet carries another player's Konami ID (confirmed by a
+        judge as theirs, or still waiting for that decision)."""
+        return [r for r in self.records.values() if r.sheet and r.sheet.kind == "other-id"]
 
     @property
     def current(self) -> list[RegistrationAudit]:
@@ -163,7 +172,8 @@ class AuditResult:
     @property
     def clean(self) -> bool:
         return not (self.illegal or self.needs_review or self.infractions_in_force
-                    or self.changed or self.store_problems)
+                    or self.changed or self.store_problems
+                    or any(r.sheet and not r.sheet.confirmed for r in self.sheet_ids))
 
     def to_json(self) -> dict:
         return {"registrations": len(self.current), "illegal": self.illegal,
@@ -175,6 +185,10 @@ class AuditResult:
                 "verdicts": {r.konami_id: r.verdict for r in self.current},
                 "statuses": self.statuses,
                 "withdrawn": [r.withdrawn for r in self.withdrawn if r.withdrawn],
+                "deck_checks_voided": [c.id for c in self.deck_checks if c.voided],
+                "sheet_ids": {r.konami_id: r.sheet.to_json() for r in self.sheet_ids
+                              if r.sheet},
+                "records": {k: r.summary() for k, r in self.records.items()},
                 "versions": len(self.registrations), "duplicates": self.duplicates,
                 "problems": {r.konami_id: r.problems for r in self.current if r.problems},
                 "store_problems": self.store_problems, "list": self.list_name,
@@ -340,7 +354,8 @@ def run_audit(ctx: EventContext, workers: int | None = None,
                        infractions=store.infractions(), store_problems=store.integrity(),
                        seconds=time.perf_counter() - started, workers=workers,
                        files_read=len(groups), decisions=store.decisions(),
-                       stored={r.id: r for r in store.registrations()})
+                       stored={r.id: r for r in store.registrations()},
+                       records=player_records(store))
 
 
 def generated_at() -> str:

@@ -13,7 +13,8 @@ from card_db.paths import atomic_write
 from scanner.event.sheets import (STATUS_KO, decisions_table, deck_checks_table, file_label,
                                   infractions_table, lines_table, masked)
 from scanner.model import SECTIONS, position_label
-from scanner.vocab import SECTION_SHORT_KO
+from scanner.report.review_ko import detail_ko
+from scanner.vocab import MODE_KO, READER_KO, REASON_KO, SECTION_SHORT_KO
 from scanner.report.headers_ko import in_korean
 from scanner.report.tables import Table, csv_bytes, mask_id, xlsx_bytes
 from scanner.report.times import local_label, local_time
@@ -106,12 +107,14 @@ def render_html(result: AuditResult) -> str:
                     cands = ", ".join(f"{c.get('name', '')} [{c.get('card_id')}]" for c in e.get("candidates") or [])
                     rows.append([_player(r, r.konami_id, names), _e(SECTION_KO[s]),
                                  _e(position_label(s, n, e.get("column"), e.get("row"))),
-                                 _e(e.get("read")), _e(", ".join(e.get("reasons") or [])),
+                                 _e(e.get("read")), _e(", ".join(_reason(x) for x in
+                                                                 e.get("reasons") or [])),
                                  _e(e.get("name")), _e(cands)])
         for f in r.decklist.get("review") or []:
             if f.get("line") is None and f.get("card_id") is None:
                 rows.append([_player(r, r.konami_id, names), _e(SECTION_KO.get(f.get("section"))),
-                             "", "", _e(f.get("reason")), _e(f.get("detail")), ""])
+                             _e(f.get("position") or ""), "", _e(_reason(f.get("reason"))),
+                             _e(detail_ko(f.get("detail"))), ""])
     parts.append(_table(["선수", "구역", "위치", "읽은 내용", "이유", "현재 카드", "후보"], rows))
 
     parts.append("<h2>동일한 리스트 (다른 선수)</h2>")
@@ -119,18 +122,37 @@ def render_html(result: AuditResult) -> str:
                                           for i, g in enumerate(result.duplicates)]))
 
     parts.append("<h2>무결성</h2>")
-    integ = [[_player(r, r.konami_id, names), _e(r.version), "<br>".join(_e(p) for p in r.problems)]
+    integ = [[_player(r, r.konami_id, names), _e(r.version),
+              "<br>".join(_e(problem_ko(p)) for p in r.problems)]
              for r in result.registrations if r.problems]
     integ += [["(저장소)", "", _e(p)] for p in result.store_problems]
     parts.append(_table(["선수", "버전", "문제"], integ))
+
+    parts.append("<h2>시트의 코나미 ID</h2>")
+    parts.append("<p class='small'>선수의 현재 등록 시트에 다른 선수의 코나미 ID가 적혀 있는 경우.</p>")
+    parts.append(_table(["선수", "버전", "시트의 ID", "상태"], [
+        [_player(None, p.konami_id, names), _e(p.version), _e(mask_id(p.sheet.sheet_id or "")),
+         f"<span class='warn'>다른 선수의 ID가 적힌 시트 — 저지 {_e(p.sheet.judge)}가 이 선수의 "
+         f"시트로 확인 ({_e(local_time(p.sheet.time))})</span>" if p.sheet.confirmed else
+         "<span class='bad'>저지의 결정 전: 이 선수의 시트인지 확인 필요</span>"]
+        for p in result.sheet_ids if p.sheet]))
 
     parts.append("<h2>덱 체크</h2>")
     rows = []
     for c in result.deck_checks:
         diffs = c.result_json.get("differences") or []
         cls = "ok" if c.verdict == "일치" else "bad" if c.verdict == "불일치" else "warn"
-        rows.append([_e(c.round), _player(None, c.konami_id, names), _e(c.mode),
-                     f"<span class='{cls}'>{_e(c.verdict)}</span>",
+        pen = c.result_json.get("penalty") or {}
+        verdict = f"<span class='{cls}'>{_e(c.verdict)}</span>"
+        if pen:
+            verdict += _e(f" · {PENALTY_KO.get(pen.get('penalty'), pen.get('penalty'))}")
+            if pen.get("applies") == "next-duel":
+                verdict += " · 다음 듀얼에 적용"
+        if c.void:
+            verdict = (f"<s>{verdict}</s> <span class='bad'>무효</span>"
+                       + _e(f" — {c.void.reason} ({c.void.judge}, {local_time(c.void.created_at)})"))
+        rows.append([_e(c.round), _player(None, c.konami_id, names),
+                     _e(MODE_KO.get(c.mode, c.mode)), verdict,
                      "<br>".join(_e(f"{SECTION_KO.get(d.get('section'), d.get('section'))} "
                                     f"{d.get('name') or d.get('card_id')}: 등록 {d.get('registered')}"
                                     f" → 실제 {d.get('observed')}") for d in diffs[:12]),
@@ -159,7 +181,7 @@ def render_html(result: AuditResult) -> str:
                          "시각"], rows))
 
     parts.append("<h2>선수별</h2>")
-    checks = Counter(c.konami_id for c in result.deck_checks)
+    checks = Counter(c.konami_id for c in result.deck_checks if not c.voided)
     issued = Counter(i.konami_id for i in result.infractions_in_force)
     rows = []
     for r in current:
@@ -167,7 +189,7 @@ def render_html(result: AuditResult) -> str:
         cls = "ok" if r.verdict == LEGAL else "bad" if r.verdict == ILLEGAL else "warn"
         verdict = f"<span class='{cls}'>{_e(r.verdict)}</span>"
         rows.append([_player(r, r.konami_id, names), _e(r.version),
-                     _e(file_label(r.file_name, masked)), _e(r.reader),
+                     _e(file_label(r.file_name, masked)), _e(READER_KO.get(r.reader, r.reader)),
                      _e(f"{t.get('main')}/{t.get('extra')}/{t.get('side')}"), verdict,
                      _e(r.needs_review), _e(checks[r.konami_id]), _e(issued[r.konami_id])])
     parts.append(_table(["선수", "버전", "파일", "읽기", "메인/엑스트라/사이드", "판정", "확인 필요",
@@ -191,7 +213,8 @@ def render_html(result: AuditResult) -> str:
 REPORT_COLUMNS = ["player", "name", "version", "current", "file", "reader", "main", "extra",
                   "side", "verdict", "legal", "illegal", "codes", "needs_review", "problems",
                   "duplicate_group", "deck_checks", "infractions_issued", "status",
-                  "withdrawn", "withdrawn_reason", "withdrawn_by", "withdrawn_at"]
+                  "withdrawn", "withdrawn_reason", "withdrawn_by", "withdrawn_at", "sheet",
+                  "sheet_id"]
 
 
 def report_rows(result: AuditResult) -> Table:
@@ -211,8 +234,20 @@ def report_rows(result: AuditResult) -> Table:
             issued[r.konami_id] if r.latest else None,
             r.status if r.latest else None,
             bool(r.withdrawn), (r.withdrawn or {}).get("reason"),
-            (r.withdrawn or {}).get("judge"), local_time((r.withdrawn or {}).get("time"))])
+            (r.withdrawn or {}).get("judge"), local_time((r.withdrawn or {}).get("time")),
+            *_sheet_cells(result, r)])
     return t
+
+
+def _sheet_cells(result: AuditResult, r: RegistrationAudit) -> list:
+    """The sheet's identity of a current version (`SheetIdentity.state`) and the ID it carries
+    when that is another player's (masked)."""
+    rec = result.records.get(r.konami_id)
+    sheet = rec.sheet if rec and r.latest else None
+    if sheet is None:
+        return [None, None]
+    return [sheet.state, mask_id(sheet.sheet_id) if sheet.kind == "other-id" and sheet.sheet_id
+            else None]
 
 
 def report_tables(result: AuditResult) -> list[Table]:
@@ -242,6 +277,26 @@ def write_report(result: AuditResult, out_dir: Path, korean_csv: bool = False
     if korean_csv:
         atomic_write(out_dir / "report-ko.csv", csv_bytes(in_korean(tables[0])))
     return html_path, csv_path, xlsx_path
+
+
+_PROBLEMS_KO = {
+    "original-missing": "보관한 원본 파일이 없음: 저장된 리스트로 확인함",
+    "original-changed": "보관한 원본 파일이 바뀜 (sha256이 다름): 저장된 리스트로 확인함",
+    "unreadable-now": "원본을 지금 다시 읽을 수 없음: 저장된 리스트로 확인함",
+    "reads-differently": "다시 읽으면 등록할 때와 다르게 읽힘 (읽기 프로그램이 바뀜?): 저지가 확인한 "
+                         "저장된 리스트로 확인함",
+}
+
+
+def problem_ko(problem: str) -> str:
+    """An integrity finding (`code: English detail`) in Korean, without any server path."""
+    code = problem.split(":", 1)[0].strip()
+    return _PROBLEMS_KO.get(code, detail_ko(problem) or "무결성 문제")
+
+
+def _reason(reason: str | None) -> str:
+    """A review reason as the judge reads it (its Korean label)."""
+    return REASON_KO.get(reason or "", "확인 필요")
 
 
 def _ko(code: str) -> str:

@@ -35,6 +35,9 @@ RECORD_COLUMNS: dict[str, tuple[str, ...]] = {
                     "judge", "deck_check_id", "created_at", "findings_json"),
     "infraction_amendments": ("id", "infraction_id", "action", "reason", "new_penalty", "judge",
                               "created_at"),
+    "sheet_confirmations": ("id", "registration_id", "konami_id", "version", "kind",
+                            "sheet_id", "how", "judge", "created_at"),
+    "deck_check_voids": ("id", "deck_check_id", "konami_id", "reason", "judge", "created_at"),
     "audit_log": ("id", "at", "actor", "action", "detail"),
 }
 """The columns of every record table the two stores share, in dependency order (a row only

@@ -23,8 +23,9 @@ from card_db import messages
 from card_db.models import LimitList
 from scanner.errors import EventError, RegulationError, UnreadableInput
 from scanner.event.context import EventContext
+from scanner.event.effective import PlayerRecord, player_record
 from scanner.event.files import sha256_bytes
-from scanner.event.record import EventRecord
+from scanner.event.record import EventRecord, Guard
 from scanner.event.records import (Amendment, DeckCheck, EventInfo, IssuedInfraction, NewInfraction,
                                    Registration, ReviewDecision, clean_name, lookup_konami_id,
                                    normalise_konami_id)
@@ -377,7 +378,8 @@ def _player_name(given: str | None, deck: Decklist, warnings: list[str]) -> str 
 def commit_registration(ctx: EventContext, prepared: PreparedRegistration,
                         konami_id: str | None, *, name: str | None = None,
                         replace: bool = False, allow_duplicate: bool = False,
-                        walk_in: bool = False, extra_json: dict | None = None) -> RegisterResult:
+                        walk_in: bool = False, extra_json: dict | None = None,
+                        guard: Guard | None = None) -> RegisterResult:
     """Store a prepared input as the player's next version (in `ctx.judge`'s name, under the
     list `ctx.limits`), every guard applied inside the record's write transaction (two desks
     cannot both pass a guard the other's write breaks):
@@ -390,7 +392,9 @@ def commit_registration(ctx: EventContext, prepared: PreparedRegistration,
       drops most of the previous version needs `replace=True` (`NeedsDecision`
       "implausible-version");
     - a given name longer than the limit after normalisation is refused.
-    `extra_json` is merged into the stored decklist JSON (the station's job mark)."""
+    `extra_json` is merged into the stored decklist JSON (the station's job mark); `guard`
+    (the caller's own check, e.g. the station's "a player the judge was shown") runs in the
+    same transaction, before the write."""
     if walk_in and konami_id:
         raise EventError("event.walk-in-with-id")
     deck = prepared.deck
@@ -411,6 +415,8 @@ def commit_registration(ctx: EventContext, prepared: PreparedRegistration,
                         f"against the player (--name sets it)")
 
     def guards(st: EventRecord) -> None:
+        if guard is not None:
+            guard(st)
         others = [k for k in st.players_with_file(prepared.sha256) if k != kid]
         if others and not allow_duplicate:
             raise NeedsDecision("event.duplicate-original", decision=DUPLICATE_ORIGINAL,
@@ -477,6 +483,12 @@ class DeckCheckResult:
     warnings: list[str] = field(default_factory=list)
     judge: str | None = None
     observed: Decklist | None = None
+    not_recorded_code: str | None = None
+    """Why nothing was recorded, as a code: review-first (the registered list has lines to
+    review), observed-needs-judge (lines of the deck seen need confirming), preview."""
+    digest: str = ""
+    """Of the comparison as shown (`comparison_digest`): a confirmation that names it records
+    exactly this comparison, or nothing."""
 
     @property
     def verdict(self) -> str:
@@ -498,6 +510,7 @@ class DeckCheckResult:
                     "deck_check_id": self.check.id if self.check else None,
                     "recorded_infractions": [i.to_json() for i in self.issued],
                     "to_confirm": self.to_confirm, "not_recorded": self.not_recorded,
+                    "not_recorded_code": self.not_recorded_code, "preview": self.digest,
                     "judge": self.judge, "time": time, "warnings": self.warnings})
         return out
 
@@ -566,6 +579,28 @@ class _CheckRequest:
     between_games: bool = False
     confirm: bool = False
     preview: bool = False
+    expect: str | None = None
+    """The digest of the comparison the judge saw (a confirmation must record that one)."""
+
+
+def _counts(deck: Decklist) -> list:
+    return sorted((str(s), str(e.card_id) if e.card_id is not None else "?" + (e.read or ""), e.count)
+                  for s in SECTIONS for e in deck.sections[s])
+
+
+def comparison_digest(konami_id: str, registration_id: int, round_no: int, between_games: bool,
+                      observed: Decklist, compare_json: dict) -> str:
+    """What a deck check compared and what it showed, as one digest: the player, the version
+    and its decisions' outcome (through the result), the round, the 시점, every count seen and
+    the comparison. A count edited after a preview changes it."""
+    import hashlib
+    import json as _json
+
+    payload = {"player": konami_id, "registration": registration_id, "round": round_no,
+               "between_games": between_games, "observed": _counts(observed),
+               "result": compare_json}
+    return hashlib.sha256(_json.dumps(payload, sort_keys=True, ensure_ascii=False,
+                                      default=str).encode()).hexdigest()[:32]
 
 
 def _deck_check(ctx: EventContext, observed: Decklist, player: _CheckedPlayer,
@@ -577,10 +612,12 @@ def _deck_check(ctx: EventContext, observed: Decklist, player: _CheckedPlayer,
     round_no, confirm, preview = player.round, ask.confirm, ask.preview
     judge = clean_name(ctx.judge)
     warnings: list[str] = []
-    not_recorded = None
+    not_recorded = not_recorded_code = None
     to_confirm = _to_confirm(registered, "registered") + _to_confirm(observed, "observed")
     confirmed = False
+    shown = observed  # the deck as compared before any confirmation of its lines
     if registered.needs_review:
+        not_recorded_code = "review-first"
         not_recorded = (f"the registered list (version {reg.version}) still has "
                         f"{registered.needs_review} line(s) needing review: run 'decksheet review "
                         f"--player {kid}' first; nothing recorded")
@@ -590,17 +627,26 @@ def _deck_check(ctx: EventContext, observed: Decklist, player: _CheckedPlayer,
         observed = confirmed_copy(observed)
         to_confirm, confirmed = [], True
     elif observed.needs_review:
+        not_recorded_code = "observed-needs-judge"
         not_recorded = (f"{observed.needs_review} line(s) of the observed deck need a judge: fix "
                         f"or confirm them, then run again with --confirm; nothing recorded")
     if preview and not_recorded is None:
-        not_recorded = "preview: nothing recorded"
+        not_recorded_code, not_recorded = "preview", "preview: nothing recorded"
     result = compare_decklists(registered, observed, between_games=ask.between_games,
                                db=ctx.db, limits=ctx.limit_list)
     compare_json = result.to_json()
+    digest = comparison_digest(kid, reg.id, round_no, ask.between_games, shown,
+                               compare_decklists(registered, shown,
+                                                 between_games=ask.between_games, db=ctx.db,
+                                                 limits=ctx.limit_list).to_json()
+                               if shown is not observed else compare_json)
+    if confirm and ask.expect is not None and ask.expect != digest:
+        raise EventError("deckcheck.changed-since-preview")
     out = DeckCheckResult(recorded=False, compare_json=compare_json, konami_id=kid,
                           round=round_no, registered_version=reg.version, to_confirm=to_confirm,
                           not_recorded=not_recorded, warnings=warnings, judge=judge,
-                          observed=observed)
+                          observed=observed, not_recorded_code=not_recorded_code,
+                          digest=digest)
     if not_recorded is not None:
         return out
     sha = None
@@ -647,13 +693,15 @@ def deck_check(ctx: EventContext, observed_source: str, konami_id: str, round_no
 
 def deck_check_decklist(ctx: EventContext, observed: Decklist, konami_id: str, round_no: int,
                         *, between_games: bool = False, confirm: bool = False,
-                        preview: bool = False) -> DeckCheckResult:
+                        preview: bool = False, expect: str | None = None) -> DeckCheckResult:
     """`deck_check` for an observed deck already built as a `Decklist` (e.g. the station's
     checklist of the registered cards with the counts the judge corrected). Lines with
-    `needs_review` follow the same rule: recorded only when certain or confirmed."""
+    `needs_review` follow the same rule: recorded only when certain or confirmed. `expect`:
+    the `digest` of the preview the judge saw; a confirmation whose comparison now differs
+    (a count edited, another 시점, the list changed) is refused and records nothing."""
     player = _checked_player(ctx, konami_id, round_no)
     return _deck_check(ctx, copy.deepcopy(observed), player,
-                       _CheckRequest(between_games, confirm, preview), None)
+                       _CheckRequest(between_games, confirm, preview, expect), None)
 
 
 # --------------------------------------------------------------------------- void / amend
@@ -694,6 +742,21 @@ def void_infraction(store: EventRecord, infraction_id: int, *, reason: str, judg
     refreshed = store.infraction(int(infraction_id))
     assert refreshed is not None
     return VoidResult(infraction=refreshed, amendment=amendment)
+
+
+def void_deck_check(store: EventRecord, check_id: int, *, reason: str,
+                    judge: str | None) -> DeckCheck:
+    """Void a recorded deck check (with a reason and the judge): appended, with a void of the
+    infraction it issued; the check stays in the record, shown as 무효."""
+    return store.void_deck_check(int(check_id), reason, judge or "")
+
+
+def confirm_sheet(store: EventRecord, konami_id: str, version: int, *, judge: str | None,
+                  how: str = "page", sheet_id: str | None = None):
+    """A judge confirms whose sheet a version is (`EventRecord.confirm_sheet`: a sheet that
+    carries another player's Konami ID needs `sheet_id` naming it)."""
+    return store.confirm_sheet(lookup_konami_id(konami_id), int(version), judge or "", how,
+                               sheet_id)
 
 
 # --------------------------------------------------------------------------- review decisions
@@ -825,6 +888,8 @@ class PlayerStatus:
     deck_checks: list[DeckCheck]
     infractions: list[IssuedInfraction]
     decisions: list[ReviewDecision]
+    record: "PlayerRecord | None" = None
+    """The effective record (`scanner.event.effective`), as every view shows it."""
 
     @property
     def penalties_in_force(self) -> list[IssuedInfraction]:
@@ -844,7 +909,9 @@ class PlayerStatus:
                 "deck_checks": [c.summary_json() for c in self.deck_checks],
                 "infractions": [i.to_json() for i in self.infractions],
                 "penalties_in_force": [i.id for i in self.penalties_in_force],
-                "review_decisions": [d.to_json() for d in self.decisions]}
+                "review_decisions": [d.to_json() for d in self.decisions],
+                "sheet": reg.identity.to_json() if reg else None,
+                "record": self.record.summary() if self.record else None}
 
 
 def find_player(store: EventRecord, who: str) -> str:
@@ -884,7 +951,8 @@ def player_status(ctx: EventContext, konami_id: str) -> PlayerStatus:
     infractions_now = ([i.to_json() for i in check.infractions] if check is not None
                        else (reg.infractions if reg else []))
     decisions = [d for r in versions for d in store.decisions(r.id)]
+    record = player_record(store, kid)
     return PlayerStatus(konami_id=kid, name=store.player_name(kid), registration=reg,
                         decklist=deck, verdict=verdict, infractions_now=infractions_now,
-                        versions=versions, deck_checks=store.deck_checks(kid),
-                        infractions=store.infractions(kid), decisions=decisions)
+                        versions=versions, deck_checks=record.deck_checks,
+                        infractions=record.infractions, decisions=decisions, record=record)

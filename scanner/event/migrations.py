@@ -188,7 +188,39 @@ CREATE TABLE registration_withdrawals (
         f"WHERE x.{col} IS NEW.{col}) BEGIN SELECT RAISE(ABORT, 'registration_withdrawals is "
         f"append-only: a row with this key exists'); END;"
         for n, col in enumerate(("id", "registration_id")))),
+    Migration("0006-sheet-identity-and-deck-check-voids", """
+CREATE TABLE sheet_confirmations (
+    id INTEGER PRIMARY KEY,
+    registration_id INTEGER NOT NULL REFERENCES registrations(id),
+    konami_id TEXT NOT NULL REFERENCES players(konami_id),
+    version INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('same', 'no-id', 'other-id')),
+    sheet_id TEXT,
+    how TEXT NOT NULL,
+    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
+    created_at TEXT NOT NULL,
+    CHECK (kind != 'other-id' OR sheet_id IS NOT NULL)
+);
+CREATE INDEX sheet_confirmations_reg ON sheet_confirmations (registration_id);
+CREATE TABLE deck_check_voids (
+    id INTEGER PRIMARY KEY,
+    deck_check_id INTEGER NOT NULL UNIQUE REFERENCES deck_checks(id),
+    konami_id TEXT NOT NULL REFERENCES players(konami_id),
+    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
+    created_at TEXT NOT NULL
+);
+""" + _append_only_triggers(("sheet_confirmations", "deck_check_voids")) + "\n" + "\n".join(
+        f"CREATE TRIGGER {table}_no_replace_{n} BEFORE INSERT ON {table} WHEN EXISTS (SELECT 1 "
+        f"FROM {table} x WHERE x.{col} IS NEW.{col}) BEGIN SELECT RAISE(ABORT, '{table} is "
+        f"append-only: a row with this key exists'); END;"
+        for table, cols in (("sheet_confirmations", ("id",)),
+                            ("deck_check_voids", ("id", "deck_check_id")))
+        for n, col in enumerate(cols))),
 )
+"""Sheet identity (issue 36): a judge's confirmation of whose sheet a version is — for a sheet
+carrying another player's Konami ID, naming that ID — is a record of its own; a recorded deck
+check can be voided with a reason (its infraction is voided with it)."""
 
 
 def applied(con: sqlite3.Connection) -> list[str]:

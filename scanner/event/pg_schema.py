@@ -295,6 +295,55 @@ END $$;
 """A judge withdraws a registration version (a wrong sheet on the wrong player): a row of its
 own, append-only like every record; the version stays."""
 
+_IDENTITY_AND_CHECK_VOIDS = f"""
+CREATE TABLE sheet_confirmations (
+    event TEXT NOT NULL,
+    id BIGINT NOT NULL,
+    registration_id BIGINT NOT NULL,
+    konami_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('same', 'no-id', 'other-id')),
+    sheet_id TEXT,
+    how TEXT NOT NULL,
+    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
+    created_at TEXT NOT NULL,
+    CHECK (kind != 'other-id' OR sheet_id IS NOT NULL),
+    PRIMARY KEY (event, id),
+    FOREIGN KEY (event, registration_id) REFERENCES registrations(event, id),
+    FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id)
+);
+CREATE INDEX sheet_confirmations_by_reg ON sheet_confirmations (event, registration_id);
+CREATE TABLE deck_check_voids (
+    event TEXT NOT NULL,
+    id BIGINT NOT NULL,
+    deck_check_id BIGINT NOT NULL,
+    konami_id TEXT NOT NULL,
+    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (event, id),
+    UNIQUE (event, deck_check_id),
+    FOREIGN KEY (event, deck_check_id) REFERENCES deck_checks(event, id),
+    FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id)
+);
+""" + "\n".join(
+    f"CREATE TRIGGER {t}_append_only BEFORE UPDATE OR DELETE ON {t} FOR EACH ROW "
+    f"EXECUTE FUNCTION decksheet_refuse_change();\n"
+    f"CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON {t} FOR EACH STATEMENT "
+    f"EXECUTE FUNCTION decksheet_refuse_change();\n"
+    f"REVOKE ALL ON {t} FROM PUBLIC;"
+    for t in ("sheet_confirmations", "deck_check_voids")) + f"""
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{STATION_ROLE}') THEN
+        GRANT SELECT ON sheet_confirmations, deck_check_voids TO {STATION_ROLE}, {WORKER_ROLE};
+        GRANT INSERT ON sheet_confirmations, deck_check_voids TO {STATION_ROLE};
+    END IF;
+END $$;
+"""
+"""Sheet identity confirmations and deck-check voids (issue 36): append-only records like
+every other; the station inserts them, nobody changes them."""
+
 PG_MIGRATIONS: tuple[Migration, ...] = (
     Migration("pg-0001-initial", _TABLES),
     Migration("pg-0002-append-only", _GUARDS),
@@ -302,4 +351,5 @@ PG_MIGRATIONS: tuple[Migration, ...] = (
     Migration("pg-0004-station-crops", _CROPS),
     Migration("pg-0005-jobs-needs-decision", _NEEDS_DECISION),
     Migration("pg-0006-withdrawals", _WITHDRAWALS),
+    Migration("pg-0008-sheet-identity-and-deck-check-voids", _IDENTITY_AND_CHECK_VOIDS),
 )

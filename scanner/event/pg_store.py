@@ -35,7 +35,9 @@ from scanner.event.records import now_iso
 EVENT_PARAM = "event"
 CONNECT_TIMEOUT_S = 10
 _KNOWN_STEPS = {m.name for m in PG_MIGRATIONS}
-_TABLE_STEP = {"registration_withdrawals": "pg-0006-withdrawals"}
+_TABLE_STEP = {"registration_withdrawals": "pg-0006-withdrawals",
+               "sheet_confirmations": "pg-0008-sheet-identity-and-deck-check-voids",
+               "deck_check_voids": "pg-0008-sheet-identity-and-deck-check-voids"}
 """Tables a later migration step added (a database read before it lacks them)."""
 
 

@@ -23,8 +23,9 @@ from typing import Any, Callable, Iterator, Mapping
 from scanner.errors import EventError
 from scanner.event.backend import (ORDER_KEY, RECORD_COLUMNS, RecordBackend, audit_row,
                                    rows_in_order)
-from scanner.event.records import (Amendment, DeckCheck, EventInfo, IssuedInfraction,
-                                   NewInfraction, Registration, ReviewDecision, Withdrawal,
+from scanner.event.records import (OTHER_ID, Amendment, DeckCheck, DeckCheckVoid, EventInfo,
+                                   IssuedInfraction, NewInfraction, Registration,
+                                   ReviewDecision, SheetConfirmation, SheetIdentity, Withdrawal,
                                    clean_name, now_iso, withdraw_reason)
 
 JOB_KEY = "station_job"
@@ -155,8 +156,19 @@ class EventRecord:
         return {w.registration_id: w for w in map(Withdrawal.from_row, self.backend.rows(
             "registration_withdrawals", where))}
 
+    def _confirmations(self, where: Mapping[str, Any] | None = None
+                       ) -> dict[int, SheetConfirmation]:
+        """The first sheet confirmation per registration id (none on an older schema)."""
+        if not self.backend.has_table("sheet_confirmations"):
+            return {}
+        out: dict[int, SheetConfirmation] = {}
+        for c in map(SheetConfirmation.from_row, self.backend.rows("sheet_confirmations", where)):
+            out.setdefault(c.registration_id, c)
+        return out
+
     def _registrations(self, where: Mapping[str, Any] | None = None) -> list[Registration]:
-        """Registrations (every version), by player then version, withdrawals attached."""
+        """Registrations (every version), by player then version, withdrawals and sheet
+        confirmations attached."""
         rows = self.backend.rows("registrations", where, "konami_id, version")
         if not rows:
             return []
@@ -165,12 +177,15 @@ class EventRecord:
             (kid,) = kids
             names = {kid: self.player_name(kid)}
             withdrawn = self._withdrawn({"konami_id": kid})
+            confirmed = self._confirmations({"konami_id": kid})
         else:
             names, withdrawn = dict(self.players()), self._withdrawn()
+            confirmed = self._confirmations()
         out = []
         for r in rows:
             reg = Registration.from_row({**r, "name": names.get(r["konami_id"])})
             reg.withdrawal = withdrawn.get(reg.id)
+            reg.confirmation = confirmed.get(reg.id)
             out.append(reg)
         return out
 
@@ -218,9 +233,19 @@ class EventRecord:
         return [ReviewDecision.from_row(r) for r in self.backend.rows("review_decisions", where)]
 
     def deck_checks(self, konami_id: str | None = None) -> list[DeckCheck]:
+        """Recorded deck checks (by round), each with its void, if any."""
         where = {"konami_id": konami_id} if konami_id else None
-        return [DeckCheck.from_row(r) for r in self.backend.rows("deck_checks", where,
-                                                                 "round, id")]
+        checks = [DeckCheck.from_row(r) for r in self.backend.rows("deck_checks", where,
+                                                                   "round, id")]
+        if checks and self.backend.has_table("deck_check_voids"):
+            voids = {v.deck_check_id: v for v in map(DeckCheckVoid.from_row, self.backend.rows(
+                "deck_check_voids", where))}
+            for c in checks:
+                c.void = voids.get(c.id)
+        return checks
+
+    def deck_check(self, check_id: int) -> DeckCheck | None:
+        return next((c for c in self.deck_checks() if c.id == check_id), None)
 
     def amendments(self) -> list[Amendment]:
         if not self.backend.has_table("infraction_amendments"):
@@ -364,6 +389,11 @@ class EventRecord:
             self._need_file(observed_sha256)
         at = now_iso()
         with self._write():
+            # Checked under the write lock: a version withdrawn (or replaced) since the
+            # comparison is not the list this check compared against.
+            current = self.latest_registration(konami_id)
+            if current is None or current.id != registration_id:
+                raise EventError("event.deckcheck-list-changed", player=konami_id)
             check_id = self.backend.insert("deck_checks", {
                 "konami_id": konami_id, "round": round_no, "registration_id": registration_id,
                 "mode": mode, "match": int(match), "observed_sha256": observed_sha256,
@@ -427,6 +457,73 @@ class EventRecord:
             self._log("withdraw", {"player": konami_id, "version": version,
                                    "registration_id": reg_id, "reason": reason}, judge)
         return next(w for w in self.withdrawals() if w.id == withdrawal_id)
+
+    def confirm_sheet(self, konami_id: str, version: int, judge: str, how: str,
+                      sheet_id: str | None = None) -> SheetConfirmation:
+        """A judge confirms whose sheet `version` is: an appended row. A sheet that carries
+        another Konami ID is confirmed only with `sheet_id` naming that ID (the judge's
+        explicit word that the sheet is this player's although it carries that ID). Refuses a
+        missing or withdrawn version; a version confirmed already keeps its first confirmation."""
+        judge = clean_name(judge) or ""
+        if not judge:
+            raise EventError("event.judge-needed")
+        with self._write():
+            regs = self._registrations({"konami_id": konami_id, "version": version})
+            if not regs:
+                raise EventError("event.no-version", player=konami_id, version=version)
+            reg = regs[0]
+            if reg.withdrawal is not None:
+                raise EventError("event.version-withdrawn", player=konami_id, version=version)
+            ident = SheetIdentity.of(reg)
+            if ident.confirmed and reg.confirmation is not None:
+                return reg.confirmation
+            if ident.kind == OTHER_ID and sheet_id != ident.sheet_id:
+                raise EventError("event.sheet-id-not-acknowledged", player=konami_id,
+                                 sheet_id=ident.sheet_id)
+            row_id = self.backend.insert("sheet_confirmations", {
+                "registration_id": reg.id, "konami_id": konami_id, "version": version,
+                "kind": ident.kind, "sheet_id": ident.sheet_id, "how": how, "judge": judge,
+                "created_at": now_iso()})
+            self._log("sheet-confirmed", {"player": konami_id, "version": version,
+                                          "kind": ident.kind, "sheet_id": ident.sheet_id,
+                                          "how": how}, judge)
+        found = self._confirmations({"id": row_id})
+        return found[next(iter(found))]
+
+    def void_deck_check(self, check_id: int, reason: str, judge: str) -> DeckCheck:
+        """Void a recorded deck check with a reason: an appended row, and a void of every
+        infraction it issued still in force (one transaction). Refuses a missing check and one
+        voided already."""
+        reason = " ".join((reason or "").split())
+        judge = clean_name(judge) or ""
+        if not reason:
+            raise EventError("event.void-needs-reason")
+        if not judge:
+            raise EventError("event.judge-needed")
+        with self._write():
+            check = self.deck_check(check_id)
+            if check is None:
+                raise EventError("event.no-deck-check", id=check_id)
+            if check.void is not None:
+                raise EventError("event.deck-check-already-void", id=check_id)
+            at = now_iso()
+            self.backend.insert("deck_check_voids", {
+                "deck_check_id": check_id, "konami_id": check.konami_id, "reason": reason,
+                "judge": judge, "created_at": at})
+            voided = []
+            for inf in self.infractions(check.konami_id):
+                if inf.deck_check_id == check_id and inf.effective_penalty is not None:
+                    self.backend.insert("infraction_amendments", {
+                        "infraction_id": inf.id, "action": "void",
+                        "reason": f"덱 체크 무효: {reason}", "new_penalty": None,
+                        "judge": judge, "created_at": at})
+                    voided.append(inf.id)
+            self._log("deckcheck-void", {"deck_check": check_id, "player": check.konami_id,
+                                         "round": check.round, "reason": reason,
+                                         "infractions": voided}, judge)
+        found = self.deck_check(check_id)
+        assert found is not None
+        return found
 
     def load_records(self, table: str, rows: list[dict]) -> None:
         """Insert rows copied from another record as they are (ids kept): `event copy` only,

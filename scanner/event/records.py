@@ -104,6 +104,19 @@ class Registration:
     created_at: str
     withdrawal: "Withdrawal | None" = None
     """Set when a judge withdrew this version (it then counts for nothing)."""
+    confirmation: "SheetConfirmation | None" = None
+    """Set when a judge confirmed whose sheet this is (`EventRecord.confirm_sheet`)."""
+
+    @property
+    def sheet_id(self) -> str | None:
+        """The Konami ID the sheet itself carries (its digits, as read), if any."""
+        raw = (self.decklist_json.get("player") or {}).get("konami_id")
+        digits = "".join(ch for ch in str(raw or "") if ch in "0123456789")
+        return digits or None
+
+    @property
+    def identity(self) -> "SheetIdentity":
+        return SheetIdentity.of(self)
 
     @classmethod
     def from_row(cls, r: sqlite3.Row) -> "Registration":
@@ -118,7 +131,74 @@ class Registration:
         return {"version": self.version, "time": self.created_at, "file": self.file_name,
                 "sha256": self.file_sha256, "reader": self.reader, "legal": self.legal,
                 "needs_review": self.needs_review, "judge": self.judge, "list": self.list_name,
-                "withdrawn": self.withdrawal.to_json() if self.withdrawal else None}
+                "withdrawn": self.withdrawal.to_json() if self.withdrawal else None,
+                "sheet": self.identity.to_json()}
+
+
+SAME_ID, NO_ID, OTHER_ID = "same", "no-id", "other-id"
+"""Whose Konami ID a sheet carries: its player's, none readable, or another one."""
+
+
+@dataclass
+class SheetConfirmation:
+    """A judge confirmed whose sheet a registration version is (appended). For a sheet that
+    carries another Konami ID, `sheet_id` is the ID the judge acknowledged it carries."""
+
+    id: int
+    registration_id: int
+    konami_id: str
+    version: int
+    kind: str
+    """SAME_ID / NO_ID / OTHER_ID, as the sheet stood when confirmed."""
+    sheet_id: str | None
+    how: str
+    """page (the player page's button) / desk (the tap naming the player at check-in)."""
+    judge: str
+    created_at: str
+
+    @classmethod
+    def from_row(cls, r: Any) -> "SheetConfirmation":
+        return cls(id=r["id"], registration_id=r["registration_id"], konami_id=r["konami_id"],
+                   version=r["version"], kind=r["kind"], sheet_id=r["sheet_id"], how=r["how"],
+                   judge=r["judge"], created_at=r["created_at"])
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "sheet_id": self.sheet_id, "how": self.how,
+                "judge": self.judge, "time": self.created_at}
+
+
+@dataclass(frozen=True)
+class SheetIdentity:
+    """Whose sheet a registration version is, as the record holds it: the ID the sheet
+    carries against the player it is stored under, and the judge's confirmation, if any. The
+    one reading every view (station, `event status`, audit) shows."""
+
+    kind: str
+    sheet_id: str | None
+    confirmed: bool
+    judge: str | None = None
+    time: str | None = None
+
+    @classmethod
+    def of(cls, reg: "Registration") -> "SheetIdentity":
+        sid = reg.sheet_id
+        kind = NO_ID if sid is None else SAME_ID if sid == reg.konami_id else OTHER_ID
+        c = reg.confirmation
+        # A confirmation counts for the sheet it was given on: another ID is confirmed only by
+        # the judge naming that ID (`confirm_sheet`).
+        ok = c is not None and (kind != OTHER_ID or c.sheet_id == sid)
+        return cls(kind, sid, ok, c.judge if ok and c else None, c.created_at if ok and c else None)
+
+    @property
+    def state(self) -> str:
+        """confirmed / other-id-confirmed / other-id (a judge must still decide) / unconfirmed."""
+        if self.kind == OTHER_ID:
+            return "other-id-confirmed" if self.confirmed else "other-id"
+        return "confirmed" if self.confirmed else "unconfirmed"
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "sheet_id": self.sheet_id, "confirmed": self.confirmed,
+                "state": self.state, "judge": self.judge, "time": self.time}
 
 
 MAX_WITHDRAW_REASON = 200
@@ -209,6 +289,16 @@ class DeckCheck:
     created_at: str
     confirmed: bool = False
     """Recorded on the judge's confirmation of lines the tool was not sure of."""
+    void: "DeckCheckVoid | None" = None
+    """Set when a judge voided this deck check (it then counts for nothing)."""
+
+    @property
+    def voided(self) -> bool:
+        return self.void is not None
+
+    @property
+    def between_games(self) -> bool:
+        return self.mode == "between-games"
 
     @classmethod
     def from_row(cls, r: sqlite3.Row) -> "DeckCheck":
@@ -228,7 +318,29 @@ class DeckCheck:
         return {"id": self.id, "round": self.round, "mode": self.mode, "match": self.match,
                 "verdict": self.verdict, "judge": self.judge, "time": self.created_at,
                 "confirmed": self.confirmed, "registration_id": self.registration_id,
-                "penalty": self.result_json.get("penalty")}
+                "penalty": self.result_json.get("penalty"),
+                "voided": self.void.to_json() if self.void else None}
+
+
+@dataclass
+class DeckCheckVoid:
+    """A judge voided a recorded deck check (appended; the deck check row stays)."""
+
+    id: int
+    deck_check_id: int
+    konami_id: str
+    reason: str
+    judge: str
+    created_at: str
+
+    @classmethod
+    def from_row(cls, r: Any) -> "DeckCheckVoid":
+        return cls(id=r["id"], deck_check_id=r["deck_check_id"], konami_id=r["konami_id"],
+                   reason=r["reason"], judge=r["judge"], created_at=r["created_at"])
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "reason": self.reason, "judge": self.judge,
+                "time": self.created_at}
 
 
 @dataclass
@@ -298,6 +410,15 @@ class IssuedInfraction:
             return self.penalty
         last = self.amendments[-1]
         return None if last.action == "void" else (last.new_penalty or self.penalty)
+
+    @property
+    def penalty_before_last(self) -> str | None:
+        """The penalty that stood before the latest amendment (None: it was void then) — what
+        undoing that amendment puts back."""
+        current: str | None = self.penalty
+        for a in self.amendments[:-1]:
+            current = None if a.action == "void" else (a.new_penalty or self.penalty)
+        return current
 
     def to_json(self) -> dict:
         return {"id": self.id, "player": self.konami_id, "code": self.code,

@@ -47,7 +47,8 @@ def lines_table(lists: list[tuple[str, str | None, int, dict]], ident: Ident) ->
 def deck_checks_table(checks: list[DeckCheck], names: dict[str, str | None],
                       ident: Ident) -> Table:
     t = Table("deck checks", ["id", "round", "player", "name", "mode", "verdict", "penalty",
-                              "applies", "differences", "confirmed", "judge", "time"])
+                              "applies", "differences", "confirmed", "judge", "time", "voided",
+                              "void_reason", "void_judge"])
     for c in checks:
         pen = c.result_json.get("penalty") or {}
         diffs = "; ".join(f"{d.get('section')} {d.get('name') or d.get('card_id')} "
@@ -55,7 +56,8 @@ def deck_checks_table(checks: list[DeckCheck], names: dict[str, str | None],
                           for d in c.result_json.get("differences") or [])
         t.rows.append([c.id, c.round, ident(c.konami_id), names.get(c.konami_id), c.mode,
                        c.verdict, pen.get("penalty"), pen.get("applies"), diffs, c.confirmed,
-                       c.judge, c.created_at])
+                       c.judge, c.created_at, c.voided, c.void.reason if c.void else "",
+                       c.void.judge if c.void else ""])
     return t
 
 

@@ -33,7 +33,9 @@ ENV_EVENT = "DECKSHEET_EVENT"
 BUSY_TIMEOUT_MS = 60_000
 _KNOWN_STEPS = {m.name for m in MIGRATIONS}
 _TABLE_STEP = {"infraction_amendments": "0002-amendments-and-review-trail",
-               "registration_withdrawals": "0004-withdrawals"}
+               "registration_withdrawals": "0004-withdrawals",
+               "sheet_confirmations": "0006-sheet-identity-and-deck-check-voids",
+               "deck_check_voids": "0006-sheet-identity-and-deck-check-voids"}
 """Tables a later migration step added (an older file opened read-only lacks them)."""
 _NOT_STORED = {"registrations": ("job_id",)}
 """Columns this schema does not have: a station job's mark is found in the decklist JSON."""

@@ -45,7 +45,7 @@ HEADERS_KO: dict[str, str] = {
     "read": "읽음",
     "id": "번호",
     "round": "라운드",
-    "mode": "방식",
+    "mode": "시점",
     "penalty": "벌칙",
     "applies": "적용",
     "differences": "차이",
@@ -68,6 +68,13 @@ HEADERS_KO: dict[str, str] = {
     "sha256": "파일 해시 (sha256)",
     "list": "리미트 레귤레이션",
     "infractions": "위반",
+    "withdrawn": "철회됨",
+    "withdrawn_reason": "철회 사유",
+    "withdrawn_by": "철회한 저지",
+    "withdrawn_at": "철회 시각",
+    "sheet": "시트의 코나미 ID",
+    "sheet_id": "시트에 적힌 ID",
+    "void_judge": "무효로 한 저지",
 }
 """Every English column header of the event's tables → its Korean header."""
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from scanner.report.times import local_label, local_time
 from scanner.model import SECTIONS, Decklist, Infraction
 from scanner.rules.codes import CHECK_IN_NOTE, PENALTY_KO, REVIEW_CODES, penalty_label
-from scanner.vocab import SECTION_KO, reason_ko
+from scanner.vocab import MODE_KO, SECTION_KO, reason_ko
 
 if TYPE_CHECKING:  # only for annotations: no import cycle at run time
     from scanner.rules.check import CheckResult
@@ -184,6 +184,13 @@ def format_status(data: dict) -> str:
     totals = deck.get("totals") or {}
     out.append(f"-- 현재 리스트: v{data['version']}   "
                + "   ".join(f"{SECTION_KO[s]} {totals.get(s, 0)}장" for s in SECTIONS))
+    sheet = data.get("sheet") or {}
+    if sheet.get("kind") == "other-id":
+        out.append(f"-- 시트의 코나미 ID {sheet.get('sheet_id')}: 이 선수의 ID가 아님 — "
+                   + (f"저지 {sheet.get('judge')}가 이 선수의 시트로 확인 ({sheet.get('time')})"
+                      if sheet.get("confirmed") else "저지의 결정 전 (이 선수의 시트인지 확인 필요)"))
+    elif sheet.get("confirmed"):
+        out.append(f"-- 선수 확인: 저지 {sheet.get('judge')} ({sheet.get('time')})")
     out.append(f"-- 판정: {data['verdict']}"
                + (f" (확인 필요한 줄 {data['needs_review']}개 → 'decksheet review --player "
                   f"{data['player']}')" if data.get("needs_review") else ""))
@@ -210,11 +217,16 @@ def format_status(data: dict) -> str:
     out.append(f"-- 덱 체크 {len(checks)}건:" if checks else "-- 덱 체크 없음")
     for c in checks:
         pen = c.get("penalty") or {}
-        out.append(f"   #{c['id']} {c['round']}라운드 {c['mode']}: {c['verdict']}"
+        void = c.get("voided")
+        out.append(f"   #{c['id']} {c['round']}라운드 {MODE_KO.get(c['mode'], c['mode'])}: "
+                   f"{c['verdict']}"
                    + (f" — {PENALTY_KO.get(pen.get('penalty'), pen.get('penalty'))}"
                       if pen else "")
+                   + (f" ({pen.get('applies_label')})" if pen.get("applies_label") else "")
                    + (" (저지 확인)" if c.get("confirmed") else "")
-                   + f" — 저지 {c.get('judge') or '-'} {c['time']}")
+                   + f" — 저지 {c.get('judge') or '-'} {c['time']}"
+                   + (f" — 무효: {void['reason']} (저지 {void['judge']}, {void['time']})"
+                      if void else ""))
     infs = data.get("infractions") or []
     out.append(f"-- 기록된 위반 {len(infs)}건:" if infs else "-- 기록된 위반 없음")
     status_ko = {"active": "유효", "voided": "무효", "amended": "변경"}

@@ -20,8 +20,8 @@ from card_db.names import name_key
 from scanner.model import SECTION_KO, SECTIONS, Decklist, Infraction
 from scanner.rules.check import check_decklist, review_infractions
 from scanner.rules.codes import (MATCH, MISMATCH, NEEDS_REVIEW, PENALTY_KO, PENALTY_RANK,
-                                 PENALTY_TIMING_SECTION, REVIEW_CODES, TIMING_CURRENT_DUEL,
-                                 TIMING_NEXT_DUEL, make_infraction)
+                                 PENALTY_TIMING_SECTION, REMEDY_FOLLOW_LIST, REVIEW_CODES,
+                                 TIMING_CURRENT_DUEL, TIMING_NEXT_DUEL, make_infraction)
 
 START_OF_MATCH = "start-of-match"
 BETWEEN_GAMES = "between-games"
@@ -63,6 +63,9 @@ class Penalty:
     applies: str
     """next-duel (found between games) / current-duel."""
     timing_rule: str
+    remedy: str = ""
+    """What to do about the act: the remedy of the finding that carries the penalty (one act,
+    one remedy: a deck that differs from its list is put back as the list says, 3.B)."""
 
     @property
     def label(self) -> str:
@@ -72,7 +75,8 @@ class Penalty:
         return {"penalty": self.penalty, "label": self.label, "code": self.code,
                 "findings": list(self.findings), "quoted": self.quoted, "applies": self.applies,
                 "applies_label": "다음 듀얼에 적용" if self.applies == "next-duel"
-                else "진행 중인 듀얼에 적용", "timing_rule": self.timing_rule}
+                else "진행 중인 듀얼에 적용", "timing_rule": self.timing_rule,
+                "remedy": self.remedy}
 
 
 def one_penalty(findings: list[Infraction], between_games: bool) -> Penalty | None:
@@ -84,7 +88,8 @@ def one_penalty(findings: list[Infraction], between_games: bool) -> Penalty | No
     quote = TIMING_NEXT_DUEL if between_games else TIMING_CURRENT_DUEL
     return Penalty(penalty=top.penalty, code=top.code, findings=[i.code for i in real],
                    quoted=top.penalty_quoted, applies="next-duel" if between_games
-                   else "current-duel", timing_rule=f"{PENALTY_TIMING_SECTION}: 「{quote}」")
+                   else "current-duel", timing_rule=f"{PENALTY_TIMING_SECTION}: 「{quote}」",
+                   remedy=top.remedy)
 
 
 @dataclass
@@ -236,7 +241,8 @@ def compare_decklists(registered: Decklist, observed: Decklist, between_games: b
 
     mismatch = bool(infractions)
     if db is not None and limits is not None and not in_doubt:
-        infractions += _new_check_infractions(registered, observed, db, limits)
+        infractions += _as_part_of_the_act(_new_check_infractions(registered, observed, db,
+                                                                  limits), mismatch)
     penalty = one_penalty(infractions, between_games)
     infractions += unresolved
     return CompareResult(match=not mismatch and not unresolved and not in_doubt,
@@ -244,6 +250,18 @@ def compare_decklists(registered: Decklist, observed: Decklist, between_games: b
                          differences=differences, infractions=infractions, net_differences=net,
                          sizes={"registered": reg_sizes, "observed": obs_sizes},
                          needs_review=in_doubt, penalty=penalty)
+
+
+def _as_part_of_the_act(found: list[Infraction], mismatch: bool) -> list[Infraction]:
+    """What the observed deck breaks on its own (it was not on the registered list, which was
+    checked). When the deck also differs from its list, these are that one act's consequences
+    (a missing card leaves 39): the rules' remedy for the act is 3.B 「덱 리스트대로
+    수정한다」, never 3.A's 「적절한 카드를 추가」, which read alone lets the player add any card."""
+    if not mismatch:
+        return found
+    for i in found:
+        i.remedy = REMEDY_FOLLOW_LIST
+    return found
 
 
 def _single_section(diffs: list[Difference]) -> str | None:

@@ -180,7 +180,8 @@ async def post_decide(request: Request) -> Response:
     judge = require_judge(request)
     data = await read_json(request, validate.DECIDE)
     job = await run_in_threadpool(_service(request).decide, request.path_params["job_id"],
-                                  data["choice"], judge, data["player"])
+                                  data["choice"], judge, data["player"], data["confirm"],
+                                  data["add"])
     return JSONResponse(job.to_json())
 
 
@@ -240,11 +241,13 @@ async def post_deckcheck(request: Request) -> Response:
     by_card = {(c["section"], c["card_id"]): c["count"] for c in data["cards"]}
     preview = await run_in_threadpool(
         _service(request).deck_check, data["player"], data["round"], data["between_games"],
-        counts, extra, data["confirm"], judge, by_card)
+        counts, extra, data["confirm"], judge, by_card, data["preview"])
     return JSONResponse({"player": preview.konami_id, "round": preview.round,
                          "mode": "between-games" if preview.between_games else "start-of-match",
-                         "match": preview.match, "differences": preview.differences,
+                         "match": preview.match, "verdict": preview.verdict,
+                         "differences": preview.differences, "penalty": preview.penalty,
                          "infractions": preview.infractions, "recorded": preview.recorded,
+                         "preview": preview.token,
                          "not_recorded": preview.not_recorded,
                          "deck_check_id": preview.deck_check_id,
                          "registered_version": preview.registered_version})
@@ -254,8 +257,9 @@ async def get_infractions(request: Request) -> Response:
     rows = await run_in_threadpool(_service(request).infractions)
     return JSONResponse([{"id": i.id, "player": i.konami_id, "code": i.code,
                           "penalty": i.penalty, "penalty_now": i.penalty_now,
-                          "voided": i.voided, "round": i.round, "judge": i.judge, "time": i.at,
-                          "voids": i.voids} for i in rows])
+                          "voided": i.voided, "status": i.status, "round": i.round,
+                          "judge": i.judge, "time": i.at, "voids": i.voids,
+                          "deck_check_id": i.deck_check_id} for i in rows])
 
 
 async def post_void(request: Request) -> Response:
@@ -267,7 +271,23 @@ async def post_void(request: Request) -> Response:
     judge = require_judge(request)
     view = await run_in_threadpool(_service(request).void_infraction, inf_id, data["reason"],
                                    judge, data["new_penalty"])
-    return JSONResponse({"id": view.id, "voided": view.voided, "penalty_now": view.penalty_now})
+    return JSONResponse({"id": view.id, "voided": view.voided, "status": view.status,
+                         "penalty_now": view.penalty_now})
+
+
+async def post_deckcheck_void(request: Request) -> Response:
+    """Void a recorded deck check: `{"reason": "…"}` in the judge's name (its infraction is
+    voided with it); the check stays in the record, shown as 무효."""
+    require_csrf(request)
+    check_id = path_int(request.path_params["check_id"])
+    if check_id is None:
+        return error(ko("no-such-deck-check"), 404)
+    data = await read_json(request, validate.WITHDRAW_OR_VOID)
+    judge = require_judge(request)
+    view = await run_in_threadpool(_service(request).void_deck_check, check_id, data["reason"],
+                                   judge)
+    return JSONResponse({"id": view.id, "voided": view.void,
+                         "infractions": view.infraction_ids})
 
 
 async def post_withdraw(request: Request) -> Response:
@@ -309,6 +329,7 @@ ROUTES = [
     Route("/api/deckchecks", post_deckcheck, methods=["POST"]),
     Route("/api/infractions", get_infractions),
     Route("/api/infractions/{inf_id}/void", post_void, methods=["POST"]),
+    Route("/api/deckchecks/{check_id}/void", post_deckcheck_void, methods=["POST"]),
     Route("/api/withdrawals", get_withdrawals),
     Route("/api/decisions", get_decisions),
     Route("/api/audits", post_audit, methods=["POST"]),

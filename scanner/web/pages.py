@@ -19,6 +19,8 @@ from scanner.web.texts import ko
 from scanner.web.auth import csrf_token, judge_name, same_origin, set_judge_cookie
 from scanner.web.service import StationError, StationService
 from scanner.web.unlisted import MAX_ROWS, read_rows, to_extra
+from scanner.rules.codes import CODE_KO
+from scanner.web.present import penalty_ko
 from scanner.web.views import STATUS_KO
 
 
@@ -63,7 +65,8 @@ async def dashboard(request: Request) -> Response:
     return render(request, "dashboard.html", players=shown, total=len(players), counts=counts,
                   queue=getattr(request.app.state, "runner", None) and request.app.state.runner.state,
                   status=status, q=q, infractions=list(reversed(infractions)),
-                  decisions=decisions[:50], withdrawals=list(reversed(withdrawals)),
+                  decisions=decisions[:50], decisions_total=len(decisions),
+                  withdrawals=list(reversed(withdrawals)),
                   tz=service.config.timezone)
 
 
@@ -126,8 +129,10 @@ async def checkin_page(request: Request) -> Response:
         if withdrawn is not None and withdrawn.sheet_id:
             owner = await run_in_threadpool(service.player, withdrawn.sheet_id)
     held = await run_in_threadpool(service.sheets_waiting_for_player)
+    watch = request.query_params.get("job", "")
+    watch = watch if re.fullmatch(r"[0-9a-f]{16}", watch) else None
     return render(request, "checkin.html", picked=picked, held=held, withdrawn=withdrawn,
-                  owner=owner)
+                  owner=owner, watch=watch)
 
 
 async def player_page(request: Request) -> Response:
@@ -141,13 +146,18 @@ async def player_page(request: Request) -> Response:
         raise StationError(ko("no-such-player"), 404)
     if row.version is None and version is None:  # a withdrawn version can still be looked at
         withdrawals = await run_in_threadpool(service.withdrawals, row.konami_id)
-        return render(request, "player_none.html", row=row, withdrawals=withdrawals)
+        rec = await run_in_threadpool(service.player_record, row.konami_id)
+        return render(request, "player_none.html", row=row, withdrawals=withdrawals, rec=rec)
     view = await run_in_threadpool(service.registration, kid, version)
+    rec = await run_in_threadpool(service.player_record, kid)
+    ident = await run_in_threadpool(service.sheet_identity, kid, view.version)
     return render(request, "registration.html", v=view, row=row, tz=service.config.timezone,
-                  message=_known_message(request.query_params.get("m")))
+                  message=_known_message(request.query_params.get("m")), rec=rec, ident=ident,
+                  owner=(await run_in_threadpool(service.player, ident.sheet_id)
+                         if ident.sheet_id and ident.kind == "other-id" else None))
 
 
-_MESSAGES = re.compile(r"confirmed|withdrawn|nothing|stored[0-9]{1,4}")
+_MESSAGES = re.compile(r"confirmed|withdrawn|nothing|stored[0-9]{1,4}|voided|undone|checkvoided")
 """What the station's own redirects put in `?m=` after an action: anything else in the URL is
 not shown (a link could otherwise make the page say what its sender wrote)."""
 
@@ -188,7 +198,8 @@ async def review_post(request: Request) -> Response:
     require_csrf(request, form_text(form, "csrf"))
     judge = require_judge(request)
     if form_text(form, "confirm_checkin"):
-        await run_in_threadpool(service.confirm_checkin, kid, version, judge)
+        await run_in_threadpool(service.confirm_checkin, kid, version, judge,
+                                form_text(form, "other_id") or None)
         return _redirect(f"/players/{kid}/v/{version}?m=confirmed")
     answers = []
     for key in form:
@@ -233,6 +244,7 @@ async def deckcheck_page(request: Request) -> Response:
     view, rows = await run_in_threadpool(service.checklist, kid)
     _, cards = await run_in_threadpool(service.checklist_by_card, kid)
     preview = None
+    refused = None
     form_values: dict = {}
     if request.method == "POST":
         form = await read_form(request, 1 << 20)
@@ -252,16 +264,53 @@ async def deckcheck_page(request: Request) -> Response:
         unlisted = read_rows(form, form_text)
         extra = to_extra(unlisted)
         round_no = _form_int(form_text(form, "round"), 0, MAX_ROUND, ko("round-needed", max=MAX_ROUND))
-        between = form_text(form, "mode") == "between-games"
+        mode = form_text(form, "mode")
+        if mode not in ("start-of-match", "between-games"):  # no default: the judge says which
+            raise StationError(ko("mode-needed"))
+        between = mode == "between-games"
         confirm = form_text(form, "do") == "confirm"
-        preview = await run_in_threadpool(service.deck_check, kid, round_no, between, counts,
-                                          extra, confirm, require_judge(request), by_card)
-        form_values = {"round": round_no, "mode": "between-games" if between else "start-of-match",
+        token = form_text(form, "preview_token") or ""
+        if confirm and not token:
+            raise StationError(ko("compare-first"))
+        judge = require_judge(request)
+        try:
+            preview = await run_in_threadpool(service.deck_check, kid, round_no, between, counts,
+                                              extra, confirm, judge, by_card,
+                                              token if confirm else None)
+        except StationError as exc:
+            if exc.status != 409:
+                raise
+            # Not the comparison previewed (a count or the 시점 changed since): nothing was
+            # recorded; the comparison of what the form holds now is shown to record instead.
+            refused = str(exc)
+            preview = await run_in_threadpool(service.deck_check, kid, round_no, between, counts,
+                                              extra, False, judge, by_card)
+        if preview.recorded:  # a reload must not record it again: the recorded check, by GET
+            return _redirect(f"/deckcheck/{view.konami_id}?recorded={preview.deck_check_id}")
+        form_values = {"round": round_no, "mode": mode,
                        "counts": {f"{s}-{i}": n for (s, i), n in counts.items()},
                        "cards": {f"{s}-{c}": n for (s, c), n in by_card.items()},
                        "unlisted": unlisted}
+    rec = await run_in_threadpool(service.player_record, view.konami_id)
+    recorded = path_int(request.query_params.get("recorded", "") or "")
     return render(request, "deckcheck.html", v=view, rows=rows, cards=cards, preview=preview,
-                  f=form_values, max_unlisted=MAX_ROWS)
+                  f=form_values, max_unlisted=MAX_ROWS, rec=rec, refused=refused,
+                  recorded=next((c for c in rec.deck_checks if c.id == recorded), None))
+
+
+async def _confirm_step(request: Request, form, title: str, lines: list[str], action: str,
+                        fields: dict[str, str], back: str) -> Response | None:
+    """A void, amendment or undo is recorded only on a second, explicit tap: the first post
+    shows what will be recorded (확정 / 취소); None once confirmed."""
+    if form_text(form, "confirmed") == "1":
+        return None
+    return render(request, "confirm_action.html", title=title, lines=lines, action=action,
+                  fields={k: v for k, v in fields.items() if v is not None}, back=back)
+
+
+def _back(form, default: str = "/#infractions") -> str:
+    nxt = form_text(form, "next") or default
+    return same_origin(nxt) if nxt.startswith("/") else default
 
 
 async def void_post(request: Request) -> Response:
@@ -271,9 +320,121 @@ async def void_post(request: Request) -> Response:
     inf_id = path_int(request.path_params["inf_id"])
     if inf_id is None:
         raise StationError(ko("bad-infraction-id"), 404)
-    await run_in_threadpool(service.void_infraction, inf_id, form_text(form, "reason") or "",
-                            require_judge(request), form_text(form, "new_penalty") or None)
-    return _redirect("/#infractions")
+    judge = require_judge(request)
+    reason = (form_text(form, "reason") or "").strip()
+    choice = form_text(form, "new_penalty")
+    if choice is None or choice == "":  # no default: 무효 or a penalty, chosen
+        raise StationError(ko("void-choice-needed"))
+    if not reason:
+        raise StationError(ko("void-reason-needed"))
+    new_penalty = None if choice == "VOID" else choice
+    inf = await run_in_threadpool(service.infraction, inf_id)
+    back = _back(form)
+    step = await _confirm_step(
+        request, form, ko("confirm-void-title") if new_penalty is None else ko("confirm-amend-title"),
+        [ko("confirm-infraction", player=f"{inf.name or ''} {inf.konami_id}", what=_code_ko(inf.code),
+            penalty=_penalty_ko(inf.penalty_now)),
+         ko("confirm-void-to") if new_penalty is None
+         else ko("confirm-amend-to", penalty=_penalty_ko(new_penalty)),
+         ko("confirm-reason", reason=reason[:300])],
+        f"/infractions/{inf_id}/void", {"reason": reason, "new_penalty": choice, "next": back},
+        back)
+    if step is not None:
+        return step
+    await run_in_threadpool(service.void_infraction, inf_id, reason, judge, new_penalty)
+    return _redirect(_with_message(back, "voided"))
+
+
+async def undo_post(request: Request) -> Response:
+    """Undo the latest void/amendment of an infraction (confirmed like a void)."""
+    service = _service(request)
+    form = await read_form(request, 65536)
+    require_csrf(request, form_text(form, "csrf"))
+    inf_id = path_int(request.path_params["inf_id"])
+    if inf_id is None:
+        raise StationError(ko("bad-infraction-id"), 404)
+    judge = require_judge(request)
+    reason = (form_text(form, "reason") or "").strip()
+    if not reason:
+        raise StationError(ko("void-reason-needed"))
+    inf = await run_in_threadpool(service.infraction, inf_id)
+    back = _back(form)
+    step = await _confirm_step(
+        request, form, ko("confirm-undo-title"),
+        [ko("confirm-infraction", player=f"{inf.name or ''} {inf.konami_id}", what=_code_ko(inf.code),
+            penalty=_penalty_ko(inf.penalty_now)),
+         ko("confirm-undo-to", penalty=_penalty_ko(inf.undo_to)),
+         ko("confirm-reason", reason=reason[:300])],
+        f"/infractions/{inf_id}/undo", {"reason": reason, "next": back}, back)
+    if step is not None:
+        return step
+    await run_in_threadpool(service.undo_amendment, inf_id, reason, judge)
+    return _redirect(_with_message(back, "undone"))
+
+
+async def deckcheck_void_post(request: Request) -> Response:
+    """Void a recorded deck check with a reason (confirmed like a void)."""
+    service = _service(request)
+    form = await read_form(request, 65536)
+    require_csrf(request, form_text(form, "csrf"))
+    check_id = path_int(request.path_params["check_id"])
+    if check_id is None:
+        raise StationError(ko("no-such-deck-check"), 404)
+    judge = require_judge(request)
+    reason = (form_text(form, "reason") or "").strip()
+    if not reason:
+        raise StationError(ko("void-reason-needed"))
+    back = _back(form, "/")
+    step = await _confirm_step(
+        request, form, ko("confirm-check-void-title"),
+        [ko("confirm-check-void", id=check_id), ko("confirm-reason", reason=reason[:300])],
+        f"/deckchecks/{check_id}/void", {"reason": reason, "next": back}, back)
+    if step is not None:
+        return step
+    await run_in_threadpool(service.void_deck_check, check_id, reason, judge)
+    return _redirect(_with_message(back, "checkvoided"))
+
+
+def _with_message(url: str, m: str) -> str:
+    path, _, frag = url.partition("#")
+    if not path.startswith("/players/"):
+        return url
+    return f"{path}{'&' if '?' in path else '?'}m={m}" + (f"#{frag}" if frag else "")
+
+
+def _code_ko(code: str) -> str:
+    return CODE_KO.get(code, code)
+
+
+def _penalty_ko(code: str | None) -> str:
+    return penalty_ko(code)
+
+
+async def recheckin_post(request: Request) -> Response:
+    """The stored original of a withdrawn version, checked in for its owner: no re-upload."""
+    service = _service(request)
+    kid, version = request.path_params["kid"], _version(request)
+    assert version is not None
+    form = await read_form(request, 65536)
+    require_csrf(request, form_text(form, "csrf"))
+    job = await run_in_threadpool(service.recheck_in, kid, version,
+                                  form_text(form, "owner") or "", require_judge(request),
+                                  form_text(form, "add") == "1")
+    request.app.state.runner.notify()
+    return _redirect(f"/checkin?job={job.id}")
+
+
+async def decisions_page(request: Request) -> Response:
+    """The whole review-decision log (the dashboard shows the newest 50), newest first."""
+    if (r := _need_judge(request)):
+        return r
+    service = _service(request)
+    decisions = await run_in_threadpool(service.decision_log)
+    per = 200
+    pages = max(1, -(-len(decisions) // per))
+    page = min(max(path_int(request.query_params.get("page", "1") or "1") or 1, 1), pages)
+    return render(request, "decisions.html", decisions=decisions[(page - 1) * per:page * per],
+                  total=len(decisions), page=page, pages=pages)
 
 
 async def withdraw_post(request: Request) -> Response:
@@ -324,6 +485,10 @@ ROUTES = [
     Route("/deckcheck", deckcheck_pick),
     Route("/deckcheck/{kid}", deckcheck_page, methods=["GET", "POST"]),
     Route("/infractions/{inf_id}/void", void_post, methods=["POST"]),
+    Route("/infractions/{inf_id}/undo", undo_post, methods=["POST"]),
+    Route("/deckchecks/{check_id}/void", deckcheck_void_post, methods=["POST"]),
+    Route("/players/{kid}/v/{version:int}/recheckin", recheckin_post, methods=["POST"]),
+    Route("/decisions", decisions_page),
     Route("/crops/{sha}/{name}", crop),
     Route("/exports/{what}", export),
 ]

@@ -7,13 +7,8 @@ from scanner.event.audit_report import mask_id
 from scanner.report.times import local_time
 from scanner.rules.codes import CODE_KO, PENALTY_KO
 from scanner.web.hangul import one_syllable_apart
-from scanner.vocab import SECTION_KO
+from scanner.vocab import MODE_KO, READER_KO, SECTION_KO
 from scanner.web.views import STATUS_KO
-
-MODE_KO = {"start-of-match": "매치 시작 전", "between-games": "게임 사이"}
-READER_KO = {"pdf-text": "PDF 글자", "pdf-form": "PDF 입력 칸", "ocr": "사진·스캔 읽기",
-             "ydk": "ydk 파일", "ydke": "ydke 주소", "text": "텍스트 목록", "json": "JSON"}
-"""How a list was read (the contract's `source.reader`), in the judge's words."""
 
 
 def penalty_ko(code: str | None) -> str:

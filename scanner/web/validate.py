@@ -71,8 +71,11 @@ VERSION = Int(1, INT64_MAX)
 DECKCHECK = Obj({
     "player": Key(Text(40), required=True),
     "round": Key(Int(0, MAX_ROUND), required=True),
-    "between_games": Key(Bool(), default=False),
+    # the 시점 has no default: a between-games swap judged as start-of-match is a false 불일치
+    "between_games": Key(Bool(), required=True),
     "confirm": Key(Bool(), default=False),
+    # the preview's token: a confirmation records exactly the comparison previewed
+    "preview": Key(Text(64), nullable=True),
     "counts": Key(Items(Obj({"section": Key(SECTION, required=True),
                              "line": Key(Int(1, 200), required=True),
                              "count": Key(Int(0, 60), required=True)}), 200), default=[]),
@@ -109,10 +112,14 @@ AUDIT = Obj({"formats": Key(Items(Text(10, ("html", "csv", "xlsx", "csv-ko")), 4
 """`POST /api/audits` (no formats: html, csv and xlsx)."""
 
 WITHDRAW = Obj({"reason": Key(Text(200), required=True)})
+WITHDRAW_OR_VOID = WITHDRAW
+"""`POST /api/deckchecks/ID/void` too (a reason of at most 200 characters)."""
 """`POST /api/players/KID/versions/N/withdraw` (a reason of at most 200 characters)."""
 
 DECIDE = Obj({"choice": Key(Text(10, ("store", "discard")), required=True),
-              "player": Key(Text(40), nullable=True)})
+              "player": Key(Text(40), nullable=True),
+              "confirm": Key(Text(20), nullable=True),
+              "add": Key(Bool(), default=False)})
 """`POST /api/jobs/ID/decide` (a registration a guard held)."""
 
 

@@ -41,6 +41,11 @@ class PlayerRow:
     deck_checks: int = 0
     infractions: int = 0
     in_roster: bool = True
+    sheet: str | None = None
+    """The current version's sheet identity state (`SheetIdentity.state`)."""
+    sheet_id: str | None = None
+    record: dict = field(default_factory=dict)
+    """The effective record's summary (`PlayerRecord.summary`)."""
 
     @property
     def status(self) -> str:
@@ -50,7 +55,7 @@ class PlayerRow:
         return {"player": self.konami_id, "name": self.name, "version": self.version,
                 "status": self.status, "table": self.table_no,
                 "needs_review": self.verdict.needs_review, "infractions": self.verdict.breaches,
-                "deck_checks": self.deck_checks}
+                "deck_checks": self.deck_checks, "sheet": self.sheet}
 
 
 @dataclass
@@ -164,19 +169,73 @@ class InfractionView:
     judge: str | None
     at: str
     voids: list[dict] = field(default_factory=list)
-    """Voids/amendments recorded later: {reason, judge, at, new_penalty}."""
+    """Voids/amendments recorded later, oldest first: {reason, judge, at, new_penalty}."""
+    status: str = "active"
+    """active / voided / amended: the record's own reading (`IssuedInfraction.status`)."""
+    penalty_now: str | None = None
+    """The penalty in force (`IssuedInfraction.effective_penalty`); None when voided."""
+    undo_to: str | None = None
+    """What undoing the latest void/amendment puts back (a penalty code; None: void)."""
+    deck_check_id: int | None = None
+    applies: str | None = None
+    """next-duel / current-duel, when the deck check that issued it says."""
+    findings: list[str] = field(default_factory=list)
+    """The codes of every finding of the act."""
 
     @property
     def voided(self) -> bool:
-        return any(v.get("new_penalty") in (None, "") for v in self.voids)
+        return self.status == "voided"
 
     @property
-    def penalty_now(self) -> str | None:
-        """The penalty in force: the last amendment's, None when voided."""
-        current: str | None = self.penalty
-        for v in self.voids:
-            current = v.get("new_penalty") or None
-        return current
+    def amended(self) -> bool:
+        return bool(self.voids)
+
+
+@dataclass
+class DeckCheckView:
+    """A recorded deck check as the player page and the deck-check page show it."""
+
+    id: int
+    round: int
+    mode: str
+    verdict: str
+    differences: list[dict]
+    penalty: dict | None
+    """The one penalty of the act (`Penalty.to_json()`), None when none."""
+    judge: str | None
+    at: str
+    void: dict | None = None
+    """{reason, judge, time} when voided."""
+    infraction_ids: list[int] = field(default_factory=list)
+
+    @property
+    def voided(self) -> bool:
+        return self.void is not None
+
+
+@dataclass
+class SheetIdentityView:
+    """Whose sheet a version is (`SheetIdentity`), for the identity box."""
+
+    kind: str
+    """same / no-id / other-id."""
+    sheet_id: str | None
+    confirmed: bool
+    state: str
+    judge: str | None = None
+    at: str | None = None
+
+
+@dataclass
+class PlayerRecordView:
+    """A player's effective record (`scanner.event.effective`): what the dashboard, the
+    player page, `event status` and the audit all show."""
+
+    konami_id: str
+    sheet: SheetIdentityView | None
+    deck_checks: list[DeckCheckView]
+    infractions: list[InfractionView]
+    summary: dict
 
 
 @dataclass
@@ -215,3 +274,9 @@ class DeckCheckPreview:
     deck_check_id: int | None = None
     not_recorded: str | None = None
     """Why the event layer did not record a confirmed check (e.g. the list still needs review)."""
+    verdict: str = ""
+    """일치 / 불일치 / 확인 필요 (a list or a line under review: never 불일치)."""
+    penalty: dict | None = None
+    """The one penalty of the act (`Penalty.to_json()`: label, applies_label, remedy)."""
+    token: str = ""
+    """The comparison's digest: 이대로 기록 sends it back, and records only this comparison."""

@@ -246,7 +246,8 @@ def test_unknown_things_are_404_not_500(app_client):
 def test_deck_check_preview_record_and_void(app_client):
     wait_job(app_client, upload(app_client, SAMPLES / "decks" / "registered.ydk", player="1000000002").json()["job"])
     view = app_client.get("/api/players/1000000002").json()
-    body = {"player": "1000000002", "round": 2, "counts": [{"section": "main", "line": 1, "count": 1}]}
+    body = {"player": "1000000002", "round": 2, "between_games": False,
+            "counts": [{"section": "main", "line": 1, "count": 1}]}
     preview = app_client.post("/api/deckchecks", json=body).json()
     assert preview["recorded"] is False and preview["match"] is False
     assert preview["infractions"][0]["code"] == "DECKLIST_MISMATCH"
@@ -261,7 +262,8 @@ def test_deck_check_preview_record_and_void(app_client):
     assert app_client.post(f"/api/infractions/{inf['id']}/void", json={"reason": ""}).status_code == 400
     r = app_client.post(f"/api/infractions/{inf['id']}/void",
                         json={"reason": "카드가 슬리브 뒤에 있었음", "new_penalty": "WARNING"})
-    assert r.json() == {"id": inf["id"], "voided": False, "penalty_now": "WARNING"}
+    assert r.json() == {"id": inf["id"], "voided": False, "status": "amended",
+                        "penalty_now": "WARNING"}
     r = app_client.post(f"/api/infractions/{inf['id']}/void", json={"reason": "재확인 결과 문제 없음"})
     inf2 = next(i for i in app_client.get("/api/infractions").json() if i["id"] == inf["id"])
     assert inf2["voided"] and inf2["penalty"] == "GAME_LOSS" and len(inf2["voids"]) == 2
@@ -342,7 +344,7 @@ def test_deck_check_by_card_between_games_and_at_the_start(app_client):
             {"section": "side", "card_id": 14558127, "count": 2},
             {"section": "side", "card_id": 54693926, "count": 1},
             {"section": "main", "card_id": 54693926, "count": 2}]
-    body = {"player": "1000000005", "round": 3, "cards": swap}
+    body = {"player": "1000000005", "round": 3, "cards": swap, "between_games": False}
     between = app_client.post("/api/deckchecks", json=dict(body, between_games=True)).json()
     assert between["match"] is True and between["mode"] == "between-games", between
     start = app_client.post("/api/deckchecks", json=body).json()

@@ -114,6 +114,7 @@ def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, ser
     page.press("input[name=q]", "Enter")
     page.click("#players a")
     page.fill("#round", "2")
+    page.check("input[name=mode][value=start-of-match]")  # no default 시점
     first = page.locator("#checklist tr[data-card] input[name^='c-main-']").first
     assert int(first.input_value()) > 1  # one copy missing: a mismatch
     first.fill("1")
@@ -129,11 +130,13 @@ def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, ser
     row = page.locator("li[data-infraction]", has_text="덱 리스트와 덱이 다름")
     assert "박저지" in row.inner_text()
     row.locator("summary").click()
+    row.locator("select[name=new_penalty]").select_option("VOID")  # no default: chosen
     row.locator("input[name=reason]").fill("카드가 덱 케이스에 남아 있었음")
-    row.locator("button").click()
+    row.locator("form button").click()
+    page.click("#confirm-yes")  # recorded only on the confirmation's second tap
     voided = page.locator("li[data-infraction]", has_text="덱 리스트와 덱이 다름")
-    assert "무효: 카드가 덱 케이스에 남아 있었음 (박저지" in voided.inner_text()
-    assert voided.locator("s").count() == 1 and voided.locator("summary").count() == 0
+    assert "무효: 카드가 덱 케이스에 남아 있었음 (저지 박저지" in voided.inner_text()
+    assert voided.locator("s").count() == 1 and voided.get_attribute("data-status") == "voided"
 
     # Names are text, never markup; the phone layout does not scroll sideways.
     assert "<script>alert(1)</script>" in page.inner_text("#players")
@@ -308,13 +311,13 @@ def test_a_sheet_on_the_wrong_player_is_withdrawn_and_registered_for_the_right_o
     page.set_input_files("#file", str(sheet))
     page.wait_for_url("**/players/1098765432/v/1", timeout=60_000)
     assert "0412345678" in page.inner_text("p.err")  # the red ID mismatch
-    yes = page.locator("#checkin-confirm button", has_text="예, 이 선수의 시트입니다")
+    # Another player's ID on the sheet: no plain 「예」 (issue 36); 「아니오」 and, apart, the
+    # confirmation that names the ID the sheet carries.
+    assert page.locator("#checkin-confirm button", has_text="예, 이 선수의 시트입니다").count() == 0
     no = page.locator("#not-this-player")
-    assert yes.is_visible() and no.is_visible() and no.inner_text() == "아니오, 다른 선수의 시트"
-    for button in (yes, no):
-        assert button.bounding_box()["height"] >= 44
-    if viewport is DESKTOP:  # side by side where there is room
-        assert abs(yes.bounding_box()["y"] - no.bounding_box()["y"]) < 2
+    assert no.is_visible() and no.inner_text() == "아니오, 다른 선수의 시트"
+    assert no.bounding_box()["height"] >= 44
+    assert page.locator("#other-id-confirm summary").is_visible()
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     shot(page, f"withdraw-{viewport['width']}-01-mismatch")
 
@@ -325,9 +328,7 @@ def test_a_sheet_on_the_wrong_player_is_withdrawn_and_registered_for_the_right_o
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     shot(page, f"withdraw-{viewport['width']}-02-checkin")
 
-    page.click("#owner-checkin")  # the sheet's owner, 김하늘: the same file, no guard now
-    page.wait_for_url("**/checkin?player=0412345678")
-    page.set_input_files("#file", str(sheet))
+    page.click("#owner-checkin")  # the sheet's owner, 김하늘: the stored file, no re-upload
     page.wait_for_url("**/players/0412345678/v/1", timeout=60_000)
     assert page.locator("p.err").count() == 0 and page.locator("#not-this-player").count() == 0
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")

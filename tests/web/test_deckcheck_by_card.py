@@ -55,7 +55,7 @@ def test_a_legal_side_swap_is_a_match_between_games_and_a_mismatch_at_the_start(
         assert page.locator(f"tr[data-card='{ASH}']").count() == 1
         assert page.locator(f"input[name=c-main-{SIDE_CARD}]").count() == 1
         page.fill("#round", "3")
-        page.select_option("#mode", "between-games")
+        page.check("input[name=mode][value=between-games]")
         _swap(page)
         page.click("#preview")
         result = page.inner_text("#deckcheck-result")
@@ -68,7 +68,7 @@ def test_a_legal_side_swap_is_a_match_between_games_and_a_mismatch_at_the_start(
         box = page.locator(f"input[name=c-side-{ASH}]").bounding_box()
         assert box["height"] >= 44 and box["width"] >= 44, box
 
-        page.select_option("#mode", "start-of-match")
+        page.check("input[name=mode][value=start-of-match]")
         page.click("#preview")
         result = page.inner_text("#deckcheck-result")
         assert "불일치" in result and "듀얼의 패배" in result, result
@@ -85,7 +85,7 @@ def test_a_missing_and_an_extra_copy_are_mismatches_between_games(browser, regis
     ctx, page = _open(browser, registered, PHONE)
     try:
         page.fill("#round", "4")
-        page.select_option("#mode", "between-games")
+        page.check("input[name=mode][value=between-games]")
         page.fill(f"input[name=c-main-{ASH}]", "1")   # one copy missing from the whole deck
         page.click("#preview")
         assert "불일치" in page.inner_text("#deckcheck-result")
@@ -104,6 +104,7 @@ def test_an_unlisted_card_typed_but_not_picked_stops_the_comparison(browser, reg
     ctx, page = _open(browser, registered, PHONE)
     try:
         page.fill("#round", "5")
+        page.check("input[name=mode][value=start-of-match]")  # no default 시점
         page.click("summary >> text=리스트에 없는 카드가 있음")
         page.fill("input[name=extra_card_text]", "욕망의 항아리")
         page.evaluate("document.getElementById('extra-card').value = '55144522'")
@@ -139,6 +140,7 @@ def test_two_unlisted_cards_give_a_mismatch_and_stay_entered(browser, registered
     ctx, page = _open(browser, registered, viewport)
     try:
         page.fill("#round", "4")
+        page.check("input[name=mode][value=start-of-match]")  # no default 시점
         page.click("summary >> text=리스트에 없는 카드가 있음")
         _unlisted(page, 1, "욕망의 항아리", "main", "1")
         page.click("#add-unlisted")
@@ -187,11 +189,11 @@ def test_verdicts_say_when_a_penalty_applies(browser, registered):  # noqa: F811
     ctx, page = _open(browser, registered, PHONE)
     try:
         page.fill("#round", "6")
-        page.select_option("#mode", "between-games")
+        page.check("input[name=mode][value=between-games]")
         page.fill(f"input[name=c-main-{ASH}]", "1")
         page.click("#preview")
         assert "다음 듀얼에 적용" in page.inner_text("#deckcheck-result")
-        page.select_option("#mode", "start-of-match")
+        page.check("input[name=mode][value=start-of-match]")
         page.click("#preview")
         assert "다음 듀얼에 적용" not in page.inner_text("#deckcheck-result")
         page.click("#confirm")
@@ -250,7 +252,9 @@ def test_pages_fit_the_screen_and_taps_are_44_px(browser, registered, viewport):
             small = page.evaluate("""() => [...document.querySelectorAll(
                 'main a.btn, main button, main input:not([type=hidden]), header a, main select')]
                 .filter(e => e.offsetParent !== null)
-                .map(e => [e.outerHTML.slice(0, 60), e.getBoundingClientRect().height])
+                // a radio or checkbox is tapped through its label: the label is the target
+                .map(e => [e.outerHTML.slice(0, 60), ((e.type === 'radio' || e.type === 'checkbox')
+                           && e.closest('label') || e).getBoundingClientRect().height])
                 .filter(([, h]) => h < 43.5)""")
             assert not small, (path, small)
     finally:

@@ -123,6 +123,7 @@ def test_no_code_word_on_the_stations_pages(browser, server):  # noqa: F811
     # A deck check with one copy missing: the mismatch verdict, then recorded.
     page.goto(server.url + "/deckcheck/1000000001")
     page.fill("#round", "2")
+    page.check("input[name=mode][value=start-of-match]")  # no default 시점 (issue 36)
     page.locator("#checklist tr[data-card] input[name^='c-main-']").first.fill("1")
     page.click("#preview")
     page.wait_for_selector("#deckcheck-result")
@@ -131,6 +132,11 @@ def test_no_code_word_on_the_stations_pages(browser, server):  # noqa: F811
     page.click("#confirm")
     page.wait_for_selector("#recorded")
     look("deck check recorded")
+    look("deck check recorded")
+    page.goto(server.url + "/players/1000000001")
+    look("player page with its deck check and infraction")
+    page.goto(server.url + "/decisions")
+    look("/decisions")
     page.goto(server.url + "/")
     look("dashboard after")
     # The audit: a tile starts a job; its progress, then the file link.

@@ -10,7 +10,8 @@ from scanner.event.stores import open_event
 from web.station import SAMPLES, wait_job
 
 KID = "1000000002"
-DECK_CHECK = {"player": KID, "round": 2, "counts": [{"section": "main", "line": 1, "count": 1}]}
+DECK_CHECK = {"player": KID, "round": 2, "between_games": False,
+              "counts": [{"section": "main", "line": 1, "count": 1}]}
 
 
 @pytest.fixture

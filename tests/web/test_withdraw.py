@@ -126,14 +126,18 @@ def test_the_mismatch_button_withdraws_and_returns_to_check_in(app_client, event
     app_client.post("/api/roster", content="player,name\n0412345678,김하늘\n1098765432,이서준\n")
     assert _upload(app_client, sheet, "1098765432", "d.json")["state"] == "done"
     page = app_client.get("/players/1098765432/v/1").text
-    assert "예, 이 선수의 시트입니다" in page and "아니오, 다른 선수의 시트" in page
+    # another player's ID on the sheet: no plain 「예」, only 「아니오」 or the separate
+    # confirmation naming the ID the sheet carries (issue 36)
+    assert "예, 이 선수의 시트입니다" not in page and "아니오, 다른 선수의 시트" in page
+    assert 'id="confirm-other-id"' in page and "시트의 ID는 0412345678이지만" in page
     token = page.split('name="csrf" value="')[1].split('"')[0]
     r = app_client.post("/players/1098765432/v/1/withdraw", data={"csrf": token, "mismatch": "1"},
                         follow_redirects=False)
     assert r.status_code == 303
     assert r.headers["location"] == "/checkin?player=1098765432&withdrawn=1"
     checkin = app_client.get(r.headers["location"]).text
-    assert 'id="withdrawn-notice"' in checkin and "/checkin?player=0412345678" in checkin
+    assert 'id="withdrawn-notice"' in checkin and 'id="owner-checkin"' in checkin
+    assert 'name="owner" value="0412345678"' in checkin
     from scanner.event.stores import open_event
     with open_event(str(event_path), readonly=True) as store:
         (w,) = store.withdrawals()

@@ -2,20 +2,21 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 from card_db import messages
 from scanner.errors import DecksheetError, EventError
 from scanner.event import flows
 from scanner.event.flows import PreparedRegistration, decklist_from_json
-from scanner.event.record import JOB_KEY, EventRecord
-from scanner.event.records import Registration, normalise_konami_id
+from scanner.event.record import JOB_KEY, EventRecord, Guard
+from scanner.event.records import OTHER_ID, Registration, normalise_konami_id
 from scanner.model import Decklist
 from scanner.web.reader import ReadOutcome
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.service.sheet_player import PLAYER_DECISION, player_choices
 from scanner.web.hangul import one_syllable_apart
-from scanner.web.station_store import NEEDS_DECISION, Job, StationQueue
+from scanner.web.station_store import NEEDS_DECISION, Job, RosterEntry, StationQueue
 from scanner.web.uploads import CheckedUpload
 from scanner.web.texts import ko
 
@@ -47,10 +48,21 @@ class CheckinService(StationCore):
                               {"ask_player": True} if ask_player and kid is None else None)
 
     def job(self, job_id: str) -> Job | None:
+        """A job; a sheet waiting for its player gets its choices from the roster as it is now
+        (a player added to the roster since the read is offered)."""
         if not re.fullmatch(r"[0-9a-f]{16}", job_id or ""):
             return None
         with self.station() as st:
-            return st.job(job_id)
+            job = st.job(job_id)
+            held = job.result if job is not None else None
+            if job is not None and job.state == NEEDS_DECISION and held \
+                    and held.get("decision") == PLAYER_DECISION and held.get("prepared"):
+                try:
+                    deck = decklist_from_json(held["prepared"]["deck"])
+                except (KeyError, TypeError, ValueError):
+                    return job
+                job.result = {**held, **player_choices(st.roster(), deck)}
+            return job
 
     def sheets_waiting_for_player(self, limit: int = 20) -> list[Job]:
         """Desk-flow reads still waiting for the judge's tap (a page left before it): the
@@ -84,9 +96,11 @@ class CheckinService(StationCore):
 
     def _commit(self, job: Job, prepared: PreparedRegistration, seconds: float,
                 choice: str | None = None, player: str | None = None,
-                judge: str | None = None) -> None:
+                judge: str | None = None, guard: Guard | None = None,
+                how: str = "desk") -> None:
         """Commit a prepared read for its job; `choice` = the decision a judge took on it,
-        `player` = the player a judge confirmed for a desk-flow job."""
+        `player` = the player a judge confirmed for a desk-flow job (`guard` checks, inside the
+        write transaction, that the judge was shown that player; `how` they confirmed it)."""
         deck = prepared.deck
         sheet_id = "".join(ch for ch in str(deck.konami_id or "") if ch.isdigit())
         held = job.result or {}
@@ -129,7 +143,7 @@ class CheckinService(StationCore):
                         name=job.name or (entry.name if entry else None),
                         replace=flows.IMPLAUSIBLE_VERSION in lifted,
                         allow_duplicate=flows.DUPLICATE_ORIGINAL in lifted,
-                        extra_json={JOB_MARK: job.id})
+                        extra_json={JOB_MARK: job.id}, guard=guard)
                 except flows.NeedsDecision as exc:
                     st.wait_decision(job.id, {"decision": exc.decision, "player": kid,
                                               "detail": exc.render("ko"),
@@ -137,9 +151,13 @@ class CheckinService(StationCore):
                                               "prepared": _prepared_json(prepared, seconds)})
                     return
                 reg = done.registration
-                if source == "confirmed":  # the judge's tap named the player: check-in confirmed
-                    store.log(CHECKIN_CONFIRMED, {"player": reg.konami_id, "version": reg.version,
-                                                  "from_sheet": True}, judge or job.judge)
+                if reg.konami_id != kid:  # a second tap on the same held sheet: it went to
+                    raise StationError(ko("job-decided-elsewhere", kid=reg.konami_id), 409)
+                if source == "confirmed" and reg.identity.kind != OTHER_ID:
+                    # The judge's tap named the player: whose sheet it is, confirmed. A sheet
+                    # carrying another player's ID is not: that takes its own confirmation.
+                    store.confirm_sheet(reg.konami_id, reg.version, judge or job.judge or "?",
+                                        how)
             result = {"player": reg.konami_id, "version": reg.version, "legal": reg.legal,
                       "needs_review": reg.needs_review, "infractions": reg.infractions,
                       "name": reg.player_name, "sha256": reg.file_sha256, "reader": reg.reader,
@@ -149,10 +167,15 @@ class CheckinService(StationCore):
             st.finish(job.id, result, None)
 
     def decide(self, job_id: str, choice: str, judge: str | None,
-               player: str | None = None) -> Job:
+               player: str | None = None, confirm: str | None = None,
+               add: bool = False) -> Job:
         """A judge settles a job that waits for a decision: `store` commits it with that guard
         lifted (the others still apply), `discard` closes it with nothing stored. A desk-flow
-        job waiting for its player is stored only with the `player` the judge confirmed."""
+        job waiting for its player is stored only on a player the judge was shown for it
+        (`shown_player`, checked again inside the write transaction): the sheet's own ID found
+        on the roster as it is; a roster candidate or a player found by search once the judge
+        typed that player's table or the last digits of their Konami ID (`confirm`); or, with
+        `add`, the player the sheet names, added to the roster from its ID and name."""
         job = self.job(job_id)
         if job is None:
             raise StationError(ko("no-such-job"), 404)
@@ -160,26 +183,76 @@ class CheckinService(StationCore):
             raise StationError(ko("not-waiting"), 409)
         if choice not in ("store", "discard"):
             raise StationError(ko("choice"), 422)
-        kid = None
-        if choice == "store" and (job.result or {}).get("decision") == PLAYER_DECISION:
-            try:
-                kid = normalise_konami_id(player or "")
-            except EventError:
-                raise StationError(ko("player-to-confirm"), 422) from None
-        with self.store() as store:
-            store.log(DECIDED, {"job": job.id, "decision": (job.result or {}).get("decision"),
-                                "choice": choice, **({"player": kid} if kid else {})}, judge)
+        held = job.result or {}
+        kid = guard = None
+        how = "desk"
+        prepared, seconds = (_prepared_from_json(held.get("prepared") or {})
+                             if choice == "store" else (None, 0.0))
+        if choice == "store" and held.get("decision") == PLAYER_DECISION:
+            assert prepared is not None
+            if add:
+                kid = self._add_sheet_player(prepared.deck, confirm, judge)
+                how = "desk-added"
+            else:
+                try:
+                    kid = normalise_konami_id(player or "")
+                except EventError:
+                    raise StationError(ko("player-to-confirm"), 422) from None
+                with self.station() as st:
+                    how = shown_player(st.roster(), prepared.deck, kid, confirm)
+            deck = prepared.deck
+
+            def guard(_: EventRecord, kid: str = kid, deck: Decklist = deck) -> None:
+                # Under the registration's write lock (the roster lives in the same file or
+                # database and changes under that lock): the player is one the judge was shown.
+                with self.station() as st:
+                    shown_player(st.roster(), deck, kid, confirm, added=add)
         if choice == "discard":
+            with self.store() as store:
+                store.log(DECIDED, {"job": job.id, "decision": held.get("decision"),
+                                    "choice": choice}, judge)
             with self.station() as st:
                 st.finish(job.id, None, messages.render("station.discarded", {}, "ko"))
         else:
-            prepared, seconds = _prepared_from_json((job.result or {}).get("prepared") or {})
+            assert prepared is not None
             try:
-                self._commit(job, prepared, seconds, choice, kid, judge)
+                self._commit(job, prepared, seconds, choice, kid, judge, guard, how)
+            except StationError:
+                raise
             except DecksheetError as exc:
                 with self.station() as st:
                     st.finish(job.id, None, exc.render("ko"))
+            with self.store() as store:
+                store.log(DECIDED, {"job": job.id, "decision": held.get("decision"),
+                                    "choice": choice, **({"player": kid} if kid else {}),
+                                    **({"how": how} if kid else {})}, judge)
         return self.job(job.id) or job
+
+    def _add_sheet_player(self, deck: Decklist, confirm: str | None, judge: str | None) -> str:
+        """The player a sheet names, added to the roster from the ID and name read off it (one
+        tap): a 10-digit ID not on the roster yet; an ID read without confidence only with its
+        last digits typed from the player's card."""
+        from scanner.web.station_store import RosterEntry
+
+        sheet_id = "".join(ch for ch in str(deck.konami_id or "") if ch.isdigit())
+        try:
+            kid = normalise_konami_id(sheet_id)
+        except EventError:
+            raise StationError(ko("sheet-id-not-addable"), 422) from None
+        if flows.sheet_konami_id(deck) is None and not _digits_match(kid, confirm):
+            raise StationError(ko("confirm-id-digits"), 422)
+        name = " ".join((deck.player_name or "").split())[:100]
+        with self.station() as st:
+            if st.roster_entry(kid) is None:
+                st.upsert_roster([RosterEntry(kid, name or kid, None)])
+                added = True
+            else:
+                added = False
+        if added:
+            with self.store() as store:
+                store.log("roster-add", {"player": kid, "name": name or kid, "from_sheet": True},
+                          actor=judge)
+        return kid
 
     def _sheet_player(self, st: StationQueue, deck: Decklist) -> str | None:
         """The sheet's own ID, when read with confidence (the CLI's rule) and, with a roster,
@@ -202,12 +275,83 @@ class CheckinService(StationCore):
         reg = store.registration_of_job(job_id)
         return reg if reg is not None and reg.konami_id == kid else None
 
-    def confirm_checkin(self, konami_id: str, version: int, judge: str | None) -> None:
-        """The judge confirms the sheet belongs to this player (logged)."""
+    def confirm_checkin(self, konami_id: str, version: int, judge: str | None,
+                        sheet_id: str | None = None) -> None:
+        """The judge confirms the sheet belongs to this player (a record of its own). A sheet
+        that carries another player's Konami ID needs `sheet_id` naming that ID: the separate,
+        explicit confirmation (the plain 「예」 is refused for it)."""
+        if not judge:
+            raise StationError(ko("judge-missing"))
         with self.store() as store:
             reg = self._live_reg(store, konami_id, version)
-            store.log(CHECKIN_CONFIRMED, {"player": reg.konami_id, "version": reg.version},
+            try:
+                store.confirm_sheet(reg.konami_id, reg.version, judge,
+                                    "page-other-id" if sheet_id else "page", sheet_id)
+            except EventError as exc:
+                status = 409 if exc.code in ("event.sheet-id-not-acknowledged",
+                                             "event.version-withdrawn") else 400
+                raise StationError.refusing(exc, status) from None
+
+    def recheck_in(self, konami_id: str, version: int, owner: str, judge: str | None,
+                   add: bool = False) -> Job:
+        """Check the stored original of a (withdrawn) version in again for the player it
+        belongs to — no second upload: a new job reads the kept file. `add`: the owner is not
+        on the roster yet and is added from the ID and name the sheet carries."""
+        from scanner.web.station_store import RosterEntry
+
+        if not judge:
+            raise StationError(ko("judge-missing"))
+        try:
+            kid = normalise_konami_id(owner)
+        except EventError:
+            raise StationError(ko("kid-digits")) from None
+        with self.store() as store:
+            reg = self._reg(store, konami_id, version)
+            if reg.withdrawal is None:
+                raise StationError(ko("recheckin-not-withdrawn"), 409)
+            if kid == reg.konami_id:
+                raise StationError(ko("recheckin-same-player"), 409)
+            name = (reg.decklist_json.get("player") or {}).get("name")
+        with self.station() as st:
+            if st.roster() and st.roster_entry(kid) is None:
+                if not add or kid != reg.sheet_id:
+                    raise StationError(ko("not-on-roster", kid=kid), 409)
+                st.upsert_roster([RosterEntry(kid, " ".join(str(name or kid).split())[:100],
+                                              None)])
+            job = st.add_job(reg.file_sha256, reg.file_name, kid, None, judge)
+        with self.store() as store:
+            store.log("recheckin", {"from": reg.konami_id, "version": reg.version,
+                                    "player": kid, "job": job.id, "sha256": reg.file_sha256},
                       judge)
+        return job
+
+
+def _digits_match(konami_id: str, typed: str | None, n: int = 4) -> bool:
+    """The last `n` digits the judge typed (from the player's card) are this ID's."""
+    digits = "".join(ch for ch in unicodedata.normalize("NFKC", typed or "")
+                     if ch in "0123456789")
+    return len(digits) >= n and konami_id.endswith(digits)
+
+
+def shown_player(roster: list[RosterEntry], deck: Decklist, kid: str, confirm: str | None,
+                 added: bool = False) -> str:
+    """How the judge's choice of `kid` for a held sheet stands (refused otherwise): `desk` —
+    the sheet's own ID read with confidence (or, added from the sheet, its ID); `desk-table` /
+    `desk-digits` — a roster player (a candidate shown, or found by the search box) confirmed
+    with their table or the last digits of their Konami ID. Anyone else: refused."""
+    choices = player_choices(roster, deck)
+    match = choices.get("match") or {}
+    if kid == match.get("player") or (added and kid == (choices["sheet"] or {}).get("konami_id")):
+        return "desk"
+    entry = next((e for e in roster if e.konami_id == kid), None)
+    if entry is None:
+        raise StationError(ko("player-not-shown"), 422)
+    typed = unicodedata.normalize("NFKC", confirm or "").strip()
+    if entry.table_no and typed and typed == unicodedata.normalize("NFKC", entry.table_no).strip():
+        return "desk-table"
+    if _digits_match(kid, typed):
+        return "desk-digits"
+    raise StationError(ko("confirm-table-or-digits"), 422)
 
 
 def _prepared_json(prepared: PreparedRegistration, seconds: float) -> dict:

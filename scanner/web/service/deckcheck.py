@@ -48,11 +48,16 @@ class DeckCheckService(ReviewService):
     def deck_check(self, konami_id: str, round_no: int, between_games: bool,
                    observed: dict[tuple[str, int], int], extra_cards: list[tuple[str, int, int]],
                    confirm: bool, judge: str | None,
-                   by_card: dict[tuple[str, int], int] | None = None) -> DeckCheckPreview:
+                   by_card: dict[tuple[str, int], int] | None = None,
+                   expect: str | None = None) -> DeckCheckPreview:
         """Compare the deck seen (the registered list with counted copies, plus cards found that
         are not on it) with the list; record it only when `confirm`. `observed` counts by
         registered line (section, line); `by_card` by (section, card ID) — the count of that card
-        seen in that section, registered there or not (a card sided in or out)."""
+        seen in that section, registered there or not (a card sided in or out). `expect`: the
+        preview's token — a confirmation records exactly that comparison, or nothing.
+        `between_games` None: the 시점 was not chosen (refused: it has no default)."""
+        if between_games is None:
+            raise StationError(ko("mode-needed"))
         if not 0 <= round_no <= MAX_ROUND:
             raise StationError(ko("round-range", max=MAX_ROUND))
         with self.store() as store:
@@ -90,42 +95,46 @@ class DeckCheckService(ReviewService):
                 raise StationError(ko("bad-extra-card"))
             seen.sections[s].append(Entry(card.card_id, card.name, n, 1.0, False,
                                           f"{card.name} {n}"))
-        compare_json, recorded, check_id, not_recorded = self._run_deck_check(
-            reg, registered, seen, round_no, between_games, judge, confirm)
+        res = self._run_deck_check(reg, seen, round_no, between_games, judge, confirm, expect)
+        compare_json = res.compare_json
         return DeckCheckPreview(
             konami_id=reg.konami_id, name=reg.player_name, round=round_no,
             between_games=between_games, match=bool(compare_json.get("match")),
             differences=compare_json.get("differences") or [],
             infractions=compare_json.get("infractions") or [], registered_version=reg.version,
-            observed=observed, recorded=recorded, deck_check_id=check_id,
-            not_recorded=_not_recorded_ko(not_recorded) if confirm else None)
+            observed=observed, recorded=res.recorded,
+            deck_check_id=res.check.id if res.check else None,
+            not_recorded=_not_recorded_ko(res.not_recorded_code),
+            verdict=res.verdict, penalty=compare_json.get("penalty"), token=res.digest)
 
-    def _run_deck_check(self, reg: Registration, registered: Decklist, seen: Decklist,
-                        round_no: int, between_games: bool, judge: str | None, confirm: bool
-                        ) -> tuple[dict, bool, int | None, str | None]:
-        """(compare JSON, recorded, deck check id, why not recorded): a preview, or the
-        judge's confirmed check recorded by the event layer."""
+    def _run_deck_check(self, reg: Registration, seen: Decklist, round_no: int,
+                        between_games: bool, judge: str | None, confirm: bool,
+                        expect: str | None) -> flows.DeckCheckResult:
+        """A preview, or the judge's confirmed check recorded by the event layer (refused,
+        nothing recorded, when it is not the comparison previewed)."""
         with self.actions(judge) as ctx:
             try:
-                res = flows.deck_check_decklist(ctx, seen, reg.konami_id, round_no,
-                                                between_games=between_games, confirm=confirm,
-                                                preview=not confirm)
+                return flows.deck_check_decklist(ctx, seen, reg.konami_id, round_no,
+                                                 between_games=between_games, confirm=confirm,
+                                                 preview=not confirm, expect=expect)
             except EventError as exc:
-                raise StationError.refusing(exc) from None
-        return (res.compare_json, res.recorded, res.check.id if res.check else None,
-                res.not_recorded)
+                status = 409 if exc.code in ("deckcheck.changed-since-preview",
+                                             "event.deckcheck-list-changed") else 400
+                raise StationError.refusing(exc, status) from None
 
     def deck_checks(self) -> list[dict]:
         with self.store() as store:
             names = self._player_names(store)
             return [{"id": c.id, "player": c.konami_id, "name": names.get(c.konami_id),
                      "round": c.round, "mode": c.mode, "match": c.match, "judge": c.judge,
-                     "time": c.created_at} for c in store.deck_checks()]
+                     "time": c.created_at, "voided": c.voided} for c in store.deck_checks()]
 
 
-def _not_recorded_ko(why: str | None) -> str | None:
-    if not why:
-        return None
-    if "registered list" in why:
-        return ko("not-recorded-review-first")
-    return why
+_NOT_RECORDED = {"review-first": "not-recorded-review-first",
+                 "observed-needs-judge": "not-recorded-observed", "preview": None}
+
+
+def _not_recorded_ko(code: str | None) -> str | None:
+    """Why the event layer recorded nothing, in the judge's words (a preview: nothing to say)."""
+    key = _NOT_RECORDED.get(code or "preview")
+    return ko(key) if key else None

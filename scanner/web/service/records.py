@@ -7,31 +7,73 @@ from pathlib import Path
 
 from scanner.errors import EventError
 from scanner.event import flows
-from scanner.event.record import EventRecord
+from scanner.event.effective import player_record
+from scanner.event.records import DeckCheck, IssuedInfraction, normalise_konami_id
 from scanner.web.service.core import StationCore, StationError
-from scanner.web.views import InfractionView
+from scanner.web.views import (DeckCheckView, InfractionView, PlayerRecordView,
+                               SheetIdentityView)
 from scanner.web.texts import ko
 
 
 class RecordsService(StationCore):
     @staticmethod
-    def _voids(store: EventRecord) -> dict[int, list[dict]]:
-        """Voids/amendments per infraction, oldest first (appended records)."""
-        out: dict[int, list[dict]] = {}
-        for a in store.amendments():
-            out.setdefault(a.infraction_id, []).append(
-                {"reason": a.reason, "new_penalty": a.new_penalty if a.action != "void" else None,
-                 "judge": a.judge, "at": a.created_at})
-        return out
+    def _infraction_view(i: IssuedInfraction, name: str | None,
+                         checks: dict[int, DeckCheck]) -> InfractionView:
+        """An infraction as the record reads it now: its status and penalty in force are
+        `IssuedInfraction`'s (the audit's and `event status`'s), never recomputed here."""
+        check = checks.get(i.deck_check_id) if i.deck_check_id is not None else None
+        pen = (check.result_json.get("penalty") or {}) if check else {}
+        return InfractionView(
+            i.id, i.konami_id, name, i.code, i.penalty, i.remedy, i.rule, i.message, i.round,
+            i.judge, i.created_at,
+            [{"reason": a.reason, "new_penalty": a.new_penalty if a.action != "void" else None,
+              "judge": a.judge, "at": a.created_at} for a in i.amendments],
+            status=i.status, penalty_now=i.effective_penalty,
+            undo_to=i.penalty_before_last if i.amendments else None,
+            deck_check_id=i.deck_check_id, applies=pen.get("applies"),
+            findings=[str(f.get("code")) for f in i.findings if f.get("code")] or [i.code])
 
     def infractions(self) -> list[InfractionView]:
         with self.store() as store:
-            voids = self._voids(store)
             names = self._player_names(store)
-            return [InfractionView(i.id, i.konami_id, names.get(i.konami_id), i.code, i.penalty,
-                                   i.remedy, i.rule, i.message, i.round, i.judge, i.created_at,
-                                   voids.get(i.id, []))
+            checks = {c.id: c for c in store.deck_checks()}
+            return [self._infraction_view(i, names.get(i.konami_id), checks)
                     for i in store.infractions()]
+
+    def infraction(self, infraction_id: int) -> InfractionView:
+        found = next((i for i in self.infractions() if i.id == infraction_id), None)
+        if found is None:
+            raise StationError(ko("no-such-infraction"), 404)
+        return found
+
+    def player_record(self, konami_id: str) -> PlayerRecordView:
+        """The player's effective record (`scanner.event.effective`) for the player page."""
+        try:
+            kid = normalise_konami_id(konami_id)
+        except EventError:
+            raise StationError(ko("bad-kid"), 404) from None
+        with self.store() as store:
+            rec = player_record(store, kid)
+            name = store.player_name(kid)
+        checks = {c.id: c for c in rec.deck_checks}
+        ident = rec.sheet
+        return PlayerRecordView(
+            konami_id=kid,
+            sheet=SheetIdentityView(ident.kind, ident.sheet_id, ident.confirmed, ident.state,
+                                    ident.judge, ident.time) if ident else None,
+            deck_checks=[deck_check_view(c, [i.id for i in rec.infractions
+                                             if i.deck_check_id == c.id])
+                         for c in rec.deck_checks],
+            infractions=[self._infraction_view(i, name, checks) for i in rec.infractions],
+            summary=rec.summary())
+
+    def sheet_identity(self, konami_id: str, version: int) -> SheetIdentityView:
+        """Whose sheet one version is (the record's `SheetIdentity`)."""
+        with self.store() as store:
+            reg = self._reg(store, konami_id, version)
+        ident = reg.identity
+        return SheetIdentityView(ident.kind, ident.sheet_id, ident.confirmed, ident.state,
+                                 ident.judge, ident.time)
 
     def void_infraction(self, infraction_id: int, reason: str, judge: str | None,
                         new_penalty: str | None = None) -> InfractionView:
@@ -45,14 +87,48 @@ class RecordsService(StationCore):
         if new_penalty and new_penalty not in PENALTY_KO:
             raise StationError(ko("unknown-penalty"))
         with self.store() as store:
-            if not any(i.id == infraction_id for i in store.infractions()):
+            if store.infraction(infraction_id) is None:
                 raise StationError(ko("no-such-infraction"), 404)
             try:
                 flows.void_infraction(store, infraction_id, reason=reason[:300],
                                       judge=judge or "?", new_penalty=new_penalty or None)
             except EventError as exc:
                 raise StationError.refusing(exc) from None
-        return next(i for i in self.infractions() if i.id == infraction_id)
+        return self.infraction(infraction_id)
+
+    def undo_amendment(self, infraction_id: int, reason: str,
+                       judge: str | None) -> InfractionView:
+        """Undo the latest void or amendment of an infraction: a new record putting back the
+        penalty that stood before it (the rows stay; the log shows both)."""
+        current = self.infraction(infraction_id)
+        if not current.voids:
+            raise StationError(ko("nothing-to-undo"), 409)
+        reason = (reason or "").strip()
+        if not reason:
+            raise StationError(ko("void-reason-needed"))
+        with self.store() as store:
+            try:
+                flows.void_infraction(store, infraction_id, reason=f"되돌림: {reason}"[:300],
+                                      judge=judge or "?", new_penalty=current.undo_to)
+            except EventError as exc:
+                raise StationError.refusing(exc) from None
+        return self.infraction(infraction_id)
+
+    def void_deck_check(self, check_id: int, reason: str, judge: str | None) -> DeckCheckView:
+        """Void a recorded deck check with a reason (its infraction is voided with it)."""
+        if not (reason or "").strip():
+            raise StationError(ko("void-reason-needed"))
+        with self.store() as store:
+            try:
+                check = flows.void_deck_check(store, check_id, reason=reason[:300],
+                                              judge=judge or "")
+            except EventError as exc:
+                status = {"event.no-deck-check": 404,
+                          "event.deck-check-already-void": 409}.get(exc.code, 400)
+                raise StationError.refusing(exc, status) from None
+            ids = [i.id for i in store.infractions(check.konami_id)
+                   if i.deck_check_id == check.id]
+        return deck_check_view(check, ids)
 
     def run_audit(self, out_dir: Path, log: bool = True, judge: str | None = None,
                   progress: Callable[[int, int], None] | None = None,
@@ -92,3 +168,11 @@ class RecordsService(StationCore):
 
         with self.store() as store:
             export_event(store, self.db, out_dir, {"csv"})
+
+
+def deck_check_view(c: DeckCheck, infraction_ids: list[int]) -> DeckCheckView:
+    return DeckCheckView(id=c.id, round=c.round, mode=c.mode, verdict=c.verdict,
+                         differences=c.result_json.get("differences") or [],
+                         penalty=c.result_json.get("penalty"), judge=c.judge, at=c.created_at,
+                         void=c.void.to_json() if c.void else None,
+                         infraction_ids=infraction_ids)

@@ -13,6 +13,7 @@ from scanner.web.service.checkin import CHECKIN_CONFIRMED
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.views import (DecisionView, LineView, RegistrationView, SheetFlagView,
                                WithdrawalView)
+from scanner.report.review_ko import detail_ko
 from scanner.web.texts import ko
 from scanner.vocab import COLUMN_KO, REASON_KO, SECTION_SHORT_KO, Reason
 
@@ -99,7 +100,8 @@ class ReviewService(StationCore):
             card = self.db.get(int(found.group(1))) if found else None
             if card is not None:  # the name as the database spells it, not as the detail runs on
                 restore = (card.card_id, card.name, int(found.group(2)))
-        shown = detail  # the page's words: a struck row names its card, not the reader's English
+        # the page's words: Korean, never the reader's English or a server path
+        shown = detail_ko(detail) or "시트에서 직접 확인하세요"
         if restore is not None:
             shown = f"{restore[1]} ×{restore[2]} — 시트에서 줄이 그어져 덱에서 빠졌습니다"
         return SheetFlagView(index=index, section=section, reason=reason,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from scanner.errors import EventError
+from scanner.event.effective import player_records
 from scanner.event.records import normalise_konami_id
 from scanner.web.roster_csv import RosterRefused, clean_player_name, parse_roster
 from scanner.web.service.core import StationCore, StationError
@@ -44,31 +45,28 @@ class RosterService(StationCore):
         return entry
 
     def players(self) -> list[PlayerRow]:
-        """Every player of the event: the roster and anyone registered, with their status."""
+        """Every player of the event: the roster and anyone registered, with their status and
+        effective record (`scanner.event.effective`: the one the audit reads)."""
         with self.store() as store, self.station() as st:
             roster = {e.konami_id: e for e in st.roster()}
-            latest = {r.konami_id: r for r in store.registrations(latest_only=True)}
-            # a player whose every version is withdrawn is back to not registered
-            withdrawn_only = {w.konami_id for w in store.withdrawals()}
-            checks: dict[str, int] = {}
-            for c in store.deck_checks():
-                checks[c.konami_id] = checks.get(c.konami_id, 0) + 1
-            issued: dict[str, int] = {}
-            for i in store.infractions():
-                if i.status != "voided":
-                    issued[i.konami_id] = issued.get(i.konami_id, 0) + 1
+            records = player_records(store)
             rows = []
-            for kid in sorted(set(roster) | set(latest) | withdrawn_only):
-                e, reg = roster.get(kid), latest.get(kid)
+            for kid in sorted(set(roster) | set(records)):
+                e, rec = roster.get(kid), records.get(kid)
+                reg = rec.current if rec else None
                 verdict = (self._verdict(store, reg) if reg
                            else Verdict(NOT_REGISTERED, 0, 0))
+                sheet = rec.sheet if rec else None
                 rows.append(PlayerRow(
                     konami_id=kid, name=(e.name if e else None) or (reg.player_name if reg else None)
                     or store.player_name(kid),
                     table_no=e.table_no if e else None, version=reg.version if reg else None,
                     verdict=verdict, fixed=bool(reg and store.decisions(reg.id)),
-                    deck_checks=checks.get(kid, 0), infractions=issued.get(kid, 0),
-                    in_roster=e is not None))
+                    deck_checks=len(rec.live_deck_checks) if rec else 0,
+                    infractions=len(rec.penalties_in_force) if rec else 0,
+                    in_roster=e is not None, sheet=sheet.state if sheet else None,
+                    sheet_id=sheet.sheet_id if sheet else None,
+                    record=rec.summary() if rec else {}))
         rows.sort(key=lambda r: (r.name or "", r.konami_id))
         return rows
 

@@ -88,6 +88,23 @@ if (unlisted) {
   update();
 }
 
+// Deck check: what gets recorded is the comparison shown. Any edit after it (a count, the
+// 시점, the round) takes 이대로 기록 away until the judge compares again (the server refuses a
+// stale one too).
+const dcForm = document.getElementById("deckcheck-form");
+const dcConfirm = document.getElementById("confirm");
+if (dcForm && dcConfirm) {
+  const stale = () => {
+    dcConfirm.disabled = true;
+    dcConfirm.classList.add("hide");
+    document.getElementById("stale")?.classList.remove("hide");
+    document.getElementById("confirm-note")?.classList.add("hide");
+    document.getElementById("deckcheck-result")?.classList.add("stale");  // not what is entered now
+  };
+  dcForm.addEventListener("input", stale);
+  dcForm.addEventListener("change", stale);
+}
+
 // Player pickers that jump to a page: <input data-player-go="/deckcheck/">
 document.querySelectorAll("input[data-player-go]").forEach(input => {
   autocomplete(input, "/api/players?q=", playerLabel, p => {
@@ -126,11 +143,21 @@ if (form) {
     } catch (e) { bar.classList.add("hide"); say("연결이 끊겼습니다: 다시 시도하세요", "err"); return; }
     const body = await res.json().catch(() => ({error: "응답을 읽을 수 없습니다"}));
     if (res.status !== 202) { bar.classList.add("hide"); say(body.error || "올리지 못했습니다", "err"); return; }
+    watch(body.job);
+  };
+  // Poll a reading job to its end: the result page, its refusal, or the decision it waits for.
+  const watch = async jobId => {
+    bar.classList.remove("hide");
     say("읽는 중… (사진은 몇 초 걸립니다)");
     const started = Date.now();
     for (;;) {
       await new Promise(r => setTimeout(r, 700));
-      const j = await (await fetch("/api/jobs/" + body.job, {credentials: "same-origin"})).json();
+      let j;
+      try {
+        const res = await fetch("/api/jobs/" + jobId, {credentials: "same-origin"});
+        if (!res.ok) continue;
+        j = await res.json();
+      } catch (e) { continue; }  // the server may be restarting: ask again
       if (j.state === "done") {
         say(`완료 (${((Date.now() - started) / 1000).toFixed(1)}초)`);
         location.href = `/players/${j.result.player}/v/${j.result.version}`;
@@ -146,48 +173,85 @@ if (form) {
   // The desk flow: the sheet's Konami ID found on the roster is one button; otherwise roster
   // candidates (its name, an ID a digit off) and a search box. Nothing is picked for the judge.
   const whose = document.getElementById("whose");
+  const confirmBox = document.getElementById("whose-confirm");
   const askPlayer = j => {
     const sheet = j.sheet || {};
     document.getElementById("whose-sheet").textContent =
       fill(T.read, {name: sheet.name || T.no_name, kid: sheet.konami_id || T.no_id}) +
       (sheet.konami_id && !sheet.id_sure ? " " + T.unsure : "");
-    const store = async (kid, btn) => {
-      whose.querySelectorAll("button").forEach(b => b.disabled = true);
+    const buttons = () => whose.querySelectorAll("button");
+    const store = async (body) => {
+      buttons().forEach(b => b.disabled = true);
       const res = await fetch(`/api/jobs/${j.job}/decide`, {method: "POST",
         headers: {"X-CSRF-Token": CSRF, "Content-Type": "application/json"},
-        credentials: "same-origin", body: JSON.stringify(kid ? {choice: "store", player: kid} : {choice: "discard"})});
+        credentials: "same-origin", body: JSON.stringify(body)});
       const d = await res.json().catch(() => ({error: "응답을 읽을 수 없습니다"}));
-      whose.querySelectorAll("button").forEach(b => b.disabled = false);
-      whose.classList.add("hide");
+      buttons().forEach(b => b.disabled = false);
       if (!res.ok) { say(d.error || "결정을 기록하지 못했습니다", "err"); return; }
+      whose.classList.add("hide");
       if (d.state === "done") { location.href = `/players/${d.result.player}/v/${d.result.version}`; return; }
       if (d.state === "needs-decision") { settle(d); return; }
       say(d.error || "저장하지 않았습니다", "msg");
     };
-    const button = (p, cls) => {
+    // What tells two players apart: the table and the ID, always beside the name.
+    const label = p => fill(T.button, {name: p.name || T.no_name, kid: p.player}) +
+      (p.table ? " · " + fill(T.table, {table: p.table}) : "") +
+      (p.same_name ? " — " + fill(T.same_name, {n: p.same_name + 1}) : "");
+    // A player other than the sheet's own ID: stored only once the judge types the player's
+    // table or the last digits of their Konami ID (asked of the player, not read off the sheet).
+    const confirmFirst = p => {
+      document.getElementById("whose-confirm-who").textContent =
+        fill(T.confirm_who, {name: p.name || T.no_name, kid: p.player, table: p.table || "-"});
+      const text = document.getElementById("whose-confirm-text");
+      text.value = "";
+      confirmBox.classList.remove("hide");
+      text.focus();
+      document.getElementById("whose-confirm-store").onclick = () =>
+        store({choice: "store", player: p.player, confirm: text.value});
+      document.getElementById("whose-confirm-back").onclick = () => confirmBox.classList.add("hide");
+    };
+    const button = (p, cls, direct) => {
       const b = document.createElement("button");
       b.type = "button"; b.className = cls; b.dataset.player = p.player;
-      b.textContent = fill(T.button, {name: p.name || T.no_name, kid: p.player});  // text, never HTML
-      b.onclick = () => store(p.player);
+      b.textContent = label(p);  // text, never HTML
+      b.onclick = () => direct ? store({choice: "store", player: p.player}) : confirmFirst(p);
       return b;
     };
     const match = document.getElementById("whose-match");
     if (j.match) {
-      match.replaceWith(button(j.match, "btn big"));
-      whose.querySelector("button.big").id = "whose-match";
+      const b = button(j.match, "btn big", true);
+      b.textContent = fill(T.button, {name: j.match.name || T.no_name, kid: j.match.player});
+      match.replaceWith(b);
+      b.id = "whose-match";
     } else match.classList.add("hide");
     document.getElementById("whose-none").classList.toggle("hide", !!j.match);
     const cands = document.getElementById("whose-cands");
-    cands.replaceChildren(...(j.candidates || []).map(p => button(p, "btn sec")));
+    cands.replaceChildren(...(j.candidates || []).map(p => button(p, "btn sec", false)));
+    // The sheet's own player is not on the roster: added from its ID and name, one tap.
+    const add = document.getElementById("whose-add");
+    add.classList.toggle("hide", !sheet.addable);
+    if (sheet.addable) {
+      add.textContent = fill(T.add, {name: sheet.name || T.no_name, kid: sheet.konami_id});
+      add.onclick = () => sheet.id_sure ? store({choice: "store", add: true})
+        : confirmFirst({player: sheet.konami_id, name: sheet.name, table: null, add: true});
+      if (!sheet.id_sure) {
+        add.onclick = () => {
+          confirmFirst({player: sheet.konami_id, name: sheet.name, table: null});
+          document.getElementById("whose-confirm-store").onclick = () => store(
+            {choice: "store", add: true, confirm: document.getElementById("whose-confirm-text").value});
+        };
+      }
+    }
     const search = document.getElementById("whose-search");
     if (!search.dataset.ready) {
       search.dataset.ready = "1";
       autocomplete(search, "/api/players?q=", playerLabel, p => {
         search.value = "";
-        cands.prepend(button(p, "btn"));
+        cands.prepend(button(p, "btn", false));
       });
     }
-    document.getElementById("whose-discard").onclick = () => store(null);
+    confirmBox.classList.add("hide");
+    document.getElementById("whose-discard").onclick = () => store({choice: "discard"});
     whose.classList.remove("hide");
     say(T.whose, "msg");
   };
@@ -197,7 +261,7 @@ if (form) {
     const box = document.getElementById("decision");
     document.getElementById("decision-detail").textContent = j.detail || "";
     box.classList.remove("hide");
-    say("심판의 결정이 필요합니다", "err");
+    say(T.decision_needed, "err");
     box.querySelectorAll("button[data-choice]").forEach(btn => {
       btn.onclick = async () => {
         box.querySelectorAll("button").forEach(b => b.disabled = true);
@@ -258,6 +322,7 @@ if (form) {
   }
   form.querySelectorAll("input[type=file]").forEach(inp =>
     inp.addEventListener("change", () => send(inp.files[0])));
+  if (form.dataset.watch) watch(form.dataset.watch);  // a kept original read again for its owner
   form.addEventListener("submit", e => e.preventDefault());
 }
 

@@ -1,0 +1,64 @@
+"""A sheet-level review item's detail in the judge's words.
+
+Readers write their doubts' details in English for the log and the JSON (`review[].detail`,
+the output contract), sometimes with the server's crop path. A judge — on the station or in
+the audit report meant for sharing — reads Korean and never a server path: `detail_ko` turns
+the details readers write into Korean, and leaves out any it does not know (the reason's
+Korean label says what the item is).
+"""
+from __future__ import annotations
+
+import re
+
+from scanner.vocab import COLUMN_KO, SECTION_SHORT_KO
+
+_CROP = re.compile(r";?\s*crop \S+")
+_PATH = re.compile(r"(?<![\w/])/(?:[\w.\-]+/)+[\w.\-]+")
+_PLACE = {**COLUMN_KO, **SECTION_SHORT_KO}
+
+_STRUCK = re.compile(r"^(\w+) row (\d+): printed line struck through, left out of the deck: "
+                     r"(.*) ×(\S+)$")
+_TOTAL = re.compile(r"^(?:(\w+) column: )?printed total (\d+) ≠ sum of lines (\d+)$")
+_NO_TABLE = re.compile(r"^(\w+) table not found on the page: its lines were not read$")
+_CUT = re.compile(r"^(\w+) table cut off after row (\d+)")
+_EMPTY = re.compile(r"^(\w+): printed total (\d+) but no line read in the column$")
+_ID = re.compile(r"^(?:Konami ID|konami_id|CARD GAME ID) read as '([^']*)' \(not 10 digits\)$")
+_PAGE = re.compile(r"^page (\d+) also holds deck lines; only page (\d+)")
+_CARD = re.compile(r"(?:'[^']*' \(maybe )?([^\[\]]+?) \[\d+\]\)?$")
+
+
+def _place(word: str | None) -> str:
+    return _PLACE.get(word or "", word or "")
+
+
+def card_of(text: str) -> str:
+    """`하루 우라라 [14558127]` or `'하루 우라' (maybe 하루 우라라 [14558127])` → the name."""
+    m = _CARD.search(text.strip())
+    return m.group(1).strip() + ("?" if "maybe" in text else "") if m else "?"
+
+
+def detail_ko(detail: str | None) -> str:
+    """The Korean of a reader's detail ('' when it is not one the readers write: the item's
+    label is then all a judge needs). No crop path or other server path ever remains."""
+    text = _PATH.sub("", _CROP.sub("", detail or "")).strip()
+    if not text:
+        return ""
+    if m := _STRUCK.match(text):
+        return (f"{_place(m.group(1))} {m.group(2)}번째 줄: 줄이 그어져 덱에서 빠짐 — "
+                f"{card_of(m.group(3))} ×{m.group(4)}")
+    if m := _TOTAL.match(text):
+        where = f"{_place(m.group(1))} 칸: " if m.group(1) else ""
+        return f"{where}시트에 적힌 합계 {m.group(2)} ≠ 줄의 합 {m.group(3)}"
+    if m := _NO_TABLE.match(text):
+        return f"{_place(m.group(1))} 표를 시트에서 찾지 못함: 그 줄은 읽지 않았음"
+    if m := _CUT.match(text):
+        return f"{_place(m.group(1))} 표가 {m.group(2)}번째 줄 뒤에서 잘림: 그 뒤의 줄은 읽지 않았음"
+    if m := _EMPTY.match(text):
+        return f"{_place(m.group(1))}: 시트에 적힌 합계 {m.group(2)}인데 읽은 줄이 없음"
+    if m := _ID.match(text):
+        return f"코나미 ID를 「{m.group(1)}」로 읽음 (10자리가 아님)"
+    if m := _PAGE.match(text):
+        return f"{m.group(1)}쪽에도 덱 줄이 있음: {m.group(2)}쪽만 읽음"
+    if re.search(r"[가-힣]", text) and not re.search(r"[A-Za-z]{3,}", text):
+        return text  # a detail already in Korean
+    return ""
