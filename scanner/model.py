@@ -67,6 +67,9 @@ class ReadLine:
     """Set by the input itself (JSON input carries a review state)."""
     confidence: float | None = None
     """A confidence given by the input itself (JSON input)."""
+    certainty: float | None = None
+    """How likely the reader thinks its card and count for the line are right, 0..1, when it
+    can tell (the OCR reader): the judge's station shows the least certain lines first."""
     unsplit: str = ""
     """The whole line, when a bare number was split off it as the count (`해피 레이디3`,
     `7 카드`): the resolver lets an exact card name of the whole line win over the split."""
@@ -172,6 +175,8 @@ class Entry:
     column: str | None = None
     row: int | None = None
     crop: str | None = None
+    certainty: float | None = None
+    """The reader's own estimate that card and count are right (`ReadLine.certainty`)."""
 
     def to_json(self) -> dict:
         out = {"card_id": self.card_id, "name": self.name, "count": self.count,
@@ -190,6 +195,8 @@ class Entry:
                                  for c, n, s in self.candidates]
         if self.crop:
             out["crop"] = self.crop
+        if self.certainty is not None:
+            out["certainty"] = round(self.certainty, 3)
         return out
 
     @classmethod
@@ -199,7 +206,8 @@ class Entry:
                    count=int(d.get("count") or 0), confidence=float(d.get("confidence", 1.0)),
                    needs_review=bool(d.get("needs_review", False)), read=str(d.get("read", "")),
                    reasons=list(d.get("reasons", [])), column=d.get("column"), row=d.get("row"),
-                   crop=d.get("crop"))
+                   crop=d.get("crop"),
+                   certainty=float(d["certainty"]) if isinstance(d.get("certainty"), (int, float)) else None)
 
 
 @dataclass

@@ -111,7 +111,7 @@ def resolve_line(line: ReadLine, db: CardDatabase, policy: NamePolicy, sheet: bo
     return Entry(card_id=card_id, name=name, count=count, confidence=max(0.0, min(1.0, confidence)),
                  needs_review=needs_review, read=line.raw, reasons=_unique(reasons),
                  candidates=candidates if needs_review else [], column=line.column, row=line.row,
-                 crop=line.crop)
+                 crop=line.crop, certainty=line.certainty)
 
 
 _SPACED_COUNT = re.compile(r"^[-+]?\d{1,3} |\s[-+]?\d{1,3}$")

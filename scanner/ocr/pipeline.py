@@ -23,6 +23,7 @@ from scanner.ocr.corrections import (ink_chroma, mark_handwritten_after_strike, 
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.form_fit import Fit, fit_form
 from scanner.ocr.grid import Grid, page_to_grid
+from scanner.ocr.hand_names import HandPage
 from scanner.ocr.layouts import DB_KO, FORMS, Layout
 from scanner.ocr.header import read_form_header, read_header
 from scanner.ocr.lines import SECTION_OF, struck_review, to_read_line
@@ -32,7 +33,8 @@ from scanner.ocr.page import PageImage, image_to_page, load_image
 from scanner.ocr.page_alternatives import alternative_corners
 from scanner.ocr.rasterize import MAX_PAGES, pdf_page_count, pdf_page_image
 from scanner.ocr.rows import RowRead, TableContext, read_row
-from scanner.ocr.totals import cross_check_totals, read_form_main_total, read_totals
+from scanner.ocr.totals import (cross_check_totals, form_total_odds, read_form_main_total, read_totals,
+                                 settle_hand_counts)
 
 if TYPE_CHECKING:
     from card_db.cdb import CardDatabase
@@ -248,11 +250,12 @@ def read_rows(ctx: PageContext) -> None:
     vocab = Vocabulary.build(ctx.db)
     vocab.model_syllables = tess.characters("kor")
     chroma = ink_chroma(ctx.page.color, ctx.grid.clean)
+    hand_page = HandPage()
     for column in ctx.found:
         table = ctx.grid.by_kind(column)
         tctx = TableContext(grid=ctx.grid, page=ctx.page, table=table, column=column, tess=tess,
                             vocab=vocab, chroma=chroma, hand_filled=ctx.layout.fitted,
-                            row_numbers=ctx.layout.row_numbers)
+                            row_numbers=ctx.layout.row_numbers, hand_page=hand_page)
         col_rows = [r for r in (read_row(tctx, cells) for cells in table.rows) if r is not None]
         mark_merged_rows(col_rows, table)
         mark_handwritten_after_strike(col_rows)
@@ -265,6 +268,9 @@ def check_rows(ctx: PageContext) -> None:
     read_totals(ctx.grid, ctx.tess, ctx.sheet, main_box=ctx.layout is DB_KO, form=ctx.layout.fitted)
     if ctx.fit is not None:
         read_form_main_total(ctx.grid, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
+    if ctx.layout.fitted and any(r.count_odds for r in ctx.rows):
+        # counts written by hand, with the totals written beside them (`totals.settle_hand_counts`)
+        settle_hand_counts(ctx.rows, form_total_odds(ctx.grid, ctx.fit, ctx.layout, ctx.sheet), ctx.sheet)
     cross_check_totals(ctx.rows, ctx.sheet, hand_filled=ctx.layout.fitted)
     if not ctx.rows:  # tables found and every row empty: a blank sheet, or ink too faint to see
         ctx.sheet.review.append(ReviewFlag(section=None, reason="unreadable-line",
