@@ -99,8 +99,9 @@ def make_set(folder: Path, faces: tuple[str, ...], count: int, seed: int, mode: 
 
 def read_as_process(path: Path, card_db: Path) -> tuple[dict | None, str | None, float, float]:
     """`decksheet scan FILE --json` in its own process: (output, error, wall s, CPU s)."""
-    exe = REPO / ".venv" / "bin" / "decksheet"
-    args = [str(exe) if exe.exists() else "decksheet", "scan", str(path), "--json", "--card-db", str(card_db)]
+    # (this checkout's code, whatever is installed: `python -c` puts the working folder first)
+    args = [sys.executable, "-c", "from scanner.cli import main; main()", "scan", str(path), "--json",
+            "--card-db", str(card_db)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(args, capture_output=True, text=True, cwd=REPO)

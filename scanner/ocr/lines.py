@@ -26,6 +26,8 @@ def to_read_line(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions"
     detail_parts = []
     if m.candidates and flags:
         detail_parts.append("candidates: " + ", ".join(f"{n} ({s:.2f})" for _, n, s in m.candidates[:3]))
+    if r.name_detail and flags:
+        detail_parts.append(r.name_detail)
     if r.count_detail and any(f.startswith("count") or f == "column-total-mismatch" for f in flags):
         detail_parts.append(f"count: {r.count_detail}")
     line = ReadLine(section=SECTION_OF[r.column], text=m.name if card_id else r.text,

@@ -72,6 +72,8 @@ class RowRead:
     the column's written total may choose among them (`totals`)."""
     name_certainty: float | None = None
     """A name written by hand: how likely its card is right (`hand_names.name_certainty`)."""
+    name_detail: str = ""
+    """What the judge may want to know of the name's reading (a written name: its reads)."""
 
 
 @dataclass
@@ -203,7 +205,8 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
                    count_struck=count_struck, handwritten=handwritten, flags=flags,
                    count_height=count_h, count_old=count_old_digit(detail),
                    pen_like=marks.handwriting, count_odds=odds,
-                   name_certainty=hand.certainty if hand is not None else None)
+                   name_certainty=hand.certainty if hand is not None else None,
+                   name_detail=hand.read.detail if hand is not None else "")
 
 
 NAME_FLAGS = frozenset({"unresolved-name", "uncertain-name", "ambiguous-name"})
