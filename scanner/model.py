@@ -126,6 +126,9 @@ class SheetRead:
     lines: list[ReadLine] = field(default_factory=list)
     player_name: str | None = None
     konami_id: str | None = None
+    player_name_confidence: float | None = None
+    konami_id_confidence: float | None = None
+    """How likely a name / ID read by hand is right (0..1); None for one read as print or typed."""
     printed_totals: dict[str, int | None] = field(
         default_factory=lambda: {s: None for s in SECTIONS})
     """Totals printed on the sheet per section (None where none is printed)."""
@@ -220,6 +223,9 @@ class Decklist:
     sha256: str | None = None
     player_name: str | None = None
     konami_id: str | None = None
+    player_name_confidence: float | None = None
+    konami_id_confidence: float | None = None
+    """`SheetRead`'s: the name / ID was read by hand, this likely right (a review item says so)."""
     printed_totals: dict[str, int | None] = field(
         default_factory=lambda: {s: None for s in SECTIONS})
     review: list[ReviewFlag] = field(default_factory=list)
@@ -250,11 +256,19 @@ class Decklist:
         sheet = sum(1 for r in self.review if r.line is None and r.card_id is None)
         return lines + sheet
 
+    def _player_json(self) -> dict:
+        out: dict = {"name": self.player_name, "konami_id": self.konami_id}
+        if self.player_name_confidence is not None:
+            out["name_confidence"] = self.player_name_confidence
+        if self.konami_id_confidence is not None:
+            out["konami_id_confidence"] = self.konami_id_confidence
+        return out
+
     def to_json(self) -> dict:
         return {
             "schema": 1,
             "source": {"path": self.source_path, "sha256": self.sha256, "reader": self.reader},
-            "player": {"name": self.player_name, "konami_id": self.konami_id},
+            "player": self._player_json(),
             "sections": {s: [e.to_json() for e in self.sections[s]] for s in SECTIONS},
             "totals": self.totals(),
             "printed_totals": {s: self.printed_totals.get(s) for s in SECTIONS},

@@ -174,6 +174,8 @@ def resolve_sheet(sheet: SheetRead, db: CardDatabase) -> Decklist:
     policy = policy_for(sheet.reader)
     is_sheet = sheet.reader in SHEET_READERS
     deck = Decklist(reader=sheet.reader, player_name=sheet.player_name, konami_id=sheet.konami_id,
+                    player_name_confidence=sheet.player_name_confidence,
+                    konami_id_confidence=sheet.konami_id_confidence,
                     printed_totals=dict(sheet.printed_totals), review=sheet_review(sheet.review))
     for line in sheet.lines:
         section = line.section if line.section in SECTIONS else "main"

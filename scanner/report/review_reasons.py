@@ -21,6 +21,7 @@ REASON_KO: dict[str, str] = {
     "total-mismatch": "시트의 합계와 줄의 합이 다름",
     "column-total-mismatch": "칸 합계와 줄의 합이 다름",
     "konami-id-unclear": "코나미 ID를 읽을 수 없음",
+    "player-name-unclear": "손으로 쓴 선수 이름 — 확인 필요",
     "unreadable-line": "읽을 수 없는 줄",
     "appearance-differs": "PDF 화면에 보이는 내용과 읽은 글자가 다름",
     "retake-photo": "사진 속 시트가 너무 작음 — 다시 찍어 주십시오",
