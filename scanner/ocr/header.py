@@ -129,9 +129,12 @@ def without_lines(cell: np.ndarray) -> np.ndarray:
     return out
 
 
-def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract, sheet: SheetRead) -> None:
+def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract, sheet: SheetRead,
+                     written: bool = False) -> None:
     """A fixed-layout form's player name (surname + given name, two boxes) and Konami ID
-    (10 digits in boxes): each kept only when read whole and confidently."""
+    (10 digits in boxes): each kept only when read whole and confidently as print; `written`
+    (the form's lines are written by hand): one not read as print is read as handwriting, with
+    its confidence and a review item (`read_written_id`, `read_written_name`)."""
     boxes = layout.boxes
     if "konami_id" in boxes:
         # Ten evenly spaced boxes: one digit each, read alone (a whole-strip read stumbles on
@@ -147,7 +150,7 @@ def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract
             glyphs.append(id_glyph(cell) if d is not None else (None, 1.0))
         if None not in digits and printed_id(digits, glyphs):
             sheet.konami_id = "".join(digits)  # type: ignore[arg-type]
-        elif len(cells) == 10:
+        elif written and len(cells) == 10:
             read_written_id(cells, digits, sheet)
     written_name = False
     parts = []
@@ -174,7 +177,7 @@ def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract
         parts.append(part)
     if not written_name and HANGUL_NAME.match("".join(parts)):
         sheet.player_name = "".join(parts)
-    elif written_name:
+    elif written_name and written:
         read_written_name([trim_to_ink(without_lines(_box(fit, boxes[k]).crop(gray, inset=2))) for k in keys],
                           keys, tess, sheet)
 
@@ -255,7 +258,7 @@ def read_written_id(cells: list[np.ndarray], tess_digits: list[str | None], shee
     doubtful = [i + 1 for i, p in enumerate(probs) if p < ID_UNSURE_DIGIT]
     sheet.review.append(ReviewFlag(
         section=None, reason="konami-id-unclear",
-        detail=f"손으로 쓴 코나미 ID: {kid}로 읽음 (확신도 {confidence:.2f}"
+        detail=f"손으로 쓴 코나미 ID를 {kid}로 읽음 (확신도 {confidence:.2f}"
                + (f", 불확실한 칸: {', '.join(map(str, doubtful))}번째" if doubtful else "")
                + ") — 선수의 카드와 대조해 확인"))
 
@@ -326,4 +329,4 @@ def read_written_name(imgs: list[np.ndarray | None], keys: tuple[str, ...], tess
     sheet.player_name = name
     sheet.player_name_confidence = confidence
     sheet.review.append(ReviewFlag(section=None, reason="player-name-unclear",
-                                   detail=f"손으로 쓴 이름: {name}로 읽음 (확신도 {confidence:.2f}) — 확인 필요"))
+                                   detail=f"손으로 쓴 선수 이름을 {name}(으)로 읽음 (확신도 {confidence:.2f}) — 확인 필요"))

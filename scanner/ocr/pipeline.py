@@ -279,7 +279,18 @@ def check_rows(ctx: PageContext) -> None:
     if ctx.layout is DB_KO:
         read_header(ctx.grid, ctx.tess, ctx.sheet)
     elif ctx.fit is not None:
-        read_form_header(ctx.page.gray, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
+        read_form_header(ctx.page.gray, ctx.fit, ctx.layout, ctx.tess, ctx.sheet,
+                         written=written_form(ctx.rows))
+
+
+WRITTEN_SHARE = 0.5
+"""A form whose lines are at least this share written by hand was filled by hand: its header too
+may be, and is read as handwriting when it does not read as print (a typed form's few lines
+taken for handwriting — a font decksheet lacks, a soft photo — do not make it so)."""
+
+
+def written_form(rows: list[RowRead]) -> bool:
+    return bool(rows) and sum(r.handwritten for r in rows) >= WRITTEN_SHARE * len(rows)
 
 
 READING_DOUBTS = frozenset({"unresolved-name", "uncertain-name", "ambiguous-name", "count-unclear"})
