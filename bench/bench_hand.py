@@ -18,8 +18,8 @@ written by hand:
 - **silent**: a line written by hand that is not flagged (right or wrong), and every wrong line
   not flagged (`tests/scoring.py`): both must be 0;
 - **missing / phantom**: a written row with no line; a line where nothing is written;
-- **doubt order**: how the reader's `doubt` ranks its lines: the share of wrong lines among the
-  lines it calls `check` (doubtful) and among those it calls `likely`;
+- **doubt order**: how the reader's `certainty` ranks its lines: wrong lines among those it
+  gives ≥ 0.8 (`likely`) and among the others (`check`, the ones the station lists first);
 - **ID / name**: the player's Konami ID and name read right (reported with their confidence,
   flagged for the judge), read wrong, or not read.
 
@@ -120,6 +120,11 @@ def _flagged_keys(out: dict) -> tuple[set, set]:
     return ids, lines
 
 
+LIKELY = 0.8
+"""A line the reader gives this `certainty` or more counts as one it calls likely right; below,
+as one it asks the judge to check first."""
+
+
 def score_hand(out: dict, truth: dict) -> dict:
     """Line figures over the rows written by hand, and the player's ID and name."""
     lines = [ln for ln in truth["layout"]["lines"] if ln.get("written", "hand") == "hand"]
@@ -151,7 +156,8 @@ def score_hand(out: dict, truth: dict) -> dict:
         res["card_right"] += card
         res["count_right"] += count
         res["right"] += card and count
-        doubt = e.get("doubt", "-")
+        c = e.get("certainty")
+        doubt = "none" if c is None else ("likely" if c >= LIKELY else "check")
         d = res["doubt"].setdefault(doubt, [0, 0])
         d[0] += 1
         d[1] += not (card and count)

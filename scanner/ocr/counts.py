@@ -594,29 +594,30 @@ def value_odds(mask: np.ndarray, templates: DigitTemplates) -> dict[int, float]:
 
 def read_hand_count(cell: np.ndarray, beside: np.ndarray | None = None,
                     templates: DigitTemplates | None = None) -> CountRead:
-    """A count written by hand (a line of a form filled by hand): the cell read as
-    `read_count_cell` does (strikes, a new digit), its digit then taken as the most likely of
-    `COUNT_VALUES` (`value_odds`), with the odds kept for the column's total. A lone glyph the
-    strike test cut (the flat foot of a hand 2 taken for a dash) is read whole: a player's
-    own form seldom carries a correction, and the line is flagged either way."""
+    """A count written by hand (a line of a form filled by hand): the cell's glyphs and strikes
+    found as `read_count_cell` finds them, the digit (the new one beside a struck one, else the
+    largest glyph) taken as the most likely of `COUNT_VALUES` (`value_odds`), with the odds kept
+    for the column's total. A lone glyph the strike test cut (the flat foot of a hand 2 taken
+    for a dash) is read whole: a player's own form seldom carries a correction, and the line is
+    flagged either way. `beside` is not read (a written count is written in its cell)."""
     templates = templates or load_templates()
-    first = read_count_cell(cell, beside, templates, whole=True)
     if cell is None or cell.size == 0 or min(cell.shape[:2]) < 6:
-        return first
+        return CountRead(None, 0.0, 0, False, "empty or tiny cell image")
     ink = drop_rule_remnants(binarize_cell(normalise(cell)))
     min_h = MIN_GLYPH_H * H_NORM
     glyphs, lines = find_struck_glyphs(ink, min_h, whole=True)
     clean = [g for g in glyphs if not g.struck_by]
-    if first.struck and first.value is not None and clean:
+    struck = len(clean) < len(glyphs)
+    if struck and clean:
         pool = clean  # a correction: the new digit
     else:
         pool = [g for g in group_components(ink, min_h) if g.height >= min_h] or glyphs
     if not pool:
-        return first
+        return CountRead(None, 0.0, 0, bool(lines), "empty")
     g = max(pool, key=lambda g: int(g.mask.sum()))
     odds = value_odds(g.mask, templates)
     value = max(odds, key=odds.get)
-    detail = (f"hand digit {value} ({', '.join(f'{v}: {p:.2f}' for v, p in odds.items())}); "
-              f"as any digit: {first.detail}")
-    return CountRead(value, odds[value], len(pool), first.struck, detail, height=g.height / H_NORM,
-                     old=first.old, odds=odds)
+    detail = (f"hand digit {value} ({', '.join(f'{v}: {p:.2f}' for v, p in odds.items())})"
+              + ("; a struck digit beside it" if struck and clean else ""))
+    return CountRead(value, odds[value], len(pool), struck and bool(clean), detail,
+                     height=g.height / H_NORM, odds=odds)

@@ -94,21 +94,19 @@ class TableContext:
     row_numbers: bool = True
     """The layout prints row numbers (`Layout.row_numbers`)."""
     hand_page: HandPage = field(default_factory=HandPage)
-    """The page's hand (shared by its tables: how wide it writes, `hand_names.HandPage`)."""
-    hand_rows: int = 0
-    typed_rows: int = 0
-    """Rows of the table read so far as written by hand / as typed (`hand_filled` only)."""
+    """The page's hand (shared by its tables: how wide it writes, how many rows are written)."""
 
     @property
     def presumed_hand(self) -> bool:
-        """The column is being filled by hand: its first rows were all written (a column is
-        typed or written as a whole), so a row is taken for handwriting unless its first read,
-        drawn in print, fits the cell (`typed_at_a_glance`)."""
-        return self.hand_filled and self.hand_rows >= PRESUME_HAND and self.typed_rows == 0
+        """The form is being filled by hand: its first rows were all written (a form is typed or
+        written as a whole, or typed in its first columns), so a row is taken for handwriting
+        unless its first read, drawn in print, fits the cell (`typed_at_a_glance`)."""
+        return (self.hand_filled and self.hand_page.written_rows >= PRESUME_HAND
+                and self.hand_page.typed_rows == 0)
 
 
 PRESUME_HAND = 2
-"""Written rows, and no typed one, after which a form's column is presumed written by hand."""
+"""Written rows, and no typed one, after which a form is presumed written by hand."""
 
 
 def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
@@ -163,9 +161,9 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
         flags = [f for f in flags if f not in NAME_FLAGS] + name_read.flags
     if ctx.hand_filled:
         if handwritten_name:
-            ctx.hand_rows += 1
+            ctx.hand_page.written_rows += 1
         else:
-            ctx.typed_rows += 1
+            ctx.hand_page.typed_rows += 1
     # Count: read from a band taller than the row, so a pen digit poking out stays whole.
     count_band = row_band(grid.clean, cells.count, cells.box)
     if ctx.hand_filled:
