@@ -6,8 +6,9 @@ fields are dropped and the values drawn at the field boxes (`scanner.pdf.layout_
 as page text, as the fixtures' `kde-flat` sheets are (`make_samples.kde_values`, the Konami ID
 one digit per box). The page is then printed on A4 portrait at 0.86–0.89 of its size, centred.
 Hand-written values are drawn on that printed page with a pen font (Nanum Pen Script or Nanum
-Brush Script) and a per-sheet hand: slant, size, and per-glyph jitter of size, baseline and
-spacing. `HAND_MODES` says what a hand-filled sheet has typed and what written.
+Brush Script, or any face of `HAND_FACES`) and a per-sheet hand: slant, size, and per-glyph
+jitter of size, baseline and spacing (`Hand(varied=True)`: pen pressure, bent strokes, more inks).
+`HAND_MODES` says what a hand-filled sheet has typed and what written.
 """
 from __future__ import annotations
 
