@@ -5,6 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 APT_PACKAGES := tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng fonts-nanum fonts-nanum-extra \
                 fontconfig fonts-unfonts-core fonts-baekmuk fonts-liberation2 fonts-crosextra-carlito \
+                fonts-alee \
                 poppler-utils python3-venv python3-pip \
                 chromium chromium-driver postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -13,7 +14,8 @@ OUT  ?= out/demo
 .PHONY: setup system demo test test-fast bench clean
 
 # System packages (Tesseract with the Korean model, Nanum fonts and other Korean print fonts the
-# rendering check may meet on a sheet, poppler, Chromium); skipped when present.
+# rendering check may meet on a sheet, a handwriting face the hand-filled-form test writes in
+# (fonts-alee: Eunjin Nakseo, never tuned on), poppler, Chromium); skipped when present.
 system:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

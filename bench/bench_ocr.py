@@ -96,11 +96,17 @@ def hand_unflagged(out: dict, truth: dict) -> list[str]:
     return bad
 
 
+DOUBTED = {"name": "player-name-unclear", "konami_id": "konami-id-unclear"}
+"""The review item that says a player field is read unsure (a hand-written one, issue 35)."""
+
+
 def player_wrong(out: dict, truth: dict) -> list[str]:
-    """A player name or Konami ID reported that is not the true one (None is fine: unread)."""
+    """A player name or Konami ID reported that is not the true one, without the review item
+    that doubts it (None is fine: unread; a doubted one is for the judge to confirm)."""
     got, want = out.get("player") or {}, truth.get("player") or {}
+    reasons = {r.get("reason") for r in out.get("review") or []}
     return [f"{k}: read {got.get(k)!r}, true {want.get(k)!r}" for k in ("name", "konami_id")
-            if got.get(k) is not None and got.get(k) != want.get(k)]
+            if got.get(k) is not None and got.get(k) != want.get(k) and DOUBTED[k] not in reasons]
 
 
 def main(argv: list[str] | None = None) -> int:

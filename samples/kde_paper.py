@@ -6,8 +6,9 @@ fields are dropped and the values drawn at the field boxes (`make_samples.form_b
 as page text, as the fixtures' `kde-flat` sheets are (`make_samples.kde_values`, the Konami ID
 one digit per box). The page is then printed on A4 portrait at 0.86–0.89 of its size, centred.
 Hand-written values are drawn on that printed page with a pen font (Nanum Pen Script or Nanum
-Brush Script) and a per-sheet hand: slant, size, and per-glyph jitter of size, baseline and
-spacing. `HAND_MODES` says what a hand-filled sheet has typed and what written.
+Brush Script, or any face of `HAND_FACES`) and a per-sheet hand: slant, size, and per-glyph
+jitter of size, baseline and spacing (`Hand(varied=True)`: pen pressure, bent strokes, more inks).
+`HAND_MODES` says what a hand-filled sheet has typed and what written.
 """
 from __future__ import annotations
 
@@ -142,29 +143,93 @@ def print_on_a4(form_pdf: Path, dpi: int, scale: float) -> tuple[np.ndarray, tup
     return np.asarray(page).copy(), off
 
 
-class Hand:
-    """One writer's hand: pen font, ink, slant, letter size; each glyph jittered."""
+@dataclass(frozen=True)
+class PenFace:
+    """A handwriting face: the font letters are written in, the font digits are written in (a
+    Korean pen font's own digits may be print-like serif ones), and the font size per pixel of
+    letter height each needs (their ink fills different shares of the em)."""
 
-    def __init__(self, rng: np.random.Generator):
+    letters: Path
+    digits: Path | None = None
+    letters_size: float = 1.3
+    digits_size: float = 1.3
+
+
+UN_EXTRA = Path("/usr/share/fonts/truetype/unfonts-extra")
+HAND_FACES = {
+    "NanumPen": PenFace(FONT_DIR / "NanumPen.ttf", None, 1.3, 1.3),
+    "NanumBrush": PenFace(FONT_DIR / "NanumBrush.ttf", None, 1.15, 1.15),
+    "UnPenheulim+Humor": PenFace(UN_EXTRA / "UnPenheulim.ttf",
+                                 Path("/usr/share/fonts/truetype/humor-sans/Humor-Sans.ttf"), 1.05, 1.2),
+    "BMYeonsung": PenFace(Path("/usr/share/fonts/truetype/woowa-bm/BMYEONSUNG_ttf.ttf"), None, 1.0, 1.2),
+    "UnPilgia": PenFace(UN_EXTRA / "UnPilgia.ttf", None, 1.1, 1.3),
+    "EunjinNakseo": PenFace(Path("/usr/share/fonts/truetype/alee/EunjinNakseo.ttf"), None, 0.95, 1.0),
+    "BMKirang": PenFace(Path("/usr/share/fonts/truetype/woowa-bm/BMKIRANGHAERANG-TTF.ttf"), None, 1.05, 1.3),
+    "UnPen+Dkg": PenFace(UN_EXTRA / "UnPen.ttf",
+                         Path("/usr/share/fonts/truetype/fifthhorseman/dkg.ttf"), 1.05, 0.8),
+}
+"""Handwriting faces from Debian packages (fonts-nanum-extra, fonts-unfonts-extra, fonts-alee,
+fonts-woowa-bm, fonts-humor-sans, fonts-dkg-handwriting) for `bench/bench_hand.py`. The count
+reader's hand-digit templates were drawn in Nanum Pen, Brush and Barun Pen."""
+TUNING_FACES = ("NanumPen", "NanumBrush", "UnPenheulim+Humor", "BMYeonsung")
+"""Faces the reader may be tuned on."""
+HELD_OUT_FACES = ("UnPilgia", "EunjinNakseo", "BMKirang", "UnPen+Dkg")
+"""Faces only measured on (never looked at while tuning)."""
+MORE_INKS = {"black-gel": (15, 15, 18), "blue-gel": (30, 60, 190), "light-blue": (70, 110, 200)}
+"""Inks of a varied hand (`Hand(..., varied=True)`) besides `INKS`."""
+
+
+class Hand:
+    """One writer's hand: pen font, ink, slant, letter size; each glyph jittered.
+
+    `faces` (names of `HAND_FACES`) picks the face among those; `varied` also varies the pen's
+    pressure (stroke width and ink strength along the text) and bends each glyph a little
+    (an elastic, smooth displacement), with more inks. Without either, the hand is the original
+    Nanum Pen / Brush one (same random draws, same pages)."""
+
+    def __init__(self, rng: np.random.Generator, faces: tuple[str, ...] | None = None,
+                 varied: bool = False):
         self.rng = rng
-        self.font_name = str(rng.choice(list(PEN_FONTS)))
-        self.ink_name = str(rng.choice(list(INKS), p=[0.4, 0.3, 0.2, 0.1]))
-        self.ink = INKS[self.ink_name]
+        if faces:
+            self.font_name = str(rng.choice(list(faces)))
+            self.face = HAND_FACES[self.font_name]
+        else:
+            self.font_name = str(rng.choice(list(PEN_FONTS)))
+            self.face = HAND_FACES[self.font_name]
+        inks = {**INKS, **MORE_INKS} if varied else INKS
+        p = [0.4, 0.3, 0.2, 0.1] if not varied else None
+        self.ink_name = str(rng.choice(list(inks), p=p))
+        self.ink = inks[self.ink_name]
         self.slant = float(rng.uniform(-0.25, 0.15))
         """Horizontal shear (a right-leaning hand is negative: tops go right)."""
         self.height = float(rng.uniform(0.7, 0.95))
         """Letter height / box height."""
         self.jitter = float(rng.uniform(0.03, 0.09))
         self.bold = int(rng.integers(0, 2))
+        self.varied = varied
+        self.pressure = float(rng.uniform(0.55, 1.0)) if varied else 1.0
+        """Ink strength (a light hand or a drying pen writes paler)."""
+        self.bend = float(rng.uniform(0.0, 0.035)) if varied else 0.0
+        """Elastic displacement of the strokes, as a share of the letter size."""
         self._fonts: dict[tuple[str, int], ImageFont.FreeTypeFont] = {}
-        self._cmap = _cmap(PEN_FONTS[self.font_name])
+        self._cmaps = {p: _cmap(p) for p in {self.face.letters, self.face.digits or self.face.letters}}
 
     def info(self) -> dict:
-        return {"font": self.font_name, "ink": self.ink_name, "slant": round(self.slant, 3),
-                "height": round(self.height, 3), "jitter": round(self.jitter, 3), "bold": self.bold}
+        out = {"font": self.font_name, "ink": self.ink_name, "slant": round(self.slant, 3),
+               "height": round(self.height, 3), "jitter": round(self.jitter, 3), "bold": self.bold}
+        if self.varied:
+            out.update(pressure=round(self.pressure, 3), bend=round(self.bend, 3))
+        return out
 
-    def _font(self, ch: str, size: int) -> ImageFont.FreeTypeFont:
-        path = PEN_FONTS[self.font_name] if ord(ch) in self._cmap or ch.isspace() else HAND_FALLBACK
+    def _path(self, ch: str) -> Path:
+        path = self.face.digits if (ch.isdigit() and self.face.digits) else self.face.letters
+        return path if ord(ch) in self._cmaps[path] or ch.isspace() else HAND_FALLBACK
+
+    def _size(self, ch: str, height_px: float) -> int:
+        digit = ch.isdigit()
+        return max(8, int(height_px * (self.face.digits_size if digit else self.face.letters_size)))
+
+    def _font(self, path: Path, size: int) -> ImageFont.FreeTypeFont:
         key = (str(path), size)
         if key not in self._fonts:
             self._fonts[key] = ImageFont.truetype(str(path), size)
@@ -172,13 +237,14 @@ class Hand:
 
     def render(self, text: str, height_px: float) -> Image.Image:
         """The text written glyph by glyph on a transparent (L) layer, slanted."""
-        size = max(8, int(height_px * (1.3 if self.font_name == "NanumPen" else 1.15)))
+        size = max(8, int(height_px * self.face.letters_size))
         pad = size
         glyphs = []
         x = float(pad)
         for ch in text:
-            s = max(6, int(size * self.rng.uniform(1 - 2 * self.jitter, 1 + 2 * self.jitter)))
-            font = self._font(ch, s)
+            base = self._size(ch, height_px)
+            s = max(6, int(base * self.rng.uniform(1 - 2 * self.jitter, 1 + 2 * self.jitter)))
+            font = self._font(self._path(ch), s)
             dy = float(np.clip(self.rng.normal(0, 0.5 * self.jitter * size), -0.1 * size, 0.1 * size))
             glyphs.append((x, dy, ch, font))
             x += font.getlength(ch) * self.rng.uniform(0.92, 1.06)
@@ -186,13 +252,38 @@ class Hand:
         layer = Image.new("L", (w, h), 0)
         draw = ImageDraw.Draw(layer)
         for gx, dy, ch, font in glyphs:
-            draw.text((gx, pad + size + dy), ch, font=font, fill=255, anchor="ls",
-                      stroke_width=self.bold, stroke_fill=255)
+            fill = int(255 * self.pressure * self.rng.uniform(0.85, 1.0)) if self.varied else 255
+            draw.text((gx, pad + size + dy), ch, font=font, fill=fill, anchor="ls",
+                      stroke_width=self.bold, stroke_fill=fill)
+        if self.varied:
+            layer = self._bent(layer, size)
         layer = layer.transform(layer.size, Image.AFFINE, (1, self.slant, -self.slant * h / 2, 0, 1, 0),
                                 resample=Image.BICUBIC)
         layer = layer.rotate(float(self.rng.uniform(-2, 2)), resample=Image.BICUBIC, expand=True)
         bbox = layer.getbbox()
         return layer.crop(bbox) if bbox else layer
+
+    def _bent(self, layer: Image.Image, size: int) -> Image.Image:
+        """The layer displaced by a smooth random field (strokes wobble as a hand's do) and its
+        strokes thickened or thinned here and there (pen pressure)."""
+        import cv2
+
+        a = np.asarray(layer, np.float32)
+        h, w = a.shape
+        amp = self.bend * size
+        cell = max(4, size // 3)
+        gx = cv2.resize(self.rng.normal(0, 1, (h // cell + 2, w // cell + 2)).astype(np.float32), (w, h),
+                        interpolation=cv2.INTER_CUBIC) * amp
+        gy = cv2.resize(self.rng.normal(0, 1, (h // cell + 2, w // cell + 2)).astype(np.float32), (w, h),
+                        interpolation=cv2.INTER_CUBIC) * amp
+        xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+        a = cv2.remap(a, xs + gx, ys + gy, cv2.INTER_LINEAR, borderValue=0)
+        k = max(1, size // 14)
+        thick = cv2.dilate(a, np.ones((k + 1, k + 1), np.uint8))
+        mix = cv2.resize(self.rng.uniform(0, 1, (h // cell + 2, w // cell + 2)).astype(np.float32), (w, h),
+                         interpolation=cv2.INTER_LINEAR)
+        a = np.where(mix > 0.65, thick, a)
+        return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
 
     def write(self, img: Image.Image, text: str, box: tuple[float, float, float, float],
               centre: bool = False) -> None:
@@ -255,9 +346,10 @@ def write_by_hand(page: np.ndarray, values: dict[str, str], fields: set[str], ha
 
 
 def kde_page(deck: SampleDeck, family: str, size: float, dpi: int, rng: np.random.Generator,
-             work: Path, template: Path = KDE_FORM, hand_mode: str | None = None
-             ) -> tuple[np.ndarray, KdePrint]:
-    """The filled form printed on A4 (RGB array at `dpi`): typed, or partly / wholly by hand."""
+             work: Path, template: Path = KDE_FORM, hand_mode: str | None = None,
+             faces: tuple[str, ...] | None = None, varied: bool = False) -> tuple[np.ndarray, KdePrint]:
+    """The filled form printed on A4 (RGB array at `dpi`): typed, or partly / wholly by hand
+    (`faces`, `varied`: the hand, see `Hand`)."""
     if not template.is_file():
         raise SystemExit(f"{template}: Konami's blank KDE_DeckList.pdf is needed (--kde-form)")
     values = form_values(deck)
@@ -268,7 +360,7 @@ def kde_page(deck: SampleDeck, family: str, size: float, dpi: int, rng: np.rando
     page, off = print_on_a4(pdf, dpi, scale)
     info = KdePrint(family, size, scale, off, hand_fields, hand_mode)
     if hand_fields:
-        hand = Hand(rng)
+        hand = Hand(rng, faces, varied)
         info.pen = hand.info()
         page = write_by_hand(page, values, hand_fields, hand, scale, off, dpi)
     return page, info

@@ -61,7 +61,8 @@ from card_db.models import Card  # noqa: E402
 from clutter_scene import cluttered_photo, smooth_noise  # noqa: E402
 from make_samples import (A4, FONT_DIR, FONTS, PLAYERS, DbStyle, SampleDeck,  # noqa: E402
                           deck_from_ydk, draw_db_sheet)
-from kde_paper import HAND_MODES, KDE_FORM, kde_page, line_written_by  # noqa: E402
+from kde_paper import (HAND_FACES, HAND_MODES, HELD_OUT_FACES, KDE_FORM, kde_page,  # noqa: E402
+                       line_written_by)
 
 KINDS = ("scan", "photo", "photo-corrected", "kde-scan", "kde-photo", "kde-hand")
 """Kinds in seed order (a kind's index seeds its sheets: new kinds go at the end)."""
@@ -599,19 +600,23 @@ def make_one(sheet: Sheet, kind: str, stem: str, out: Path, rng: np.random.Gener
 
 
 def make_kde(sheet: Sheet, kind: str, stem: str, out: Path, rng: np.random.Generator, limits: dict,
-             work: Path, template: Path = KDE_FORM) -> Path:
+             work: Path, template: Path = KDE_FORM, faces: tuple[str, ...] | None = None,
+             varied: bool = False, hand_mode: str | None = None) -> Path:
     """A Konami form on paper (kde_paper): typed (kde-scan, kde-photo) or hand-filled (kde-hand,
-    scanned or photographed), in the sheet's random font family and size."""
+    scanned or photographed), in the sheet's random font family and size; `faces`, `varied`:
+    the hand (`kde_paper.Hand`), `hand_mode`: one of `HAND_MODES` instead of a random one."""
     capture = kind.split("-")[1]
     mode = None
     if kind == "kde-hand":
         capture = "scan" if rng.random() < 0.4 else "photo"
         mode = str(rng.choice(HAND_MODES, p=[0.4, 0.4, 0.2]))
+        if hand_mode is not None:
+            mode = hand_mode
         if mode == "typed-main" and not (sheet.deck.columns["extra"] or sheet.deck.columns["side"]):
             mode = "typed-header"
     dpi = int(rng.choice(limits["scan_dpi"])) if capture == "scan" else PHOTO_DPI
     page, info = kde_page(sheet.deck, sheet.style.family, sheet.style.size, dpi, rng, work,
-                          template, mode)
+                          template, mode, faces, varied)
     if capture == "scan":
         img, dist = page_to_scan(page, rng, dpi)
         path = out / f"{stem}.pdf"
@@ -645,7 +650,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kde-form", type=Path, default=KDE_FORM,
                     help="Konami's blank KDE_DeckList.pdf (for the kde-* kinds)")
     ap.add_argument("--thin-rules", action="store_true", help="hairline row rules (0.3–0.45 pt)")
+    ap.add_argument("--hand-faces", help="kde-hand: comma-separated faces of kde_paper.HAND_FACES "
+                    "(default: Nanum Pen / Brush), e.g. the held-out ones: "
+                    + ",".join(HELD_OUT_FACES))
+    ap.add_argument("--hand-varied", action="store_true",
+                    help="kde-hand: vary pen pressure, bend strokes, more inks (kde_paper.Hand)")
+    ap.add_argument("--hand-mode", choices=HAND_MODES, help="kde-hand: what is written (default: random)")
     args = ap.parse_args(argv)
+    faces = tuple(args.hand_faces.split(",")) if args.hand_faces else None
+    if faces and not set(faces) <= set(HAND_FACES):
+        ap.error(f"--hand-faces: unknown {sorted(set(faces) - set(HAND_FACES))}; known: {', '.join(HAND_FACES)}")
     import tempfile
 
     db = load_card_db(args.card_db or demo_db_path())
@@ -672,7 +686,8 @@ def main(argv: list[str] | None = None) -> int:
                 sheet = sample_sheet(decks[seed % 3], db, rng)
             stem = f"{kind}-{counters[kind]:02d}"
             if kind.startswith("kde-"):
-                path = make_kde(sheet, kind, stem, out, rng, limits, Path(tmp), args.kde_form)
+                path = make_kde(sheet, kind, stem, out, rng, limits, Path(tmp), args.kde_form,
+                                faces, args.hand_varied, args.hand_mode)
             else:
                 path = make_one(sheet, kind, stem, out, rng, db, pools, limits, Path(tmp))
             print(f"wrote {path} ({path.stat().st_size // 1024} KiB)")

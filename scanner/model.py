@@ -66,6 +66,9 @@ class ReadLine:
     """Set by the input itself (JSON input carries a review state)."""
     confidence: float | None = None
     """A confidence given by the input itself (JSON input)."""
+    certainty: float | None = None
+    """How likely the reader thinks its card and count for the line are right, 0..1, when it
+    can tell (the OCR reader): the judge's station shows the least certain lines first."""
     unsplit: str = ""
     """The whole line, when a bare number was split off it as the count (`해피 레이디3`,
     `7 카드`): the resolver lets an exact card name of the whole line win over the split."""
@@ -127,6 +130,9 @@ class SheetRead:
     lines: list[ReadLine] = field(default_factory=list)
     player_name: str | None = None
     konami_id: str | None = None
+    player_name_confidence: float | None = None
+    konami_id_confidence: float | None = None
+    """How likely a name / ID read by hand is right (0..1); None for one read as print or typed."""
     printed_totals: dict[str, int | None] = field(
         default_factory=lambda: {s: None for s in SECTIONS})
     """Totals printed on the sheet per section (None where none is printed)."""
@@ -225,6 +231,8 @@ class Entry:
     column: str | None = None
     row: int | None = None
     crop: str | None = None
+    certainty: float | None = None
+    """The reader's own estimate that card and count are right (`ReadLine.certainty`)."""
 
     def to_json(self) -> dict:
         out = {"card_id": self.card_id, "name": self.name, "count": self.count,
@@ -243,6 +251,8 @@ class Entry:
                                  for c, n, s in self.candidates]
         if self.crop:
             out["crop"] = self.crop
+        if self.certainty is not None:
+            out["certainty"] = round(self.certainty, 3)
         return out
 
     @classmethod
@@ -252,7 +262,8 @@ class Entry:
                    count=int(d.get("count") or 0), confidence=float(d.get("confidence", 1.0)),
                    needs_review=bool(d.get("needs_review", False)), read=str(d.get("read", "")),
                    reasons=list(d.get("reasons", [])), column=d.get("column"), row=d.get("row"),
-                   crop=d.get("crop"))
+                   crop=d.get("crop"),
+                   certainty=float(d["certainty"]) if isinstance(d.get("certainty"), (int, float)) else None)
 
 
 @dataclass
@@ -265,6 +276,9 @@ class Decklist:
     sha256: str | None = None
     player_name: str | None = None
     konami_id: str | None = None
+    player_name_confidence: float | None = None
+    konami_id_confidence: float | None = None
+    """`SheetRead`'s: the name / ID was read by hand, this likely right (a review item says so)."""
     printed_totals: dict[str, int | None] = field(
         default_factory=lambda: {s: None for s in SECTIONS})
     review: list[ReviewFlag] = field(default_factory=list)
@@ -295,11 +309,19 @@ class Decklist:
         sheet = sum(1 for r in self.review if r.line is None and r.card_id is None)
         return lines + sheet
 
+    def _player_json(self) -> dict:
+        out: dict = {"name": self.player_name, "konami_id": self.konami_id}
+        if self.player_name_confidence is not None:
+            out["name_confidence"] = self.player_name_confidence
+        if self.konami_id_confidence is not None:
+            out["konami_id_confidence"] = self.konami_id_confidence
+        return out
+
     def to_json(self) -> dict:
         return {
             "schema": 1,
             "source": {"path": self.source_path, "sha256": self.sha256, "reader": self.reader},
-            "player": {"name": self.player_name, "konami_id": self.konami_id},
+            "player": self._player_json(),
             "sections": {s: [e.to_json() for e in self.sections[s]] for s in SECTIONS},
             "totals": self.totals(),
             "printed_totals": {s: self.printed_totals.get(s) for s in SECTIONS},

@@ -84,6 +84,7 @@ class Reason(StrEnum):
     TOTAL_MISMATCH = "total-mismatch"
     COLUMN_TOTAL_MISMATCH = "column-total-mismatch"
     KONAMI_ID_UNCLEAR = "konami-id-unclear"
+    PLAYER_NAME_UNCLEAR = "player-name-unclear"
     UNREADABLE_LINE = "unreadable-line"
     ANOTHER_SHEET_PAGE = "another-sheet-page"
     MAIN_DECK_NOT_FOUND = "main-deck-not-found"
@@ -126,6 +127,7 @@ REASON_KO: dict[str, str] = {
     Reason.TOTAL_MISMATCH: "시트의 합계와 줄의 합이 다름",
     Reason.COLUMN_TOTAL_MISMATCH: "칸 합계와 줄의 합이 다름",
     Reason.KONAMI_ID_UNCLEAR: "코나미 ID를 읽을 수 없음",
+    Reason.PLAYER_NAME_UNCLEAR: "손으로 쓴 선수 이름 — 확인 필요",
     Reason.UNREADABLE_LINE: "읽을 수 없는 줄",
     Reason.ANOTHER_SHEET_PAGE: "다른 쪽에도 시트 내용이 있음 (첫 쪽만 읽음)",
     Reason.MAIN_DECK_NOT_FOUND: "메인 덱을 찾지 못함 — 시트를 직접 확인",

@@ -82,12 +82,16 @@ def test_hand_written_names_are_flagged_with_crop(tmp_path, demo_db, mode, seed)
     assert {(e["column"], e["row"]) for e in lines} >= hand
     if mode == "typed-main":  # the typed main deck reads right
         assert s["correct"] >= 7, json.dumps(s, ensure_ascii=False)
-    # a hand-written header gives no guessed name or ID; a typed one may be read
-    for key in ("name", "konami_id"):
+    # a typed header may be read as print; a written one is read as handwriting: with its
+    # confidence and a review item, never as a sure read (issue 35)
+    reasons = {r["reason"] for r in out["review"]}
+    for key, reason in (("name", "player-name-unclear"), ("konami_id", "konami-id-unclear")):
         got = out["player"][key]
-        assert got in (None, truth["player"][key]), (key, got)
-        if mode == "all":
-            assert got is None, (key, got)
+        if mode == "all" and got is not None:
+            assert reason in reasons, (key, got, out["review"])
+            assert 0.0 <= out["player"][f"{key}_confidence"] <= 1.0, out["player"]
+        else:
+            assert got in (None, truth["player"][key]), (key, got)
 
 
 def _glyph_box(text: str, font_file: Path, w: int, h: int) -> np.ndarray:
@@ -150,3 +154,44 @@ def test_a_blank_form_is_not_an_empty_deck(tmp_path, demo_db):
     out = load_decklist(path, demo_db, ReadOptions()).to_json()
     assert not any(out["sections"].values())
     assert any(r["reason"] == "unreadable-line" and "no deck line" in r["detail"] for r in out["review"])
+
+
+HELD_OUT_FLOOR = 0.85
+"""Share of written lines whose card and count are the reader's first answer, on two forms in a
+pen face the reader was never tuned on (Eunjin Nakseo, fonts-alee; bench/bench_hand.py measures
+the held-out faces at large)."""
+
+
+@pytest.mark.slow
+def test_written_lines_are_read_right_in_a_held_out_hand(tmp_path, real_db):
+    """Forms filled wholly by hand in a face apart from the tuning ones: most lines carry the
+    right card and count as their first answer, every written line stays flagged with its
+    certainty, no line is wrong unflagged, and the ID and name come with a confidence."""
+    mp, kp = _samples()
+    require(kp.KDE_FORM.is_file(), f"needs {kp.KDE_FORM} (Konami's blank form in ../shared/forms)")
+    face = "EunjinNakseo"
+    require(kp.HAND_FACES[face].letters.is_file(), "needs the Eunjin Nakseo font (apt-get install fonts-alee)")
+    assert face in kp.HELD_OUT_FACES
+    sys.path.insert(0, str(REPO / "bench"))
+    from bench_hand import score_hand
+    from scanner.read import ReadOptions, load_decklist
+    pools = mp.card_pools(real_db)
+    right = lines = 0
+    for i in range(2):
+        rng = np.random.default_rng([35, i])
+        sheet = mp.random_sheet(real_db, pools, rng, i, 35)
+        path = mp.make_kde(sheet, "kde-hand", f"kde-hand-{i}", tmp_path, rng, mp.FULL, tmp_path,
+                           faces=(face,), varied=True, hand_mode="all")
+        truth = json.loads(path.with_name(path.name.rsplit(".", 1)[0] + ".truth.json").read_text())
+        out = load_decklist(path, real_db, ReadOptions()).to_json()
+        sc = score_hand(out, truth)
+        assert sc["hand_unflagged"] == 0 and sc["silent"] == 0, sc["wrong"]
+        assert sc["missing"] == 0, sc["wrong"]
+        right += sc["right"]
+        lines += sc["hand_lines"]
+        for e in (e for sec in out["sections"].values() for e in sec):
+            assert e["needs_review"] and 0.0 <= e["certainty"] <= 1.0, e
+        for key in ("name", "konami_id"):
+            if out["player"][key] is not None:
+                assert f"{key}_confidence" in out["player"], out["player"]
+    assert right >= HELD_OUT_FLOOR * lines, (right, lines)

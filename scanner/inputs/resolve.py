@@ -112,7 +112,7 @@ def resolve_line(line: ReadLine, db: CardDatabase, policy: NamePolicy, sheet: bo
     return Entry(card_id=card_id, name=name, count=count, confidence=max(0.0, min(1.0, confidence)),
                  needs_review=needs_review, read=line.raw, reasons=_unique(reasons),
                  candidates=candidates if needs_review else [], column=line.column, row=line.row,
-                 crop=line.crop)
+                 crop=line.crop, certainty=line.certainty)
 
 
 _SPACED_COUNT = re.compile(r"^[-+]?\d{1,3} |\s[-+]?\d{1,3}$")
@@ -175,6 +175,8 @@ def resolve_sheet(sheet: SheetRead, db: CardDatabase) -> Decklist:
     policy = policy_for(sheet.reader)
     is_sheet = sheet.reader in SHEET_READERS
     deck = Decklist(reader=sheet.reader, player_name=sheet.player_name, konami_id=sheet.konami_id,
+                    player_name_confidence=sheet.player_name_confidence,
+                    konami_id_confidence=sheet.konami_id_confidence,
                     printed_totals=dict(sheet.printed_totals), review=sheet_review(sheet.review))
     for line in sheet.lines:
         section = line.section if line.section in SECTIONS else "main"

@@ -7,7 +7,7 @@ import re
 import cv2
 import numpy as np
 
-from scanner.model import SheetRead
+from scanner.model import ReviewFlag, SheetRead
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.form_fit import Fit
 from scanner.ocr.grid import Box, Grid, Table
@@ -19,6 +19,7 @@ from scanner.ocr.counts import (H_NORM, K_NEIGHBOURS, MIN_GLYPH_H, binarize_cell
                                 normalise)
 from scanner.ocr.rows import TYPED_LIKENESS
 from scanner.ocr.verify import NameRenderer, cell_name_ink
+from scanner.vocab import Reason
 
 HANGUL_NAME = re.compile(r"^[가-힣]{2,5}$")
 NAME_CONFIDENCE = 0.85
@@ -129,25 +130,30 @@ def without_lines(cell: np.ndarray) -> np.ndarray:
     return out
 
 
-def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract, sheet: SheetRead) -> None:
+def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract, sheet: SheetRead,
+                     written: bool = False) -> None:
     """A fixed-layout form's player name (surname + given name, two boxes) and Konami ID
-    (10 digits in boxes): each kept only when read whole and confidently."""
+    (10 digits in boxes): each kept only when read whole and confidently as print; `written`
+    (the form's lines are written by hand): one not read as print is read as handwriting, with
+    its confidence and a review item (`read_written_id`, `read_written_name`)."""
     boxes = layout.boxes
     if "konami_id" in boxes:
         # Ten evenly spaced boxes: one digit each, read alone (a whole-strip read stumbles on
         # the box rules' remnants); every digit must be sure.
         x0, y0, x1, y1 = boxes["konami_id"]
         step = (x1 - x0) / 10
-        digits, glyphs = [], []
+        digits, glyphs, cells = [], [], []
         for i in range(10):
             cell = _box(fit, (x0 + i * step, y0, x0 + (i + 1) * step, y1)).crop(gray, inset=2).copy()
             d = read_id_digit(cell, tess) if cell.size else None  # (paints the box out of cell)
-            if d is None:
-                break
+            cells.append(cell)
             digits.append(d)
-            glyphs.append(id_glyph(cell))
-        if len(digits) == 10 and printed_id(digits, glyphs):
-            sheet.konami_id = "".join(digits)
+            glyphs.append(id_glyph(cell) if d is not None else (None, 1.0))
+        if None not in digits and printed_id(digits, glyphs):
+            sheet.konami_id = "".join(digits)  # type: ignore[arg-type]
+        elif written and len(cells) == 10:
+            read_written_id(cells, digits, sheet)
+    written_name = False
     parts = []
     # Konami's form asks for the surname and the given name apart; others have one name box.
     keys = ("surname", "given_name") if "surname" in boxes else ("name",)
@@ -163,13 +169,18 @@ def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract
                  for f in (1.5, 2.0)]
         texts = {r.text.replace(" ", "") for r in reads}
         part = texts.pop() if len(texts) == 1 else ""
-        if not HANGUL_PART.match(part) or min(r.confidence for r in reads) <= NAME_CONFIDENCE:
-            return
-        if not looks_printed(img, part):
-            return  # written by hand: Tesseract's confident guess at handwriting is no name
+        if (not HANGUL_PART.match(part) or min(r.confidence for r in reads) <= NAME_CONFIDENCE
+                or not looks_printed(img, part)):
+            # written by hand (or unsure): Tesseract's confident guess at handwriting is no
+            # printed name; it is read as handwriting instead, for the judge to confirm
+            written_name = True
+            break
         parts.append(part)
-    if HANGUL_NAME.match("".join(parts)):
+    if not written_name and HANGUL_NAME.match("".join(parts)):
         sheet.player_name = "".join(parts)
+    elif written_name and written:
+        read_written_name([trim_to_ink(without_lines(_box(fit, boxes[k]).crop(gray, inset=2))) for k in keys],
+                          keys, tess, sheet)
 
 
 HAND_SHARE = 0.5
@@ -209,3 +220,114 @@ def looks_printed(img: np.ndarray, text: str) -> bool:
         return False
     lk = renderer.likeness(ink, text)
     return lk is not None and lk.score >= TYPED_LIKENESS
+
+
+# ------------------------------------------------------------------ written by hand
+
+ID_UNSURE_DIGIT = 0.6
+"""A hand-written ID digit read less likely than this is named in the review item."""
+ID_TESSERACT_WEIGHT = 0.5
+"""Weight of Tesseract's own read of a hand digit (at its confidence) beside the digit
+templates' odds (`totals.digit_odds`): each misreads some hands the other reads right."""
+
+
+def read_written_id(cells: list[np.ndarray], tess_digits: list[str | None], sheet: SheetRead) -> None:
+    """A Konami ID written by hand, one digit per box: each box's digit the likeliest by the
+    digit templates and Tesseract together, reported with its confidence (the product of the
+    digits') and always as a review item (`konami-id-unclear`), so no station takes it for a
+    read it can trust: the judge confirms it against the player's card."""
+    from scanner.ocr.totals import digit_odds  # (totals imports header's neighbours; late)
+    out, probs = [], []
+    for cell, td in zip(cells, tess_digits):
+        ink = drop_rule_remnants(binarize_cell(normalise(cell)))
+        glyphs = [g for g in group_components(ink, MIN_GLYPH_H * H_NORM) if g.height >= MIN_GLYPH_H * H_NORM]
+        if not glyphs:
+            return  # an empty box: no ID to propose
+        g = max(glyphs, key=lambda g: int(g.mask.sum()))
+        odds = digit_odds(g.mask)
+        if td is not None:
+            d = int(td)
+            odds = {k: (1 - ID_TESSERACT_WEIGHT) * v for k, v in odds.items()}
+            odds[d] = odds.get(d, 0.0) + ID_TESSERACT_WEIGHT
+        best = max(odds, key=odds.get)
+        out.append(str(best))
+        probs.append(odds[best])
+    kid = "".join(out)
+    confidence = float(np.prod(probs))
+    sheet.konami_id = kid
+    sheet.konami_id_confidence = round(confidence, 3)
+    doubtful = [i + 1 for i, p in enumerate(probs) if p < ID_UNSURE_DIGIT]
+    sheet.review.append(ReviewFlag(
+        section=None, reason=Reason.KONAMI_ID_UNCLEAR,
+        detail=f"손으로 쓴 코나미 ID를 {kid}로 읽음 (확신도 {confidence:.2f}"
+               + (f", 불확실한 칸: {', '.join(map(str, doubtful))}번째" if doubtful else "")
+               + ") — 선수의 카드와 대조해 확인"))
+
+
+SURNAMES = ("김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진지엄채원천방공현함변염"
+            "여추도소석선설마길연위표명기반왕금옥육인맹제모탁국어은편용예경봉사부가복태목형피두감호")
+"""Korean surnames, the common ones first: a written surname is read as the nearest of these."""
+NAME_READ_SCALES = (1.5, 1.1, 0.8)
+"""Scales a written name box is read at (Tesseract reads each hand differently at each)."""
+
+
+def _name_reads(img: np.ndarray, tess: Tesseract) -> list[tuple[str, float]]:
+    reads = []
+    for f in NAME_READ_SCALES:
+        got = tess.read(cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC if f > 1 else cv2.INTER_AREA),
+                        lang="kor", psm=7)
+        text = "".join(ch for ch in got.text if "가" <= ch <= "힣")
+        if text:
+            reads.append((text, got.confidence))
+    return reads
+
+
+def _vote(reads: list[tuple[str, float]]) -> tuple[str, float]:
+    """The text most reads give (ties: the more confident), and the share of reads giving it ×
+    their mean confidence."""
+    if not reads:
+        return "", 0.0
+    tally: dict[str, list[float]] = {}
+    for text, conf in reads:
+        tally.setdefault(text, []).append(conf)
+    text = max(tally, key=lambda t: (len(tally[t]), float(np.mean(tally[t]))))
+    return text, len(tally[text]) / len(NAME_READ_SCALES) * float(np.mean(tally[text]))
+
+
+def _surname(reads: list[tuple[str, float]]) -> tuple[str, float]:
+    """A written surname: the read's first syllable snapped to the nearest known surname."""
+    from card_db.names import jamo
+    from rapidfuzz.distance import Levenshtein
+    text, conf = _vote(reads)
+    if not text:
+        return "", 0.0
+    head = text[0]
+    if head in SURNAMES:
+        return head, conf
+    near = min(SURNAMES, key=lambda s: (Levenshtein.distance(jamo(s), jamo(head)), SURNAMES.index(s)))
+    return near, conf * 0.5
+
+
+def read_written_name(imgs: list[np.ndarray | None], keys: tuple[str, ...], tess: Tesseract,
+                      sheet: SheetRead) -> None:
+    """A player's name written by hand in the form's boxes (surname, given name), read at
+    several scales and voted; reported with its confidence and always as a review item
+    (`player-name-unclear`): the judge confirms it (a name read wrong is a wrong player)."""
+    parts, confs = [], []
+    for img, key in zip(imgs, keys):
+        if img is None:
+            return
+        reads = _name_reads(img, tess)
+        part, conf = _surname(reads) if key == "surname" else _vote(reads)
+        if not part:
+            return
+        parts.append(part)
+        confs.append(conf)
+    name = "".join(parts)
+    if not HANGUL_NAME.match(name):
+        return
+    confidence = round(float(np.prod(confs)), 3)
+    sheet.player_name = name
+    sheet.player_name_confidence = confidence
+    sheet.review.append(ReviewFlag(section=None, reason=Reason.PLAYER_NAME_UNCLEAR,
+                                   detail=f"손으로 쓴 선수 이름을 {name}(으)로 읽음 (확신도 {confidence:.2f}) — 확인 필요"))

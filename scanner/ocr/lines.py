@@ -19,11 +19,14 @@ if TYPE_CHECKING:
 def to_read_line(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions", label: str
                  ) -> ReadLine:
     m = r.match
-    card_id = m.card_id if m.score >= NAME_GUESS else None
+    # (a name written by hand: its reads' fused best, whatever the score, `hand_names.HAND_GUESS`)
+    card_id = m.card_id if m.score >= NAME_GUESS or r.name_certainty is not None else None
     flags = list(dict.fromkeys(r.flags))
     detail_parts = []
     if m.candidates and flags:
         detail_parts.append("candidates: " + ", ".join(f"{n} ({s:.2f})" for _, n, s in m.candidates[:3]))
+    if r.name_detail and flags:
+        detail_parts.append(r.name_detail)
     if r.count_detail and any(f.startswith("count") or f == Reason.COLUMN_TOTAL_MISMATCH for f in flags):
         detail_parts.append(f"count: {r.count_detail}")
     line = ReadLine(section=SECTION_OF[r.column], text=m.name if card_id else r.text,
@@ -31,10 +34,34 @@ def to_read_line(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions"
                     text_confidence=r.text_conf, count_text=str(r.count) if r.count is not None else "",
                     flags=flags, detail="; ".join(detail_parts),
                     confidence=round(min(m.score, 1.0) * (1.0 if not flags else 0.5), 3),
-                    alternatives=[r.text] if r.text and card_id else [], seen=r.text)
+                    alternatives=[r.text] if r.text and card_id else [], seen=r.text,
+                    certainty=line_certainty(r, card_id) if flags else None)
     if options.crops_dir and flags:
         line.crop = save_crop(Path(options.crops_dir), label, r.column, r.row, grid, page)
     return line
+
+
+NAME_DOUBTS = frozenset({Reason.UNRESOLVED_NAME, Reason.UNCERTAIN_NAME, Reason.AMBIGUOUS_NAME})
+FLAGGED_NAME = 0.5
+"""A printed name the reader flagged is right about as often as not (its certainty's name part
+is its match score times this)."""
+
+
+def line_certainty(r: RowRead, card_id: int | None) -> float:
+    """How likely the line's card and count are right: the name's part (a written name: its
+    reads' agreement, `hand_names.name_certainty`; a printed one: 1 when it stands, its match
+    score × FLAGGED_NAME when flagged) times the count's (its confidence; a count written by
+    hand: its odds, `counts.read_hand_count`, raised when the column's total confirms it)."""
+    if card_id is None:
+        return 0.0
+    if r.name_certainty is not None:
+        name = r.name_certainty
+    elif NAME_DOUBTS.intersection(r.flags):
+        name = min(r.match.score, 1.0) * FLAGGED_NAME
+    else:
+        name = 1.0
+    count = 0.0 if r.count is None else max(0.0, min(1.0, r.count_conf))
+    return round(name * count, 3)
 
 
 def struck_review(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions", label: str

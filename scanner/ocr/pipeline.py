@@ -23,6 +23,7 @@ from scanner.ocr.corrections import (ink_chroma, mark_handwritten_after_strike, 
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.form_fit import Fit, fit_form, row_rule_peaks
 from scanner.ocr.grid import Grid, line_masks, page_to_grid
+from scanner.ocr.hand_names import HandPage
 from scanner.ocr.layouts import DB_KO, FORMS, Layout
 from scanner.ocr.header import read_form_header, read_header
 from scanner.ocr.lines import struck_review, to_read_line
@@ -32,7 +33,8 @@ from scanner.ocr.page import PageImage, image_to_page, load_image
 from scanner.ocr.page_alternatives import alternative_corners
 from scanner.ocr.rasterize import MAX_PAGES, pdf_page_count, pdf_page_image
 from scanner.ocr.rows import RowRead, TableContext, name_cells, read_row
-from scanner.ocr.totals import cross_check_totals, read_form_main_total, read_totals
+from scanner.ocr.totals import (cross_check_totals, form_total_odds, read_form_main_total, read_totals,
+                                 settle_hand_counts)
 from scanner.vocab import COLUMNS, SECTION_OF, Reason
 from scanner.vocab import MAIN_COLUMNS as MAIN
 
@@ -272,11 +274,12 @@ def read_rows(ctx: PageContext) -> None:
     if vocab.script != LATIN:
         vocab.model_syllables = tess.characters("kor")
     chroma = ink_chroma(ctx.page.color, ctx.grid.clean)
+    hand_page = HandPage()
     for column in ctx.found:
         table = ctx.grid.by_kind(column)
         tctx = TableContext(grid=ctx.grid, page=ctx.page, table=table, column=column, tess=tess,
                             vocab=vocab, chroma=chroma, hand_filled=ctx.layout.fitted,
-                            row_numbers=ctx.layout.row_numbers)
+                            row_numbers=ctx.layout.row_numbers, hand_page=hand_page)
         col_rows = [r for r in (read_row(tctx, cells) for cells in table.rows) if r is not None]
         mark_merged_rows(col_rows, table)
         mark_handwritten_after_strike(col_rows)
@@ -289,6 +292,9 @@ def check_rows(ctx: PageContext) -> None:
     read_totals(ctx.grid, ctx.tess, ctx.sheet, main_box=ctx.layout is DB_KO, form=ctx.layout.fitted)
     if ctx.fit is not None:
         read_form_main_total(ctx.grid, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
+    if ctx.layout.fitted and any(r.count_odds for r in ctx.rows):
+        # counts written by hand, with the totals written beside them (`totals.settle_hand_counts`)
+        settle_hand_counts(ctx.rows, form_total_odds(ctx.grid, ctx.fit, ctx.layout, ctx.sheet), ctx.sheet)
     cross_check_totals(ctx.rows, ctx.sheet, hand_filled=ctx.layout.fitted)
     if not ctx.rows:  # tables found and every row empty: a blank sheet, or ink too faint to see
         ctx.sheet.review.append(ReviewFlag(section=None, reason=Reason.UNREADABLE_LINE,
@@ -297,7 +303,18 @@ def check_rows(ctx: PageContext) -> None:
     if ctx.layout is DB_KO:
         read_header(ctx.grid, ctx.tess, ctx.sheet)
     elif ctx.fit is not None:
-        read_form_header(ctx.page.gray, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
+        read_form_header(ctx.page.gray, ctx.fit, ctx.layout, ctx.tess, ctx.sheet,
+                         written=written_form(ctx.rows))
+
+
+WRITTEN_SHARE = 0.5
+"""A form whose lines are at least this share written by hand was filled by hand: its header too
+may be, and is read as handwriting when it does not read as print (a typed form's few lines
+taken for handwriting — a font decksheet lacks, a soft photo — do not make it so)."""
+
+
+def written_form(rows: list[RowRead]) -> bool:
+    return bool(rows) and sum(r.handwritten for r in rows) >= WRITTEN_SHARE * len(rows)
 
 
 READING_DOUBTS = frozenset({Reason.UNRESOLVED_NAME, Reason.UNCERTAIN_NAME, Reason.AMBIGUOUS_NAME,

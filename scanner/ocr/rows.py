@@ -5,21 +5,22 @@ Every doubt becomes a flag on the row; the column-level checks (corrections, tot
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
 
 from card_db.names import is_syllable
 from scanner.ocr.corrections import row_pen_coloured, row_struck
-from scanner.ocr.counts import isolate_row, read_count_cell
+from scanner.ocr.counts import isolate_row, read_count_cell, read_hand_count
 from scanner.ocr.edge_bits import clear_border_lines, clear_count_bits, clear_edge_bits
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.grid import Box, Grid, RowCells, Table
+from scanner.ocr.hand_names import HandName, HandPage, read_hand_name
 from scanner.ocr.ink import ink_share
 from scanner.ocr.latin import LATIN, count_by_rendering, read_latin_name
 from scanner.ocr.marks import row_marks
-from scanner.ocr.names import NameMatch, Vocabulary, read_name
+from scanner.ocr.names import NameMatch, NameRead, Vocabulary, read_name, tesseract_image
 from scanner.ocr.page import PageImage
 from scanner.ocr.thresholds import COUNT_ACCEPT, EMPTY_INK, SURE_COUNT
 from scanner.ocr.verify import BLURS, NameRenderer, cell_name_ink, compare
@@ -69,6 +70,13 @@ class RowRead:
     """The struck old count, when the count was corrected."""
     pen_like: bool = False
     """The row's ink looks hand-written to `ocr_marks` (alone too weak a sign to flag it)."""
+    count_odds: dict[int, float] = field(default_factory=dict)
+    """A count written by hand: how likely each line count is (`counts.read_hand_count`);
+    the column's written total may choose among them (`totals`)."""
+    name_certainty: float | None = None
+    """A name written by hand: how likely its card is right (`hand_names.name_certainty`)."""
+    name_detail: str = ""
+    """What the judge may want to know of the name's reading (a written name: its reads)."""
 
 
 @dataclass
@@ -88,6 +96,20 @@ class TableContext:
     in a known font fits the cell (typed), else it is flagged 'handwritten'."""
     row_numbers: bool = True
     """The layout prints row numbers (`Layout.row_numbers`)."""
+    hand_page: HandPage = field(default_factory=HandPage)
+    """The page's hand (shared by its tables: how wide it writes, how many rows are written)."""
+
+    @property
+    def presumed_hand(self) -> bool:
+        """The form is being filled by hand: its first rows were all written (a form is typed or
+        written as a whole, or typed in its first columns), so a row is taken for handwriting
+        unless its first read, drawn in print, fits the cell (`typed_at_a_glance`)."""
+        return (self.hand_filled and self.hand_page.written_rows >= PRESUME_HAND
+                and self.hand_page.typed_rows == 0)
+
+
+PRESUME_HAND = 2
+"""Written rows, and no typed one, after which a form is presumed written by hand."""
 
 
 def name_cells(grid: Grid, columns: list[str]) -> Iterator[tuple[str, np.ndarray, float]]:
@@ -124,10 +146,19 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     if marks.struck != simple_strike:
         flags.append(Reason.POSSIBLE_STRIKE)
     handwritten = row_pen_coloured(cells.box.crop(page.color, inset=3), row_clean, ctx.chroma)
-    # Name: OCR, closed-vocabulary match, checked by rendering the candidates (ocr_names).
+    # Name: OCR, closed-vocabulary match, checked by rendering the candidates (ocr_names);
+    # Latin script: `eng` and Latin print fonts (latin); written by hand: read several ways and
+    # fused (hand_names).
+    scale = UPSCALE_TO / max(cells.name.h, 1)
+    hand: HandName | None = None
     reader = read_latin_name if ctx.vocab.script == LATIN else read_name
-    name_read = reader(name_img, ctx.column, ctx.tess, ctx.vocab, scale=UPSCALE_TO / max(cells.name.h, 1),
-                       numbers_in_cell=not ctx.table.number_column, row_numbers=ctx.row_numbers)
+    first = glance(name_img, ctx, scale) if ctx.presumed_hand else None
+    if first is not None and not typed_at_a_glance(name_img, first.match, ctx.vocab):
+        hand = read_hand_name(name_img, ctx.column, ctx.tess, ctx.vocab, scale, first=first, page=ctx.hand_page)
+        name_read = hand.read
+    else:
+        name_read = reader(name_img, ctx.column, ctx.tess, ctx.vocab, scale=scale,
+                           numbers_in_cell=not ctx.table.number_column, row_numbers=ctx.row_numbers)
     if name_read.row_number_only and count_ink < EMPTY_INK:
         return None  # an empty row that only carries its printed number
     text, conf, match = name_read.text, name_read.confidence, name_read.match
@@ -139,7 +170,18 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
         flags.remove(Reason.POSSIBLE_STRIKE)
     # On a form filled by hand, a name that does not fit a font is written: flagged as such even
     # when the name read has flags of its own (the judge must know it is handwriting).
-    handwritten_name = ctx.hand_filled and not looks_typed(name_img, match, ctx.vocab)
+    handwritten_name = ctx.hand_filled and (hand is not None or not looks_typed(name_img, match, ctx.vocab))
+    if handwritten_name and hand is None:
+        hand = read_hand_name(name_img, ctx.column, ctx.tess, ctx.vocab, scale, first=name_read,
+                              page=ctx.hand_page)
+        name_read = hand.read
+        text, conf, match = name_read.text, name_read.confidence, name_read.match
+        flags = [f for f in flags if f not in NAME_FLAGS] + name_read.flags
+    if ctx.hand_filled:
+        if handwritten_name:
+            ctx.hand_page.written_rows += 1
+        else:
+            ctx.hand_page.typed_rows += 1
     # Count: read from a band taller than the row, so a pen digit poking out stays whole.
     count_band = row_band(grid.clean, cells.count, cells.box)
     if ctx.hand_filled:
@@ -147,8 +189,16 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     beside_box = Box(max(cells.name.x0, cells.name.x1 - max(8, cells.name.w // 5)), cells.name.y0,
                      cells.name.x1, cells.name.y1)
     beside_band = row_band(grid.clean, beside_box, cells.box)
-    count, count_conf, detail, count_struck, count_h = read_count(count_band, beside_band,
-                                                                  whole=ctx.hand_filled)
+    odds: dict[int, float] = {}
+    if ctx.hand_filled and (handwritten or handwritten_name):
+        # A form filled by hand: its counts are written too, and read as line counts (1-3).
+        written = read_hand_count(count_band.image, beside_band.image)
+        count, count_conf, detail, count_struck, odds = (written.value, written.confidence, written.detail,
+                                                         written.struck, written.odds)
+        count_h = written.height * count_band.image.shape[0] / max(count_band.row_h, 1)
+    else:
+        count, count_conf, detail, count_struck, count_h = read_count(count_band, beside_band,
+                                                                      whole=ctx.hand_filled)
     if not ctx.hand_filled and (count is None or count_conf < COUNT_ACCEPT):
         count, count_conf, detail, count_struck, count_h = recount_without_rule_bits(
             count_band, beside_band, (count, count_conf, detail, count_struck, count_h))
@@ -174,7 +224,37 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
                    count_conf=count_conf, count_detail=detail, struck_row=struck,
                    count_struck=count_struck, handwritten=handwritten, flags=flags,
                    count_height=count_h, count_old=count_old_digit(detail),
-                   pen_like=marks.handwriting)
+                   pen_like=marks.handwriting, count_odds=odds,
+                   name_certainty=hand.certainty if hand is not None else None,
+                   name_detail=hand.read.detail if hand is not None else "")
+
+
+NAME_FLAGS = frozenset({Reason.UNRESOLVED_NAME, Reason.UNCERTAIN_NAME, Reason.AMBIGUOUS_NAME})
+"""The name reader's own flags (replaced when a written name is read again, `hand_names`)."""
+
+
+def glance(name_img: np.ndarray, ctx: TableContext, scale: float) -> NameRead | None:
+    """One plain read of a name cell and its best card (no rendering check); None when the cell
+    has no ink to read."""
+    img = tesseract_image(name_img, scale)
+    if img is None:
+        return None
+    got = ctx.tess.read(img, lang="kor", psm=7)
+    match = ctx.vocab.match(got.text, ctx.column) if got.text.strip() else NameMatch(None, "", 0.0, 0.0)
+    return NameRead(got.text, got.confidence, match, [])
+
+
+def typed_at_a_glance(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> bool:
+    """The card a plain read names, drawn in the page's font (any known font before it is
+    known), fits the cell as print does (`TYPED_LIKENESS`): a typed row in a column presumed
+    written goes the typed way (read and checked in full)."""
+    if match.card_id is None or not vocab.renderer.usable:
+        return False
+    ink = cell_name_ink(name_img)
+    if ink is None:
+        return False
+    lk = vocab.renderer.likeness(ink, match.name)
+    return lk is not None and lk.score >= TYPED_LIKENESS
 
 
 STRIKE_FREE_FIT = 0.75

@@ -2,7 +2,9 @@
 counts read in each column."""
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -12,7 +14,8 @@ from scanner.ocr.engine import Tesseract
 from scanner.ocr.form_fit import Fit
 from scanner.ocr.grid import Box, Grid
 from scanner.ocr.layouts import Layout
-from scanner.ocr.counts import binarize_cell
+from scanner.ocr.counts import (COUNT_VALUES, H_NORM, MIN_GLYPH_H, binarize_cell, glyph_features,
+                                group_components, load_templates, template_distances)
 from scanner.ocr.ink import trim_to_ink
 from scanner.ocr.rows import RowRead
 from scanner.ocr.thresholds import COUNT_ACCEPT, INK_RULE, SURE_COUNT
@@ -343,3 +346,211 @@ def old_count(r: RowRead) -> int | None:
     if r.struck_row and not r.count_struck:
         return r.count if r.count in (1, 2, 3) else None
     return r.count_old if r.count_old in (1, 2, 3) else None
+
+
+# ------------------------------------------------------------------ totals written by hand
+
+HAND_TOTAL_SPREAD = 0.05
+"""As `counts.HAND_SPREAD`, for each digit of a total written by hand (0-9)."""
+TYPED_TOTAL_TRUST = 0.9
+"""Odds of a total Tesseract read surely (`read_form_digits`): typed, or a clear hand."""
+TOTAL_SLIP = 0.1
+"""How likely a written total is not what its lines add up to (misread, or the player's own
+slip): the lines' own odds then stand without it."""
+LEAST_ODDS = 1e-3
+"""A count or total value no likelier than this is still possible (no odds are ever zero)."""
+DIGIT_LEAST = 0.02
+"""A digit of a hand total no likelier than this is left out of its odds (numbers of one or two
+digits: their odds are the products of the digits')."""
+
+
+@dataclass
+class TotalOdds:
+    """How likely each value of one written total is."""
+
+    odds: dict[int, float]
+    source: str
+    """'typed' (Tesseract read it surely) or 'hand' (the digit templates)."""
+
+    @property
+    def best(self) -> int | None:
+        return max(self.odds, key=self.odds.get) if self.odds else None
+
+
+def digit_odds(mask: np.ndarray) -> dict[int, float]:
+    """How likely a glyph is each digit 0-9 (mean distance to its nearest templates)."""
+    t = load_templates()
+    d = template_distances(t.features, glyph_features(mask))
+    dist = {v: float(np.mean(np.sort(d[t.labels == v])[:5])) for v in range(10)}
+    low = min(dist.values())
+    w = {v: math.exp(-(x - low) / HAND_TOTAL_SPREAD) for v, x in dist.items()}
+    total = sum(w.values())
+    return {v: x / total for v, x in w.items() if x / total >= DIGIT_LEAST}
+
+
+def hand_total_odds(cell: np.ndarray) -> dict[int, float]:
+    """How likely each number is in a form's total cell written by hand: its digit glyphs
+    (`form_total_digits`: frame and fill dropped), one or two, each read by the digit
+    templates. Empty when the cell holds no digit or more than two."""
+    digits = form_total_digits(cell)
+    if digits is None:
+        return {}
+    k = H_NORM / digits.shape[0]
+    ink = binarize_cell(cv2.resize(digits, None, fx=k, fy=k, interpolation=cv2.INTER_AREA))
+    glyphs = [g for g in group_components(ink, MIN_GLYPH_H * H_NORM) if g.height >= MIN_GLYPH_H * H_NORM]
+    if not glyphs or len(glyphs) > 2:
+        return {}
+    tall = max(g.height for g in glyphs)
+    glyphs = [g for g in glyphs if g.height >= FORM_DIGIT_TWIN * tall]
+    parts = [digit_odds(g.mask) for g in sorted(glyphs, key=lambda g: g.x0)]
+    odds: dict[int, float] = {}
+    if len(parts) == 1:
+        odds = dict(parts[0])
+    else:
+        for a, pa in parts[0].items():
+            for b, pb in parts[1].items():
+                odds[10 * a + b] = odds.get(10 * a + b, 0.0) + pa * pb
+    total = sum(odds.values())
+    return {v: p / total for v, p in odds.items()} if total else {}
+
+
+def form_total_odds(grid: Grid, fit: Fit | None, layout: Layout, sheet: SheetRead,
+                    ) -> dict[str, TotalOdds]:
+    """Each written total of a form (columns, and `main`) as odds: a total Tesseract read
+    (`read_totals`) is trusted at TYPED_TOTAL_TRUST, another is read by the digit templates
+    (a hand-written total: Tesseract reads one in ten)."""
+    cells: dict[str, np.ndarray] = {}
+    for column in COLUMNS:
+        t = grid.by_kind(column)
+        if t is not None and t.total is not None:
+            cells[column] = t.total.crop(grid.clean, inset=4)
+    if fit is not None and "main_total" in layout.boxes:
+        x0, y0, x1, y1 = layout.boxes["main_total"]
+        cells["main"] = Box(int(fit.x(x0)), int(fit.y(y0)), int(fit.x(x1)), int(fit.y(y1))).crop(grid.clean, inset=4)
+    out: dict[str, TotalOdds] = {}
+    for key, cell in cells.items():
+        read = sheet.column_totals.get(key) if key in MAIN_COLUMNS else sheet.printed_totals.get(key)
+        if read is not None:
+            out[key] = TotalOdds({read: TYPED_TOTAL_TRUST}, "typed")
+            continue
+        odds = hand_total_odds(cell)
+        if odds:
+            out[key] = TotalOdds(odds, "hand")
+    return out
+
+
+def _log(p: float) -> float:
+    return math.log(max(p, LEAST_ODDS))
+
+
+def _sum_table(col: list[RowRead]) -> tuple[int, dict[int, tuple[float, list[int]]]]:
+    """(sum of the fixed counts, sum of the hand counts → (best log-odds, the counts)) of a
+    column: DP over its hand-written counts' odds."""
+    fixed = sum(r.count or 0 for r in col if not r.count_odds)
+    table: dict[int, tuple[float, list[int]]] = {0: (0.0, [])}
+    for r in (r for r in col if r.count_odds):
+        nxt: dict[int, tuple[float, list[int]]] = {}
+        for s, (lp, picks) in table.items():
+            for v in COUNT_VALUES:
+                val = lp + _log(r.count_odds.get(v, 0.0))
+                if s + v not in nxt or val > nxt[s + v][0]:
+                    nxt[s + v] = (val, picks + [v])
+        table = nxt
+    return fixed, table
+
+
+def _with_total(fixed: int, table: dict[int, tuple[float, list[int]]], total: TotalOdds | None,
+                ) -> dict[int, tuple[float, list[int]]]:
+    """The column's table with the written total's odds: a sum the total names gains its odds
+    (with the chance TOTAL_SLIP that the total says nothing)."""
+    if total is None:
+        return {fixed + s: v for s, v in table.items()}
+    out = {}
+    for s, (lp, picks) in table.items():
+        p = (1 - TOTAL_SLIP) * total.odds.get(fixed + s, 0.0) + TOTAL_SLIP * LEAST_ODDS
+        out[fixed + s] = (lp + _log(p), picks)
+    return out
+
+
+def settle_hand_counts(rows: list[RowRead], totals: dict[str, TotalOdds], sheet: SheetRead) -> None:
+    """Counts written by hand chosen with the written totals: each column's counts and its total
+    (and the main deck's three columns with the main total) are taken together, the likeliest
+    whole. A count the lines' own odds held only narrowly may then change to make the column add
+    up to its total (a hand 2 read nearest a 1, the column total 2 short). A total that no
+    likely set of counts makes says nothing (TOTAL_SLIP). Only columns with hand-written
+    counts; the rest, and every flag, as before."""
+    tables: dict[str, dict[int, tuple[float, list[int]]]] = {}
+    for column in COLUMNS:
+        col = [r for r in rows if r.column == column and not r.struck_row]
+        if not any(r.count_odds for r in col):
+            continue
+        fixed, table = _sum_table(col)
+        table = _with_total(fixed, table, totals.get(column))
+        top = max(v[0] for v in table.values())
+        tables[column] = {k: v for k, v in table.items() if v[0] >= top - UNLIKELY}
+    if not tables:
+        return
+    chosen: dict[str, tuple[int, list[int]]] = {}
+    main = [c for c in MAIN_COLUMNS if c in tables]
+    main_total = totals.get("main")
+    if main and main_total is not None and len(main) == len([c for c in MAIN_COLUMNS
+                                                              if any(r.column == c for r in rows)]):
+        # the main total ties the main columns: the likeliest sums together
+        best: tuple[float, list[int]] | None = None
+        for sums in _products([list(tables[c]) for c in main]):
+            lp = sum(tables[c][s][0] for c, s in zip(main, sums))
+            p = (1 - TOTAL_SLIP) * main_total.odds.get(sum(sums) + _fixed_main(rows, main), 0.0) \
+                + TOTAL_SLIP * LEAST_ODDS
+            lp += _log(p)
+            if best is None or lp > best[0]:
+                best = (lp, list(sums))
+        assert best is not None
+        for c, s in zip(main, best[1]):
+            chosen[c] = (s, tables[c][s][1])
+    for column, table in tables.items():
+        if column not in chosen:
+            s = max(table, key=lambda k: table[k][0])
+            chosen[column] = (s, table[s][1])
+    for column, (s, picks) in chosen.items():
+        hand = [r for r in rows if r.column == column and not r.struck_row and r.count_odds]
+        for r, v in zip(hand, picks):
+            if r.count != v:
+                r.count_detail = f"{r.count_detail}; {v} makes the column add up to its written total"
+                r.count = v
+            r.count_conf = r.count_odds.get(v, 0.0)
+        total = totals.get(column)
+        if total is not None and total.source == "hand" and total.odds.get(s, 0.0) >= TOTAL_AGREE:
+            # the written total agrees with its lines: it is the sheet's printed total
+            if column in MAIN_COLUMNS:
+                sheet.column_totals[column] = s
+            else:
+                sheet.printed_totals[column] = s
+            for r in hand:
+                r.count_conf = max(r.count_conf, TOTAL_CONFIRMED)
+    if main_total is not None and main_total.source == "hand" and all(c in chosen for c in MAIN_COLUMNS):
+        s = sum(chosen[c][0] for c in MAIN_COLUMNS)
+        if main_total.odds.get(s, 0.0) >= TOTAL_AGREE:
+            sheet.printed_totals["main"] = s
+
+
+UNLIKELY = math.log(1e4)
+"""Column sums this much less likely (log-odds) than the column's best are not weighed with
+the main total (they would need it read at better than 1e4 : 1)."""
+TOTAL_AGREE = 0.2
+"""A hand-written total read this likely as the sum its lines make is taken as read (the
+sheet's printed total, and a confirmation of the column's counts)."""
+TOTAL_CONFIRMED = 0.9
+"""Confidence of a hand count in a column whose written total its counts make."""
+
+
+def _fixed_main(rows: list[RowRead], main: list[str]) -> int:
+    """Counts of the main columns not in `main` (none when every main column has hand counts)."""
+    return sum(r.count or 0 for r in rows if r.column in MAIN_COLUMNS and r.column not in main
+               and not r.struck_row)
+
+
+def _products(lists: list[list[int]]) -> list[tuple[int, ...]]:
+    out: list[tuple[int, ...]] = [()]
+    for values in lists:
+        out = [p + (v,) for p in out for v in values]
+    return out

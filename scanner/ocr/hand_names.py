@@ -1,0 +1,224 @@
+"""A card name written by hand → the card, from several reads of the cell taken together.
+
+Tesseract's `kor` model reads handwriting poorly and differently at each scale and slant: one
+read of a hand-written name names the right card about two times in three, yet the right card
+is among the candidates of some read nine times in ten. So a written name is read a few ways
+(`HAND_READS`), every candidate any read proposes is scored against every read (the root mean
+square jamo similarity) and against the ink's length, and the card the reads agree on best is
+the line's answer. On generated forms in four pen faces (bench/bench_hand.py, tuning faces):
+one read 254 of 392 names right, the three reads below 303, with the length 314.
+
+The print-font rendering check (`verify`) is not run on a written name: no font draws a hand,
+and it costs most of a row's time. The line is flagged `handwritten` whatever is read; the
+reads' agreement says how sure the answer is (`HandName.certainty`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import cv2
+import numpy as np
+from PIL import ImageFont
+from rapidfuzz import fuzz
+
+from card_db.names import jamo, name_key
+from scanner.ocr.engine import Tesseract
+from scanner.ocr.names import NameMatch, NameRead, Vocabulary, tesseract_image
+from scanner.ocr.order_stats import median
+from scanner.ocr.thresholds import NAME_ACCEPT, NAME_MARGIN
+from scanner.ocr.verify import available_families, cell_name_ink
+from scanner.vocab import Reason
+
+
+@dataclass(frozen=True)
+class HandRead:
+    """One way of reading a written name: the cell scaled, sheared upright, in one model."""
+
+    scale: float
+    """Of the size names are sent to Tesseract at (`names.tesseract_image`)."""
+    shear: float
+    """Horizontal shear (top moved left by shear × height / 2: a right-leaning hand stood up)."""
+    lang: str
+
+
+HAND_READS = (HandRead(1.0, 0.0, "kor"), HandRead(0.6, 0.0, "kor"), HandRead(1.0, 0.15, "kor+eng"))
+"""The reads of a written name (chosen on the tuning faces' 392 written names among scales
+0.5-1.35, binarised, thickened, blurred, sheared ±0.15, `kor` and `kor+eng`: three reads
+together named the most cards right; a smaller scale reads handwriting better than the size
+print is read at)."""
+HAND_GUESS = 0.2
+"""A written name's fused best candidate is the line's card from this score on (below it: no
+card). Lower than `NAME_GUESS`: the fused score averages in reads that went astray (a Hangul
+name read in Latin letters by `kor+eng`), and the line is for the judge to confirm anyway."""
+CANDIDATES_PER_READ = 10
+"""Candidates each read brings (the right card is among all reads' candidates 96 % of the time)."""
+
+
+@dataclass
+class HandName:
+    """A written name read several ways."""
+
+    read: NameRead
+    """As `names.read_name` gives it: the text of the first read, the fused match, flags."""
+    texts: list[str] = field(default_factory=list)
+    agree: int = 0
+    """How many reads have the chosen card as their own best candidate."""
+    certainty: float = 0.0
+    """How likely the chosen card is right (`name_certainty`)."""
+
+
+def _sheared(img: np.ndarray, k: float) -> np.ndarray:
+    if not k:
+        return img
+    h, w = img.shape[:2]
+    m = np.float32([[1, k, -k * h / 2], [0, 1, 0]])
+    return cv2.warpAffine(img, m, (w + int(abs(k) * h), h), borderValue=255)
+
+
+def _reads(cell: np.ndarray, scale: float, tess: Tesseract, known: dict[HandRead, str]) -> list[str]:
+    base = tesseract_image(cell, scale)
+    if base is None:
+        return []
+    texts = []
+    for how in HAND_READS:
+        if how in known:
+            texts.append(known[how])
+            continue
+        img = base if how.scale == 1.0 else cv2.resize(base, None, fx=how.scale, fy=how.scale,
+                                                        interpolation=cv2.INTER_AREA)
+        texts.append(tess.read(_sheared(img, how.shear), lang=how.lang, psm=7).text)
+    return texts
+
+
+WIDTH_FONT = "NanumGothic"
+"""The font whose advance widths measure how long a name is (its Hangul is one square each)."""
+WIDTH_OFFSET = -0.22
+"""log(ink width / height ÷ the name's width in WIDTH_FONT per pixel size) of a written name, until
+the page shows its own (`HandPage`): hands write narrower than print is wide (tuning faces: the
+right card at a median -0.22, 10th-90th percentile -0.38 to 0.04)."""
+WIDTH_WEIGHT = 0.12
+"""Score a candidate loses per unit of log width ratio off the page's (a name of twice or half
+the written length loses 0.08): tuning faces 303 → 314 of 392 names right."""
+WIDTH_SURE = 0.6
+"""Reads fused at least this well teach the page its hand's width (`HandPage.observe`)."""
+WIDTH_SAMPLES = 3
+"""…from this many on (fewer: `WIDTH_OFFSET`)."""
+
+
+@lru_cache(maxsize=1)
+def _width_font() -> ImageFont.FreeTypeFont | None:
+    path = available_families().get(WIDTH_FONT)
+    return ImageFont.truetype(str(path), 32) if path is not None else None
+
+
+def name_width(name: str) -> float | None:
+    """A name's printed width per pixel of font size (None without the font)."""
+    font = _width_font()
+    return font.getlength(name) / 32 if font is not None else None
+
+
+@dataclass
+class HandPage:
+    """What one page's hand teaches: how wide it writes a name (log ratio to print), and how
+    much of the form it wrote."""
+
+    offsets: list[float] = field(default_factory=list)
+    written_rows: int = 0
+    typed_rows: int = 0
+    """Rows of the page's form read so far as written by hand / as typed (`rows.read_row`)."""
+
+    def offset(self) -> float:
+        return median(np.array(self.offsets)) if len(self.offsets) >= WIDTH_SAMPLES else WIDTH_OFFSET
+
+    def observe(self, offset: float) -> None:
+        self.offsets.append(offset)
+
+
+def _log_width(aspect: float, name: str) -> float | None:
+    w = name_width(name)
+    return float(np.log(aspect / max(w, 0.3))) if w is not None and aspect > 0 else None
+
+
+def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None = None,
+         page: HandPage | None = None) -> tuple[NameMatch, int]:
+    """The match the reads agree on: each candidate any read proposes, scored by the root mean
+    square of its jamo similarity to all reads (one read far off costs less than in a mean),
+    less WIDTH_WEIGHT per unit its printed length is off the ink's (`aspect`: the written
+    name's width / height, against the page's hand, `page`); and how many reads have it as
+    their own best."""
+    reads = [t for t in texts if name_key(t)]
+    if not reads:
+        return NameMatch(None, "", 0.0, 0.0), 0
+    tops: list[int | None] = []
+    pool: dict[int, None] = {}
+    for t in reads:
+        m = vocab.match(t, column, limit=CANDIDATES_PER_READ)
+        tops.append(m.card_id)
+        for cid, _, _ in m.candidates:
+            pool[cid] = None
+    if not pool:
+        return NameMatch(None, "", 0.0, 0.0), 0
+    keys = [jamo(name_key(t)) for t in reads]
+    offset = (page or HandPage()).offset()
+    scored = []
+    for cid in pool:
+        jk = jamo(name_key(vocab.names[cid]))
+        score = float(np.sqrt(np.mean([(fuzz.ratio(k, jk) / 100.0) ** 2 for k in keys])))
+        lw = _log_width(aspect, vocab.names[cid]) if aspect else None
+        if lw is not None:
+            score -= WIDTH_WEIGHT * abs(lw - offset)
+        scored.append((score, cid))
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    cands = [(cid, vocab.names[cid], s) for s, cid in scored[:CANDIDATES_PER_READ]]
+    best = cands[0]
+    margin = best[2] - cands[1][2] if len(cands) > 1 else 1.0
+    return NameMatch(best[0], best[1], best[2], margin, cands), sum(t == best[0] for t in tops)
+
+
+CERTAINTY_BIAS = -4.5
+CERTAINTY_SCORE = 9.53
+CERTAINTY_LEAD = 33.0
+"""How likely a written name's card is right: a logistic of its fused score and its lead over
+the next card (capped at CERTAINTY_LEAD_CAP), fitted on the tuning faces' 321 written names
+(lines it puts at ≥ 0.95 were right 99 % of the time, 0.8-0.95: 84 %, 0.5-0.8: 60 %, below:
+41 %). The reads' agreement added nothing once these two are known."""
+CERTAINTY_LEAD_CAP = 0.15
+
+
+def name_certainty(match: NameMatch, agree: int, reads: int) -> float:
+    """How likely the chosen card is the written one (`CERTAINTY_*`); 0 with no card."""
+    if match.card_id is None or not reads:
+        return 0.0
+    z = CERTAINTY_BIAS + CERTAINTY_SCORE * match.score + CERTAINTY_LEAD * min(match.margin, CERTAINTY_LEAD_CAP)
+    return round(float(1.0 / (1.0 + np.exp(-z))), 3)
+
+
+def read_hand_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary, scale: float,
+                   first: NameRead | None = None, page: HandPage | None = None) -> HandName:
+    """A name cell written by hand, read `HAND_READS` ways and fused (`fuse`); `first`: the
+    cell's read so far (its text stands for the first, plain read); `page`: the page's hand."""
+    known = {HAND_READS[0]: first.text} if first is not None else {}
+    texts = _reads(cell, scale, tess, known)
+    ink = cell_name_ink(cell)
+    aspect = ink.shape[1] / ink.shape[0] if ink is not None and ink.shape[0] else None
+    match, agree = fuse(texts, column, vocab, aspect, page)
+    if page is not None and aspect and match.card_id is not None and match.score >= WIDTH_SURE:
+        lw = _log_width(aspect, match.name)
+        if lw is not None:
+            page.observe(lw)
+    flags: list[str] = []
+    if match.card_id is not None and match.score < HAND_GUESS:
+        match = NameMatch(None, "", match.score, match.margin, match.candidates)
+    if match.card_id is None:
+        flags.append(Reason.UNRESOLVED_NAME)
+    elif match.score < NAME_ACCEPT:
+        flags.append(Reason.UNCERTAIN_NAME)
+    elif match.margin < NAME_MARGIN:
+        flags.append(Reason.AMBIGUOUS_NAME)
+    text = texts[0] if texts else (first.text if first is not None else "")
+    conf = first.confidence if first is not None else 0.0
+    detail = (f"written by hand, read {len(texts)} ways: " + " | ".join(repr(t) for t in texts)
+              + f"; fused {match.score:.2f}, lead {match.margin:.2f}, {agree} reads agree")
+    read = NameRead(text, conf, match, flags, None, detail)
+    return HandName(read, texts, agree, name_certainty(match, agree, len(texts)))
