@@ -34,7 +34,24 @@ class Box:
         return self.y1 - self.y0
 
     def crop(self, img: np.ndarray, inset: int = 0) -> np.ndarray:
-        return img[self.y0 + inset:self.y1 - inset, self.x0 + inset:self.x1 - inset]
+        """The box's pixels (less `inset` on every side) that lie on the image: a box reaching
+        past an edge (a form fitted partly off the page) gives its part on the page, never
+        pixels from the other side (a negative index counts from the far edge), and a box
+        wholly off it an empty array (`Box.fits` tells)."""
+        h, w = img.shape[:2]
+        y0, y1 = max(0, min(h, self.y0 + inset)), max(0, min(h, self.y1 - inset))
+        x0, x1 = max(0, min(w, self.x0 + inset)), max(0, min(w, self.x1 - inset))
+        return img[y0:max(y0, y1), x0:max(x0, x1)]
+
+    def fits(self, img: np.ndarray, inset: int = 0, least: int = 2) -> bool:
+        """The box, less `inset`, holds at least `least` pixels each way on the image."""
+        part = self.crop(img, inset)
+        return part.shape[0] >= least and part.shape[1] >= least
+
+    def within(self, img: np.ndarray) -> bool:
+        """The whole box lies on the image."""
+        h, w = img.shape[:2]
+        return 0 <= self.x0 < self.x1 <= w and 0 <= self.y0 < self.y1 <= h
 
 
 @dataclass
@@ -69,6 +86,9 @@ class Table:
     number_column: bool = False
     """The row numbers have a column of their own (a rule between them and the names), so a
     name cell holds no number: ink at its left end is the name's first letter."""
+    off_page: list[int] = field(default_factory=list)
+    """Rows of a fitted form that fall outside the page (the photo's edge cut the form): not
+    read, and said so."""
 
 
 @dataclass
@@ -613,14 +633,16 @@ def remove_rules(gray: np.ndarray, horiz: np.ndarray, vert: np.ndarray,
     """Paint white the rule pixels that lie on a detected rule position (±4 px)."""
     band = np.zeros_like(horiz)
     for t in tables:
+        # (clamped: a form fitted partly off the page has rules past its edges)
+        x0, y0 = max(0, t.box.x0), max(0, t.box.y0)
         for y in t.ys:
-            band[max(0, y - 5):y + 6, t.box.x0:t.box.x1] = 255
+            band[max(0, y - 5):max(0, y + 6), x0:max(0, t.box.x1)] = 255
         mid = (t.box.y0 + t.box.y1) / 2
         for x in t.xs:
             if abs(t.lean) < 1e-6:
-                band[t.box.y0:t.box.y1, max(0, x - 5):x + 6] = 255
+                band[y0:max(0, t.box.y1), max(0, x - 5):max(0, x + 6)] = 255
                 continue
-            for y in range(t.box.y0, t.box.y1):  # follow a leaning rule down the table
+            for y in range(y0, min(band.shape[0], t.box.y1)):  # follow a leaning rule down the table
                 xc = int(round(x + t.lean * (y - mid)))
                 band[y, max(0, xc - 5):xc + 6] = 255
     rules = cv2.bitwise_and(cv2.bitwise_or(horiz, vert), band)
@@ -651,10 +673,10 @@ def _trace_column_rules(gray: np.ndarray, t: Table, rules: np.ndarray) -> None:
     if len(t.ys) < 2:
         return
     mid = (t.box.y0 + t.box.y1) / 2
-    w = gray.shape[1]
+    h, w = gray.shape[:2]
     for x in t.xs:
         for ya, yb in zip(t.ys[:-1], t.ys[1:]):
-            y0, y1 = ya + 3, yb - 2
+            y0, y1 = max(0, ya + 3), min(h, yb - 2)
             if y1 - y0 < 4:
                 continue
             xc = int(round(x + t.lean * ((y0 + y1) / 2 - mid)))

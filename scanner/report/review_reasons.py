@@ -24,6 +24,7 @@ REASON_KO: dict[str, str] = {
     "unreadable-line": "읽을 수 없는 줄",
     "appearance-differs": "PDF 화면에 보이는 내용과 읽은 글자가 다름",
     "retake-photo": "사진 속 시트가 너무 작음 — 다시 찍어 주십시오",
+    "retake": "표 배치를 찾지 못함 — 다시 찍어 주십시오",
 }
 """Review reasons (contract `review[].reason`, English codes) in the judge's words."""
 
