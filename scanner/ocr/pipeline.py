@@ -36,6 +36,7 @@ from scanner.ocr.page_alternatives import alternative_corners
 from scanner.ocr.rasterize import MAX_PAGES, pdf_page_count, pdf_page_image
 from scanner.ocr.retake import layout_retake
 from scanner.ocr.rows import RowRead, TableContext, read_row
+from scanner.ocr.text_rules import ruled_by_text
 from scanner.ocr.totals import cross_check_totals, read_form_main_total, read_totals
 
 if TYPE_CHECKING:
@@ -169,7 +170,23 @@ def _locate(img: np.ndarray, is_scan: bool) -> Located:
             got = Located(page2, grid2, found2)
         if not all(c in got.found for c in MAIN):
             got = _as_form(page2, grid2) or got
+    if not got.found and got.fit is None:
+        got = _by_text_alignment(got)
     return got
+
+
+def _by_text_alignment(got: Located) -> Located:
+    """No rule of any table found (a fax or a hard copy binarised its grey rules away): the
+    rules the text's alignment implies (`text_rules`), drawn on the page, and the grid on them."""
+    ruled = ruled_by_text(got.page.gray)
+    if ruled is None:
+        return got
+    grid = page_to_grid(ruled)
+    found = _tables_found(grid)
+    if len(found) <= len(got.found):
+        return got
+    grid.notes.append("grid: rules found by the text's alignment (the printed rules are not visible)")
+    return Located(got.page, grid, found)
 
 
 def _other_quads(img: np.ndarray, got: Located) -> Located:
