@@ -186,6 +186,13 @@ def _gaps(coverage: np.ndarray, min_len: int) -> list[tuple[int, int]]:
     return out
 
 
+ROW_PITCH_SHARE = 0.0225
+"""The smallest deck-table row pitch, as a share of the page width (~14 pt on A4)."""
+BREAK_AT_RULE = 0.8
+"""A gap in the column rules shorter than this many row pitches that starts at a row rule is a
+break in the rules, not the space between two tables."""
+
+
 def _split(box: Box, horiz: np.ndarray, vert: np.ndarray, depth: int = 0) -> list[Box]:
     """Split a group of rules that glued several tables together (pen strokes, tight gaps):
     between two tables no horizontal rule crosses (side by side) or no vertical rule runs
@@ -199,10 +206,16 @@ def _split(box: Box, horiz: np.ndarray, vert: np.ndarray, depth: int = 0) -> lis
                 + _split(Box(mid, box.y0, box.x1, box.y1), horiz, vert, depth + 1))
     vcov = box.crop(vert).sum(axis=1) / 255.0
     across = box.crop(horiz).sum(axis=1) / 255.0
+    pitch = max(20, int(horiz.shape[1] * ROW_PITCH_SHARE))
     for a, b in _gaps(vcov, 12):
         if (across[a + 3:b - 3] > 0.5 * box.w).any():
             # A row rule across the box inside the gap: rows of one table whose side rules the
             # mask lost (pale at a low resolution), not blank paper between two tables.
+            continue
+        if b - a < BREAK_AT_RULE * pitch and (across[max(0, a - 5):a + 6] > 0.5 * box.w).any():
+            # The side rules broken just under a row rule (a thin blurred rule fades where it
+            # meets the row rule's halo): a row of the same table. Stacked tables leave at
+            # least a row and a half of blank paper under the upper one's last rule.
             continue
         mid = box.y0 + (a + b) // 2
         return (_split(Box(box.x0, box.y0, box.x1, mid), horiz, vert, depth + 1)
@@ -851,7 +864,7 @@ def _find_rules(gray: np.ndarray, faint_rules: bool) -> _RuleMode:
         mask[:, :m] = 0
         mask[:, -m:] = 0
     boxes = find_tables(horiz, vert)
-    row_pitch = max(20, int(gray.shape[1] * 0.0225))  # ~14 pt on an A4 page width
+    row_pitch = max(20, int(gray.shape[1] * ROW_PITCH_SHARE))  # ~14 pt on an A4 page width
     tables = []
     for box in boxes:
         ys, xs, lean = table_rules(box, horiz, vert, row_pitch, dark_only=not faint_rules)
