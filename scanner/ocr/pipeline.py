@@ -338,8 +338,12 @@ def check_rows(ctx: PageContext) -> None:
     if not ctx.rows:  # tables found and every row empty: a blank sheet, or ink too faint to see
         ctx.sheet.review.append(ReviewFlag(section=None, reason="unreadable-line",
                                            detail="no deck line read on the sheet"))
-    if not any(r.reason == "retake" for r in ctx.sheet.review):
-        advise_retake(ctx)  # (one sheet-level retake item at most)
+    layout_item = next((r for r in ctx.sheet.review if r.reason == "retake"), None)
+    if layout_item is None:
+        advise_retake(ctx)
+    elif not ctx.is_scan and page_width_px(ctx) < RETAKE_PAGE_PX:
+        # (one sheet-level retake item at most: the small page is said in it)
+        layout_item.detail += f" (시트 폭이 사진에서 {page_width_px(ctx):.0f} px뿐: 더 가까이서)"
     with _stage_may_fail(ctx, "header"):
         if ctx.layout is DB_KO:
             read_header(ctx.grid, ctx.tess, ctx.sheet)
