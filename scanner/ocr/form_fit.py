@@ -30,12 +30,10 @@ SNAP = 0.3
 MIN_ROW_PX = 8
 """A row whose name or count cell holds fewer pixels than this down (or across) on the page is
 no row to read (a fit squeezed to nothing); a row not wholly on the page is off it."""
-Y_SCALE = (0.9, 1.1, 0.005)
-"""The y scale is looked for from 0.9 to 1.1 times the x scale, in steps of 0.005: the page
-stage keeps the paper's aspect (`perspective.paper_aspect`, within ~1 %), but a page that fills
-the frame is rectified by its rules alone, which leave its aspect as the camera's tilt made it
-(cos 15° = 0.966). Rows are evenly spaced: a scale 0.5 % off moves the last of 20 rules by a
-tenth of a row, well inside the match tolerance, and a wrong scale matches few rules."""
+Y_SCALE = (0.96, 1.04, 0.005)
+"""The y scale is looked for from 0.96 to 1.04 times the x scale, in steps of 0.005: the page
+stage keeps the paper's aspect (`perspective.paper_aspect`, within ~1 %), so the range need not
+be wider; a wider one only gives a false fit more scales to land on."""
 
 
 @dataclass

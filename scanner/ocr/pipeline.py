@@ -153,8 +153,10 @@ def _locate(img: np.ndarray, is_scan: bool) -> Located:
     got = Located(page, grid, _tables_found(grid))
     if all(c in got.found for c in MAIN):
         return got
-    # Not the db-ko sheet's three columns: maybe Konami's form (one frame, count left).
-    form = _as_form(page, grid)
+    # Not the db-ko sheet's three columns: maybe Konami's form (one frame, count left) — unless
+    # the grid found the db-ko sheet's own tables, a few glued or lost (a fixed form's rows can
+    # fit a db-ko page's closely enough: Konami's 17.4 pt rows at a scale on its 15 pt rows).
+    form = None if _dbko_tables(got) >= DBKO_TABLES else _as_form(page, grid)
     if form is not None:
         return form
     if page.corners is not None:
@@ -187,6 +189,16 @@ def _by_text_alignment(got: Located) -> Located:
         return got
     grid.notes.append("grid: rules found by the text's alignment (the printed rules are not visible)")
     return Located(got.page, grid, found)
+
+
+DBKO_TABLES = 3
+"""Separate deck tables with at least the db-ko sheet's rows (20 main, 15 extra and side) that
+make a page a db-ko sheet: a fixed form's frame is one glued table to the db-ko grid."""
+
+
+def _dbko_tables(got: Located) -> int:
+    least = DB_KO.min_rows or {}
+    return sum(1 for c in got.found if len(got.grid.by_kind(c).rows) >= least.get(c, 10 ** 6))
 
 
 def _other_quads(img: np.ndarray, got: Located) -> Located:
