@@ -47,6 +47,8 @@ MESSAGES: dict[str, str] = {
     "input.image-bomb": "{file} is too large (its header claims more pixels than any photo has)",
     "input.no-sheet-on-pages": "{file}: not a deck sheet on any of its first {pages} pages",
     "input.no-grid": "{file}: not a deck sheet (no deck table grid found)",
+    "input.ocr-stage-failed": "{file}: the picture could not be read (its {stage} step failed "
+                              "on this image); photograph or scan the sheet again",
     "input.pdf-no-pages": "{file}: the PDF has no pages",
     "input.pdf-page-unrenderable": "{file}: the PDF page cannot be rendered ({detail})",
     "input.pdf-password": "{file}: the PDF is password-protected",

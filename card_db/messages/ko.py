@@ -40,6 +40,7 @@ MESSAGES: dict[str, str] = {
     "input.image-bomb": "{file}: 이미지의 해상도가 너무 큽니다 (압축 폭탄?)",
     "input.no-sheet-on-pages": "시트를 읽을 수 없습니다: {file}의 처음 {pages}쪽 어디에도 덱 시트가 없습니다",
     "input.no-grid": "시트를 읽을 수 없습니다: {file}에서 덱 표의 격자를 찾지 못했습니다",
+    "input.ocr-stage-failed": "시트를 읽을 수 없습니다: {file}의 그림을 처리하지 못했습니다 ({stage} 단계) — 시트를 다시 찍거나 스캔해 주십시오",
     "input.pdf-no-pages": "{file}: PDF에 페이지가 없습니다",
     "input.pdf-page-unrenderable": "{file}: PDF 페이지를 그릴 수 없습니다",
     "input.pdf-password": "{file}: PDF에 암호가 걸려 있습니다",

@@ -27,6 +27,13 @@ CELL_MARGIN = 3
 """Pixels each cell keeps clear of its column rules (beyond the readers' own inset)."""
 SNAP = 0.3
 """A rule snaps to a page rule within this share of the row pitch."""
+MIN_ROW_PX = 8
+"""A row whose name or count cell holds fewer pixels than this down (or across) on the page is
+no row to read (a fit squeezed to nothing); a row not wholly on the page is off it."""
+Y_SCALE = (0.96, 1.04, 0.005)
+"""The y scale is looked for from 0.96 to 1.04 times the x scale, in steps of 0.005: the page
+stage keeps the paper's aspect (`perspective.paper_aspect`, within ~1 %), so the range need not
+be wider; a wider one only gives a false fit more scales to land on."""
 
 
 @dataclass
@@ -84,13 +91,14 @@ def fit_x(peaks: np.ndarray, rules: list[float], width: int, layout_w: float) ->
 
 def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int) -> tuple[float, float, float]:
     """(scale, offset, share matched): the paper keeps its aspect, so the y scale is the x
-    scale within a few per cent (a photo's residual perspective)."""
+    scale within `Y_SCALE` (a photo's residual perspective)."""
     t = np.array(rules)
     tol = max(3.0, 0.2 * sx * 17.4)
     best = (sx, 0.0, 0.0, np.inf)
     if peaks.size == 0:
         return best[:3]
-    for k in np.linspace(0.96, 1.04, 17):
+    lo, hi, step = Y_SCALE
+    for k in np.arange(lo, hi + step / 2, step):
         s = sx * k
         offs = (peaks[:, None] - s * t[None, :]).ravel()
         offs = offs[(offs > -0.5 * height) & (offs < height)]
@@ -168,6 +176,10 @@ def fit_form(gray: np.ndarray, layout: Layout,
     if layout.fill:
         fit = _by_title_fill(gray, fit, layout, hpk)
     tables = [_table(spec, fit, vpk, horiz, vert) for spec in layout.tables]
+    for t in tables:  # rows the fit puts past the page's edge are not cells to read
+        t.off_page = [r.row for r in t.rows if not (r.box.within(gray) and r.name.fits(gray, least=MIN_ROW_PX)
+                                                    and r.count.fits(gray, least=MIN_ROW_PX))]
+        t.rows = [r for r in t.rows if r.row not in t.off_page]
     notes = [f"layout {layout.name}: scale {sx:.3f} px/unit, column rules {xm:.0%}, row rules {ym:.0%}"]
     clean, rules = remove_rules(gray, horiz, vert, tables)
     ink = darken_faint_ink(gray, clean, tables)

@@ -35,7 +35,24 @@ class Box:
         return self.y1 - self.y0
 
     def crop(self, img: np.ndarray, inset: int = 0) -> np.ndarray:
-        return img[self.y0 + inset:self.y1 - inset, self.x0 + inset:self.x1 - inset]
+        """The box's pixels (less `inset` on every side) that lie on the image: a box reaching
+        past an edge (a form fitted partly off the page) gives its part on the page, never
+        pixels from the other side (a negative index counts from the far edge), and a box
+        wholly off it an empty array (`Box.fits` tells)."""
+        h, w = img.shape[:2]
+        y0, y1 = max(0, min(h, self.y0 + inset)), max(0, min(h, self.y1 - inset))
+        x0, x1 = max(0, min(w, self.x0 + inset)), max(0, min(w, self.x1 - inset))
+        return img[y0:max(y0, y1), x0:max(x0, x1)]
+
+    def fits(self, img: np.ndarray, inset: int = 0, least: int = 2) -> bool:
+        """The box, less `inset`, holds at least `least` pixels each way on the image."""
+        part = self.crop(img, inset)
+        return part.shape[0] >= least and part.shape[1] >= least
+
+    def within(self, img: np.ndarray) -> bool:
+        """The whole box lies on the image."""
+        h, w = img.shape[:2]
+        return 0 <= self.x0 < self.x1 <= w and 0 <= self.y0 < self.y1 <= h
 
 
 @dataclass
@@ -70,6 +87,9 @@ class Table:
     number_column: bool = False
     """The row numbers have a column of their own (a rule between them and the names), so a
     name cell holds no number: ink at its left end is the name's first letter."""
+    off_page: list[int] = field(default_factory=list)
+    """Rows of a fitted form that fall outside the page (the photo's edge cut the form): not
+    read, and said so."""
 
 
 @dataclass
@@ -167,6 +187,13 @@ def _gaps(coverage: np.ndarray, min_len: int) -> list[tuple[int, int]]:
     return out
 
 
+ROW_PITCH_SHARE = 0.0225
+"""The smallest deck-table row pitch, as a share of the page width (~14 pt on A4)."""
+BREAK_AT_RULE = 0.8
+"""A gap in the column rules shorter than this many row pitches that starts at a row rule is a
+break in the rules, not the space between two tables."""
+
+
 def _split(box: Box, horiz: np.ndarray, vert: np.ndarray, depth: int = 0) -> list[Box]:
     """Split a group of rules that glued several tables together (pen strokes, tight gaps):
     between two tables no horizontal rule crosses (side by side) or no vertical rule runs
@@ -180,10 +207,16 @@ def _split(box: Box, horiz: np.ndarray, vert: np.ndarray, depth: int = 0) -> lis
                 + _split(Box(mid, box.y0, box.x1, box.y1), horiz, vert, depth + 1))
     vcov = box.crop(vert).sum(axis=1) / 255.0
     across = box.crop(horiz).sum(axis=1) / 255.0
+    pitch = max(20, int(horiz.shape[1] * ROW_PITCH_SHARE))
     for a, b in _gaps(vcov, 12):
         if (across[a + 3:b - 3] > 0.5 * box.w).any():
             # A row rule across the box inside the gap: rows of one table whose side rules the
             # mask lost (pale at a low resolution), not blank paper between two tables.
+            continue
+        if b - a < BREAK_AT_RULE * pitch and (across[max(0, a - 5):a + 6] > 0.5 * box.w).any():
+            # The side rules broken just under a row rule (a thin blurred rule fades where it
+            # meets the row rule's halo): a row of the same table. Stacked tables leave at
+            # least a row and a half of blank paper under the upper one's last rule.
             continue
         mid = box.y0 + (a + b) // 2
         return (_split(Box(box.x0, box.y0, box.x1, mid), horiz, vert, depth + 1)
@@ -614,14 +647,16 @@ def remove_rules(gray: np.ndarray, horiz: np.ndarray, vert: np.ndarray,
     """Paint white the rule pixels that lie on a detected rule position (±4 px)."""
     band = np.zeros_like(horiz)
     for t in tables:
+        # (clamped: a form fitted partly off the page has rules past its edges)
+        x0, y0 = max(0, t.box.x0), max(0, t.box.y0)
         for y in t.ys:
-            band[max(0, y - 5):y + 6, t.box.x0:t.box.x1] = 255
+            band[max(0, y - 5):max(0, y + 6), x0:max(0, t.box.x1)] = 255
         mid = (t.box.y0 + t.box.y1) / 2
         for x in t.xs:
             if abs(t.lean) < 1e-6:
-                band[t.box.y0:t.box.y1, max(0, x - 5):x + 6] = 255
+                band[y0:max(0, t.box.y1), max(0, x - 5):max(0, x + 6)] = 255
                 continue
-            for y in range(t.box.y0, t.box.y1):  # follow a leaning rule down the table
+            for y in range(y0, min(band.shape[0], t.box.y1)):  # follow a leaning rule down the table
                 xc = int(round(x + t.lean * (y - mid)))
                 band[y, max(0, xc - 5):xc + 6] = 255
     rules = cv2.bitwise_and(cv2.bitwise_or(horiz, vert), band)
@@ -652,10 +687,10 @@ def _trace_column_rules(gray: np.ndarray, t: Table, rules: np.ndarray) -> None:
     if len(t.ys) < 2:
         return
     mid = (t.box.y0 + t.box.y1) / 2
-    w = gray.shape[1]
+    h, w = gray.shape[:2]
     for x in t.xs:
         for ya, yb in zip(t.ys[:-1], t.ys[1:]):
-            y0, y1 = ya + 3, yb - 2
+            y0, y1 = max(0, ya + 3), min(h, yb - 2)
             if y1 - y0 < 4:
                 continue
             xc = int(round(x + t.lean * ((y0 + y1) / 2 - mid)))
@@ -827,7 +862,7 @@ def _find_rules(gray: np.ndarray, faint_rules: bool) -> _RuleMode:
         mask[:, :m] = 0
         mask[:, -m:] = 0
     boxes = find_tables(horiz, vert)
-    row_pitch = max(20, int(gray.shape[1] * 0.0225))  # ~14 pt on an A4 page width
+    row_pitch = max(20, int(gray.shape[1] * ROW_PITCH_SHARE))  # ~14 pt on an A4 page width
     tables = []
     for box in boxes:
         ys, xs, lean = table_rules(box, horiz, vert, row_pitch, dark_only=not faint_rules)

@@ -62,6 +62,10 @@ def _sure_name(img: np.ndarray, tess: Tesseract) -> str | None:
     return name
 
 
+MIN_CELL_PX = 4
+"""A header cell smaller than this (pixels, either way) holds nothing to read."""
+
+
 def read_id_boxes(grid: Grid, t: Table, y0: int, y1: int, tess: Tesseract) -> str | None:
     """The 10 one-digit boxes of the Konami ID: 11 evenly spaced short rules; one digit each.
     Only a full, confident read is returned (never a guessed ID)."""
@@ -91,6 +95,8 @@ def read_id_boxes(grid: Grid, t: Table, y0: int, y1: int, tess: Tesseract) -> st
 
 def read_id_digit(cell: np.ndarray, tess: Tesseract) -> str | None:
     """One ID box's digit (its own frame painted out), or None when not read confidently."""
+    if min(cell.shape[:2]) < MIN_CELL_PX:
+        return None  # (a box off the page or squeezed to nothing: no digit to read)
     ink = (cell < INK_RULE).astype(np.uint8)
     # The digit box has its own frame, off the table's rule positions: paint it out.
     frame = (cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(8, int(cell.shape[1] * 0.7))), np.uint8))
@@ -123,6 +129,8 @@ def _box(fit: Fit, rect: tuple[float, float, float, float]) -> Box:
 def without_lines(cell: np.ndarray) -> np.ndarray:
     """The cell with its frame and box rules painted white (long thin runs of ink)."""
     out = cell.copy()
+    if min(out.shape[:2]) < MIN_CELL_PX:
+        return out  # (nothing in it can be a rule; OpenCV refuses an empty image)
     ink = (out < INK_RULE).astype(np.uint8)
     lines = (cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(8, int(out.shape[1] * 0.5))), np.uint8))
              | cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(8, int(out.shape[0] * 0.7)), 1), np.uint8)))

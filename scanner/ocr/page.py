@@ -21,6 +21,7 @@ from scanner.errors import UnreadableInput
 from scanner.inputs.image_header import decode_heif, is_heif, probe_image
 from scanner.inputs.limits import MAX_PIXELS  # noqa: F401  (re-exported: its old home)
 from scanner.ocr.order_stats import percentile
+from scanner.ocr.perspective import paper_aspect, rules_rectification
 from scanner.ocr.sheet_pick import ROW_SHARP_SURE, Survey, content_fit, pick_sheet, survey
 
 log = logging.getLogger("decksheet.ocr")
@@ -471,23 +472,68 @@ def refine_corners(img: np.ndarray, corners: np.ndarray) -> np.ndarray:
 
 def warp_page(img: np.ndarray, corners: np.ndarray | None) -> np.ndarray:
     """Undo the perspective (or just resize a scan) to PAGE_W × PAGE_H."""
-    if corners is None:
-        h, w = img.shape[:2]
-        if w > h * 1.15:  # a landscape scan of a portrait sheet
-            img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
-        return _fit_width(img)
+    return page_warp(img, corners)[0]
+
+
+@dataclass
+class Warp:
+    """How the source image became the page: the homography (source → page pixels) and the
+    paper's height in the page (the rest, down to PAGE_H, is padding)."""
+
+    matrix: np.ndarray
+    height: int
+    paper: str
+    """Which paper the corners were taken for (`perspective.paper_aspect`)."""
+
+
+def upright_corners(corners: np.ndarray, frame: tuple[int, int]) -> tuple[np.ndarray, float, str]:
+    """The corners in the order that stands the page upright (a page lying sideways in the
+    frame: its side BL→TL becomes the top), the paper's height / width and its name."""
     tl, tr, br, bl = corners
     width = (np.linalg.norm(tr - tl) + np.linalg.norm(br - bl)) / 2
     height = (np.linalg.norm(bl - tl) + np.linalg.norm(br - tr)) / 2
     if width > height * 1.15:  # page lies sideways in the frame: rotate the corner order
         corners = np.array([bl, tl, tr, br], dtype=np.float32)
-    dst = np.array([[0, 0], [PAGE_W - 1, 0], [PAGE_W - 1, PAGE_H - 1], [0, PAGE_H - 1]],
+    aspect, paper = paper_aspect(corners, frame)
+    return corners, aspect, paper
+
+
+def page_warp(img: np.ndarray, corners: np.ndarray | None,
+              then: np.ndarray | None = None) -> tuple[np.ndarray, Warp | None]:
+    """`warp_page`, and the warp (None for a scan): the paper is PAGE_W wide and as high as its
+    aspect says (`perspective.paper_aspect`: a Letter page stays Letter, not stretched to A4),
+    padded with paper to PAGE_H. `then`: a homography on the page to apply in the same warp
+    (the rules' rectification), so the photo is sampled once."""
+    if corners is None:
+        h, w = img.shape[:2]
+        if w > h * 1.15:  # a landscape scan of a portrait sheet
+            img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
+        return _fit_width(img), None
+    corners, aspect, paper = upright_corners(corners, img.shape[:2])
+    height = int(round(PAGE_W * aspect))
+    if not 0.8 * PAGE_H <= height <= PAGE_H:
+        height, paper = PAGE_H, f"{paper} shown as A4"  # far from any paper: as before
+    dst = np.array([[0, 0], [PAGE_W - 1, 0], [PAGE_W - 1, height - 1], [0, height - 1]],
                    dtype=np.float32)
     m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    if then is not None:
+        m = then @ m
     # Cubic, although linear costs a fifth (0.02 s instead of 0.1 s): linear loses thin rules
     # and strokes where the page is shrunk (a fixture photo lost a whole table, another its ID).
-    return cv2.warpPerspective(img, m, (PAGE_W, PAGE_H), flags=cv2.INTER_CUBIC,
-                               borderMode=cv2.BORDER_REPLICATE)
+    out = cv2.warpPerspective(img, m, (PAGE_W, height), flags=cv2.INTER_CUBIC,
+                              borderMode=cv2.BORDER_REPLICATE)
+    return _pad_to_page(blank_edges(out)), Warp(m, height, paper)
+
+
+def _pad_to_page(out: np.ndarray) -> np.ndarray:
+    """A page shorter than PAGE_H padded below with the paper of its last rows."""
+    height = out.shape[0]
+    if height >= PAGE_H:
+        return out
+    paper = np.median(out[-max(4, height // 100):], axis=(0, 1)).astype(out.dtype)
+    pad = np.empty((PAGE_H - height,) + out.shape[1:], out.dtype)
+    pad[...] = paper
+    return np.concatenate([out, pad])
 
 
 def _fit_width(img: np.ndarray) -> np.ndarray:
@@ -501,12 +547,7 @@ def _fit_width(img: np.ndarray) -> np.ndarray:
         height = PAGE_H  # far from any paper: as before, the whole image as the page
     out = cv2.resize(img, (PAGE_W, height), interpolation=cv2.INTER_AREA
                      if w > PAGE_W else cv2.INTER_CUBIC)
-    if height < PAGE_H:
-        paper = np.median(out[-max(4, height // 100):], axis=(0, 1)).astype(out.dtype)
-        pad = np.empty((PAGE_H - height,) + out.shape[1:], out.dtype)
-        pad[...] = paper
-        out = np.concatenate([out, pad])
-    return out
+    return _pad_to_page(out)
 
 
 def blank_edges(page: np.ndarray) -> np.ndarray:
@@ -624,10 +665,21 @@ def image_to_page(img: np.ndarray, *, is_scan: bool = False,
     if corners is None and not is_scan and not paper_fills_frame(img):
         corners, search = search_page(img)
     notes.append("page: whole image" if corners is None else "page: quad found")
-    color = warp_page(img, corners)
-    if corners is not None:
-        color = blank_edges(color)
+    color, warp = page_warp(img, corners)
+    if warp is not None and warp.height != PAGE_H:
+        notes.append(f"page: {warp.paper} paper ({warp.height} px high)")
     gray = flatten(cv2.cvtColor(color, cv2.COLOR_BGR2GRAY))
+    # What the corners left of the perspective (or all of it, when the page fills the frame):
+    # the homography that makes the printed rules upright, applied in the one warp of the photo.
+    fix = rules_rectification(gray[:warp.height] if warp is not None else gray)
+    if fix is not None:
+        notes.append(fix.note())
+        if corners is not None:
+            color, warp = page_warp(img, corners, then=fix.matrix)
+        else:
+            color = cv2.warpPerspective(color, fix.matrix, (color.shape[1], color.shape[0]),
+                                        flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+        gray = flatten(cv2.cvtColor(color, cv2.COLOR_BGR2GRAY))
     # Rotation of a scan, or what remains after the warp of a photo.
     total = estimate_skew(gray)
     if abs(total) >= 0.03:

@@ -10,12 +10,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from scanner.ocr.page import PageSearch, order_corners
+from scanner.ocr.page import PageSearch, order_corners, upright_corners
+from scanner.ocr.perspective import PAPERS
 
 MAX_ALTERNATIVES = 3
 """Quads tried besides the chosen one (each costs a warp and a grid, ~1 s)."""
 SAME_QUAD = 0.02
 """Quads whose corners all lie within this share of the frame of each other are one quad."""
+
+
+def paper_shaped(quad: np.ndarray, frame: tuple[int, int]) -> bool:
+    """The quad, seen through the camera, has a paper's proportions (`perspective.PAPERS`): a quad
+    cut across the sheet's tables (at a table's rules, under a shadow) has none, and taking it
+    would cut rows off (a rule where the tables were split: its grid may find more tables
+    than the page's own, and lose the rows outside it)."""
+    _, _, paper = upright_corners(np.asarray(quad, np.float32), frame)
+    return paper in PAPERS
 
 
 def alternative_corners(search: PageSearch, chosen: np.ndarray | None,
@@ -32,6 +42,8 @@ def alternative_corners(search: PageSearch, chosen: np.ndarray | None,
         if any(np.abs(quad - s).max() < tol for s in seen):
             continue
         seen.append(quad)
+        if not paper_shaped(quad, search.gray.shape):
+            continue  # a part of the sheet (cut across its tables), not another paper's outline
         out.append((quad / scale).astype(np.float32))
         if len(out) >= limit:
             break

@@ -10,10 +10,13 @@ Every doubt becomes a flag on the line: a wrong unflagged line is the worst outc
 """
 from __future__ import annotations
 
+import contextlib
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import cv2
 import numpy as np
 
 from scanner.errors import UnreadableInput
@@ -32,7 +35,9 @@ from scanner.ocr.orient import TURN_NAMES, TURNS, downscale, turned
 from scanner.ocr.page import PageImage, image_to_page, load_image
 from scanner.ocr.page_alternatives import alternative_corners
 from scanner.ocr.rasterize import MAX_PAGES, pdf_page_count, pdf_page_image
+from scanner.ocr.retake import layout_retake
 from scanner.ocr.rows import RowRead, TableContext, name_cells, read_row
+from scanner.ocr.text_rules import ruled_by_text
 from scanner.ocr.totals import (cross_check_totals, form_total_odds, read_form_main_total, read_totals,
                                  settle_hand_counts)
 from scanner.vocab import COLUMNS, SECTION_OF, Reason
@@ -41,6 +46,8 @@ from scanner.vocab import MAIN_COLUMNS as MAIN
 if TYPE_CHECKING:
     from card_db.cdb import CardDatabase
     from scanner.inputs.options import ReadOptions
+
+log = logging.getLogger("decksheet.ocr")
 
 MIN_DECK_ROWS = 12
 """A lone table is taken for a deck table only with at least this many rows (db-ko prints 20
@@ -63,6 +70,8 @@ class PageContext:
     """Where a fixed-layout form sits on the page (None for db-ko, whose tables are found by rules)."""
     found: list[str] = field(default_factory=list)
     """The deck tables the grid found with rows, in `COLUMNS` order."""
+    frame: tuple[int, int] = (0, 0)
+    """(height, width) of the image the page's corners were found in."""
     tess: Tesseract | None = None
     rows: list[RowRead] = field(default_factory=list)
     sheet: SheetRead = field(default_factory=lambda: SheetRead(reader="ocr"))
@@ -117,6 +126,8 @@ class Located:
     found: list[str]
     layout: Layout = DB_KO
     fit: Fit | None = None
+    frame: tuple[int, int] = (0, 0)
+    """(height, width) of the image the page was found in (its corners' frame)."""
 
     @property
     def upright(self) -> bool:
@@ -133,13 +144,21 @@ class Located:
 
 def locate(img: np.ndarray, is_scan: bool) -> Located:
     """Page and grid stages on one image: the db-ko grid, else Konami's form."""
+    got = _locate(img, is_scan)
+    got.frame = img.shape[:2]
+    return got
+
+
+def _locate(img: np.ndarray, is_scan: bool) -> Located:
     page = image_to_page(img, is_scan=is_scan)
     grid = page_to_grid(page.gray)
     got = Located(page, grid, _tables_found(grid))
     if all(c in got.found for c in MAIN):
         return got
-    # Not the db-ko sheet's three columns: maybe Konami's form (one frame, count left).
-    form = _as_form(page, grid)
+    # Not the db-ko sheet's three columns: maybe Konami's form (one frame, count left) — unless
+    # the grid found the db-ko sheet's own tables, a few glued or lost (a fixed form's rows can
+    # fit a db-ko page's closely enough: Konami's 17.4 pt rows at a scale on its 15 pt rows).
+    form = None if _dbko_tables(got) >= DBKO_TABLES else _as_form(page, grid)
     if form is not None:
         return form
     if page.corners is not None:
@@ -155,7 +174,33 @@ def locate(img: np.ndarray, is_scan: bool) -> Located:
             got = Located(page2, grid2, found2)
         if not all(c in got.found for c in MAIN):
             got = _as_form(page2, grid2) or got
+    if not got.found and got.fit is None:
+        got = _by_text_alignment(got)
     return got
+
+
+def _by_text_alignment(got: Located) -> Located:
+    """No rule of any table found (a fax or a hard copy binarised its grey rules away): the
+    rules the text's alignment implies (`text_rules`), drawn on the page, and the grid on them."""
+    ruled = ruled_by_text(got.page.gray)
+    if ruled is None:
+        return got
+    grid = page_to_grid(ruled)
+    found = _tables_found(grid)
+    if len(found) <= len(got.found):
+        return got
+    grid.notes.append("grid: rules found by the text's alignment (the printed rules are not visible)")
+    return Located(got.page, grid, found)
+
+
+DBKO_TABLES = 3
+"""Separate deck tables with at least the db-ko sheet's rows (20 main, 15 extra and side) that
+make a page a db-ko sheet: a fixed form's frame is one glued table to the db-ko grid."""
+
+
+def _dbko_tables(got: Located) -> int:
+    least = DB_KO.min_rows or {}
+    return sum(1 for c in got.found if len(got.grid.by_kind(c).rows) >= least.get(c, 10 ** 6))
 
 
 def _other_quads(img: np.ndarray, got: Located) -> Located:
@@ -221,13 +266,18 @@ def find_tables(ctx: PageContext) -> None:
     best: Located | None = None
     best_turn = None
     for turn in TURNS:
-        got = locate(turned(image, turn), ctx.is_scan)
+        try:
+            got = locate(turned(image, turn), ctx.is_scan)
+        except cv2.error as exc:  # a library's failure on this page is no answer to the user
+            log.debug("%s: page stage failed: %s", ctx.label, exc, exc_info=True)
+            raise UnreadableInput("input.ocr-stage-failed", file=ctx.label, stage="page") from None
         if best is None or (got.upright, len(got.found)) > (best.upright, len(best.found)):
             best, best_turn = got, turn
         if got.upright:
             break
     assert best is not None
     ctx.page, ctx.grid, ctx.found, ctx.layout, ctx.fit = best.page, best.grid, best.found, best.layout, best.fit
+    ctx.frame = best.frame
     if not best.upright and not any(len(ctx.grid.by_kind(c).rows) >= MIN_DECK_ROWS for c in ctx.found):
         # Noise and other documents can show a small ruled block; a deck table is long.
         raise UnreadableInput("input.no-grid", file=ctx.label)
@@ -238,15 +288,22 @@ def find_tables(ctx: PageContext) -> None:
     if ctx.layout is not DB_KO:
         ctx.sheet.notes.append(f"layout: {ctx.layout.name}")
     ctx.sheet.notes.extend(ctx.page.notes + ctx.grid.notes)
+    unread = []
     for column in COLUMNS:  # a printed table the grid missed: its lines are unread, not absent
         if column not in ctx.found:
+            unread.append(column)
             ctx.sheet.review.append(ReviewFlag(
                 section=SECTION_OF[column], reason=Reason.UNREADABLE_LINE,
                 detail=f"{column} table not found on the page: its lines were not read"))
     for column in ctx.found:
-        flag = cut_off_table(ctx.grid, column, ctx.layout)
+        flag = cut_off_table(ctx.grid, column, ctx.layout) or off_page_rows(ctx.grid, column)
         if flag is not None:
+            unread.append(column)
             ctx.sheet.review.append(flag)
+    # What the judge should do about it, said once for the sheet.
+    retake = layout_retake(ctx.page, unread, ctx.frame, ctx.is_scan)
+    if retake is not None:
+        ctx.sheet.review.append(retake)
 
 
 def cut_off_table(grid: Grid, column: str, layout: Layout) -> ReviewFlag | None:
@@ -262,6 +319,17 @@ def cut_off_table(grid: Grid, column: str, layout: Layout) -> ReviewFlag | None:
     return ReviewFlag(section=SECTION_OF[column], reason=Reason.UNREADABLE_LINE,
                       detail=f"{column} table cut off after row {seen} (a table has at least "
                              f"{least} rows): rows {seen + 1} on were not read")
+
+
+def off_page_rows(grid: Grid, column: str) -> ReviewFlag | None:
+    """Rows of a fitted form the photo's edge cut off (`Table.off_page`): unread, said so."""
+    table = grid.by_kind(column)
+    if table is None or not table.off_page:
+        return None
+    rows = table.off_page
+    span = f"row {rows[0]}" if len(rows) == 1 else f"rows {rows[0]}–{rows[-1]}"
+    return ReviewFlag(section=SECTION_OF[column], reason=Reason.UNREADABLE_LINE,
+                      detail=f"{column} table: {span} outside the picture: not read")
 
 
 def read_rows(ctx: PageContext) -> None:
@@ -280,31 +348,62 @@ def read_rows(ctx: PageContext) -> None:
         tctx = TableContext(grid=ctx.grid, page=ctx.page, table=table, column=column, tess=tess,
                             vocab=vocab, chroma=chroma, hand_filled=ctx.layout.fitted,
                             row_numbers=ctx.layout.row_numbers, hand_page=hand_page)
-        col_rows = [r for r in (read_row(tctx, cells) for cells in table.rows) if r is not None]
+        col_rows = []
+        for cells in table.rows:
+            try:
+                got = read_row(tctx, cells)
+            except cv2.error as exc:  # one row that breaks a library: that row is for the judge
+                log.debug("%s: %s row %d failed: %s", ctx.label, column, cells.row, exc, exc_info=True)
+                ctx.sheet.review.append(ReviewFlag(
+                    section=SECTION_OF[column], reason=Reason.UNREADABLE_LINE,
+                    detail=f"{column} row {cells.row} could not be read: check it on the sheet"))
+                continue
+            if got is not None:
+                col_rows.append(got)
         mark_merged_rows(col_rows, table)
         mark_handwritten_after_strike(col_rows)
         ctx.rows.extend(col_rows)
 
 
 def check_rows(ctx: PageContext) -> None:
-    """Page-level checks: pen counts, the printed totals, the header."""
+    """Page-level checks: pen counts, the printed totals, the header. A printed total or a
+    header field that breaks a library is not read (as one that cannot be read)."""
     mark_pen_counts(ctx.rows, ctx.sheet)
-    read_totals(ctx.grid, ctx.tess, ctx.sheet, main_box=ctx.layout is DB_KO, form=ctx.layout.fitted)
-    if ctx.fit is not None:
-        read_form_main_total(ctx.grid, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
-    if ctx.layout.fitted and any(r.count_odds for r in ctx.rows):
-        # counts written by hand, with the totals written beside them (`totals.settle_hand_counts`)
-        settle_hand_counts(ctx.rows, form_total_odds(ctx.grid, ctx.fit, ctx.layout, ctx.sheet), ctx.sheet)
+    with _stage_may_fail(ctx, "totals"):
+        read_totals(ctx.grid, ctx.tess, ctx.sheet, main_box=ctx.layout is DB_KO, form=ctx.layout.fitted)
+        if ctx.fit is not None:
+            read_form_main_total(ctx.grid, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
+        if ctx.layout.fitted and any(r.count_odds for r in ctx.rows):
+            # counts written by hand, with the totals written beside them (`totals.settle_hand_counts`)
+            settle_hand_counts(ctx.rows, form_total_odds(ctx.grid, ctx.fit, ctx.layout, ctx.sheet),
+                               ctx.sheet)
     cross_check_totals(ctx.rows, ctx.sheet, hand_filled=ctx.layout.fitted)
     if not ctx.rows:  # tables found and every row empty: a blank sheet, or ink too faint to see
         ctx.sheet.review.append(ReviewFlag(section=None, reason=Reason.UNREADABLE_LINE,
                                            detail="no deck line read on the sheet"))
-    advise_retake(ctx)
-    if ctx.layout is DB_KO:
-        read_header(ctx.grid, ctx.tess, ctx.sheet)
-    elif ctx.fit is not None:
-        read_form_header(ctx.page.gray, ctx.fit, ctx.layout, ctx.tess, ctx.sheet,
-                         written=written_form(ctx.rows))
+    layout_item = next((r for r in ctx.sheet.review if r.reason == Reason.RETAKE), None)
+    if layout_item is None:
+        advise_retake(ctx)
+    elif not ctx.is_scan and page_width_px(ctx) < RETAKE_PAGE_PX:
+        # (one sheet-level retake item at most: the small page is said in it)
+        layout_item.detail += f" (시트 폭이 사진에서 {page_width_px(ctx):.0f} px뿐: 더 가까이서)"
+    with _stage_may_fail(ctx, "header"):
+        if ctx.layout is DB_KO:
+            read_header(ctx.grid, ctx.tess, ctx.sheet)
+        elif ctx.fit is not None:
+            read_form_header(ctx.page.gray, ctx.fit, ctx.layout, ctx.tess, ctx.sheet,
+                             written=written_form(ctx.rows))
+
+
+@contextlib.contextmanager
+def _stage_may_fail(ctx: PageContext, stage: str):
+    """A stage whose failure in a library (OpenCV refusing an image) leaves its values unread:
+    noted, never raised to the user."""
+    try:
+        yield
+    except cv2.error as exc:
+        log.debug("%s: %s stage failed: %s", ctx.label, stage, exc, exc_info=True)
+        ctx.sheet.notes.append(f"{stage}: not read (an image step failed)")
 
 
 WRITTEN_SHARE = 0.5
