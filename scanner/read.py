@@ -110,10 +110,18 @@ def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
     if sheet is not None:  # text layer or form values: the rendered page must show them
         from scanner.appearance import check_appearance
 
-        report = check_appearance(path, sheet, options.crops_dir)
+        report = check_appearance(path, sheet, options.crops_dir)  # fast: flags early, never passes
         log.info("%s: appearance check %.3f s (%d words, %d lines flagged%s)", _label(path),
                  report.seconds, report.words, report.flagged,
                  f"; stopped: {report.stopped}" if report.stopped else "")
+        if options.verify:
+            from scanner.agreement import verify_readings
+
+            checked = verify_readings(path, sheet, db, options)
+            log.info("%s: verification (the pages read by the image reader) %.2f s: %d pictures, "
+                     "%d reads at %d dpi, %d differ, %d not verified%s", _label(path), checked.seconds,
+                     checked.renderings, checked.reads, checked.dpi, checked.differs,
+                     checked.not_verified, f"; stopped: {checked.stopped}" if checked.stopped else "")
     if sheet is None:  # no usable text layer: a scan saved as PDF
         from scanner.ocr.pipeline import read_pdf_pages  # late: OpenCV and Tesseract
         from scanner.pdf.reader import first_page_size, later_sheet_pages

@@ -13,3 +13,7 @@ class ReadOptions:
     """Save images of flagged cells here (photo/scan readers)."""
     debug_dir: Path | None = None
     """Save pictures of the detected page, grid and cells here."""
+    verify: bool = True
+    """Read a text or form PDF a second time, by the image reader on its rendered pages, and flag
+    what the two readings do not agree on. False (the station's first, instant reading): the sheet
+    carries one `not-verified` item until it is verified."""
