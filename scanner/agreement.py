@@ -130,17 +130,19 @@ class _Reading:
 
 
 def verify_readings(path: Path, sheet: SheetRead, db: "CardDatabase",
-                    options: ReadOptions | None = None) -> VerifyReport:
+                    options: ReadOptions | None = None,
+                    started: "SecondReading | None" = None) -> VerifyReport:
     """Read every page of the PDF `path` by the image reader and flag each line of `sheet` (read
-    from its text layer or form values) that the pages do not show alike. Never raises: a failure
-    flags the lines `not-verified`."""
+    from its text layer or form values) that the pages do not show alike; `started`: the reading
+    begun beside the text's (`SecondReading`). Never raises: a failure flags the lines
+    `not-verified`."""
     options = options or ReadOptions()
     report = VerifyReport()
     if sheet.reader not in ("pdf-text", "pdf-form") or sheet.page is None or not sheet.lines:
         return report
     start, clock = _cpu(), time.perf_counter()
     try:
-        problems = _verify(path, sheet, db, options, report, start)
+        problems = _verify(path, sheet, db, options, report, start, started)
     except Exception as exc:  # noqa: BLE001 - the read stands; the judge looks at every line
         log.debug("verification failed: %s", exc, exc_info=True)
         problems = [_Problem(NOT_VERIFIED, f"the pages could not be read a second time "
@@ -157,9 +159,13 @@ def _cpu() -> float:
 
 
 def _verify(path: Path, sheet: SheetRead, db: "CardDatabase", options: ReadOptions,
-            report: VerifyReport, start: float) -> list[_Problem]:
+            report: VerifyReport, start: float, started: "SecondReading | None") -> list[_Problem]:
     texts = _text_lines(sheet, db)
-    rendered = render_pages(path, DPIS[0], MAX_PAGES, limits.MAX_PIXELS)
+    if started is not None:
+        rendered = started.rendered
+        started.wait()
+    else:
+        rendered = render_pages(path, DPIS[0], MAX_PAGES, limits.MAX_PIXELS)
     report.renderings += len(rendered.renderings)
     problems = [_Problem(NOT_VERIFIED, f"{what} not read a second time") for what in rendered.skipped]
     read_page = sheet.page
@@ -167,7 +173,8 @@ def _verify(path: Path, sheet: SheetRead, db: "CardDatabase", options: ReadOptio
     if not own:
         problems += _all_lines(sheet, NOT_VERIFIED, f"page {read_page + 1} could not be drawn")
     for rendering in own:
-        problems += _agree_page(path, rendering, read_page, texts, sheet, db, options, report, start)
+        problems += _agree_page(path, rendering, read_page, texts, sheet, db, options, report, start,
+                                started)
     for rendering in rendered.renderings:
         others = [p for p in rendering.pages if p != read_page]
         if not others:
@@ -176,7 +183,7 @@ def _verify(path: Path, sheet: SheetRead, db: "CardDatabase", options: ReadOptio
             problems.append(_Problem(NOT_VERIFIED, f"page(s) {_pages(others)} not read a second "
                                                    f"time (more than {MAX_SECONDS:g} s)"))
             continue
-        problems += _other_page(rendering, others, read_page, db, options, report, path)
+        problems += _other_page(rendering, others, read_page, db, options, report, path, started)
     return problems
 
 
@@ -192,7 +199,7 @@ def _text_lines(sheet: SheetRead, db: "CardDatabase") -> list[_Text]:
 
 def _agree_page(path: Path, first: PageRendering, page: int, texts: list[_Text], sheet: SheetRead,
                 db: "CardDatabase", options: ReadOptions, report: VerifyReport,
-                start: float) -> list[_Problem]:
+                start: float, started: "SecondReading | None" = None) -> list[_Problem]:
     """The page read, in the modes `first` draws it, at each resolution in turn until the
     readings together agree with the text (see `_merge`); a reading with many problems ends the
     search (the image reader cannot read this page: another resolution will not change that)."""
@@ -210,7 +217,8 @@ def _agree_page(path: Path, first: PageRendering, page: int, texts: list[_Text],
             image = _redraw(path, page, modes, dpi)
             if image is None:
                 continue
-        reading = _read_and_compare(image, texts, page, modes, db, report, dpi)
+        ready = started.result(first) if started is not None and dpi == DPIS[0] else None
+        reading = _read_and_compare(image, texts, page, modes, db, report, dpi, ready)
         readings.append(reading)
         merged = _merge(readings)
         if not merged or reading.ctx is None or len(reading.problems) > max(RETRY_PROBLEMS,
@@ -260,18 +268,72 @@ def _redraw(path: Path, page: int, modes: list[str], dpi: int) -> np.ndarray | N
 
 
 def _read_and_compare(image: np.ndarray, texts: list[_Text], page: int, modes: list[str],
-                      db: "CardDatabase", report: VerifyReport, dpi: int) -> _Reading:
-    from scanner.ocr.pipeline import read_page
-
+                      db: "CardDatabase", report: VerifyReport, dpi: int, ready=None) -> _Reading:
     report.reads += 1
     where = _where(page, modes)
     try:
-        ctx = read_page(image, db, ReadOptions(), is_scan=True, label=f"p{page + 1}")
+        ctx = _ocr(image, db, page, ready)
     except DecksheetError as exc:
         detail = f"the image reader found no deck sheet on {where} ({exc.code})"
         return _Reading([_Problem(NOT_VERIFIED, f"{t.line.raw!r}: {detail}", t.index) for t in texts]
                         + [_Problem(NOT_VERIFIED, detail)], None, dpi)
     return _Reading(compare(texts, ctx.sheet, where), ctx, dpi)
+
+
+def _ocr(image: np.ndarray, db: "CardDatabase", page: int, ready=None) -> "PageContext":
+    """The image reader's reading of a picture (`ready`: read already, a context or the error
+    it raised)."""
+    if isinstance(ready, BaseException):
+        raise ready
+    if ready is not None:
+        return ready
+    from scanner.ocr.pipeline import read_page
+
+    return read_page(image, db, ReadOptions(), is_scan=True, label=f"p{page + 1}")
+
+
+class SecondReading:
+    """The image reader's reading of every page, begun before the text layer is read and run
+    beside it on a thread of its own (the image reader is OpenCV and Tesseract, which leave the
+    interpreter free; pdfium, which is not thread-safe, draws the pages here, on the caller's
+    thread, and never on the other). `verify_readings` takes its results."""
+
+    def __init__(self, path: Path, db: "CardDatabase") -> None:
+        import threading
+
+        self.rendered = render_pages(path, DPIS[0], MAX_PAGES, limits.MAX_PIXELS)
+        self._db = db
+        self._results: dict[str, object] = {}
+        self._cpu = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="second-reading", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        start = time.thread_time()
+        for rendering in self.rendered.renderings:
+            if self._stop.is_set() or time.thread_time() - start > MAX_SECONDS:
+                break
+            if _blank(rendering.image):
+                continue
+            try:
+                self._results[rendering.digest] = _ocr(rendering.image, self._db, rendering.pages[0])
+            except Exception as exc:  # noqa: BLE001 - handed to the caller, who flags the lines
+                self._results[rendering.digest] = exc
+        self._cpu = time.thread_time() - start
+
+    def wait(self) -> float:
+        """Wait for the reading; the processor time it took."""
+        self._thread.join()
+        return self._cpu
+
+    def result(self, rendering: PageRendering):
+        self._thread.join()
+        return self._results.get(rendering.digest)
+
+    def cancel(self) -> None:
+        """No text to verify (a scan): stop after the picture being read."""
+        self._stop.set()
 
 
 def compare(texts: list[_Text], image: SheetRead, where: str) -> list[_Problem]:
@@ -378,15 +440,14 @@ def _struck(image: SheetRead, where: str) -> list[_Problem]:
 
 
 def _other_page(rendering: PageRendering, pages: list[int], read_page: int, db: "CardDatabase",
-                options: ReadOptions, report: VerifyReport, path: Path) -> list[_Problem]:
+                options: ReadOptions, report: VerifyReport, path: Path,
+                started: "SecondReading | None" = None) -> list[_Problem]:
     """A page other than the one read that shows a deck sheet: the file shows two decks."""
-    from scanner.ocr.pipeline import read_page as ocr_read
-
     if _blank(rendering.image):
         return []
     report.reads += 1
     try:
-        ctx = ocr_read(rendering.image, db, ReadOptions(), is_scan=True, label=f"p{pages[0] + 1}")
+        ctx = _ocr(rendering.image, db, pages[0], started.result(rendering) if started else None)
     except DecksheetError:
         return []  # no deck table: a cover, a note, the rules
     lines = ctx.sheet.lines

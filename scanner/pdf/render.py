@@ -22,6 +22,9 @@ import numpy as np
 
 log = logging.getLogger("decksheet.read_pdf")
 
+MAX_ANNOTS = 2_000
+"""Annotations a page may hold to be drawn (a sheet has ~200 widgets); a page with more is not
+drawn (its lines are not verified) — 100,000 annotations take pdfium minutes."""
 SCREEN = "screen"
 PRINT = "print"
 MODES = (SCREEN, PRINT)
@@ -58,6 +61,7 @@ def render_pages(path: Path, dpi: int, max_pages: int, max_pixels: int) -> Rende
     """Pages 1..max_pages of `path` at `dpi`, each on screen and on paper; identical pictures of
     one page once (with both modes). A page too large to draw is named in `skipped`."""
     import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
 
     out = Rendered()
     data = _with_widgets_in_a_form(path)
@@ -81,6 +85,9 @@ def render_pages(path: Path, dpi: int, max_pages: int, max_pixels: int) -> Rende
                 w, h = page.get_size()
                 if w * h * scale * scale > max_pixels:
                     out.skipped.append(f"page {number + 1} (too large to draw at {dpi} dpi)")
+                    continue
+                if pdfium_c.FPDFPage_GetAnnotCount(page.raw) > MAX_ANNOTS:
+                    out.skipped.append(f"page {number + 1} (more than {MAX_ANNOTS} annotations)")
                     continue
                 shots = [(SCREEN, _draw(page, scale, 0))]
                 if paper is None:
@@ -140,7 +147,7 @@ def _printed_flags(doc, max_pages: int, pdfium_c) -> bytes | None:
     for number in range(min(len(doc), max_pages)):
         page = doc[number]
         try:
-            for i in range(pdfium_c.FPDFPage_GetAnnotCount(page.raw)):
+            for i in range(min(pdfium_c.FPDFPage_GetAnnotCount(page.raw), MAX_ANNOTS)):
                 annot = pdfium_c.FPDFPage_GetAnnot(page.raw, i)
                 if not annot:
                     continue
@@ -190,3 +197,37 @@ def _with_widgets_in_a_form(path: Path) -> bytes | None:
     buf = io.BytesIO()
     writer.write(buf)
     return buf.getvalue()
+
+
+def has_text_or_widgets(path: Path, max_pages: int = 8, min_chars: int = 20) -> bool:
+    """Whether a page among the first `max_pages` holds text or a form widget: a PDF that the
+    text reader, not the scan reader, will read (cheap: no page is drawn)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    try:
+        doc = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError:
+        return False
+    try:
+        for number in range(min(len(doc), max_pages)):
+            page = doc[number]
+            try:
+                textpage = page.get_textpage()
+                try:
+                    if textpage.count_chars() >= min_chars:
+                        return True
+                finally:
+                    textpage.close()
+                for i in range(min(pdfium_c.FPDFPage_GetAnnotCount(page.raw), MAX_ANNOTS)):
+                    annot = pdfium_c.FPDFPage_GetAnnot(page.raw, i)
+                    if annot:
+                        widget = pdfium_c.FPDFAnnot_GetSubtype(annot) == pdfium_c.FPDF_ANNOT_WIDGET
+                        pdfium_c.FPDFPage_CloseAnnot(annot)
+                        if widget:
+                            return True
+            finally:
+                page.close()
+    finally:
+        doc.close()
+    return False

@@ -23,6 +23,7 @@ REASON_KO: dict[str, str] = {
     "konami-id-unclear": "코나미 ID를 읽을 수 없음",
     "unreadable-line": "읽을 수 없는 줄",
     "appearance-differs": "PDF 화면에 보이는 내용과 읽은 글자가 다름",
+    "not-verified": "PDF 화면(인쇄)으로 확인하지 못함 — 시트를 눈으로 대조",
     "retake-photo": "사진 속 시트가 너무 작음 — 다시 찍어 주십시오",
 }
 """Review reasons (contract `review[].reason`, English codes) in the judge's words."""
