@@ -130,6 +130,10 @@ def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
                      "%d reads at %d dpi, %d differ, %d not verified%s", _label(path), checked.seconds,
                      checked.renderings, checked.reads, checked.dpi, checked.differs,
                      checked.not_verified, f"; stopped: {checked.stopped}" if checked.stopped else "")
+        else:
+            sheet.review.append(ReviewFlag(
+                section=None, reason="not-verified",
+                detail="read from the text layer only: the pages are not yet read by the image reader"))
     if sheet is None:  # no usable text layer: a scan saved as PDF
         from scanner.ocr.pipeline import read_pdf_pages  # late: OpenCV and Tesseract
         from scanner.pdf.reader import first_page_size, later_sheet_pages
