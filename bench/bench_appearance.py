@@ -81,13 +81,19 @@ def timed(path: Path, db, verify: bool) -> dict:
             "lines": len(sheet.lines), "reader": sheet.reader}
 
 
-def as_process(exe: str, path: Path, dbs: list[Path]) -> float:
+def as_process(exe: str, path: Path, dbs: list[Path]) -> tuple[float, float]:
+    """(clock, processor) seconds of `exe scan PDF --json` in a fresh process."""
+    import resource
+
     args = [exe, "scan", str(path), "--json"]
     for db in dbs:
         args += ["--card-db", str(db)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(args, capture_output=True, cwd=REPO)
-    return time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return time.perf_counter() - start, cpu
 
 
 def forgeries(db_demo, db_ko) -> dict:
@@ -136,17 +142,20 @@ def main() -> int:
             continue
         row = {"sheet": path.name, "db": dbname, **got}
         for i, exe in enumerate(args.process_exe if args.process else []):
-            row[f"process_s_{i}"] = as_process(exe, path, dbs[dbname])
+            row[f"process_s_{i}"], row[f"process_cpu_s_{i}"] = as_process(exe, path, dbs[dbname])
         rows.append(row)
-        proc = "  ".join(f"process {row[k]:.2f} s" for k in row if k.startswith("process_s_"))
+        proc = "  ".join(f"process[{k[-1]}] {row[k]:.2f} s (cpu {row['process_cpu_s_' + k[-1]]:.2f})"
+                         for k in row if k.startswith("process_s_"))
         print(f"{path.name:30s} {got['reader']:8s} {got['lines']:3d} lines  read {got['read_s']:.2f}  "
               f"check {got['check_s']:.2f}  verify {got['verify_s']:.2f} s ({got['reads']} reads)  "
               f"cpu {got['cpu_s']:.2f} s  flags before {got['flags_before']} after {got['flags_after']}  "
               f"{proc}", flush=True)
     summary: dict = {"sheets": len(rows)}
     for key in ("read_s", "check_s", "verify_s", "cpu_s") + tuple(
-            k for k in (rows[0] if rows else {}) if k.startswith("process_s_")):
+            k for k in (rows[0] if rows else {}) if k.startswith("process_")):
         values = [r[key] for r in rows]
+        if not values:
+            continue
         summary[key] = {"median": round(statistics.median(values), 3), "max": round(max(values), 3)}
     for group, names in (("korean", ("demo", "ko")), ("english", ("ko+en",))):
         sel = [r for r in rows if r["db"] in names]
