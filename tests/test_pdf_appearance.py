@@ -278,9 +278,15 @@ def test_a_skipped_row_between_two_lines_of_a_column_is_an_empty_cell_to_check()
 @pytest.mark.parametrize("variant", [{"rotate": 90}, {"rotate": 180}, {"rotate": 270}, {"shift": 20.0}])
 def test_a_turned_or_moved_honest_page_is_compared_where_it_is_drawn(sheet, variant, demo_db, tmp_path):
     pdf = forgery.page_box_variant(SAMPLES / sheet, tmp_path / "v.pdf", **variant)
-    deck = load_decklist(pdf, demo_db)  # (a turned Konami form is not known as one: read as text)
+    deck = load_decklist(pdf, demo_db)
     assert sum(deck.totals().values()) >= 40
-    lines, whole = _flagged(deck)
+    if sheet.startswith("kde") and "rotate" in variant:
+        # A turned Konami form is not known as one by the text reader: read as loose text, its
+        # counts land on other names ('리퀴드맨 3' ×2). The image reader, which stands the page up
+        # and knows the form, does not read that: the lines are flagged, never accepted.
+        assert _flagged(deck, BOTH)[0] and deck.needs_review
+        return
+    lines, whole = _flagged(deck, BOTH)
     assert not lines and not whole, [(e.name, e.reasons) for e in lines][:3]
 
 
