@@ -296,7 +296,9 @@ class SecondReading:
     """The image reader's reading of every page, begun before the text layer is read and run
     beside it on a thread of its own (the image reader is OpenCV and Tesseract, which leave the
     interpreter free; pdfium, which is not thread-safe, draws the pages here, on the caller's
-    thread, and never on the other). `verify_readings` takes its results."""
+    thread, and never on the other). `verify_readings` takes its results; `cancel` when there is
+    nothing to verify. Either waits for the thread: the caller must not read an image (Tesseract's
+    engines are shared) while it runs — the text reader and the word check use neither."""
 
     def __init__(self, path: Path, db: "CardDatabase") -> None:
         import threading
@@ -332,8 +334,10 @@ class SecondReading:
         return self._results.get(rendering.digest)
 
     def cancel(self) -> None:
-        """No text to verify (a scan): stop after the picture being read."""
+        """No text to verify (a scan, an unreadable file): stop after the picture being read, and
+        wait for it — Tesseract's engines are shared, and two threads must never use them at once."""
         self._stop.set()
+        self._thread.join()
 
 
 def compare(texts: list[_Text], image: SheetRead, where: str) -> list[_Problem]:
