@@ -54,6 +54,9 @@ MAX_SECONDS = 12.0
 is flagged. Processor time, not the clock's: a busy machine must not change what is verified."""
 BLANK_INK = 0.0005
 """Share of dark pixels under which a page is blank paper (not read)."""
+COLUMN_FLAGS = frozenset({"column-total-mismatch"})
+"""Image-reader flags about a whole column, not the line (its printed total ≠ the lines' sum: a
+row the page prints otherwise — flagged on its own — or a count misread elsewhere)."""
 MODE_KO = {SCREEN: "화면", PRINT: "인쇄"}
 MODE_EN = {SCREEN: "on screen", PRINT: "on paper"}
 
@@ -97,7 +100,8 @@ class _Image:
 
     @property
     def sure(self) -> bool:
-        return not self.line.flags and self.line.card_id is not None and self.line.count is not None
+        doubts = [f for f in self.line.flags if f not in COLUMN_FLAGS]
+        return not doubts and self.line.card_id is not None and self.line.count is not None
 
     def shown(self) -> str:
         name = self.line.text or "?"
