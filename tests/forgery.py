@@ -664,8 +664,6 @@ def _lying_text(base: Path, out: Path, box, count: str, name: str, read: str, *,
                 count_x: float = 6.0, size: float = 9.0, baseline: float | None = None) -> None:
     """`count` and `name` drawn in `box` in a font of their own whose ToUnicode map reads the
     drawn name as `read` and the drawn count as `read_count` (glyph by glyph)."""
-    import pypdf
-    from pypdf.generic import NameObject
     from reportlab.pdfbase import pdfmetrics
     from reportlab.pdfbase.ttfonts import TTFont
 
