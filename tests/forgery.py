@@ -847,7 +847,7 @@ def _pdf_text(text: str) -> bytes:
 
 def _rebuild_xref(data: bytes) -> bytes:
     """`data` (a classic-xref PDF edited in place) with its cross-reference table rewritten."""
-    body = data[:data.rindex(b"xref")]
+    body = data[:data.rindex(b"\nxref") + 1]  # (not the "xref" of "startxref")
     offsets = {int(m.group(1)): m.start(1) for m in re.finditer(rb"(?:^|\n)(\d+) 0 obj", body)}
     trailer = data[data.rindex(b"trailer"):data.rindex(b"startxref")]
     size = max(offsets) + 1
