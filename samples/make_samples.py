@@ -340,6 +340,11 @@ def draw_kde_sheet(path: Path, deck: SampleDeck, filled: bool = True, family: st
     boxes = form_boxes()
     background = path.with_suffix(".bg.pdf") if filled else path
     c = canvas.Canvas(str(background), pagesize=KDE_SIZE, pageCompression=1)
+    c.setLineWidth(0.4)
+    c.setFillGray(0.85)  # the form's grey title rows (they tell a reader where row 1 starts)
+    for x0, x1, top, bottom in KDE_TITLE_ROWS:
+        c.rect(x0, H - bottom, x1 - x0, bottom - top, fill=1, stroke=1)
+    c.setFillGray(0)
     c.setFont("Helvetica-Bold", 11)
     for label, x, top in (("MONSTER CARDS", 93.1, 149.2), ("SPELL CARDS", 293.0, 149.2),
                           ("TRAP CARDS", 483.2, 149.2), ("SIDE DECK", 109.5, 496.3),
@@ -370,6 +375,11 @@ def draw_kde_sheet(path: Path, deck: SampleDeck, filled: bool = True, family: st
     if filled:
         _add_form_fields(background, path, values, boxes)
         background.unlink()
+
+
+KDE_TITLE_ROWS = ((37.5, 227.0, 146.0, 160.5), (227.0, 416.5, 146.0, 160.5), (416.5, 606.0, 146.0, 160.5),
+                  (37.5, 227.0, 493.0, 507.5), (227.0, 416.5, 493.0, 507.5))
+"""(x0, x1, top, bottom) of the Konami form's grey title rows (MONSTER CARDS … EXTRA DECK)."""
 
 
 def kde_values(deck: SampleDeck) -> dict[str, str]:

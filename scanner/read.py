@@ -116,14 +116,34 @@ def read_input(source: str | Path, db: CardDatabase, options: ReadOptions | None
 def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
     from scanner.pdf.reader import read_pdf  # late: pulls in the PDF libraries
 
-    sheet = read_pdf(path, db, options)
+    started = _second_reading(path, db) if options.verify else None
+    try:
+        sheet = read_pdf(path, db, options)
+    except BaseException:
+        if started is not None:
+            started.cancel()
+        raise
+    if sheet is None and started is not None:
+        started.cancel()
     if sheet is not None:  # text layer or form values: the rendered page must show them
         from scanner.appearance import check_appearance
 
-        report = check_appearance(path, sheet, options.crops_dir)
+        report = check_appearance(path, sheet, options.crops_dir)  # fast: flags early, never passes
         log.info("%s: appearance check %.3f s (%d words, %d lines flagged%s)", _label(path),
                  report.seconds, report.words, report.flagged,
                  f"; stopped: {report.stopped}" if report.stopped else "")
+        if options.verify:
+            from scanner.agreement import verify_readings
+
+            checked = verify_readings(path, sheet, db, options, started)
+            log.info("%s: verification (the pages read by the image reader) %.2f s: %d pictures, "
+                     "%d reads at %d dpi, %d differ, %d not verified%s", _label(path), checked.seconds,
+                     checked.renderings, checked.reads, checked.dpi, checked.differs,
+                     checked.not_verified, f"; stopped: {checked.stopped}" if checked.stopped else "")
+        else:
+            sheet.review.append(ReviewFlag(
+                section=None, reason=Reason.NOT_VERIFIED,
+                detail="read from the text layer only: the pages are not yet read by the image reader"))
     if sheet is None:  # no usable text layer: a scan saved as PDF
         from scanner.ocr.pipeline import read_pdf_pages  # late: OpenCV and Tesseract
         from scanner.pdf.reader import first_page_size, later_sheet_pages
@@ -136,6 +156,23 @@ def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
         # The scan reader reads one page; say so for every other page that holds anything.
         _flag_pages(sheet, later_sheet_pages(path, 1), "page")
     return sheet
+
+
+def _second_reading(path: Path, db: CardDatabase):
+    """The image reader's reading of the pages, begun beside the text's (a PDF with text or form
+    widgets: a scan's pages are read by the scan reader instead); None when it cannot begin (the
+    verification then draws the pages itself)."""
+    from scanner.pdf.render import has_text_or_widgets
+
+    if not has_text_or_widgets(path):
+        return None
+    from scanner.agreement import SecondReading
+
+    try:
+        return SecondReading(path, db)
+    except Exception as exc:  # noqa: BLE001 - the text reader reports a damaged file itself
+        log.debug("second reading not begun: %s", exc)
+        return None
 
 
 def _flag_later_pages(sheet: SheetRead, count: int, what: str) -> None:

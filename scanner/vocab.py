@@ -92,6 +92,7 @@ class Reason(StrEnum):
     # what a PDF or a text file hides
     ANNOTATION = "annotation"
     APPEARANCE_DIFFERS = "appearance-differs"
+    NOT_VERIFIED = "not-verified"
     HIDDEN_TEXT = "hidden-text"
     CONTROL_CHARACTER = "control-character"
     # a review state without a reason of its own
@@ -135,6 +136,7 @@ REASON_KO: dict[str, str] = {
     Reason.MAIN_DECK_NOT_FOUND: "메인 덱을 찾지 못함 — 시트를 직접 확인",
     Reason.ANNOTATION: "메모/표시가 있음",
     Reason.APPEARANCE_DIFFERS: "PDF 화면에 보이는 내용과 읽은 글자가 다름",
+    Reason.NOT_VERIFIED: "PDF 화면(인쇄)으로 확인하지 못함 — 시트를 눈으로 대조",
     Reason.HIDDEN_TEXT: "PDF에 가려진 글자가 있음 (상자로 덮인 줄)",
     Reason.CONTROL_CHARACTER: "보이지 않는 제어 문자나 줄바꿈이 있음",
     Reason.NEEDS_REVIEW: "확인 필요",

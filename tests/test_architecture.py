@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("scanner.layouts",),  # the forms as data, read by both readers
     ("scanner.pdf", "scanner.ocr"),
     ("scanner.appearance",),  # compares what pdf read with the page, by ocr's rendering check
+    ("scanner.agreement",),  # the image reader's reading of every page against pdf's
     ("scanner.read",),
     ("scanner.rules",),
     ("scanner.report",),

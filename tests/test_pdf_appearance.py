@@ -19,6 +19,7 @@ from scanner.read import load_decklist  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "sheets"
 REASON = "appearance-differs"
+NOT_VERIFIED = "not-verified"
 
 
 @pytest.fixture(scope="module")
@@ -34,10 +35,14 @@ def forged(tmp_path_factory):
     return get
 
 
-def _flagged(deck) -> tuple[list, list]:
-    lines = [e for s in deck.sections.values() for e in s if REASON in e.reasons]
-    sheet = [r for r in deck.review if r.reason == REASON and r.line is None]
+def _flagged(deck, reasons: tuple[str, ...] = (REASON,)) -> tuple[list, list]:
+    lines = [e for s in deck.sections.values() for e in s if set(reasons) & set(e.reasons)]
+    sheet = [r for r in deck.review if r.reason in reasons and r.line is None]
     return lines, sheet
+
+
+BOTH = (REASON, NOT_VERIFIED)
+"""Either way of failing the two readings' agreement."""
 
 
 def _forged_line(kind: str) -> tuple[str | None, tuple[str, int]]:
@@ -80,7 +85,8 @@ def test_every_forgery_class_flags_the_line_the_page_does_not_show(kind, forged,
         assert at_row[0].name == name  # the lie was read, and it is the line that is flagged
 
 
-@pytest.mark.parametrize("kind", forgery.KINDS)
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", forgery.KINDS + forgery.TWO_READING_KINDS)
 def test_every_forgery_class_is_flagged_in_scan_check_and_register(kind, forged, tmp_path):
     from scanner.cli import main
 
@@ -91,16 +97,16 @@ def test_every_forgery_class_is_flagged_in_scan_check_and_register(kind, forged,
     obj = json.loads(scan.stdout)
     reasons = [r for s in obj["sections"].values() for e in s for r in e.get("reasons", [])] + \
         [r["reason"] for r in obj["review"]]
-    assert REASON in reasons
+    assert set(BOTH) & set(reasons)
     check = runner.invoke(main, ["check", pdf, "--json"])
-    assert check.exit_code in (0, 1) and REASON in check.stdout, check.output
+    assert check.exit_code in (0, 1) and any(r in check.stdout for r in BOTH), check.output
     assert json.loads(check.stdout)["legal"] is not True
     event = tmp_path / "event.sqlite"
     init = runner.invoke(main, ["event", "init", str(event), "--name", "t", "--date", "2026-12-05"])
     assert init.exit_code == 0, init.output
     reg = runner.invoke(main, ["register", pdf, "--player", "0000000002", "--event", str(event)])
     assert reg.exit_code in (0, 1), reg.output
-    assert REASON in reg.stdout and "확인 필요" in reg.stdout
+    assert any(r in reg.stdout for r in BOTH) and "확인 필요" in reg.stdout
 
 
 def test_crop_of_the_rendered_cell_is_saved_for_a_flagged_line(forged, demo_db, tmp_path):
@@ -120,8 +126,9 @@ def test_crop_of_the_rendered_cell_is_saved_for_a_flagged_line(forged, demo_db, 
 
 @pytest.mark.parametrize("sheet", sorted(p.name for p in SAMPLES.glob("*.pdf")))
 def test_honest_samples_get_no_appearance_flag(sheet, demo_db):
+    """Both readings agree on every line of every sample: nothing differs, nothing unverified."""
     deck = load_decklist(SAMPLES / sheet, demo_db)
-    lines, whole = _flagged(deck)
+    lines, whole = _flagged(deck, BOTH)
     assert not lines and not whole, [(e.name, e.reasons) for e in lines] + [r.detail for r in whole]
 
 
@@ -135,8 +142,10 @@ def _shared_pdfs() -> list[str]:
 
 @pytest.mark.parametrize("sheet", _shared_pdfs())
 def test_honest_fixture_sheets_get_no_appearance_flag(sheet, fixtures_dir, real_db):
+    """Korean sheets: both readings agree on every line. The English peers (Genesys sheets):
+    nothing differs; their Latin names the image reader cannot read yet are `not-verified`."""
     deck = load_decklist(fixtures_dir / sheet, real_db)
-    lines, whole = _flagged(deck)
+    lines, whole = _flagged(deck, BOTH if "konami-fixer" not in sheet else (REASON,))
     assert not lines and not whole, [(e.name, e.reasons) for e in lines] + [r.detail for r in whole]
 
 
@@ -228,7 +237,9 @@ def test_remade_forms_with_a_field_per_column_read_line_by_line(name, fixtures_d
     assert deck.reader == "pdf-form"
     for section in ("main", "extra", "side"):
         assert {str(k): v for k, v in deck.counts(section).items()} == truth[section], section
-    assert deck.needs_review == 0  # every line's value agrees with what its field draws
+    # every line's value agrees with what its field draws; the image reader knows no layout of one
+    # field per column, so the lines are not verified by a second reading (never accepted alone)
+    assert {r.reason for r in deck.review} == {NOT_VERIFIED}
 
 
 def test_a_multiline_value_unlike_its_appearance_flags_that_line(fixtures_dir, ko_en_db, tmp_path):
@@ -267,9 +278,15 @@ def test_a_skipped_row_between_two_lines_of_a_column_is_an_empty_cell_to_check()
 @pytest.mark.parametrize("variant", [{"rotate": 90}, {"rotate": 180}, {"rotate": 270}, {"shift": 20.0}])
 def test_a_turned_or_moved_honest_page_is_compared_where_it_is_drawn(sheet, variant, demo_db, tmp_path):
     pdf = forgery.page_box_variant(SAMPLES / sheet, tmp_path / "v.pdf", **variant)
-    deck = load_decklist(pdf, demo_db)  # (a turned Konami form is not known as one: read as text)
+    deck = load_decklist(pdf, demo_db)
     assert sum(deck.totals().values()) >= 40
-    lines, whole = _flagged(deck)
+    if sheet.startswith("kde") and "rotate" in variant:
+        # A turned Konami form is not known as one by the text reader: read as loose text, its
+        # counts land on other names ('리퀴드맨 3' ×2). The image reader, which stands the page up
+        # and knows the form, does not read that: the lines are flagged, never accepted.
+        assert _flagged(deck, BOTH)[0] and deck.needs_review
+        return
+    lines, whole = _flagged(deck, BOTH)
     assert not lines and not whole, [(e.name, e.reasons) for e in lines][:3]
 
 
@@ -307,3 +324,116 @@ def test_an_honest_searchable_scan_passes_where_its_text_layer_matches_the_image
     assert deck.reader == "pdf-text" and sum(deck.totals().values()) >= 40
     lines, whole = _flagged(deck)
     assert not lines and not whole, [(e.name, e.reasons) for e in lines][:3]
+
+
+# --- issue 33: two readings that must agree ----------------------------------------------------
+
+PAGE_SHOWS = forgery.HIDDEN_NAME
+"""What each issue-33 forgery's page prints that its text does not say."""
+LINE_AT = {
+    "small-print-tounicode": forgery.EMPTY_ROW, "unknown-font-tounicode": forgery.EMPTY_ROW,
+    "small-print-tounicode-count": forgery.EMPTY_ROW, "count-times-three": forgery.EMPTY_ROW,
+    "decoy-header": forgery.EMPTY_ROW, "glued-row-number-tounicode": ("monster", 12),
+    "form-v-twice": ("monster", forgery.FORM_ROW), "form-two-fields-one-name": ("monster", forgery.FORM_ROW),
+    "form-value-without-widget": ("monster", forgery.FORM_ROW),
+    "form-lookalike-value": ("monster", forgery.FORM_ROW), "form-widget-off-cell": ("monster", 1),
+    "form-name-widgets-swapped": ("monster", 1),
+}
+"""Classes whose text layer reads a line the page prints otherwise: that line is flagged."""
+SHEET_AT = {"outline-row-after-last": "shows a row the text layer does not have",
+            "picture-row-after-last": "shows a row the text layer does not have",
+            "outline-row-empty-side": "shows a row the text layer does not have",
+            "picture-row-empty-side": "shows a row the text layer does not have",
+            "print-only-annotation": "on paper shows a row", "print-only-layer": "on paper shows a row",
+            "screen-only-annotation": "on screen shows a row",
+            "picture-page-first": "page 1 on screen and on paper shows a deck sheet"}
+"""Classes whose page prints a row (or a page) the text does not have: a sheet item says so."""
+
+
+def test_every_issue_33_class_is_tested():
+    assert set(LINE_AT) | set(SHEET_AT) == set(forgery.TWO_READING_KINDS)
+
+
+@pytest.mark.parametrize("kind", sorted(LINE_AT))
+def test_a_line_the_page_prints_otherwise_is_flagged_with_both_readings(kind, forged, demo_db):
+    deck = load_decklist(forged(kind), demo_db)
+    lines, _ = _flagged(deck, BOTH)
+    at = [e for e in lines if (e.column, e.row) == LINE_AT[kind]]
+    assert at and at[0].needs_review, [(e.column, e.row, e.reasons) for e in lines]
+    detail = next(r.detail for r in deck.review if r.position == _ko(LINE_AT[kind]) and r.line)
+    assert "the text layer says" in detail, detail  # both readings: the text's, and the page's
+    assert "reads" in detail or "shows no such row" in detail, detail
+    if kind in ("small-print-tounicode-count", "count-times-three"):
+        assert "×3" in detail  # the count the page prints
+    assert json.loads(json.dumps(deck.to_json()))  # the contract carries it
+
+
+def _ko(place: tuple[str, int]) -> str:
+    from scanner.model import position_label
+    return position_label(None, None, *place)
+
+
+@pytest.mark.parametrize("kind", sorted(SHEET_AT))
+def test_a_row_or_page_only_the_rendering_shows_is_a_sheet_item(kind, forged, demo_db):
+    deck = load_decklist(forged(kind), demo_db)
+    items = [r.detail for r in deck.review if r.reason == REASON and r.line is None]
+    assert any(SHEET_AT[kind] in d for d in items), items
+    shown = [d for d in items if SHEET_AT[kind] in d]
+    assert any(PAGE_SHOWS.replace(" ", "") in d.replace(" ", "") for d in shown) or kind == "picture-page-first"
+    assert deck.needs_review >= 1
+
+
+def test_the_two_swapped_name_widgets_are_both_flagged_as_differing(forged, demo_db):
+    deck = load_decklist(forged("form-name-widgets-swapped"), demo_db)
+    lines, _ = _flagged(deck)
+    assert {(e.column, e.row) for e in lines} >= {("monster", 1), ("side", 1)}
+
+
+def test_the_look_alike_form_value_is_flagged_with_the_real_database(forged, real_db):
+    deck = load_decklist(forged("form-lookalike-value"), real_db)
+    line = next(e for e in deck.sections["main"] if (e.column, e.row) == ("monster", forgery.FORM_ROW))
+    assert line.name == forgery.LOOK_ALIKE and set(BOTH) & set(line.reasons)
+
+
+def test_paper_and_screen_are_each_drawn_and_identical_pictures_read_once(forged, tmp_path):
+    from scanner.pdf.render import PRINT, SCREEN, render_pages
+
+    honest = render_pages(SAMPLES / "kde-flat-hero.pdf", 100, 8, 10 ** 8)
+    assert len(honest.renderings) == 1 and set(honest.renderings[0].views) == {(0, SCREEN), (0, PRINT)}
+    x0, top, x1, bottom = (v * 100 / 72 for v in forgery._row_box(*forgery.EMPTY_ROW))
+    for kind, shown_on in (("print-only-annotation", PRINT), ("screen-only-annotation", SCREEN),
+                           ("print-only-layer", PRINT)):
+        drawn = render_pages(forged(kind), 100, 8, 10 ** 8).renderings
+        assert len(drawn) == 2, kind
+        cell = [r.image[int(top) + 3:int(bottom) - 2, int(x0) + 3:int(x1) - 2] for r in drawn]
+        with_row = drawn[max(range(2), key=lambda i: int((cell[i] < 128).sum()))]
+        assert with_row.views == [(0, shown_on)], kind
+
+
+def test_the_station_reads_without_verifying_only_as_not_verified(demo_db):
+    """A reading without the second reading is never clean: one sheet item says it is pending."""
+    from scanner.inputs.options import ReadOptions
+
+    deck = load_decklist(SAMPLES / "db-hero-square.pdf", demo_db, ReadOptions(verify=False))
+    assert [r.reason for r in deck.review] == [NOT_VERIFIED]
+
+
+def test_a_page_the_image_reader_cannot_read_leaves_every_line_not_verified(monkeypatch, demo_db):
+    from scanner.errors import UnreadableInput
+    from scanner.ocr import pipeline
+
+    def no_grid(*args, **kwargs):
+        raise UnreadableInput("input.no-grid", file="x")
+    monkeypatch.setattr(pipeline, "read_page", no_grid)
+    deck = load_decklist(SAMPLES / "db-hero-square.pdf", demo_db)
+    entries = [e for s in deck.sections.values() for e in s]
+    assert entries and all(NOT_VERIFIED in e.reasons and REASON not in e.reasons for e in entries)
+
+
+def test_a_verification_past_its_time_flags_what_it_did_not_read(monkeypatch, forged, demo_db):
+    from scanner import agreement
+
+    monkeypatch.setattr(agreement, "MAX_SECONDS", 0.0)
+    deck = load_decklist(forged("picture-page-first"), demo_db)  # two pages: the second not read
+    items = [r.detail for r in deck.review if r.reason == NOT_VERIFIED]
+    assert any("not read a second time" in d for d in items), items

@@ -18,3 +18,7 @@ class ReadOptions:
     max_pages: int = MAX_PAGES
     """Pages a PDF (frames an image) may have: counted on the page tree before any PDF
     library opens it, and again by pdfium (the station: `limits.MAX_SHEET_PAGES`)."""
+    verify: bool = True
+    """Read a text or form PDF a second time, by the image reader on its rendered pages, and flag
+    what the two readings do not agree on. False (the station's first, instant reading): the sheet
+    carries one `not-verified` item until it is verified."""

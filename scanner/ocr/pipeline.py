@@ -105,12 +105,18 @@ def read_pdf_pages(path: Path, db: "CardDatabase", options: "ReadOptions") -> Sh
 
 def read_image(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, is_scan: bool,
                label: str) -> SheetRead:
+    return read_page(img, db, options, is_scan=is_scan, label=label).sheet
+
+
+def read_page(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, is_scan: bool,
+              label: str) -> PageContext:
+    """`read_image`, keeping the page and its grid (where each row was read: crops of any row)."""
     ctx = PageContext(image=img, db=db, options=options, is_scan=is_scan, label=label)
     find_tables(ctx)
     read_rows(ctx)
     check_rows(ctx)
     report(ctx)
-    return ctx.sheet
+    return ctx
 
 
 def _tables_found(grid: Grid) -> list[str]:

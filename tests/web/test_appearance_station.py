@@ -33,3 +33,23 @@ def test_a_forged_pdf_shows_the_appearance_flag_in_korean_with_its_crop(app_clie
     page = app_client.get("/players/5566778899", headers={"X-Judge": quote("박저지")})
     assert page.status_code == 200, page.text[:300]
     assert REASON_KO["appearance-differs"] in page.text
+
+
+@pytest.mark.parametrize("kind, player, place", [("form-name-widgets-swapped", "1098765432", "몬스터 1"),
+                                                 ("print-only-annotation", "5566778899", None)])
+def test_a_two_reading_forgery_is_shown_in_korean_and_never_legal(kind, player, place, app_client,
+                                                                  tmp_path):
+    """Issue 33: the image reader's reading of the pages disagrees with the text; the station
+    shows the flag with its Korean label (and the line's place), and the sheet needs review."""
+    app_client.post("/api/roster", content="player,name\n5566778899,박지우\n1098765432,이서준\n")
+    pdf = forgery.make(kind, tmp_path / "sheet.pdf")
+    r = app_client.post("/api/registrations", files={"file": ("sheet.pdf", pdf.read_bytes())})
+    job = wait_job(app_client, r.json()["job"])
+    assert job["state"] == "done", job
+    view = app_client.get(f"/api/players/{player}").json()
+    assert view["status"] == "needs-review"
+    if place is not None:
+        assert place in [f["place"] for f in view["flagged"]]
+    page = app_client.get(f"/players/{player}", headers={"X-Judge": quote("박저지")})
+    assert page.status_code == 200, page.text[:300]
+    assert REASON_KO["appearance-differs"] in page.text
