@@ -168,6 +168,9 @@ class Entry:
     column: str | None = None
     row: int | None = None
     crop: str | None = None
+    removed: bool = False
+    """A judge took this line out of the list (struck through, or not a line at all): kept in
+    place only in the review's own view of the list, with no card and no copies."""
 
     def to_json(self) -> dict:
         out = {"card_id": self.card_id, "name": self.name, "count": self.count,
@@ -186,6 +189,8 @@ class Entry:
                                  for c, n, s in self.candidates]
         if self.crop:
             out["crop"] = self.crop
+        if self.removed:
+            out["removed"] = True
         return out
 
     @classmethod

@@ -295,6 +295,13 @@ END $$;
 """A judge withdraws a registration version (a wrong sheet on the wrong player): a row of its
 own, append-only like every record; the version stays."""
 
+_REVIEW_REMOVE = """
+ALTER TABLE review_decisions DROP CONSTRAINT review_decisions_action_check;
+ALTER TABLE review_decisions ADD CONSTRAINT review_decisions_action_check
+    CHECK (action IN ('keep', 'choose', 'skip', 'remove'));
+"""
+"""A judge takes a line out of the list (`remove`: a struck or garbage row)."""
+
 PG_MIGRATIONS: tuple[Migration, ...] = (
     Migration("pg-0001-initial", _TABLES),
     Migration("pg-0002-append-only", _GUARDS),
@@ -302,4 +309,5 @@ PG_MIGRATIONS: tuple[Migration, ...] = (
     Migration("pg-0004-station-crops", _CROPS),
     Migration("pg-0005-jobs-needs-decision", _NEEDS_DECISION),
     Migration("pg-0006-withdrawals", _WITHDRAWALS),
+    Migration("pg-0007-review-remove", _REVIEW_REMOVE),
 )
