@@ -267,7 +267,7 @@ if (form) {
 // unticked; 「다름」 opens the candidates, the card search, 「이 줄은 덱에 없음」 and the count,
 // and an answer there unticks the row. Nothing is chosen for a line the judge did not open.
 const review = document.getElementById("review-form");
-if (review) {
+if (review && document.getElementById("confirm-review")) {
   const button = document.getElementById("confirm-review");
   const left = document.getElementById("review-left");
   const rows = [...review.querySelectorAll("#glance li.gl")];
@@ -317,13 +317,13 @@ if (review) {
       const last = rowsBox.lastElementChild;
       const row = last.cloneNode(true);
       next += 1;
-      const id = `enter-${box.dataset.flag}-${next}`;
+      const id = `enter-${box.dataset.enter}-${next}`;
       const text = row.querySelector("input[type=text]");
       const hidden = row.querySelector("input[type=hidden]");
       text.value = ""; text.dataset.cardFor = id;
       hidden.value = ""; hidden.id = id; hidden.name = id; hidden.disabled = true;
       row.querySelectorAll("input[type=radio]").forEach(r => {
-        r.checked = false; r.name = `enter-count-${box.dataset.flag}-${next}`; });
+        r.checked = false; r.name = `enter-count-${box.dataset.enter}-${next}`; });
       row.querySelectorAll(".auto ul").forEach(ul => ul.remove());
       rowsBox.appendChild(row);
       bindCard(text);
