@@ -179,6 +179,9 @@ def test_a_table_not_found_closes_only_with_its_lines_entered(demo_db):
     with pytest.raises(EventError):  # a line entered needs its number
         decision_for(deck, 1, "main", None, "choose", traps[0].card_id, 1, db=demo_db,
                      reason=flag.reason)
+    # Meanwhile the list is short (6 cards read) but not 부적합 for it: its size is not known.
+    codes = check_decklist(deck, LimitList(name="x", limits={}), demo_db).codes()
+    assert codes == {"UNRESOLVED_LINE"}
     out = apply_decisions(deck, entered, demo_db)
     assert out.review == [] and out.totals()["main"] == 12
     assert [e.card_id for e in out.sections["main"][3:]] == [t.card_id for t in traps]

@@ -91,6 +91,12 @@ def _size_infractions(deck: Decklist) -> list[Infraction]:
     out = []
     totals = deck.totals()
     doubt = {s for s in SECTIONS if any(_count_in_doubt(e) for e in deck.sections[s])}
+    # Lines of the paper not read (a table not found or cut off): the section's size is not known.
+    missing = [r for r in deck.review if r.line is None and r.card_id is None
+               and r.reason == Reason.UNREADABLE_LINE]
+    doubt |= {r.section for r in missing if r.section in SECTIONS}
+    if any(r.section is None for r in missing):
+        doubt |= set(SECTIONS)
     main = totals["main"] if "main" not in doubt else MAIN_MIN
     extra = totals["extra"] if "extra" not in doubt else 0
     side = totals["side"] if "side" not in doubt else 0
