@@ -234,3 +234,27 @@ def test_decksheet_review_removes_a_line_with_x(cli_event, demo_db, tmp_path):
         assert [(d.action, d.line, d.judge) for d in decisions] == [("remove", 14, "박저지")]
         out = apply_decisions(decklist_from_json(reg.decklist_json), decisions, demo_db)
     assert len(out.sections["main"]) == 13 and out.totals()["main"] == 39
+
+
+def test_the_review_list_puts_doubtful_lines_first():
+    """One function orders the list: the reader's own `doubt` when the scan JSON gives one,
+    else its confidence and reasons; a card read on two lines of a section is doubtful."""
+    from types import SimpleNamespace
+
+    from scanner.web.glance import glance_order, line_doubt, repeated_cards
+
+    sure = {"card_id": 1, "count": 2, "confidence": 0.45, "reasons": ["uncertain-name"]}
+    assert line_doubt(sure) == (0.55, False)
+    assert line_doubt(dict(sure, reasons=["count-unclear"]))[1]
+    assert line_doubt(dict(sure, confidence=0.1))[1]
+    assert line_doubt(dict(sure, count=9))[1] and line_doubt(dict(sure, card_id=None))[1]
+    assert line_doubt(dict(sure, doubt=0.7)) == (0.7, True)  # the reader's own word wins
+    assert line_doubt(dict(sure, reasons=["count-unclear"], doubt=0.1)) == (0.1, False)
+    assert line_doubt(sure, repeated=True)[1]
+    sections = {"main": [{"card_id": 5}, {"card_id": 6}, {"card_id": 5}], "side": [{"card_id": 6}]}
+    assert repeated_cards(sections) == {("main", 5)}
+    lines = [SimpleNamespace(section=s, line=n, doubt=d, doubtful=f) for s, n, d, f in
+             [("main", 1, 0.3, False), ("side", 2, 0.5, True), ("main", 9, 0.9, True),
+              ("main", 4, 0.6, False)]]
+    assert [(x.section, x.line) for x in glance_order(lines)] == \
+        [("main", 9), ("side", 2), ("main", 4), ("main", 1)]

@@ -29,24 +29,37 @@ STRONG_DOUBTS = frozenset({
 own): such a line is doubtful whatever its confidence."""
 
 
-def line_doubt(item: dict) -> tuple[float, bool]:
+def repeated_cards(sections: dict) -> set[tuple[str, int]]:
+    """(section, card) read on more than one line of a section: a sheet lists a card once, so
+    one of those lines is likely another card the reader took for it."""
+    out: set[tuple[str, int]] = set()
+    for section, items in (sections or {}).items():
+        seen: set[int] = set()
+        for item in items or []:
+            card = item.get("card_id") if isinstance(item, dict) else None
+            if card is not None:
+                (out.add((section, card)) if card in seen else seen.add(card))
+    return out
+
+
+def line_doubt(item: dict, repeated: bool = False) -> tuple[float, bool]:
     """(doubt 0..1, doubtful) of one line of the stored read (`Entry.to_json()`, with the
-    reader's `doubt` when it gives one)."""
+    reader's `doubt` when it gives one); `repeated`: its card is on another line too."""
     card, count = item.get("card_id"), item.get("count")
-    unusable = card is None or not isinstance(count, int) or not 1 <= count <= 3
+    must_look = card is None or not isinstance(count, int) or not 1 <= count <= 3 or repeated
     raw = item.get("doubt")
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
         doubt = min(1.0, max(0.0, float(raw)))
-        return doubt, unusable or doubt >= DOUBTFUL
+        return doubt, must_look or doubt >= DOUBTFUL
     try:
         confidence = float(item.get("confidence", 1.0))
     except (TypeError, ValueError):
         confidence = 0.0
     doubt = min(1.0, max(0.0, 1.0 - confidence))
     strong = bool(STRONG_DOUBTS.intersection(item.get("reasons") or []))
-    if strong or unusable:
+    if strong or must_look:
         doubt = max(doubt, DOUBTFUL)
-    return doubt, unusable or strong or doubt >= LOW_CONFIDENCE_DOUBT
+    return doubt, must_look or strong or doubt >= LOW_CONFIDENCE_DOUBT
 
 
 class _Line(Protocol):

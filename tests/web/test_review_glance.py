@@ -178,6 +178,8 @@ def test_an_unreadable_photo_asks_for_a_retake_and_unread_tables_are_entered(bro
     assert "사진을 다시 찍어 주세요" in text and "시트 전체가 들어오게" in text
     assert "함정 표를 사진에서 찾지 못해" in text and "table not found" not in text
     assert box.locator("#retake-upload").get_attribute("href") == f"/checkin?player={KID}"
+    # 12 lines read of a 40-card sheet: not 부적합 (메인 덱 40장 미만) — its size is not known.
+    assert page.inner_text("#verdict") == "확인 필요 15" and page.locator("#infractions").count() == 0
     # The twelve lines wait folded behind the retake: not twelve items on the screen.
     assert not page.locator("#glance").is_visible()
     assert not page.locator("[data-flag]").first.is_visible()  # the 합계 item, folded too

@@ -11,7 +11,7 @@ from scanner.event.flows import (CHOOSE, KEEP, REMOVE, SKIP, apply_decisions,
 from scanner.event.records import Registration, ReviewDecision
 from scanner.model import SECTIONS, Decklist, Entry, ReviewFlag
 from scanner.rules.codes import REVIEW_CODES
-from scanner.web.glance import glance_order, line_doubt
+from scanner.web.glance import glance_order, line_doubt, repeated_cards
 from scanner.web.service.checkin import CHECKIN_CONFIRMED
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.views import (DecisionView, LineView, RegistrationView, SheetFlagView,
@@ -52,6 +52,7 @@ class ReviewService(StationCore):
                             for _, _, a, d in store.audit_log())
         latest = {(d.section, d.line): d for d in decisions if d.line is not None}
         stored = reg.decklist_json.get("sections") or {}
+        repeats = repeated_cards(stored)
         columns: dict[str, list[LineView]] = {}
         flagged: list[LineView] = []
         decided: list[LineView] = []
@@ -59,7 +60,8 @@ class ReviewService(StationCore):
             items = stored.get(s) or []
             for i, (e_read, e_now) in enumerate(zip(read.sections[s], deck.sections[s]), 1):
                 raw = items[i - 1] if i <= len(items) and isinstance(items[i - 1], dict) else {}
-                lv = self._line_view(s, i, e_read, e_now, latest.get((s, i)), raw)
+                lv = self._line_view(s, i, e_read, e_now, latest.get((s, i)), raw,
+                                     (s, e_read.card_id) in repeats)
                 if not e_now.removed:
                     key = COLUMN_KO.get(e_read.column or "", SECTION_SHORT_KO[s])
                     columns.setdefault(key, []).append(lv)
@@ -100,7 +102,8 @@ class ReviewService(StationCore):
             retake=[f for f in sheet_flags if f.kind in ("retake", "missing")])
 
     def _line_view(self, section: str, line: int, read: Entry, now: Entry,
-                   decision: ReviewDecision | None, raw: dict | None = None) -> LineView:
+                   decision: ReviewDecision | None, raw: dict | None = None,
+                   repeated: bool = False) -> LineView:
         place = (f"{COLUMN_KO.get(read.column, read.column)} {read.row}" if read.column and read.row
                  else f"{SECTION_SHORT_KO[section]} {line}")
         cands = list(read.candidates[:5])
@@ -111,7 +114,7 @@ class ReviewService(StationCore):
         if decision is not None:
             decided = {KEEP: "읽은 그대로 확정", SKIP: "보류", REMOVE: "덱에 없음 (뺌)",
                        CHOOSE: f"{now.name} ×{now.count}"}.get(decision.action, decision.action)
-        doubt, doubtful = line_doubt(raw if raw else read.to_json())
+        doubt, doubtful = line_doubt(raw if raw else read.to_json(), repeated)
         return LineView(section=section, line=line, place=place, card_id=now.card_id,
                         name=now.name, count=now.count, read=read.read,
                         needs_review=now.needs_review,
