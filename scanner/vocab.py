@@ -80,6 +80,8 @@ class Reason(StrEnum):
     HANDWRITTEN = "handwritten"
     MERGED_ROWS = "merged-rows"
     RETAKE_PHOTO = "retake-photo"
+    RETAKE = "retake"
+    """Contract v4: the sheet's layout could not be found well enough to read its tables."""
     # the sheet as a whole
     TOTAL_MISMATCH = "total-mismatch"
     COLUMN_TOTAL_MISMATCH = "column-total-mismatch"
@@ -122,6 +124,7 @@ REASON_KO: dict[str, str] = {
     Reason.HANDWRITTEN: "손글씨",
     Reason.MERGED_ROWS: "두 줄이 한 줄로 읽힘 (두 줄 모두 확인)",
     Reason.RETAKE_PHOTO: "사진 속 시트가 너무 작음 — 다시 찍어 주십시오",
+    Reason.RETAKE: "시트의 표를 찾지 못함 — 다시 찍어 주십시오",
     Reason.TOTAL_MISMATCH: "시트의 합계와 줄의 합이 다름",
     Reason.COLUMN_TOTAL_MISMATCH: "칸 합계와 줄의 합이 다름",
     Reason.KONAMI_ID_UNCLEAR: "코나미 ID를 읽을 수 없음",

@@ -97,7 +97,7 @@ class SheetFlagView:
     detail_ko: str = ""
     """What the page shows of the detail (a struck row: its card and count, in Korean)."""
     kind: str = "other"
-    """retake (a new photo is asked for), missing (lines of the paper were not read: a table
+    """new-photo (another photo is asked for), missing (lines of the paper were not read: a table
     not found or cut off), struck, total, or other."""
     keepable: bool = True
     """「확인함」 closes it (a `missing` item only when the printed total says the table is

@@ -203,7 +203,7 @@ def test_an_unreadable_photo_asks_for_a_retake_and_unread_tables_are_entered(bro
     with server.client() as c:
         player = c.get(f"/api/players/{KID}").json()
     kinds = [f["kind"] for f in player["sheet_flags"]]
-    assert "missing" not in kinds and kinds.count("retake") == 1
+    assert "missing" not in kinds and kinds.count("new-photo") == 1
     # Closing a table not found as "checked" is refused (the cards would be entered nowhere).
     with server.client() as c:
         _register_json(server, {"sections": {"main": main, "extra": [], "side": []},

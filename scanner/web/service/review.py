@@ -25,9 +25,10 @@ layer's `choose` on that sheet-level item, with the card and count the sheet pri
 _CROP_IN_DETAIL = re.compile(r";?\s*crop (\S+)")
 _STRUCK_CARD = re.compile(r"\[(\d+)\]\)? ×([123])\b")
 _ROW_IN_DETAIL = re.compile(r"^(monster|spell|trap|extra|side) row (\d+):")
+_HANGUL = re.compile(r"[가-힣]")
 _TABLE_NOT_FOUND = re.compile(r"^(monster|spell|trap|extra|side) table not found")
 _TABLE_CUT = re.compile(r"^(monster|spell|trap|extra|side) table cut off after row (\d+)")
-RETAKE_REASONS = frozenset({"retake", Reason.RETAKE_PHOTO})
+RETAKE_REASONS = frozenset({Reason.RETAKE, Reason.RETAKE_PHOTO})
 """Sheet-level reasons that ask for another photo (contract v4 `retake`; `retake-photo`: the
 sheet too small in the frame)."""
 
@@ -88,7 +89,7 @@ class ReviewService(StationCore):
             file_name=reg.file_name, reader=reg.reader, created_at=reg.created_at,
             judge=reg.judge, verdict=verdict, columns=list(columns.items()),
             flagged=glance_order(flagged), sheet_flags=[f for f in sheet_flags
-                                                        if f.kind not in ("retake", "missing")],
+                                                        if f.kind not in ("new-photo", "missing")],
             infractions=infractions,
             totals=deck.totals(), printed_totals=data.get("printed_totals") or {},
             sheet_id=(data.get("player") or {}).get("konami_id"),
@@ -99,7 +100,7 @@ class ReviewService(StationCore):
                                       reg.withdrawal.created_at)
                        if reg.withdrawal else None),
             withdrawn_versions=sorted(withdrawn), decided_lines=decided,
-            retake=[f for f in sheet_flags if f.kind in ("retake", "missing")])
+            retake=[f for f in sheet_flags if f.kind in ("new-photo", "missing")])
 
     def _line_view(self, section: str, line: int, read: Entry, now: Entry,
                    decision: ReviewDecision | None, raw: dict | None = None,
@@ -142,7 +143,8 @@ class ReviewService(StationCore):
         flag = flag or ReviewFlag(section=section, reason=reason, detail=detail)
         kind, keepable, entered, next_entry = "other", True, [], 1
         if reason in RETAKE_REASONS:
-            kind = "retake"
+            kind = "new-photo"  # the reader's advice when it is in Korean, else the label
+            shown = detail if _HANGUL.search(detail) else REASON_KO.get(reason, "다시 찍어 주십시오")
         elif lines_missing(flag):
             kind, shown = "missing", self._missing_ko(section, detail)
             keepable = deck is not None and sum_agrees(deck, section)
