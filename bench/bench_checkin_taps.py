@@ -13,7 +13,25 @@ Sheets of three kinds:
   candidate the station offers by the sheet's name (counted separately: needs review);
 - `photo` (with `--photos`): a phone photo (OCR); its read lines may need review.
 
+With `--sheets DIR` (a set `samples/make_photos.py` made, each image with its truth JSON; kinds
+photo, photo-corrected, kde-hand: `--kinds photo,photo-corrected,kde-hand --card-db …` or the
+demo database) the desk also *reviews* each sheet to its truth, as a judge with the paper in
+hand (issue 35): `photo`, `pen` (pen-corrected photo) and `hand` (Konami's form filled by hand)
+players. The judge compares each line shown with the paper, leaves the right ones as read,
+opens a wrong one and taps the right candidate (or types the card's name and picks it), taps
+the count, takes a struck or garbage row out of the list (where the page offers it), restores
+a struck row the paper still lists, answers the sheet-level items, enters the lines of a table
+not read, and confirms. It drives whichever review page the station serves (the list at a
+glance, or the one-card-per-item page before it), so the same script gives before and after.
+
+Judge time per player = 1.5 s a tap + 0.3 s a key + 3 s per item read (a box on the page the
+judge must read and answer: the glance list as a whole, a line opened, a sheet-level item; on
+the page before it every flagged line is such a box) + 1 s per line shown for comparison with
+the paper + the measured waits (file picked → whose-sheet button; each page after a tap). The
+figures say how much of it is the reader's wait.
+
     python bench/bench_checkin_taps.py [--players 30] [--id-off 3] [--photos 1]
+    python bench/bench_checkin_taps.py --players 0 --id-off 0 --photos 0 --sheets /tmp/set
 
 Prints per-player and median figures; writes bench/results/bench_checkin_taps.json.
 The slow browser test (tests/web/test_checkin_taps.py) runs a smaller version.
@@ -45,6 +63,10 @@ GIVEN = ("하늘", "서준", "지우", "민서", "도윤", "서연", "하준", "
 DECKS = ("blue-eyes", "sky-striker", "hero")
 PHOTO = ("photos/photo-corrected-02.jpg", "1098765432", "이서준")
 """A sample phone photo (its printed ID and name: samples/README)."""
+TAP, KEY, ITEM, LINE = 1.5, 0.3, 3.0, 1.0
+"""Seconds a tap, a key, an item read, a line compared with the paper (issue 35's model)."""
+SHEET_KINDS = {"photo": "photo", "photo-corrected": "pen", "kde-hand": "hand"}
+"""make_photos kinds → the bench's."""
 
 
 @dataclass
@@ -54,7 +76,9 @@ class Case:
     name: str
     path: Path
     kind: str
-    """clean / id-off / photo."""
+    """clean / id-off / photo / pen / hand."""
+    truth: dict | None = None
+    """The sheet's truth JSON (make_photos): the deck the judge's review must leave."""
 
 
 @dataclass
@@ -71,6 +95,30 @@ class Figures:
     """Lines of the stored registration that need a judge (answered later, not counted)."""
     legal: bool | None = None
     ok: bool = False
+    items: int = 0
+    """Boxes read and answered in the review (see the module's note)."""
+    lines_shown: int = 0
+    """Lines compared with the paper."""
+    review_wait: float = 0.0
+    """Measured waits of the review (the page after each submit)."""
+    reviewed: bool = False
+    list_ok: bool | None = None
+    """After the review: the stored list is the truth's deck, nothing left to review."""
+    left: int = 0
+    """Items still needing review after the judge's pass (the page offered no answer)."""
+    retake: bool = False
+    """The page asked for another photo (the judge tapped 다시 찍어 올리기)."""
+    verdict: str = ""
+    differs: dict = field(default_factory=dict)
+    """After the review, where the stored list is not the paper's: section → {card: (stored,
+    paper)}."""
+    wrong_first_tap: bool = False
+    """Tapping the page's first button alone stored a line that is not the paper's."""
+
+    @property
+    def seconds(self) -> float:
+        return round(self.taps * TAP + self.keystrokes * KEY + self.items * ITEM
+                     + self.lines_shown * LINE + self.wait_seconds + self.review_wait, 1)
 
 
 @dataclass
@@ -86,6 +134,12 @@ class Judge:
 
     def type(self, selector: str, text: str) -> None:
         self.page.fill(selector, text)
+        self.figures.keystrokes += len(text)
+
+    def type_in(self, locator, text: str) -> None:
+        """Typing into a field found by locator (key by key: autocompletes listen)."""
+        locator.fill("")
+        locator.type(text)
         self.figures.keystrokes += len(text)
 
     def pick_file(self, selector: str, path: Path) -> None:
@@ -122,6 +176,41 @@ def make_cases(out_dir: Path, players: int, id_off: int, photos: int) -> list[Ca
     return cases
 
 
+def sheet_cases(folder: Path, first: int = 0) -> list[Case]:
+    """One player per sheet of a make_photos set (photo, photo-corrected, kde-hand), on the
+    roster by the ID and name the sheet prints (a sheet without an ID gets a roster ID of its
+    own: the desk finds it by name). Sheets of a set share a few printed IDs: `run_groups`
+    checks them in at separate events."""
+    cases: list[Case] = []
+    for path in sorted(folder.glob("*.truth.json")):
+        truth = json.loads(path.read_text(encoding="utf-8"))
+        kind = SHEET_KINDS.get(truth.get("kind"))
+        if kind is None:
+            continue
+        player = truth.get("player") or {}
+        kid = "".join(ch for ch in str(player.get("konami_id") or "") if ch.isdigit())
+        if len(kid) != 10:
+            kid = f"39{first + len(cases):08d}"
+        name = player.get("name") or f"{FAMILY[len(cases) % len(FAMILY)]}{GIVEN[len(cases) % 20]}"
+        cases.append(Case(kid, name, folder / truth["file"], kind, truth))
+    return cases
+
+
+def run_groups(cases: list[Case], work: Path, workers: int = 2, log=print) -> list[Figures]:
+    """`run` once per group of cases whose players are all different (an event each)."""
+    groups: list[list[Case]] = []
+    for case in cases:
+        group = next((g for g in groups if case.player not in {c.player for c in g}), None)
+        if group is None:
+            groups.append(group := [])
+        group.append(case)
+    out: list[Figures] = []
+    for n, group in enumerate(groups):
+        (work / f"event-{n}").mkdir(parents=True, exist_ok=True)
+        out += run(group, work / f"event-{n}", workers, log)
+    return out
+
+
 def roster_csv(cases: list[Case]) -> str:
     return "player,name,table\n" + "".join(
         f"{c.player},{c.name},{i + 1}\n" for i, c in enumerate(cases))
@@ -133,8 +222,9 @@ def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Fig
     judge.tap("nav.tabs >> text=체크인")
     page.wait_for_selector("#file", state="attached")
     started = time.monotonic()
+    photo = case.kind in ("photo", "pen", "hand") and case.path.suffix.lower() != ".pdf"
     with page.expect_response("**/api/registrations") as resp:
-        judge.pick_file("#photo" if case.kind == "photo" else "#file", case.path)
+        judge.pick_file("#photo" if photo else "#file", case.path)
     job = resp.value.json()["job"]
     page.wait_for_selector("#whose:not(.hide)", timeout=timeout_ms)
     judge.figures.wait_seconds = round(time.monotonic() - started, 2)
@@ -154,11 +244,258 @@ def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Fig
     return judge.figures
 
 
+# --------------------------------------------------------------------------- the review (issue 35)
+
+
+def _truth_counts(truth: dict) -> dict[str, dict[int, int]]:
+    return {s: {int(k): int(v) for k, v in (truth.get(s) or {}).items()}
+            for s in ("main", "extra", "side")}
+
+
+def _stored(event: Path, kid: str, db, effective: bool = False):
+    """The registration's list as read (or as the judges left it) and its flagged lines."""
+    from scanner.event.flows import decklist_from_json, effective_decklist
+    from scanner.event.stores import open_event
+
+    with open_event(event, readonly=True) as store:
+        reg = store.latest_registration(kid)
+        if reg is None:
+            return None
+        if effective:
+            return effective_decklist(store, reg, db)
+        return decklist_from_json(reg.decklist_json)
+
+
+@dataclass
+class _Step:
+    """What the judge does on one flagged line, planned from the paper (the truth)."""
+
+    key: str
+    """section-line, as the page names it."""
+    action: str
+    """ok (as read), count (the count only), choose (another card), remove (not in the deck),
+    skip (the page offers nothing that fits)."""
+    card_id: int | None = None
+    count: int | None = None
+    read_count: int = 0
+    by_search: bool = False
+
+
+def plan_review(read, rows: list[str], candidates: dict[str, list[int]],
+                expected: dict[str, dict[int, int]], db) -> tuple[list[_Step], dict]:
+    """Each flagged line's answer, as a judge with the paper would give it: the lines the
+    reader has right first (they account for their cards), then the others take the paper's
+    cards still missing — a candidate the page offers, else one found by name — and a line
+    whose card the paper no longer lists leaves the list."""
+    from rapidfuzz import fuzz
+
+    left = {s: dict(c) for s, c in expected.items()}
+    flagged = set(rows)
+    for s, entries in read.sections.items():  # lines not flagged: the judge does not see them
+        for i, e in enumerate(entries, 1):
+            if f"{s}-{i}" not in flagged and e.card_id in left[s]:
+                left[s][e.card_id] -= e.count
+    steps: dict[str, _Step] = {}
+    for key in rows:  # right as read (card, or card with another count)
+        s, i = key.rsplit("-", 1)
+        e = read.sections[s][int(i) - 1]
+        if e.card_id is not None and left[s].get(e.card_id, 0) > 0:
+            want = left[s][e.card_id]
+            steps[key] = _Step(key, "ok" if want == e.count else "count", e.card_id,
+                               min(3, want), e.count)
+            left[s][e.card_id] -= min(3, want)
+    for key in rows:  # the rest take the cards still missing, or leave the list
+        if key in steps:
+            continue
+        s, i = key.rsplit("-", 1)
+        e = read.sections[s][int(i) - 1]
+        missing = [c for c, n in left[s].items() if n > 0]
+        pick = next((c for c in candidates.get(key, []) if c in missing), None)
+        search = False
+        if pick is None and missing:  # the paper shows the card: the judge types its name
+            pick = max(missing, key=lambda c: fuzz.ratio(e.read, db.get(c).name if db.get(c) else ""))
+            search = True
+        if pick is None:
+            steps[key] = _Step(key, "remove", read_count=e.count)
+            continue
+        steps[key] = _Step(key, "choose", pick, min(3, left[s][pick]), e.count, search)
+        left[s][pick] -= min(3, left[s][pick])
+    return [steps[k] for k in rows], left
+
+
+def _wait_page(page, judge: "Judge", before: float) -> None:
+    page.wait_for_load_state("load")
+    judge.figures.review_wait += round(time.monotonic() - before, 2)
+
+
+def _pick_card(page, judge: "Judge", box, name: str, card_id: int) -> None:
+    """Type a card's name in a card field and tap it in the suggestions (a few syllables
+    first, the whole name if the list does not offer it)."""
+    field = box.locator("input[data-card-for]").last
+    for text in (name[:4], name):
+        judge.type_in(field, text)
+        try:
+            box.locator(".auto li", has_text=f"[{card_id}]").first.click(timeout=4000)
+            judge.figures.taps += 1
+            return
+        except Exception:  # noqa: BLE001 - not offered for these syllables: type on
+            continue
+    raise RuntimeError(f"card {card_id} not offered for {name!r}")
+
+
+def review(page, client, case: Case, judge: "Judge", event: Path, db) -> None:
+    """The judge reviews the registration page to the paper (the case's truth)."""
+    fig = judge.figures
+    fig.reviewed = True
+    kid = case.player
+    expected = _truth_counts(case.truth or {})
+    read = _stored(event, kid, db)
+    data = client.get(f"/api/players/{kid}").json()
+    glance = page.locator("#glance li.gl, #retake").count() > 0
+    if glance and page.locator("#retake .rt-title").count() and \
+            "다시 찍어" in page.inner_text("#retake .rt-title"):
+        # The page asks for another photo: the judge reads the box and taps 다시 찍어 올리기;
+        # the new photo is a new check-in (file button, the file, whose sheet: 3 taps).
+        fig.items += 1
+        judge.tap("#retake-upload")
+        fig.taps += 3
+        fig.retake = True
+        return
+    if glance:
+        rows = page.eval_on_selector_all("#glance li.gl", "els => els.map(e => e.dataset.line)")
+    else:
+        rows = page.eval_on_selector_all(".flag:not(.done)[data-line]",
+                                         "els => els.map(e => e.dataset.line)")
+    candidates = {f"{f['section']}-{f['line']}": [c["card_id"] for c in f["candidates"]]
+                  for f in data["flagged"]}
+    steps, left = plan_review(read, rows, candidates, expected, db)
+    if glance:
+        _review_glance(page, judge, steps, read, db)
+    else:
+        _review_cards(page, judge, steps, read, db)
+    _sheet_items(page, judge, data, left, glance, db)
+    if page.locator("#confirm-review").count() and page.locator("#confirm-review").is_enabled():
+        start = time.monotonic()
+        judge.tap("#confirm-review")
+        _wait_page(page, judge, start)
+    after = _stored(event, kid, db, effective=True)
+    got = {s: {} for s in expected}
+    for s, entries in after.sections.items():
+        for e in entries:
+            if e.card_id is not None:
+                got[s][e.card_id] = got[s].get(e.card_id, 0) + e.count
+    fig.left = after.needs_review
+    fig.list_ok = got == expected and after.needs_review == 0
+    fig.differs = {s: {c: (got[s].get(c, 0), expected[s].get(c, 0))
+                       for c in set(got[s]) | set(expected[s])
+                       if got[s].get(c, 0) != expected[s].get(c, 0)} for s in expected}
+    fig.differs = {s: d for s, d in fig.differs.items() if d}
+    row = next((p for p in client.get("/api/players").json() if p["player"] == kid), {})
+    fig.verdict = row.get("status", "")
+
+
+def _review_glance(page, judge: "Judge", steps: list[_Step], read, db) -> None:
+    fig = judge.figures
+    if steps:
+        fig.items += 1  # the list as a whole
+        fig.lines_shown += len(steps)
+    for st in steps:
+        row = page.locator(f"#glance li.gl[data-line='{st.key}']")
+        tick = row.locator("input[type=checkbox]")
+        ticked = tick.is_checked()
+        if st.action != "ok" and ticked:
+            fig.wrong_first_tap = True  # the first button alone would store it as read
+        if st.action == "ok":
+            if not ticked:
+                row.locator("label.tick").click()
+                fig.taps += 1
+            continue
+        row.locator("summary.gdiff").click()
+        fig.taps += 1
+        fig.items += 1
+        if st.action == "remove":
+            row.locator("label.gone").click()
+            fig.taps += 1
+            continue
+        if st.action == "choose":
+            radio = row.locator(f"input[value='card:{st.card_id}']")
+            if radio.count() and not st.by_search:
+                radio.check()
+                fig.taps += 1
+            else:
+                _pick_card(page, judge, row, db.get(st.card_id).name, st.card_id)
+        if st.action == "count" or st.count != st.read_count:
+            row.locator(".counts label", has_text=str(st.count)).first.click()
+            fig.taps += 1
+
+
+def _review_cards(page, judge: "Judge", steps: list[_Step], read, db) -> None:
+    """The page before issue 35: a card per flagged line, a radio per candidate, no keep."""
+    fig = judge.figures
+    for st in steps:
+        card = page.locator(f".flag:not(.done)[data-line='{st.key}']")
+        fig.items += 1
+        fig.lines_shown += 1
+        if st.action == "remove":  # no such answer: put it off (the line stays to review)
+            card.locator("input[value='skip']").check()
+            fig.taps += 1
+            continue
+        radio = card.locator(f"input[value='card:{st.card_id}']")
+        if radio.count() and not st.by_search:
+            radio.check()
+            fig.taps += 1
+        else:
+            _pick_card(page, judge, card, db.get(st.card_id).name, st.card_id)
+        count = card.locator("input[type=number]")
+        if count.input_value() != str(st.count):
+            judge.type_in(count, str(st.count))
+            fig.taps += 1
+
+
+def _sheet_items(page, judge: "Judge", data: dict, left: dict, glance: bool, db) -> None:
+    """Sheet-level items: a struck row the paper still lists is restored, others as the sheet
+    says; the lines of a table not read are entered (where the page asks for them)."""
+    fig = judge.figures
+    flags = {f["flag"]: f for f in data["sheet_flags"]}
+    for el in page.locator("#review-form [data-flag]").all():
+        if not el.is_visible():
+            continue
+        f = flags.get(int(el.get_attribute("data-flag")), {})
+        fig.items += 1
+        restore = f.get("restore")
+        s = f.get("section")
+        if restore and s in left and left[s].get(restore["card_id"], 0) > 0:
+            el.locator("input[value='restore']").check()
+            left[s][restore["card_id"]] -= restore["count"]
+        else:
+            el.locator("input[value='keep']").check()
+        fig.taps += 1
+    for box in page.locator("details.enter").all():  # a table the reader did not read
+        fig.items += 1
+        box.locator("summary").click()
+        fig.taps += 1
+        s = flags.get(int(box.get_attribute("data-enter")), {}).get("section")
+        todo = [(c, n) for c, n in (left.get(s) or {}).items() if n > 0]
+        for k, (cid, n) in enumerate(todo):
+            if k:
+                box.locator(".add-entry").click()
+                fig.taps += 1
+            row = box.locator(".enter-row").nth(k)
+            _pick_card(page, judge, row, db.get(cid).name, cid)
+            row.locator(".counts label", has_text=str(min(3, n))).first.click()
+            fig.taps += 1
+            left[s][cid] = 0
+
+
 def run(cases: list[Case], work: Path, workers: int = 2, log=print) -> list[Figures]:
-    """Start a station on a temp event, import the roster, check every player in."""
+    """Start a station on a temp event, import the roster, check every player in (and review
+    the sheets that come with their truth)."""
     from playwright.sync_api import sync_playwright
 
+    from card_db.cdb import demo_db_path, load_card_db
     from web.station import make_event, start_server
+
+    db = load_card_db(demo_db_path())
 
     event = make_event(work / "event.sqlite")
     server = start_server(event, work / "data", workers=workers)
@@ -179,10 +516,21 @@ def run(cases: list[Case], work: Path, workers: int = 2, log=print) -> list[Figu
             page.wait_for_url(server.url + "/")
             for case in cases:
                 fig = check_in(page, server, client, case)
+                if case.truth is not None and fig.ok:
+                    try:
+                        review(page, client, case, Judge(page, fig), event, db)
+                    except Exception as exc:  # noqa: BLE001 - one sheet's failure is a figure
+                        log(f"  review failed: {exc!r}"[:300])
+                        fig.list_ok = False
                 out.append(fig)
-                log(f"{fig.player} {fig.kind:7} taps {fig.taps} keys {fig.keystrokes:2} "
+                log(f"{fig.player} {fig.kind:7} taps {fig.taps:3} keys {fig.keystrokes:3} "
+                    f"items {fig.items:2} lines {fig.lines_shown:2} "
                     f"reader {fig.reader_seconds:5.2f}s wait {fig.wait_seconds:5.2f}s "
-                    f"review {fig.needs_review} {'ok' if fig.ok else 'WRONG PLAYER'}")
+                    f"judge {fig.seconds:6.1f}s flagged {fig.needs_review:2} "
+                    f"{'ok' if fig.ok else 'WRONG PLAYER'}"
+                    + (f" list {'ok' if fig.list_ok else 'WRONG'} left {fig.left} {fig.verdict}"
+                       if fig.reviewed else "") + (" RETAKE" if fig.retake else "")
+                    + (" wrong-if-first-tap" if fig.wrong_first_tap else ""))
             browser.close()
     finally:
         server.stop()
@@ -201,9 +549,35 @@ def summary(figs: list[Figures]) -> dict:
                 "max_taps": max(f.taps for f in rows),
                 "all_right_player": all(f.ok for f in rows)}
 
+    def judged(rows: list[Figures]) -> dict:
+        """Judge time per player (the module's note), with and without the reader's wait."""
+        if not rows:
+            return {"players": 0}
+        active = [round(f.seconds - f.wait_seconds - f.review_wait, 1) for f in rows]
+        return {"players": len(rows),
+                "median_judge_seconds": statistics.median(f.seconds for f in rows),
+                "max_judge_seconds": max(f.seconds for f in rows),
+                "median_seconds_without_waits": statistics.median(active),
+                "median_wait_seconds": round(statistics.median(
+                    f.wait_seconds + f.review_wait for f in rows), 2),
+                "median_taps": statistics.median(f.taps for f in rows),
+                "median_keystrokes": statistics.median(f.keystrokes for f in rows),
+                "median_items": statistics.median(f.items for f in rows),
+                "median_lines_shown": statistics.median(f.lines_shown for f in rows),
+                "lists_right": sum(1 for f in rows if f.list_ok),
+                "retakes": sum(1 for f in rows if f.retake),
+                "left_to_review": sum(f.left for f in rows),
+                "wrong_if_first_tap": sum(1 for f in rows if f.wrong_first_tap),
+                "all_right_player": all(f.ok for f in rows)}
+
     clean = [f for f in figs if f.kind == "clean" and not f.needs_review]
-    review = [f for f in figs if f not in clean]
-    return {"all": block(figs), "clean_pdf": block(clean), "needs_review": block(review)}
+    review_ = [f for f in figs if f not in clean]
+    out = {"all": block(figs), "clean_pdf": block(clean), "needs_review": block(review_)}
+    for kind in ("photo", "pen", "hand"):
+        rows = [f for f in figs if f.kind == kind and f.reviewed]
+        if rows:
+            out[kind] = judged(rows)
+    return out
 
 
 def main() -> None:
@@ -212,16 +586,23 @@ def main() -> None:
     ap.add_argument("--id-off", type=int, default=3)
     ap.add_argument("--photos", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--sheets", type=Path, default=None,
+                    help="a make_photos set (photo, photo-corrected, kde-hand): review each")
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "bench_checkin_taps.json")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        cases = make_cases(work / "sheets", args.players, args.id_off, args.photos)
-        figs = run(cases, work, args.workers)
+        cases = make_cases(work / "sheets", args.players, args.id_off, args.photos) \
+            if args.players else []
+        if args.sheets:
+            cases += sheet_cases(args.sheets, first=len(cases))
+        figs = run_groups(cases, work, args.workers)
     report = summary(figs)
     print(json.dumps(report, ensure_ascii=False, indent=1))
-    out = REPO / "bench" / "results" / "bench_checkin_taps.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({"summary": report, "players": [asdict(f) for f in figs]},
+    out = args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"summary": report, "players": [dict(asdict(f), seconds=f.seconds)
+                                                             for f in figs]},
                               ensure_ascii=False, indent=1), encoding="utf-8")
 
 

@@ -233,6 +233,9 @@ class Entry:
     crop: str | None = None
     certainty: float | None = None
     """The reader's own estimate that card and count are right (`ReadLine.certainty`)."""
+    removed: bool = False
+    """A judge took this line out of the list (struck through, or not a line at all): kept in
+    place only in the review's own view of the list, with no card and no copies."""
 
     def to_json(self) -> dict:
         out = {"card_id": self.card_id, "name": self.name, "count": self.count,
@@ -253,6 +256,8 @@ class Entry:
             out["crop"] = self.crop
         if self.certainty is not None:
             out["certainty"] = round(self.certainty, 3)
+        if self.removed:
+            out["removed"] = True
         return out
 
     @classmethod

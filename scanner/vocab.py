@@ -81,6 +81,7 @@ class Reason(StrEnum):
     MERGED_ROWS = "merged-rows"
     RETAKE_PHOTO = "retake-photo"
     RETAKE = "retake"
+    """Contract v4: the sheet's layout could not be found well enough to read its tables."""
     # the sheet as a whole
     TOTAL_MISMATCH = "total-mismatch"
     COLUMN_TOTAL_MISMATCH = "column-total-mismatch"

@@ -182,7 +182,10 @@ MESSAGES: dict[str, str] = {
                               "list, then confirm",
     "deckcheck.line-no-count": "{place} ({read}) has no usable count: correct it in the observed "
                                "list, then confirm",
-    "review.unknown-action": "unknown review action {action} (keep, choose or skip)",
+    "review.unknown-action": "unknown review action {action} (keep, choose, skip or remove)",
+    "review.enter-lines-first": "the lines of a table the reader did not read must be entered (card and count), or the sheet photographed again",
+    "review.entry-number": "an entered line needs its number 1..200 (not {entry})",
+    "review.remove-lines-only": "only a line can be removed from the list (not a sheet-level item)",
     "review.no-sheet-item": "no sheet-level item to review in {section}",
     "review.restore-only-struck": "only a struck-through row can be restored",
     "review.restore-needs-card": "restoring a struck row needs a card of the database and a count "

@@ -7,12 +7,12 @@ import click
 from card_db.cdb import CardDatabase
 from scanner.event.context import EventContext
 from scanner.event.records import Registration, ReviewDecision
-from scanner.event.flows import (CHOOSE, KEEP, SKIP, decision_for, effective_decklist,
-                                 flagged_items, record_review_decisions)
+from scanner.event.flows import (CHOOSE, KEEP, REMOVE, SKIP, decision_for, effective_decklist,
+                                 flagged_items, lines_missing, record_review_decisions, sum_agrees)
 from scanner.model import SECTION_KO, Entry, position_label
 from scanner.vocab import reason_ko
 HELP = ("번호 = 후보 선택 · 카드 이름/패스코드 입력 · k = 읽은 그대로 확정 · "
-        "s = 건너뛰기 · q = 저장 후 종료")
+        "x = 이 줄은 덱에 없음 · s = 건너뛰기 · q = 저장 후 종료")
 
 
 class _Quit(Exception):
@@ -47,6 +47,8 @@ def _ask_line(entry: Entry, db: CardDatabase) -> tuple[str, int | None, int | No
             raise _Quit
         if low == "s":
             return SKIP, None, None
+        if low == "x":  # struck through, or not a line at all: out of the list
+            return REMOVE, None, None
         if low == "k":
             if entry.card_id is None:
                 click.echo("  이 줄은 카드가 정해지지 않아 확정할 수 없습니다: 후보나 이름을 입력하세요.")
@@ -75,7 +77,7 @@ def walk(ctx: EventContext, reg: Registration) -> int:
     """Ask about every flagged item; store the answers (`ctx.judge`, time, line before → after)
     and show the verdict the list has now. Returns how many items still need review."""
     db, judge = ctx.db, ctx.judge
-    deck = effective_decklist(ctx.record, reg, db)
+    deck = effective_decklist(ctx.record, reg, db, keep_removed=True)  # line numbers as read
     items = flagged_items(deck)
     click.echo(f"{reg.konami_id} {reg.player_name or ''} v{reg.version} ({reg.file_name}): "
                f"확인할 항목 {len(items)}개 — 원본 시트를 보면서 답하세요")
@@ -85,10 +87,17 @@ def walk(ctx: EventContext, reg: Registration) -> int:
             if flag is not None:
                 where = flag.position or SECTION_KO.get(section or "", "시트")
                 click.echo(f"[{k}/{len(items)}] {where}: {reason_ko(flag.reason)} — {flag.detail}")
+                if lines_missing(flag) and section and not sum_agrees(deck, section):
+                    # 확인함 would leave that table's cards entered nowhere: enter them.
+                    decisions += _enter_lines(deck, reg, flag, db, judge)
+                    continue
                 answer = click.prompt("  k = 확인함 · s = 건너뛰기 · q = 저장 후 종료",
                                       type=click.Choice(["k", "s", "q"]), default="s")
                 if answer == "q":
                     raise _Quit
+                if answer == "k" and lines_missing(flag) and not sum_agrees(deck, section):
+                    click.echo("  읽지 못한 줄이 있어 확인함으로 닫을 수 없습니다: 시트를 다시 찍어 주십시오.")
+                    answer = "s"
                 action = KEEP if answer == "k" else SKIP
                 decisions.append(decision_for(deck, reg.id, section, None, action, judge=judge,
                                               db=db, reason=flag.reason, detail=flag.detail))
@@ -113,3 +122,29 @@ def walk(ctx: EventContext, reg: Registration) -> int:
         click.echo(f"판정: {result.verdict}"
                    + (f" — {', '.join(dict.fromkeys(i['code'] for i in bad))}" if bad else ""))
     return remaining
+
+
+def _enter_lines(deck, reg: Registration, flag, db: CardDatabase, judge: str | None
+                 ) -> list[ReviewDecision]:
+    """The lines of a table the reader did not read, typed one by one (an empty name ends)."""
+    click.echo("  이 표의 줄을 읽지 못했습니다: 시트의 줄을 하나씩 입력하세요 "
+               "(빈 줄 = 끝, q = 저장 후 종료; 다시 찍으려면 빈 줄)")
+    out: list[ReviewDecision] = []
+    while True:
+        answer = click.prompt(f"  {len(out) + 1}번째 줄 카드 이름/패스코드", default="",
+                              show_default=False).strip()
+        if not answer:
+            return out
+        if answer.lower() == "q":
+            raise _Quit
+        found = _lookup(answer, db)
+        if len(found) != 1 or found[0][2] < 1.0:
+            for cid, name, score in found:
+                click.echo(f"   {name} [{cid}] ({score:.2f})")
+            click.echo("  정확한 이름이나 패스코드를 입력하세요." if found else "  그런 카드가 없습니다.")
+            continue
+        cid, name, _ = found[0]
+        count = click.prompt(f"  「{name}」 매수 (1~3)", type=click.IntRange(1, 3))
+        out.append(decision_for(deck, reg.id, flag.section, None, CHOOSE, cid, count,
+                                judge=judge, db=db, reason=flag.reason, detail=flag.detail,
+                                entry=len(out) + 1))

@@ -38,9 +38,12 @@ from scanner.vocab import MAX_ROUND, Reason
 from scanner.rules.codes import (CHECK_IN_NOTE, LEGAL, NEEDS_REVIEW, PENALTY_KO, VERDICT_CODES,
                                  list_verdict)
 
-KEEP, CHOOSE, SKIP = "keep", "choose", "skip"
+KEEP, CHOOSE, SKIP, REMOVE = "keep", "choose", "skip", "remove"
 """Review actions. CHOOSE on a sheet-level struck-through item restores the struck printed row
-(the judge saw the strike was not meant), with the card and count the judge confirms."""
+(the judge saw the strike was not meant), with the card and count the judge confirms. REMOVE
+takes a line out of the list: the row is not part of the deck (struck through by pen, or
+garbage the reader took for a line)."""
+ACTIONS = (KEEP, CHOOSE, SKIP, REMOVE)
 
 
 def sheet_flag_key(flag: ReviewFlag) -> str:
@@ -51,7 +54,12 @@ def sheet_flag_key(flag: ReviewFlag) -> str:
 
 def _answers(flag: ReviewFlag, read: str) -> bool:
     # Decisions stored before keys carried the detail name only the reason.
-    return read == sheet_flag_key(flag) or read == flag.reason
+    if read == sheet_flag_key(flag) or read == flag.reason:
+        return True
+    # A section's total item is re-derived from the lines as they stand: its detail ("printed
+    # 40 ≠ sum of lines 39") changes with every count a judge fixes, but the judge's answer (the
+    # printed total is not the list) is about the section, not about one sum.
+    return flag.reason == Reason.TOTAL_MISMATCH and read.split(": ", 1)[0] == flag.reason
 
 
 # --------------------------------------------------------------------------- regulation
@@ -90,12 +98,15 @@ def decklist_from_json(data: dict) -> Decklist:
     return deck
 
 
-def apply_decisions(deck: Decklist, decisions: list[ReviewDecision], db: CardDatabase) -> Decklist:
+def apply_decisions(deck: Decklist, decisions: list[ReviewDecision], db: CardDatabase,
+                    keep_removed: bool = False) -> Decklist:
     """The list a judge confirmed: `deck` with review decisions applied (a new object).
 
     A decision applies only while the line still reads the same (`read`), so a re-read by a
     changed reader can never attach an old answer to another line. The latest decision for a
-    line wins; `skip` leaves it flagged.
+    line wins; `skip` leaves it flagged; `remove` takes the line out of the list. With
+    `keep_removed` a removed line stays in its place with no card and no copies (`removed`
+    set), so line numbers stay those of the stored read (what review decisions are keyed by).
     """
     out = copy.deepcopy(deck)
     latest: dict[tuple, ReviewDecision] = {}
@@ -116,6 +127,10 @@ def apply_decisions(deck: Decklist, decisions: list[ReviewDecision], db: CardDat
             e.card_id, e.name = card.card_id, card.name
             if d.count is not None:
                 e.count = d.count
+        elif d.action == REMOVE:
+            e.card_id, e.count, e.removed = None, 0, True
+        elif d.action != KEEP:
+            continue  # an action this version does not know changes nothing
         e.confidence, e.needs_review, e.reasons, e.candidates = 1.0, False, [], []
         decided_lines.add((section, line))
     review = [r for r in out.review
@@ -132,15 +147,33 @@ def apply_decisions(deck: Decklist, decisions: list[ReviewDecision], db: CardDat
             review.append(ReviewFlag(section=s, reason=Reason.TOTAL_MISMATCH,
                                      detail=f"printed total {printed} ≠ sum of lines {totals[s]}"))
     out.review = _settle_sheet_items(out, review, sheet_decisions, db)  # kept total flags
+    if not keep_removed:
+        for s in SECTIONS:
+            out.sections[s] = [e for e in out.sections[s] if not e.removed]
     return out
 
 
 def _settle_sheet_items(out: Decklist, review: list[ReviewFlag], decisions: list[ReviewDecision],
                         db: CardDatabase) -> list[ReviewFlag]:
-    """`review` less the sheet-level items a judge kept or (a struck row) restored; a restored
-    row is added to its section of `out`."""
+    """`review` less the sheet-level items a judge kept, (a struck row) restored or (a table
+    the reader did not read) entered line by line; restored and entered rows are added to their
+    section of `out`."""
     left = []
     for r in review:
+        if r.line is None and r.card_id is None and r.reason == Reason.UNREADABLE_LINE \
+                and r.section in SECTIONS:
+            entered = [d for d in decisions if d.action == CHOOSE and d.section == r.section
+                       and entered_line_of(r, d.read) is not None]
+            added = 0
+            for d in sorted(entered, key=lambda d: entered_line_of(r, d.read) or 0):
+                card = db.get(d.card_id) if d.card_id is not None else None
+                if card is not None and d.count:
+                    out.sections[r.section].append(Entry(
+                        card_id=card.card_id, name=card.name, count=d.count, confidence=1.0,
+                        needs_review=False, read=d.read[:300]))
+                    added += 1
+            if added:
+                continue
         d = next((d for d in decisions if r.line is None and r.card_id is None
                   and d.section == r.section and _answers(r, d.read)), None)
         if d is not None and d.action == CHOOSE:
@@ -155,6 +188,32 @@ def _settle_sheet_items(out: Decklist, review: list[ReviewFlag], decisions: list
         if d is None:
             left.append(r)
     return left
+
+
+ENTERED = " #"
+"""A line a judge entered for a table the reader did not read is stored under the item's key,
+this, and its number (`unreadable-line: trap table not found… #2`): one decision per line."""
+
+
+def entered_line_of(flag: ReviewFlag, read: str) -> int | None:
+    """The number of the line a judge entered for `flag` that `read` names, or None."""
+    head, sep, n = read.rpartition(ENTERED)
+    if not sep or not n.isdigit() or not _answers(flag, head):
+        return None
+    return int(n)
+
+
+def lines_missing(flag: ReviewFlag) -> bool:
+    """A sheet-level item that says lines of the paper were not read (a table not found or cut
+    off, no line read at all): it closes only with those lines entered (or a new photo)."""
+    return flag.line is None and flag.card_id is None and flag.reason == Reason.UNREADABLE_LINE
+
+
+def sum_agrees(deck: Decklist, section: str | None) -> bool:
+    """The sheet prints a total for `section` and the lines read add up to it: a table the
+    reader did not find holds no card."""
+    printed = deck.printed_totals.get(section) if section in SECTIONS else None
+    return printed is not None and deck.totals()[section] == printed
 
 
 def flagged_items(deck: Decklist) -> list[tuple[str | None, int | None, str, ReviewFlag | None]]:
@@ -173,9 +232,12 @@ def flagged_items(deck: Decklist) -> list[tuple[str | None, int | None, str, Rev
     return out
 
 
-def effective_decklist(store: EventRecord, reg: Registration, db: CardDatabase) -> Decklist:
-    """A registration's list as confirmed so far (stored read + review decisions)."""
-    return apply_decisions(decklist_from_json(reg.decklist_json), store.decisions(reg.id), db)
+def effective_decklist(store: EventRecord, reg: Registration, db: CardDatabase,
+                       keep_removed: bool = False) -> Decklist:
+    """A registration's list as confirmed so far (stored read + review decisions); see
+    `apply_decisions` for `keep_removed` (the review's own view, line numbers as read)."""
+    return apply_decisions(decklist_from_json(reg.decklist_json), store.decisions(reg.id), db,
+                           keep_removed)
 
 
 # --------------------------------------------------------------------------- verdicts
@@ -789,13 +851,18 @@ def _line_state(e: Entry | None) -> dict | None:
 def decision_for(deck: Decklist, registration_id: int, section: str | None, line: int | None,
                  action: str, card_id: int | None = None, count: int | None = None,
                  judge: str | None = None, db: CardDatabase | None = None,
-                 reason: str | None = None, detail: str | None = None) -> ReviewDecision:
+                 reason: str | None = None, detail: str | None = None,
+                 entry: int | None = None) -> ReviewDecision:
     """A decision on the line as it stands in `deck` (the confirmed list so far), with the line
     before and after it. A sheet-level item (`line` None) is named by its reason and, where
-    several share it, its detail; `restore` (a struck row back, with card and count) is for
-    sheet-level struck-through items only."""
-    if action not in (KEEP, CHOOSE, SKIP):
+    several share it, its detail; `choose` on it restores a struck row (card and count) or, on
+    an item whose lines were not read (a table not found), enters line number `entry` of it;
+    `keep` does not close such an item unless the sheet's printed total says it holds no card.
+    `remove` takes a line out of the list."""
+    if action not in ACTIONS:
         raise EventError("review.unknown-action", action=repr(action)[:40])
+    if line is None and action == REMOVE:
+        raise EventError("review.remove-lines-only")
     if line is None:
         flag = next((r for r in deck.review if r.line is None and r.card_id is None
                      and r.section == section and (reason is None or r.reason == reason)
@@ -803,15 +870,24 @@ def decision_for(deck: Decklist, registration_id: int, section: str | None, line
         if flag is None:
             raise EventError("review.no-sheet-item", section=section or "sheet")
         after: dict = {"flag": flag.reason, "action": action}
-        if action == CHOOSE:  # restore the struck row
+        key = sheet_flag_key(flag)
+        if action == KEEP and lines_missing(flag) and not sum_agrees(deck, flag.section):
+            # "Checked" would leave the cards of that table entered nowhere.
+            raise EventError("review.enter-lines-first")
+        if action == CHOOSE:  # restore the struck row, or enter a line of an unread table
             card = db.get(card_id) if (db is not None and card_id is not None) else None
-            if flag.reason != Reason.STRUCK_THROUGH or section not in SECTIONS:
+            if section not in SECTIONS or not (flag.reason == Reason.STRUCK_THROUGH
+                                               or lines_missing(flag)):
                 raise EventError("review.restore-only-struck")
             if card is None or count is None or not 1 <= count <= 3:
                 raise EventError("review.restore-needs-card")
             card_id = card.card_id
             after.update(card_id=card.card_id, name=card.name, count=count)
-        return ReviewDecision(registration_id, section, None, sheet_flag_key(flag), action,
+            if lines_missing(flag):
+                if entry is None or not 1 <= entry <= 200:
+                    raise EventError("review.entry-number", entry=entry)
+                key, after["entry"] = f"{key}{ENTERED}{entry}", entry
+        return ReviewDecision(registration_id, section, None, key, action,
                               card_id if action == CHOOSE else None,
                               count if action == CHOOSE else None, judge=judge,
                               before={"flag": flag.reason, "detail": flag.detail}, after=after)
@@ -828,6 +904,8 @@ def decision_for(deck: Decklist, registration_id: int, section: str | None, line
         after.card_id, after.name = card.card_id, card.name
         after.count = count if count is not None else e.count
         after.needs_review = False
+    elif action == REMOVE:
+        after.card_id, after.name, after.count, after.needs_review = None, "", 0, False
     elif action == KEEP:
         if e.card_id is None:
             raise EventError("review.keep-no-card", place=position_label(section, line, e.column, e.row))
@@ -835,8 +913,13 @@ def decision_for(deck: Decklist, registration_id: int, section: str | None, line
             raise EventError("review.keep-bad-count",
                              place=position_label(section, line, e.column, e.row), count=e.count)
         after.needs_review = False
-    return ReviewDecision(registration_id, section, line, e.read, action, card_id, count,
-                          judge=judge, before=_line_state(e), after=_line_state(after))
+    state = _line_state(after)
+    if action == REMOVE and state is not None:
+        state["removed"] = True
+    return ReviewDecision(registration_id, section, line, e.read, action,
+                          card_id if action == CHOOSE else None,
+                          count if action == CHOOSE else None,
+                          judge=judge, before=_line_state(e), after=state)
 
 
 def record_review_decision(ctx: EventContext, konami_id: str, section: str | None,
@@ -851,7 +934,7 @@ def record_review_decision(ctx: EventContext, konami_id: str, section: str | Non
     reg = store.registration(kid, version) if version else store.latest_registration(kid)
     if reg is None:
         raise EventError("event.no-version", player=kid, version=version or "-")
-    deck = effective_decklist(store, reg, ctx.db)
+    deck = effective_decklist(store, reg, ctx.db, keep_removed=True)
     d = decision_for(deck, reg.id, section, line, action, card_id, count, clean_name(ctx.judge),
                      ctx.db, reason)
     return record_review_decisions(ctx, reg, [d])

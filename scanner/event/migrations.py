@@ -188,6 +188,33 @@ CREATE TABLE registration_withdrawals (
         f"WHERE x.{col} IS NEW.{col}) BEGIN SELECT RAISE(ABORT, 'registration_withdrawals is "
         f"append-only: a row with this key exists'); END;"
         for n, col in enumerate(("id", "registration_id")))),
+    # A judge takes a line out of the list (`remove`). SQLite cannot widen a CHECK in place:
+    # the table is copied row for row into one that allows it (dropping the old table drops
+    # its triggers first, so its append-only guard never fires), and its guards are put back.
+    Migration("0005-review-remove", """
+CREATE TABLE review_decisions_v5 (
+    id INTEGER PRIMARY KEY,
+    registration_id INTEGER NOT NULL REFERENCES registrations(id),
+    section TEXT,
+    line INTEGER,
+    read TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('keep', 'choose', 'skip', 'remove')),
+    card_id INTEGER,
+    count INTEGER,
+    judge TEXT,
+    created_at TEXT NOT NULL,
+    before_json TEXT,
+    after_json TEXT
+);
+INSERT INTO review_decisions_v5 (id, registration_id, section, line, read, action, card_id,
+    count, judge, created_at, before_json, after_json)
+    SELECT id, registration_id, section, line, read, action, card_id, count, judge, created_at,
+           before_json, after_json FROM review_decisions ORDER BY id;
+DROP TABLE review_decisions;
+ALTER TABLE review_decisions_v5 RENAME TO review_decisions;
+CREATE INDEX review_decisions_reg ON review_decisions (registration_id);
+""" + _append_only_triggers(("review_decisions",)) + "\n" + "\n".join(
+        t for t in _no_rewrite_triggers().splitlines() if " ON review_decisions " in t)),
     Migration("0006-sheet-identity-and-deck-check-voids", """
 CREATE TABLE sheet_confirmations (
     id INTEGER PRIMARY KEY,

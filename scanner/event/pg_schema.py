@@ -344,6 +344,13 @@ END $$;
 """Sheet identity confirmations and deck-check voids (issue 36): append-only records like
 every other; the station inserts them, nobody changes them."""
 
+_REVIEW_REMOVE = """
+ALTER TABLE review_decisions DROP CONSTRAINT review_decisions_action_check;
+ALTER TABLE review_decisions ADD CONSTRAINT review_decisions_action_check
+    CHECK (action IN ('keep', 'choose', 'skip', 'remove'));
+"""
+"""A judge takes a line out of the list (`remove`: a struck or garbage row)."""
+
 PG_MIGRATIONS: tuple[Migration, ...] = (
     Migration("pg-0001-initial", _TABLES),
     Migration("pg-0002-append-only", _GUARDS),
@@ -351,5 +358,6 @@ PG_MIGRATIONS: tuple[Migration, ...] = (
     Migration("pg-0004-station-crops", _CROPS),
     Migration("pg-0005-jobs-needs-decision", _NEEDS_DECISION),
     Migration("pg-0006-withdrawals", _WITHDRAWALS),
+    Migration("pg-0007-review-remove", _REVIEW_REMOVE),
     Migration("pg-0008-sheet-identity-and-deck-check-voids", _IDENTITY_AND_CHECK_VOIDS),
 )

@@ -79,9 +79,10 @@ def _judged(entry: Entry) -> bool:
 
 
 def _count_in_doubt(entry: Entry) -> bool:
-    """A line whose count a judge must still confirm (count-unclear, count-implausible, ...)."""
-    return entry.count <= 0 or (entry.needs_review
-                                and any(r.startswith("count-") for r in entry.reasons))
+    """A line whose count a judge must still confirm (count-unclear, count-implausible, a count
+    outside 1..3 on a line that needs review, ...)."""
+    return entry.count <= 0 or (entry.needs_review and (
+        any(r.startswith("count-") for r in entry.reasons) or not 1 <= entry.count <= 3))
 
 
 def _size_infractions(deck: Decklist) -> list[Infraction]:
@@ -90,6 +91,12 @@ def _size_infractions(deck: Decklist) -> list[Infraction]:
     out = []
     totals = deck.totals()
     doubt = {s for s in SECTIONS if any(_count_in_doubt(e) for e in deck.sections[s])}
+    # Lines of the paper not read (a table not found or cut off): the section's size is not known.
+    missing = [r for r in deck.review if r.line is None and r.card_id is None
+               and r.reason == Reason.UNREADABLE_LINE]
+    doubt |= {r.section for r in missing if r.section in SECTIONS}
+    if any(r.section is None for r in missing):
+        doubt |= set(SECTIONS)
     main = totals["main"] if "main" not in doubt else MAIN_MIN
     extra = totals["extra"] if "extra" not in doubt else 0
     side = totals["side"] if "side" not in doubt else 0
@@ -161,6 +168,11 @@ def _card_infractions(deck: Decklist, limits: LimitList, db: CardDatabase) -> li
             if not _judged(e):
                 continue
             _placement(out, s, card, e.count)
+            if e.needs_review:
+                # Its copies are not confirmed yet (a count misread as 9, a hand-written line):
+                # the line is UNRESOLVED_LINE (확인 필요) until a judge confirms it, never a
+                # breach built on what the reader guessed.
+                continue
             if not card.ocg_usable:
                 why = "토큰" if card.is_token else "OCG(한글판)에 발매되지 않은 카드 (TCG 전용)"
                 unusable.setdefault(card.card_id, (s, card.name, why))

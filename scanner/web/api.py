@@ -202,16 +202,22 @@ async def get_player(request: Request) -> Response:
         "status": view.verdict.status, "verdict": view.verdict.text,
         "needs_review": view.verdict.needs_review, "infractions": view.infractions,
         "totals": dict(view.totals),
+        # Lines still to answer in the page's order (doubtful first), then those answered.
         "flagged": [{"section": lv.section, "line": lv.line, "place": lv.place, "read": lv.read,
                      "card_id": lv.card_id, "name": lv.name, "count": lv.count,
                      "needs_review": lv.needs_review, "crop": lv.crop_url,
+                     "doubt": round(lv.doubt, 3), "doubtful": lv.doubtful,
+                     "removed": lv.removed,
                      "candidates": [{"card_id": c, "name": n, "score": round(s, 3)}
-                                    for c, n, s in lv.candidates]} for lv in view.flagged],
+                                    for c, n, s in lv.candidates]}
+                    for lv in view.flagged + view.decided_lines],
         "sheet_flags": [{"flag": f.index, "section": f.section, "reason": f.reason, "detail": f.detail,
-                         "crop": f.crop_url,
+                         "crop": f.crop_url, "kind": f.kind, "keep_closes": f.keepable,
+                         "entered": [{"card_id": c, "name": n, "count": k}
+                                     for c, n, k in f.entered],
                          "restore": ({"card_id": f.restore[0], "name": f.restore[1],
                                       "count": f.restore[2]} if f.restore else None)}
-                        for f in view.sheet_flags]})
+                        for f in sorted(view.sheet_flags + view.retake, key=lambda f: f.index)]})
 
 
 async def post_review(request: Request) -> Response:

@@ -16,6 +16,7 @@ from scanner.event.records import clean_name
 from scanner.web import exports
 from scanner.web.api import form_text, path_int, read_form, require_csrf, require_judge
 from scanner.web.texts import ko
+from scanner.web.glance import RETAKE_ADVICE
 from scanner.web.auth import csrf_token, judge_name, same_origin, set_judge_cookie
 from scanner.web.service import StationError, StationService
 from scanner.web.unlisted import MAX_ROWS, read_rows, to_extra
@@ -154,7 +155,8 @@ async def player_page(request: Request) -> Response:
     return render(request, "registration.html", v=view, row=row, tz=service.config.timezone,
                   message=_known_message(request.query_params.get("m")), rec=rec, ident=ident,
                   owner=(await run_in_threadpool(service.player, ident.sheet_id)
-                         if ident.sheet_id and ident.kind == "other-id" else None))
+                         if ident.sheet_id and ident.kind == "other-id" else None),
+                  retake_advice=RETAKE_ADVICE)
 
 
 _MESSAGES = re.compile(r"confirmed|withdrawn|nothing|stored[0-9]{1,4}|voided|undone|checkvoided")
@@ -178,7 +180,9 @@ def _version(request: Request) -> int | None:
     return version
 
 
-_REVIEW_FIELD = re.compile(r"act-(main|extra|side|flag)-([0-9]{1,4})")
+_REVIEW_FIELD = re.compile(r"(act|fix)-(main|extra|side|flag)-([0-9]{1,4})")
+_COUNT_FIELD = re.compile(r"count-(main|extra|side)-([0-9]{1,4})")
+_ENTER_FIELD = re.compile(r"enter-([0-9]{1,3})-([0-9]{1,3})")
 _FORM_INT = re.compile(r"[0-9]{1,10}")
 
 
@@ -191,6 +195,53 @@ def _form_int(raw: str | None, lo: int, hi: int, message: str) -> int:
     return int(text)
 
 
+def _review_answers(form) -> list[dict]:
+    """The review form → the service's answers. Per flagged line: `act-S-L` = keep (its tick:
+    the line is as read), `fix-S-L` = card:ID | other (with `card-S-L`) | remove | skip (what
+    the judge chose after opening it; it wins over the tick), `count-S-L` = the count tapped
+    (alone: the card as read with this count). Per sheet-level item: `act-flag-I`; a line
+    entered for a table not read: `enter-I-N` (card) with `enter-count-I-N`."""
+    lines: dict[tuple[str, str], dict[str, str]] = {}
+    answers = []
+    for key in form:
+        value = form_text(form, key) or ""
+        if key.startswith(("act-", "fix-")):
+            field = _REVIEW_FIELD.fullmatch(key)
+            if field is None:
+                raise StationError(ko("review-field-bad", field=key[:40]))
+            kind, section, line = field.groups()
+            if section == "flag":
+                if kind == "act" and value:
+                    answers.append({"flag": line, "action": value})
+                continue
+            lines.setdefault((section, line), {})[kind] = value
+        elif (count := _COUNT_FIELD.fullmatch(key)) and value.strip():
+            lines.setdefault(count.groups(), {})["count"] = value
+        elif (enter := _ENTER_FIELD.fullmatch(key)) and value.strip():
+            flag, n = enter.groups()
+            answers.append({"flag": flag, "action": "choose", "entry": int(n),
+                            "card_id": _form_int(value, 1, 2 ** 31 - 1, ko("pick-other-card")),
+                            "count": _form_int(form_text(form, f"enter-count-{flag}-{n}"), 1, 3,
+                                               ko("count-1-3"))})
+    for (section, line), got in lines.items():
+        value = got.get("fix") or (got.get("act") if got.get("act") != "keep" else "") or ""
+        count = got.get("count")
+        if value.startswith("card:") or value == "other":
+            card = value[5:] if value.startswith("card:") else form_text(form, f"card-{section}-{line}")
+            card_id = _form_int(card, 1, 2 ** 31 - 1, ko("pick-other-card"))
+            answers.append({"section": section, "line": line, "action": "choose",
+                            "card_id": card_id, "count": _form_int(count, 1, 3, ko("count-1-3"))
+                            if (count or "").strip() else None})
+        elif value:
+            answers.append({"section": section, "line": line, "action": value})
+        elif count:  # only the count tapped: the card as read, with this count
+            answers.append({"section": section, "line": line, "action": "choose",
+                            "card_id": None, "count": _form_int(count, 1, 3, ko("count-1-3"))})
+        elif got.get("act") == "keep":
+            answers.append({"section": section, "line": line, "action": "keep"})
+    return answers
+
+
 async def review_post(request: Request) -> Response:
     service = _service(request)
     kid, version = request.path_params["kid"], _version(request)
@@ -201,26 +252,7 @@ async def review_post(request: Request) -> Response:
         await run_in_threadpool(service.confirm_checkin, kid, version, judge,
                                 form_text(form, "other_id") or None)
         return _redirect(f"/players/{kid}/v/{version}?m=confirmed")
-    answers = []
-    for key in form:
-        if not key.startswith("act-"):
-            continue
-        value = form_text(form, key) or ""
-        field = _REVIEW_FIELD.fullmatch(key)
-        if field is None:
-            raise StationError(ko("review-field-bad", field=key[:40]))
-        section, line = field.groups()
-        if section == "flag":
-            answers.append({"flag": line, "action": value})
-        elif value.startswith("card:") or value == "other":
-            card = value[5:] if value.startswith("card:") else form_text(form, f"card-{section}-{line}")
-            card_id = _form_int(card, 1, 2 ** 31 - 1, ko("pick-other-card"))
-            count = form_text(form, f"count-{section}-{line}")
-            answers.append({"section": section, "line": line, "action": "choose",
-                            "card_id": card_id, "count": _form_int(count, 1, 3, ko("count-1-3"))
-                            if (count or "").strip() else None})
-        else:
-            answers.append({"section": section, "line": line, "action": value})
+    answers = _review_answers(form)
     if not answers:
         return _redirect(f"/players/{kid}/v/{version}?m=nothing")
     stored = await run_in_threadpool(service.record_review, kid, version, answers, judge)

@@ -95,9 +95,10 @@ REVIEW = Obj({
         "section": Key(SECTION),
         "line": Key(Int(1, 200)),
         "flag": Key(Int(0, 999)),
-        "action": Key(Text(20, ("keep", "choose", "skip", "restore")), required=True),
+        "action": Key(Text(20, ("keep", "choose", "skip", "restore", "remove")), required=True),
         "card_id": Key(CARD_ID, nullable=True),
         "count": Key(Int(1, 3), nullable=True),
+        "entry": Key(Int(1, 200)),
     }), 500), required=True),
 })
 """`POST /api/players/KID/review`."""

@@ -77,6 +77,14 @@ class LineView:
     crop_url: str | None
     decided: str | None = None
     """How a judge answered it (text), when answered."""
+    doubt: float = 0.0
+    """How doubtful the reader's answer is, 0..1 (`scanner.web.glance.line_doubt`)."""
+    doubtful: bool = False
+    """Listed first and marked; not confirmed by the one tap for the lines as read."""
+    removed: bool = False
+    """A judge took the line out of the list (이 줄은 덱에 없음)."""
+    keepable: bool = True
+    """The line as read names a card and 1..3 copies (it can be confirmed as it is)."""
 
 
 @dataclass
@@ -93,6 +101,16 @@ class SheetFlagView:
     """Where the paper prints it (`마법 11`), when the item names a row."""
     detail_ko: str = ""
     """What the page shows of the detail (a struck row: its card and count, in Korean)."""
+    kind: str = "other"
+    """new-photo (another photo is asked for), missing (lines of the paper were not read: a table
+    not found or cut off), struck, total, or other."""
+    keepable: bool = True
+    """「확인함」 closes it (a `missing` item only when the printed total says the table is
+    empty)."""
+    entered: list[tuple[int, str, int]] = field(default_factory=list)
+    """Lines a judge entered for a `missing` item so far: (card_id, name, count)."""
+    next_entry: int = 1
+    """The number the next line entered for it takes."""
 
 
 @dataclass
@@ -121,6 +139,10 @@ class RegistrationView:
     withdrawn: "WithdrawalView | None" = None
     """Set when this version was withdrawn (shown as 철회됨; it counts for nothing)."""
     withdrawn_versions: list[int] = field(default_factory=list)
+    decided_lines: list[LineView] = field(default_factory=list)
+    """Flagged lines a judge has answered (listed apart, each can be answered again)."""
+    retake: list[SheetFlagView] = field(default_factory=list)
+    """Sheet-level items that ask for a new photo or say lines were not read (one box)."""
 
 
 @dataclass

@@ -90,13 +90,13 @@ def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, ser
     assert "확인 필요" in verdict
     shot(page, "phone-03-result")
 
-    # The flagged count line: its crop is shown beside it; the judge taps the candidate.
-    card = page.locator("[data-line='main-3']")
-    img = card.locator("img.crop")
+    # The flagged lines at a glance: each row its crop beside the card and count read; the
+    # count line (struck 2, new 3 on paper) reads 하루 우라라 ×3, as the paper says.
+    card = page.locator("#glance [data-line='main-3']")
+    img = card.locator(".gcrop img")
     assert img.evaluate("i => i.complete && i.naturalWidth > 50")
-    card.locator("input[value='card:14558127']").check()
-    assert card.locator("input[type=number]").input_value() == "3"  # struck 2, new 3 on paper
-    page.locator("[data-line='main-19'] input[value='card:1845204']").check()
+    assert card.locator(".gread").inner_text().startswith("하루 우라라 ×3")
+    assert card.locator("input[type=checkbox]").is_checked()
     # Sheet-level items (the struck row, the printed total left at 40): as the sheet says.
     flags = page.locator("[data-flag]")
     assert flags.count() >= 1 and flags.first.locator("img.crop").count() == 1
@@ -104,7 +104,8 @@ def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, ser
         flags.nth(i).locator("input[value='keep']").check()
     page.click("#confirm-review")
     assert "저장했습니다" in page.inner_text("#message")
-    assert "결정: 하루 우라라 ×3" in page.inner_text("[data-line='main-3']")
+    page.click("#decided > summary")
+    assert "결정: 읽은 그대로 확정" in page.inner_text("#decided [data-line='main-3']")
     assert "확인 필요" not in page.inner_text("#verdict")  # every item answered
     shot(page, "phone-04-reviewed")
 

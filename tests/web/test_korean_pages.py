@@ -54,8 +54,10 @@ def _phone(browser, server):  # noqa: F811
 
 
 def _answer_every_item(page, struck: str = "keep") -> None:
-    """Each flagged line: its first candidate; each sheet item: keep (a struck row: `struck`)."""
-    for card in page.locator("[data-line]").all():
+    """Each flagged line: 「다름」, then its first candidate; each sheet item: keep (a struck
+    row: `struck`)."""
+    for card in page.locator("#glance li.gl").all():
+        card.locator("summary.gdiff").click()
         radios = card.locator("input[value^='card:']")
         if radios.count():
             radios.first.check()

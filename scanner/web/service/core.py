@@ -157,10 +157,12 @@ class StationCore:
         """Konami ID → the name on the player's latest registration."""
         return {r.konami_id: r.player_name for r in store.registrations(latest_only=True)}
 
-    def _decided_deck(self, store: EventRecord, reg: Registration) -> Decklist:
-        """The registered list with the judges' review decisions applied."""
+    def _decided_deck(self, store: EventRecord, reg: Registration,
+                      keep_removed: bool = False) -> Decklist:
+        """The registered list with the judges' review decisions applied (`keep_removed`: the
+        lines a judge removed stay in place, for line numbers as read)."""
         return apply_decisions(decklist_from_json(reg.decklist_json), store.decisions(reg.id),
-                               self.db)
+                               self.db, keep_removed)
 
     def _verdict(self, store: EventRecord, reg: Registration) -> Verdict:
         """The registration's verdict now (decisions applied, re-checked), cached per

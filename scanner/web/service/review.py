@@ -6,9 +6,12 @@ import re
 
 from scanner.errors import EventError
 from scanner.event import flows
-from scanner.event.flows import CHOOSE, KEEP, SKIP, apply_decisions, decklist_from_json
+from scanner.event.flows import (CHOOSE, KEEP, REMOVE, SKIP, apply_decisions,
+                                 decklist_from_json, entered_line_of, lines_missing, sum_agrees)
 from scanner.event.records import Registration, ReviewDecision
-from scanner.model import SECTIONS, Decklist, Entry
+from scanner.model import SECTIONS, Decklist, Entry, ReviewFlag
+from scanner.rules.codes import REVIEW_CODES
+from scanner.web.glance import glance_order, line_doubt, repeated_cards
 from scanner.web.service.checkin import CHECKIN_CONFIRMED
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.views import (DecisionView, LineView, RegistrationView, SheetFlagView,
@@ -23,6 +26,12 @@ layer's `choose` on that sheet-level item, with the card and count the sheet pri
 _CROP_IN_DETAIL = re.compile(r";?\s*crop (\S+)")
 _STRUCK_CARD = re.compile(r"\[(\d+)\]\)? ×([123])\b")
 _ROW_IN_DETAIL = re.compile(r"^(monster|spell|trap|extra|side) row (\d+):")
+_HANGUL = re.compile(r"[가-힣]")
+_TABLE_NOT_FOUND = re.compile(r"^(monster|spell|trap|extra|side) table not found")
+_TABLE_CUT = re.compile(r"^(monster|spell|trap|extra|side) table cut off after row (\d+)")
+RETAKE_REASONS = frozenset({Reason.RETAKE, Reason.RETAKE_PHOTO})
+"""Sheet-level reasons that ask for another photo (contract v4 `retake`; `retake-photo`: the
+sheet too small in the frame)."""
 
 
 class ReviewService(StationCore):
@@ -31,8 +40,11 @@ class ReviewService(StationCore):
             reg = self._reg(store, konami_id, version)
             decisions = store.decisions(reg.id)
             read = decklist_from_json(reg.decklist_json)
-            deck = apply_decisions(read, decisions, self.db)
+            # Line numbers stay those of the read (decisions are keyed by them): a removed line
+            # keeps its place here, with no card and no copies.
+            deck = apply_decisions(read, decisions, self.db, keep_removed=True)
             verdict = self._verdict(store, reg)
+            _, check = flows.registration_check(self.context(store), reg)
             mine = store.registrations(konami_id=reg.konami_id)
             versions = [r.version for r in mine]
             withdrawn = {w.version: w for w in store.withdrawals() if w.konami_id == reg.konami_id}
@@ -41,26 +53,45 @@ class ReviewService(StationCore):
                             and d.get("version") == reg.version
                             for _, _, a, d in store.audit_log())
         latest = {(d.section, d.line): d for d in decisions if d.line is not None}
+        stored = reg.decklist_json.get("sections") or {}
+        repeats = repeated_cards(stored)
         columns: dict[str, list[LineView]] = {}
         flagged: list[LineView] = []
+        decided: list[LineView] = []
         for s in SECTIONS:
+            items = stored.get(s) or []
             for i, (e_read, e_now) in enumerate(zip(read.sections[s], deck.sections[s]), 1):
-                lv = self._line_view(s, i, e_read, e_now, latest.get((s, i)))
-                key = COLUMN_KO.get(e_read.column or "", SECTION_SHORT_KO[s])
-                columns.setdefault(key, []).append(lv)
+                raw = items[i - 1] if i <= len(items) and isinstance(items[i - 1], dict) else {}
+                lv = self._line_view(s, i, e_read, e_now, latest.get((s, i)), raw,
+                                     (s, e_read.card_id) in repeats)
+                if not e_now.removed:
+                    key = COLUMN_KO.get(e_read.column or "", SECTION_SHORT_KO[s])
+                    columns.setdefault(key, []).append(lv)
                 if e_read.needs_review:
-                    flagged.append(lv)
+                    (flagged if lv.needs_review else decided).append(lv)
+            for e_now in deck.sections[s][len(read.sections[s]):]:  # restored / entered rows
+                columns.setdefault(SECTION_SHORT_KO[s], []).append(LineView(
+                    section=s, line=0, place=f"{SECTION_SHORT_KO[s]} +", card_id=e_now.card_id,
+                    name=e_now.name, count=e_now.count, read=e_now.read, needs_review=False,
+                    reasons=[], candidates=[], crop_url=None))
         # Indexed among sheet-level items only, as `_decision` reads them back.
-        sheet_flags = [self._flag_view(n, r.section, r.reason, r.detail, r.position) for n, r in
-                       enumerate(r for r in deck.review if r.line is None and r.card_id is None)]
+        sheet_flags = [self._flag_view(n, r.section, r.reason, r.detail, r.position,
+                                       deck=deck, decisions=decisions, flag=r)
+                       for n, r in enumerate(r for r in deck.review
+                                             if r.line is None and r.card_id is None)]
         data = reg.decklist_json
+        # One truth on the page: the infractions of the list as the judges' decisions leave it
+        # (never those stored when the sheet was read).
+        infractions = [i.to_json() for i in check.infractions if i.code not in REVIEW_CODES] \
+            if check is not None else []
         return RegistrationView(
             konami_id=reg.konami_id, name=(entry.name if entry else None) or reg.player_name,
             table_no=entry.table_no if entry else None, version=reg.version, versions=versions,
             file_name=reg.file_name, reader=reg.reader, created_at=reg.created_at,
-            judge=reg.judge, verdict=verdict, columns=list(columns.items()), flagged=flagged,
-            sheet_flags=sheet_flags,
-            infractions=[i for i in reg.infractions if i.get("penalty") != "NONE"],
+            judge=reg.judge, verdict=verdict, columns=list(columns.items()),
+            flagged=glance_order(flagged), sheet_flags=[f for f in sheet_flags
+                                                        if f.kind not in ("new-photo", "missing")],
+            infractions=infractions,
             totals=deck.totals(), printed_totals=data.get("printed_totals") or {},
             sheet_id=(data.get("player") or {}).get("konami_id"),
             sheet_name=(data.get("player") or {}).get("name"), warnings=[],
@@ -69,10 +100,12 @@ class ReviewService(StationCore):
                                       reg.withdrawal.reason, reg.withdrawal.judge,
                                       reg.withdrawal.created_at)
                        if reg.withdrawal else None),
-            withdrawn_versions=sorted(withdrawn))
+            withdrawn_versions=sorted(withdrawn), decided_lines=decided,
+            retake=[f for f in sheet_flags if f.kind in ("new-photo", "missing")])
 
     def _line_view(self, section: str, line: int, read: Entry, now: Entry,
-                   decision: ReviewDecision | None) -> LineView:
+                   decision: ReviewDecision | None, raw: dict | None = None,
+                   repeated: bool = False) -> LineView:
         place = (f"{COLUMN_KO.get(read.column, read.column)} {read.row}" if read.column and read.row
                  else f"{SECTION_SHORT_KO[section]} {line}")
         cands = list(read.candidates[:5])
@@ -81,16 +114,21 @@ class ReviewService(StationCore):
             cands = [(c.card.card_id, c.card.name, c.score) for c in self.db.search(text, 5)]
         decided = None
         if decision is not None:
-            decided = {KEEP: "읽은 그대로 확정", SKIP: "보류",
+            decided = {KEEP: "읽은 그대로 확정", SKIP: "보류", REMOVE: "덱에 없음 (뺌)",
                        CHOOSE: f"{now.name} ×{now.count}"}.get(decision.action, decision.action)
+        doubt, doubtful = line_doubt(raw if raw else read.to_json(), repeated)
         return LineView(section=section, line=line, place=place, card_id=now.card_id,
                         name=now.name, count=now.count, read=read.read,
                         needs_review=now.needs_review,
                         reasons=[REASON_KO.get(x, x) for x in read.reasons], candidates=cands,
-                        crop_url=self._crop_url(read.crop), decided=decided)
+                        crop_url=self._crop_url(read.crop), decided=decided, doubt=doubt,
+                        doubtful=doubtful, removed=now.removed,
+                        keepable=now.card_id is not None and 1 <= now.count <= 3)
 
     def _flag_view(self, index: int, section: str | None, reason: str, detail: str,
-                   place: str | None = None) -> SheetFlagView:
+                   place: str | None = None, *, deck: Decklist | None = None,
+                   decisions: list[ReviewDecision] | None = None,
+                   flag: ReviewFlag | None = None) -> SheetFlagView:
         m = _CROP_IN_DETAIL.search(detail)
         crop = self._crop_url(m.group(1)) if m else None
         detail = _CROP_IN_DETAIL.sub("", detail)
@@ -104,9 +142,51 @@ class ReviewService(StationCore):
         shown = detail_ko(detail) or "시트에서 직접 확인하세요"
         if restore is not None:
             shown = f"{restore[1]} ×{restore[2]} — 시트에서 줄이 그어져 덱에서 빠졌습니다"
+        flag = flag or ReviewFlag(section=section, reason=reason, detail=detail)
+        kind, keepable, entered, next_entry = "other", True, [], 1
+        if reason in RETAKE_REASONS:
+            kind = "new-photo"  # the reader's advice when it is in Korean, else the label
+            shown = detail if _HANGUL.search(detail) else REASON_KO.get(reason, "다시 찍어 주십시오")
+        elif lines_missing(flag):
+            kind, shown = "missing", self._missing_ko(section, detail)
+            keepable = deck is not None and sum_agrees(deck, section)
+            by_number: dict[int, ReviewDecision] = {}
+            for d in decisions or []:  # the latest answer per entered line
+                n = entered_line_of(flag, d.read) if d.line is None and d.section == section \
+                    else None
+                if n is not None:
+                    by_number[n] = d
+            next_entry = max(by_number, default=0) + 1
+            for n, d in sorted(by_number.items()):
+                card = self.db.get(d.card_id) if d.card_id else None
+                if card is not None and d.action == CHOOSE and d.count:
+                    entered.append((card.card_id, card.name, d.count))
+        elif reason == Reason.STRUCK_THROUGH:
+            kind = "struck"
+        elif reason in (Reason.TOTAL_MISMATCH, Reason.COLUMN_TOTAL_MISMATCH):
+            kind = "total"
+            printed = deck.printed_totals.get(section) if deck is not None else None
+            if deck is not None and printed is not None and section in SECTIONS:
+                shown = (f"시트에 적힌 {SECTION_SHORT_KO[section]} 합계 {printed}장 · "
+                         f"지금 줄의 합 {deck.totals()[section]}장")
         return SheetFlagView(index=index, section=section, reason=reason,
                              reason_ko=REASON_KO.get(reason, "시트 확인 항목"), detail=detail,
-                             crop_url=crop, restore=restore, place=place, detail_ko=shown)
+                             crop_url=crop, restore=restore, place=place, detail_ko=shown,
+                             kind=kind, keepable=keepable, entered=entered,
+                             next_entry=next_entry)
+
+    @staticmethod
+    def _missing_ko(section: str | None, detail: str) -> str:
+        """A `missing` item in the judge's words (the reader's detail is English)."""
+        found = _TABLE_NOT_FOUND.match(detail)
+        if found:
+            return f"{COLUMN_KO[found.group(1)]} 표를 사진에서 찾지 못해 그 줄을 읽지 못했습니다"
+        cut = _TABLE_CUT.match(detail)
+        if cut:
+            return (f"{COLUMN_KO[cut.group(1)]} 표가 {cut.group(2)}번째 줄 뒤에서 잘려 "
+                    f"그 뒤의 줄을 읽지 못했습니다")
+        where = SECTION_SHORT_KO.get(section or "", "시트")
+        return f"{where}: 읽지 못한 줄이 있습니다"
 
     def _decision_views(self, reg: Registration, decisions: list[ReviewDecision]
                         ) -> list[DecisionView]:
@@ -127,9 +207,11 @@ class ReviewService(StationCore):
                 card = self.db.get(d.card_id) if d.card_id is not None else None
                 after = f"{card.name if card else d.card_id} ×{d.count}"
                 if d.line is None:
-                    after = f"줄 되살림: {after}"
+                    entered = isinstance(d.after, dict) and d.after.get("entry")
+                    after = f"줄 입력: {after}" if entered else f"줄 되살림: {after}"
             else:
-                after = {KEEP: "확정", SKIP: "보류"}.get(d.action, d.action)
+                after = {KEEP: "확정", SKIP: "보류", REMOVE: "덱에 없음 (뺌)"}.get(d.action,
+                                                                             d.action)
             if isinstance(d.before, dict) and d.before.get("name"):  # as stored at the time
                 before = f"{d.before['name']} ×{d.before.get('count')} (읽음: {d.read})"
             out.append(DecisionView(reg.konami_id, reg.player_name, reg.version, place, before,
@@ -144,6 +226,8 @@ class ReviewService(StationCore):
         key = (d.read or "").split(": ", 1)  # `sheet_flag_key`: "reason: detail"
         reason = str(held.get("flag") or key[0])
         detail = str(held.get("detail") or (key[1] if len(key) > 1 else ""))
+        if reason == Reason.UNREADABLE_LINE:
+            return SECTION_SHORT_KO.get(d.section or "", "시트"), self._missing_ko(d.section, detail)
         row = _ROW_IN_DETAIL.match(detail)
         place = (f"{COLUMN_KO[row.group(1)]} {row.group(2)}" if row
                  else SECTION_SHORT_KO.get(d.section or "", "시트"))
@@ -160,7 +244,7 @@ class ReviewService(StationCore):
         [{flag: index, action}] for sheet-level items. Nothing stored if any answer is bad."""
         with self.store() as store:
             reg = self._live_reg(store, konami_id, version)
-            deck = self._decided_deck(store, reg)
+            deck = self._decided_deck(store, reg, keep_removed=True)  # line numbers as read
             decisions: list[ReviewDecision] = []
             for a in answers:
                 decisions.append(self._decision(reg, deck, a, judge))
@@ -170,7 +254,7 @@ class ReviewService(StationCore):
                   ) -> ReviewDecision:
         action = a.get("action")
         if a.get("flag") is not None:
-            if action not in (KEEP, SKIP, RESTORE):
+            if action not in (KEEP, SKIP, RESTORE, CHOOSE):
                 raise StationError(ko("unknown-action", action=repr(str(action)[:20])))
             flags = [r for r in deck.review if r.line is None and r.card_id is None]
             try:
@@ -179,16 +263,22 @@ class ReviewService(StationCore):
                 flag = None
             if flag is None:
                 raise StationError(ko("no-such-sheet-item"))
-            card_id = count = None
+            card_id = count = entry = None
             if action == RESTORE:  # the struck row back, as the sheet printed it
                 restore = self._flag_view(0, flag.section, flag.reason, flag.detail).restore
                 if restore is None:
                     raise StationError(ko("cannot-restore-line"))
                 card_id, _, count = restore
                 action = CHOOSE
+            elif action == CHOOSE:  # a line of a table the reader did not read, entered
+                try:
+                    card_id, count = int(a.get("card_id")), int(a.get("count"))
+                    entry = int(a.get("entry"))
+                except (TypeError, ValueError):
+                    raise StationError(ko("pick-card-and-count")) from None
             return self._flow_decision(deck, reg, flag.section, None, action, card_id, count,
-                                       judge, flag.reason, flag.detail)
-        if action not in (KEEP, CHOOSE, SKIP):
+                                       judge, flag.reason, flag.detail, entry)
+        if action not in (KEEP, CHOOSE, SKIP, REMOVE):
             raise StationError(ko("unknown-action", action=repr(str(action)[:20])))
         section = a.get("section")
         try:
@@ -218,11 +308,12 @@ class ReviewService(StationCore):
     def _flow_decision(self, deck: Decklist, reg: Registration, section: str | None,
                        line: int | None, action: str, card_id: int | None, count: int | None,
                        judge: str | None, reason: str | None = None,
-                       detail: str | None = None) -> ReviewDecision:
+                       detail: str | None = None, entry: int | None = None) -> ReviewDecision:
         """The event layer's decision (it keeps the line before → after)."""
         try:
             return flows.decision_for(deck, reg.id, section, line, action, card_id, count,
-                                      judge=judge, db=self.db, reason=reason, detail=detail)
+                                      judge=judge, db=self.db, reason=reason, detail=detail,
+                                      entry=entry)
         except EventError as exc:
             raise StationError.refusing(exc) from None
 

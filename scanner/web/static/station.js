@@ -35,9 +35,10 @@ const playerLabel = p => `${p.name || ""} · ${p.player}${p.table ? " · 테이�
 const bindCard = input => {
   const hidden = document.getElementById(input.dataset.cardFor);
   // Typing again forgets an earlier pick: the card sent is always the one the text names.
-  input.addEventListener("input", () => { hidden.value = ""; hidden.dispatchEvent(new Event("change", {bubbles: true})); });
+  // A review form's hidden card field is disabled (not sent) until a card is picked.
+  input.addEventListener("input", () => { hidden.value = ""; if (hidden.form?.id === "review-form") hidden.disabled = true; hidden.dispatchEvent(new Event("change", {bubbles: true})); });
   autocomplete(input, "/api/cards?q=", cardLabel, card => {
-    input.value = card.name; hidden.value = card.card_id;
+    input.value = card.name; hidden.value = card.card_id; hidden.disabled = false;
     hidden.dispatchEvent(new Event("change", {bubbles: true}));
     const radio = document.getElementById(input.dataset.radio);
     if (radio) radio.checked = true;
@@ -326,22 +327,74 @@ if (form) {
   form.addEventListener("submit", e => e.preventDefault());
 }
 
-// Review: nothing is pre-selected on a flagged line; 결정 확정 is enabled only once every item
-// has an answer, and says how many it confirms.
+// Review at a glance (issue 35): each flagged line is a row — its crop, the card and count read.
+// A ticked row is confirmed as read by the one button; a doubtful row (⚠, listed first) starts
+// unticked; 「다름」 opens the candidates, the card search, 「이 줄은 덱에 없음」 and the count,
+// and an answer there unticks the row. Nothing is chosen for a line the judge did not open.
 const review = document.getElementById("review-form");
-if (review) {
+if (review && document.getElementById("confirm-review")) {
   const button = document.getElementById("confirm-review");
   const left = document.getElementById("review-left");
-  // Items still open (a line decided before is not asked again; it can be re-chosen).
-  const groups = [...new Set([...review.querySelectorAll(
-    ".flag:not(.done) input[type=radio][name^='act-']")].map(r => r.name))];
+  const rows = [...review.querySelectorAll("#glance li.gl")];
+  const chosen = el => !!el.querySelector("input[name^='fix-']:checked, input[name^='count-']:checked");
+  const flagGroups = [...new Set([...document.querySelectorAll(
+    "input[type=radio][name^='act-flag-']")].map(r => r.name))];
+  rows.forEach(li => {
+    const tick = li.querySelector("input[type=checkbox]");
+    tick.addEventListener("change", () => {  // "as read" again: forget what was chosen
+      if (tick.checked) li.querySelectorAll("input[name^='fix-'], input[name^='count-']")
+        .forEach(r => { r.checked = false; });
+    });
+  });
   const update = () => {
-    const open = groups.filter(g => !review.querySelector(`input[name='${g}']:checked`)).length;
-    button.disabled = open > 0;
-    button.textContent = open > 0 ? `결정 확정 (남은 항목 ${open}개)` : `결정 ${groups.length}개 확정`;
-    if (left) left.classList.toggle("hide", open === 0);
+    let kept = 0, changed = 0, open = 0, openFlags = 0;
+    rows.forEach(li => {
+      const tick = li.querySelector("input[type=checkbox]");
+      const fixed = chosen(li);
+      if (fixed) tick.checked = false;  // a line that differs is not "as read"
+      li.classList.toggle("fixed", fixed);
+      li.classList.toggle("ok", !fixed && tick.checked);
+      if (fixed) changed++; else if (tick.checked) kept++; else open++;
+    });
+    review.querySelectorAll("#decided .flag").forEach(el => { if (chosen(el)) changed++; });
+    flagGroups.forEach(g => {
+      if (document.querySelector(`input[name='${g}']:checked`)) changed++; else openFlags++;
+    });
+    document.querySelectorAll(".enter-row").forEach(row => {
+      const card = row.querySelector("input[type=hidden]");
+      if (card && !card.disabled && card.value && row.querySelector("input[type=radio]:checked")) changed++;
+    });
+    button.disabled = kept + changed === 0;
+    button.textContent = kept && changed ? `읽은 그대로 ${kept}줄 · 고친 ${changed}개 확정`
+      : kept ? `이 ${kept}줄은 읽은 그대로 — 확정` : changed ? `결정 ${changed}개 확정`
+      : "체크하거나 고른 것이 없습니다";
+    const parts = [open ? `체크하지 않은 줄 ${open}개` : "", openFlags ? `답하지 않은 시트 항목 ${openFlags}개` : ""];
+    if (left) left.textContent = open || openFlags
+      ? `남음: ${parts.filter(Boolean).join(" · ")} — 확정해도 이것들은 확인 필요로 남습니다`
+      : "모든 항목에 답했습니다";
   };
-  review.addEventListener("change", update);
+  document.addEventListener("change", e => { if (e.target.form === review) update(); });
+  // A table the reader did not read: 「줄 추가」 adds another card + count row.
+  document.querySelectorAll("details.enter").forEach(box => {
+    let next = Number(box.dataset.next);
+    box.querySelector(".add-entry").addEventListener("click", () => {
+      const rowsBox = box.querySelector(".enter-rows");
+      const last = rowsBox.lastElementChild;
+      const row = last.cloneNode(true);
+      next += 1;
+      const id = `enter-${box.dataset.enter}-${next}`;
+      const text = row.querySelector("input[type=text]");
+      const hidden = row.querySelector("input[type=hidden]");
+      text.value = ""; text.dataset.cardFor = id;
+      hidden.value = ""; hidden.id = id; hidden.name = id; hidden.disabled = true;
+      row.querySelectorAll("input[type=radio]").forEach(r => {
+        r.checked = false; r.name = `enter-count-${box.dataset.enter}-${next}`; });
+      row.querySelectorAll(".auto ul").forEach(ul => ul.remove());
+      rowsBox.appendChild(row);
+      bindCard(text);
+      text.focus();
+    });
+  });
   update();
 }
 
