@@ -77,6 +77,9 @@ class RowRead:
     """A name written by hand: how likely its card is right (`hand_names.name_certainty`)."""
     name_detail: str = ""
     """What the judge may want to know of the name's reading (a written name: its reads)."""
+    name_attempt: str = ""
+    """Which attempt decided the name (`NameRead.attempt`; `hand` for a name read as written by
+    hand, `hand_names`)."""
 
 
 @dataclass
@@ -226,7 +229,12 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
                    count_height=count_h, count_old=count_old_digit(detail),
                    pen_like=marks.handwriting, count_odds=odds,
                    name_certainty=hand.certainty if hand is not None else None,
-                   name_detail=hand.read.detail if hand is not None else "")
+                   name_detail=hand.read.detail if hand is not None else "",
+                   name_attempt=HAND_ATTEMPT if hand is not None else name_read.attempt)
+
+
+HAND_ATTEMPT = "hand"
+"""`RowRead.name_attempt` of a name read as written by hand (`hand_names.read_hand_name`)."""
 
 
 NAME_FLAGS = frozenset({Reason.UNRESOLVED_NAME, Reason.UNCERTAIN_NAME, Reason.AMBIGUOUS_NAME})
