@@ -8,6 +8,13 @@ beside the code they tune; what is decided in more than one place lives here.
 """
 from __future__ import annotations
 
+# ---- pixel values --------------------------------------------------------------------------
+MASK_ON = 255
+"""A set pixel of a uint8 mask (OpenCV's convention: 0 or 255); a mask's sum ÷ this counts
+its pixels."""
+PAPER = 255
+"""White: what a pixel painted out becomes (a rule removed, a mark cleared, a margin added)."""
+
 # ---- gray levels: what counts as ink -------------------------------------------------------
 INK_RULE = 170
 """Rules, frames and count-cell ink: pale grey rules and thin pen strokes must count as ink
