@@ -46,6 +46,8 @@ def _has_hangul(name: str) -> bool:
 
 ROW_BAND_PAD = 0.5
 """Count cells are read from a band this many row heights taller above and below."""
+BESIDE = (8, 5)
+"""The end of the name cell a count may be written into: (pixels, name width ÷ this), the wider."""
 
 
 @dataclass
@@ -189,7 +191,7 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     count_band = row_band(grid.clean, cells.count, cells.box)
     if ctx.hand_filled:
         count_band = RowBand(clear_count_bits(count_band.image), count_band.row_h)
-    beside_box = Box(max(cells.name.x0, cells.name.x1 - max(8, cells.name.w // 5)), cells.name.y0,
+    beside_box = Box(max(cells.name.x0, cells.name.x1 - max(BESIDE[0], cells.name.w // BESIDE[1])), cells.name.y0,
                      cells.name.x1, cells.name.y1)
     beside_band = row_band(grid.clean, beside_box, cells.box)
     odds: dict[int, float] = {}
