@@ -48,6 +48,11 @@ NAME_GUESS = 0.45
 """Below this no card is proposed at all."""
 
 # ---- counts --------------------------------------------------------------------------------
+MAX_PER_LINE = 3
+"""Copies one deck line holds at most (the rules' three of a card): a column's printed total is
+at most this many times its lines."""
+DECIMAL = 10
+"""A two-digit number is its first digit times this plus its second."""
 COUNT_ACCEPT = 0.5
 """A count read below this confidence is flagged 'count-unclear'."""
 SURE_COUNT = 0.8
