@@ -29,7 +29,7 @@ from scanner.ocr.names import (NAMES, NameAttempt, NameCell, NameMatch, NameRead
                                _Columns, empty_read, looser_number_cut, name_flags, only_row_number,
                                read_by_attempts, tesseract_image, unresolved, unresolved_numbered,
                                verify_match, without_number_rule, without_row_number)
-from scanner.ocr.thresholds import INK_GLYPH, NAME_ACCEPT, NAME_GUESS
+from scanner.ocr.thresholds import DECIMAL, INK_GLYPH, NAME_ACCEPT, NAME_GUESS
 from scanner.ocr.verify import (FAR_GAP, R_FLOOR, R_MARGIN, NameRenderer, Verdict, _find_font, cell_name_ink, compare,
                                 ink_crop, ink_level, strip_rule_remnants)
 from scanner.vocab import Reason
@@ -310,7 +310,7 @@ def count_by_rendering(cell: np.ndarray, value: int, detail: str, vocab: Vocabul
     names), `value` fits it clearly best among the ten digits. English sheets are typed in fonts
     the digit templates (Korean sheets' fonts and pens) barely know."""
     r = vocab.renderer
-    if not detail.startswith("digit ") or not r.usable or not r.trusted or not 0 <= value <= 9:
+    if not detail.startswith("digit ") or not r.usable or not r.trusted or not 0 <= value < DECIMAL:
         return ""
     ink = ink_crop(cell)
     if ink is None:
@@ -319,7 +319,7 @@ def count_by_rendering(cell: np.ndarray, value: int, detail: str, vocab: Vocabul
     best_fit: tuple[float, float, str] | None = None
     for fam in [r.family] if r.family else list(r.families):
         scores = {}
-        for d in range(10):
+        for d in range(DECIMAL):
             drawn = r.rendered(str(d), fam)
             scores[d] = compare(ink, drawn, blur=r.blur).score if drawn is not None else -1.0
         lead = scores[value] - max(v for d, v in scores.items() if d != value)
