@@ -121,13 +121,11 @@ class ReviewFlag:
                    position=d.get("position"))
 
 
-@dataclass
-class SheetRead:
-    """Everything a reader got from one input, before resolving names to cards."""
+@dataclass(kw_only=True)
+class SheetFacts:
+    """The player and the printed totals a sheet gives: what a reader saw (`SheetRead`) and the
+    resolved deck (`Decklist`) carry them alike (keyword fields, after each one's own)."""
 
-    reader: str
-    """One of READERS."""
-    lines: list[ReadLine] = field(default_factory=list)
     player_name: str | None = None
     konami_id: str | None = None
     player_name_confidence: float | None = None
@@ -136,6 +134,15 @@ class SheetRead:
     printed_totals: dict[str, int | None] = field(
         default_factory=lambda: {s: None for s in SECTIONS})
     """Totals printed on the sheet per section (None where none is printed)."""
+
+
+@dataclass
+class SheetRead(SheetFacts):
+    """Everything a reader got from one input, before resolving names to cards."""
+
+    reader: str
+    """One of READERS."""
+    lines: list[ReadLine] = field(default_factory=list)
     column_totals: dict[str, int | None] = field(default_factory=dict)
     """Printed totals per main-deck column (monster/spell/trap) where the sheet has them."""
     review: list[ReviewFlag] = field(default_factory=list)
@@ -272,20 +279,14 @@ class Entry:
 
 
 @dataclass
-class Decklist:
-    """A resolved deck: three sections of entries, plus where it came from."""
+class Decklist(SheetFacts):
+    """A resolved deck: three sections of entries, plus where it came from (and `SheetFacts`:
+    the name / ID read by hand with their likelihood, a review item saying so)."""
 
     sections: dict[str, list[Entry]] = field(default_factory=lambda: {s: [] for s in SECTIONS})
     reader: str = "text"
     source_path: str | None = None
     sha256: str | None = None
-    player_name: str | None = None
-    konami_id: str | None = None
-    player_name_confidence: float | None = None
-    konami_id_confidence: float | None = None
-    """`SheetRead`'s: the name / ID was read by hand, this likely right (a review item says so)."""
-    printed_totals: dict[str, int | None] = field(
-        default_factory=lambda: {s: None for s in SECTIONS})
     review: list[ReviewFlag] = field(default_factory=list)
 
     def totals(self) -> dict[str, int]:

@@ -194,7 +194,7 @@ def test_lean_profiles_are_the_sheared_masks_column_sums(sample_page):
     """`_upright_profile` sums runs of rows moved sideways instead of warping the mask per lean:
     at every lean its column sums are those of the mask sheared by a nearest-neighbour warp,
     on the page's own vertical-rule mask (whole and cut into table-like boxes) and on noise."""
-    from scanner.ocr.grid import (TABLE_LEAN_DEG, _row_shifts, _shift_changes, _sheared_sums,
+    from scanner.ocr.grid import (GRID, _row_shifts, _shift_changes, _sheared_sums,
                                   _upright_profile, line_masks)
     gray, _ = sample_page
     _, _, vert = line_masks(gray)
@@ -207,7 +207,7 @@ def test_lean_profiles_are_the_sheared_masks_column_sums(sample_page):
     masks.append((rng.random((733, 311)) < 0.1).astype(np.uint8))
     for mask in masks:
         h, w = mask.shape
-        for deg in np.arange(-TABLE_LEAN_DEG, TABLE_LEAN_DEG + 1e-6, 0.25):
+        for deg in np.arange(-GRID.table_lean_deg, GRID.table_lean_deg + 1e-6, GRID.lean_step_deg):
             k = float(np.tan(np.radians(deg)))
             m = np.float32([[1, -k, k * h / 2], [0, 1, 0]])
             want = cv2.reduce(cv2.warpAffine(mask, m, (w, h), flags=cv2.INTER_NEAREST), 0,

@@ -74,9 +74,10 @@ def test_strike_gate_skips_the_hough_transform_only_where_no_strike_can_be(monke
     rows += [(g, b) for kind, seed in (("struck", 31), ("printed", 32)) for g, b, _ in _rows(kind, 15, seed)]
     skipped: list[bool] = []
     real_gate = marks.strike_room
-    monkeypatch.setattr(marks, "strike_room", lambda ink: skipped.append(not real_gate(ink)) or real_gate(ink))
+    monkeypatch.setattr(marks, "strike_room",
+                        lambda ink, *tuning: skipped.append(not real_gate(ink, *tuning)) or real_gate(ink, *tuning))
     gated = [row_marks(g, b) for g, b in rows]
-    monkeypatch.setattr(marks, "strike_room", lambda ink: True)
+    monkeypatch.setattr(marks, "strike_room", lambda ink, *tuning: True)
     every = [row_marks(g, b) for g, b in rows]
     assert gated == every
     assert sum(m.struck for m in every) >= 15  # the struck rows went through the gate

@@ -284,10 +284,10 @@ def test_a_blurred_glued_number_that_reaches_high_is_cut_on_a_second_look(tess, 
     """A far corner of a tilted photo blurs a 6 pt row number until its top sits only a quarter
     of the line below the name's (`1클러스터`): the first look keeps it, the read does not
     resolve, and the second look with the looser height cuts it."""
-    from scanner.ocr.names import ROW_NUMBER_TOP, without_row_number
+    from scanner.ocr.names import NAMES, without_row_number
     cell, _, _ = _glued_number_cell(name, "NanumGothic", "1", 24, gap=3, pad=24)  # 0.75 of the line, as seen
     cell = cv2.GaussianBlur(cell, (0, 0), 1.2)
-    assert (without_row_number(cell, ROW_NUMBER_TOP) == cell).all()  # the first look keeps it
+    assert (without_row_number(cell, NAMES.first_cut) == cell).all()  # the first look keeps it
     vocab = Vocabulary.from_names(CARDS + [(9, name, "monster")])
     vocab.renderer.family = "NanumGothic"
     got = read_name(cell, "monster", tess, vocab, scale=1.5)
@@ -329,6 +329,7 @@ def test_a_row_number_rule_the_grid_missed_goes_with_its_number(tess, name):
     vocab.renderer.family = "NanumGothic"
     got = read_name(cell, "monster", tess, vocab, scale=1.5)
     assert got.match.card_id == 9 and not got.flags, (got.text, got.flags)
+    assert got.attempt.split(":")[0] in ("glued-number", "number-rule"), got.attempt  # not the first look
     empty, _ = _numbered_cell("", "12")
     assert read_name(empty, "monster", tess, vocab, scale=1.5).row_number_only
 
@@ -351,9 +352,9 @@ def test_a_glued_number_before_a_latin_capital_is_cut_on_a_second_look(tess, rea
     resolve, and the name resolves. A digit glued to a round capital (`3CX`) or touching a
     Hangul letter (`2플레이트`) leaves only a shallow valley: the second look takes that too."""
     from pathlib import Path
-    from scanner.ocr.names import ROW_NUMBER_TOP, without_row_number
+    from scanner.ocr.names import NAMES, without_row_number
     cell = cv2.imread(str(Path(__file__).parent / "data" / f"{crop}.png"), cv2.IMREAD_GRAYSCALE)
-    assert (without_row_number(cell, ROW_NUMBER_TOP) == cell).all()  # the first look keeps it
+    assert (without_row_number(cell, NAMES.first_cut) == cell).all()  # the first look keeps it
     vocab = Vocabulary.build(real_db)
     vocab.renderer.family = "NanumGothic"
     got = read_name(cell, column, tess, vocab, scale=1.05)
@@ -375,8 +376,8 @@ def test_a_cut_that_could_have_taken_a_real_letter_is_not_kept(tess, monkeypatch
     import scanner.ocr.names as names
     first_look = names.read_name_once
 
-    def unsure_first_look(cell, column, tess, vocab, scale=1.0, numbers_in_cell=True, row_numbers=True):
-        got = first_look(cell, column, tess, vocab, scale, numbers_in_cell, row_numbers)
+    def unsure_first_look(cell, column, tess, vocab, scale=1.0, numbers_in_cell=True, row_numbers=True, **kw):
+        got = first_look(cell, column, tess, vocab, scale, numbers_in_cell, row_numbers, **kw)
         return replace(got, flags=["uncertain-name"]) if numbers_in_cell else got
 
     monkeypatch.setattr(names, "read_name_once", unsure_first_look)
@@ -438,11 +439,13 @@ def test_a_glued_number_on_the_latin_baseline_is_cut_below_lower_hangul(tess, re
     it, and the name resolves; at the first look's baseline tolerance it was not cut."""
     import scanner.ocr.names as names
     cell = _soft_photo_cell("glued-number-hangul-below")
-    loose = names.without_row_number(cell, names.ROW_NUMBER_TOP_RETRY, base=names.ROW_NUMBER_BASE_RETRY)
-    strict = names.without_row_number(cell, names.ROW_NUMBER_TOP_RETRY, base=names.ROW_NUMBER_BASE)
+    from dataclasses import replace
+    loose = names.without_row_number(cell, names.NAMES.looser_cut)
+    strict = names.without_row_number(cell, replace(names.NAMES.looser_cut, base=names.NAMES.first_cut.base))
     assert (strict == cell).all() and not (loose == cell).all()
     got = read_name(cell, "extra", tess, Vocabulary.build(real_db), scale=1.02)
     assert got.match.card_id == 33158448 and not got.flags, (got.text, got.match.name, got.flags, got.detail)
+    assert got.attempt.startswith("glued-number: "), got.attempt
 
 
 def _square_soft_vocab(real_db) -> Vocabulary:
@@ -517,3 +520,38 @@ def test_a_row_number_cut_is_trusted_when_it_is_too_narrow_for_a_longer_names_st
         longer[6:6 + ink.shape[0], 8:8 + ink.shape[1]] = ink
         got = read_name(longer, "spell", tess, vocab, scale=1.09)
         assert got.flags or got.match.name != "콘택트", (got.text, got.match.name, got.detail)
+
+
+def test_the_name_readers_are_ordered_lists_of_named_attempts_and_say_which_decided():
+    """`read_by_attempts`: the first attempt always reads; a later one runs only when it applies
+    to that read and decides when it answers; the read names the attempt (issue 32)."""
+    from scanner.ocr.latin import LATIN_ATTEMPTS
+    from scanner.ocr.names import (NAME_ATTEMPTS, NameAttempt, NameCell, NameMatch, NameRead, empty_read,
+                                   read_by_attempts)
+    assert [a.name for a in NAME_ATTEMPTS] == ["as-cut", "glued-number", "number-rule"]
+    assert [a.name for a in LATIN_ATTEMPTS] == [a.name for a in NAME_ATTEMPTS]
+    sure = NameRead("하루 우라라", 90.0, NameMatch(14558127, "하루 우라라", 1.0, 1.0), [], attempt="kor")
+    tried: list[str] = []
+
+    def attempt(name: str, answer):
+        def read(cell, first):
+            tried.append(name)
+            return answer
+        return NameAttempt(name, read, lambda cell, first: bool(first.flags))
+
+    cell = NameCell(np.full((20, 80), 255, np.uint8), "monster", None, Vocabulary.from_names(CARDS))
+    plain = NameAttempt("first", lambda c, f: sure)
+    got = read_by_attempts(cell, [plain, attempt("second", empty_read())])
+    assert got.attempt == "first: kor" and tried == []  # a sure first read: no later attempt runs
+    flagged = NameAttempt("first", lambda c, f: empty_read())
+    got = read_by_attempts(cell, [flagged, attempt("second", None), attempt("third", sure)])
+    assert got.attempt == "third: kor" and got.match.card_id == 14558127 and tried == ["second", "third"]
+    got = read_by_attempts(cell, [flagged, attempt("second", None)])
+    assert got.attempt == "first: no-ink" and got.flags  # none decided: the first read stands
+
+
+def test_a_read_names_its_reading(tess):
+    """`kor` reads a plain Korean name: the read says the plain path decided it."""
+    got = read_name(sheet_cell("하루 우라라"), "monster", tess, vocab_for_page())
+    assert got.match.card_id == 14558127 and not got.flags
+    assert got.attempt == "as-cut: kor", got.attempt

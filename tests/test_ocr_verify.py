@@ -223,10 +223,10 @@ def test_an_exact_read_a_syllable_from_another_name_needs_the_rendering_to_tell_
 
 
 def test_a_near_name_is_one_a_jamo_or_two_from_the_read():
-    from scanner.ocr.names import NEIGHBOUR_EDITS, jamo_edits
-    assert jamo_edits("실드 윙", "실드 웜") <= NEIGHBOUR_EDITS  # 0.75 alike by ratio
-    assert jamo_edits("신의 경고", "신의 충고") <= NEIGHBOUR_EDITS
-    assert jamo_edits("실드 윙", "ZW－실피드 윙") > NEIGHBOUR_EDITS
+    from scanner.ocr.names import NAMES as NAME_TUNING, jamo_edits
+    assert jamo_edits("실드 윙", "실드 웜") <= NAME_TUNING.neighbour_edits  # 0.75 alike by ratio
+    assert jamo_edits("신의 경고", "신의 충고") <= NAME_TUNING.neighbour_edits
+    assert jamo_edits("실드 윙", "ZW－실피드 윙") > NAME_TUNING.neighbour_edits
     from scanner.ocr.names import is_near
     assert is_near("스톰 슈터", "스쿱 슈터")  # one syllable, three jamo: read one for the other
     assert is_near("실드 윙", "실드 웜") and not is_near("실드 윙", "ZW－실피드 윙")

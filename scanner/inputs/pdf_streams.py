@@ -25,6 +25,7 @@ bounded by the content limits around it and by the reader process's memory cap (
 from __future__ import annotations
 
 import bisect
+import contextlib
 import re
 from dataclasses import dataclass, field
 
@@ -314,7 +315,7 @@ class _Guard:
         counts: list[list[int]] = []
         keep = info.get(b"Type") == b"ObjStm"
         kept = bytearray()
-        try:
+        with self._coded_limits(limit):
             out = decode(chunks, filters[:-1] if codec else filters, parms, limit, self.steps,
                          counts)
             if codec:
@@ -341,12 +342,6 @@ class _Guard:
                 if scan and not keep:
                     rec.inline = self._inline_images(bytes(kept))
                     kept = bytearray()
-        except TooLarge:
-            raise UnreadableInput("input.pdf-stream-too-large", file=self.label,
-                                  max_mb=limit >> 20) from None
-        except Unmeasurable as exc:
-            raise UnreadableInput("input.pdf-stream-unmeasurable", file=self.label,
-                                  filter=str(exc.args[0])) from None
         if image:
             rec.pixels = self._int(info.get(b"Width")) * self._int(info.get(b"Height"))
             rec.size = max(rec.size, rec.pixels * 4)
@@ -361,6 +356,19 @@ class _Guard:
             self.kept[rec.num] = bytes(kept)
         if rec.num is not None:
             self.streams[rec.num] = rec
+
+    @contextlib.contextmanager
+    def _coded_limits(self, limit: int):
+        """A stream's decoding, a limit it breaks (`TooLarge`) or a filter that cannot be
+        measured (`Unmeasurable`) refused as the input's coded error."""
+        try:
+            yield
+        except TooLarge:
+            raise UnreadableInput("input.pdf-stream-too-large", file=self.label,
+                                  max_mb=limit >> 20) from None
+        except Unmeasurable as exc:
+            raise UnreadableInput("input.pdf-stream-unmeasurable", file=self.label,
+                                  filter=str(exc.args[0])) from None
 
     def _inline_images(self, content: bytes) -> int:
         """Bytes the inline images (`BI … ID data EI`) of a content stream unpack to, each
@@ -394,16 +402,10 @@ class _Guard:
                         limits.MAX_PDF_INFLATED_BYTES - self.census.inflated - total)
             codec = filters[-1] if filters and filters[-1] in IMAGE_CODECS else None
             counts: list[list[int]] = []
-            try:
+            with self._coded_limits(limit):
                 for _ in decode(iter([content[start:]]), filters[:-1] if codec else filters,
                                 parms, limit, self.steps, counts):
                     pass
-            except TooLarge:
-                raise UnreadableInput("input.pdf-stream-too-large", file=self.label,
-                                      max_mb=limit >> 20) from None
-            except Unmeasurable as exc:
-                raise UnreadableInput("input.pdf-stream-unmeasurable", file=self.label,
-                                      filter=str(exc.args[0])) from None
             total += sum(c[0] for c in counts) + width * height * 4
         self.census.inflated += total
         if self.census.inflated > limits.MAX_PDF_INFLATED_BYTES:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from scanner.ocr.ink import true_runs
 from scanner.ocr.thresholds import INK_ANY
 from scanner.ocr.verify import ink_level
 
@@ -35,7 +36,7 @@ def clear_edge_bits(gray: np.ndarray, level: float | None = None, zone: float = 
     if h < 12:
         return gray
     ink = gray < (ink_level(gray) if level is None else level)
-    runs = _runs(ink.sum(axis=1) >= ROW_INK)
+    runs = true_runs(ink.sum(axis=1) >= ROW_INK)
     if len(runs) < 2:
         return gray
     weights = [int(ink[a:b].sum()) for a, b in runs]
@@ -50,18 +51,6 @@ def clear_edge_bits(gray: np.ndarray, level: float | None = None, zone: float = 
             if out is gray:
                 out = gray.copy()
             out[a:b] = 255
-    return out
-
-
-def _runs(on: np.ndarray) -> list[tuple[int, int]]:
-    """[start, end) of each run of True."""
-    out, start = [], None
-    for i, v in enumerate(on.tolist() + [False]):
-        if v and start is None:
-            start = i
-        elif not v and start is not None:
-            out.append((start, i))
-            start = None
     return out
 
 

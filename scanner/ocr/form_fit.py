@@ -15,25 +15,94 @@ import numpy as np
 
 from scanner.ocr.grid import Box, Grid, RowCells, Table, profile_peaks, line_masks, remove_rules
 from scanner.ocr.layouts import Layout, TableSpec
+from scanner.ocr.thresholds import PAPER
 
-MIN_X_MATCH = 6 / 7
-"""Share of the layout's column rules that must land on the page's vertical rules."""
-MIN_Y_MATCH = 0.8
-"""Share of the layout's row rules that must land on the page's horizontal rules."""
-SCALE_RANGE = (0.55, 1.15)
-"""Layout units → page pixels, relative to the page width / the layout width (printed at 100 %
-on A4, the KDE form is a little wider than the paper's printable width)."""
-CELL_MARGIN = 3
-"""Pixels each cell keeps clear of its column rules (beyond the readers' own inset)."""
-SNAP = 0.3
-"""A rule snaps to a page rule within this share of the row pitch."""
-MIN_ROW_PX = 8
-"""A row whose name or count cell holds fewer pixels than this down (or across) on the page is
-no row to read (a fit squeezed to nothing); a row not wholly on the page is off it."""
-Y_SCALE = (0.96, 1.04, 0.005)
-"""The y scale is looked for from 0.96 to 1.04 times the x scale, in steps of 0.005: the page
-stage keeps the paper's aspect (`perspective.paper_aspect`, within ~1 %), so the range need not
-be wider; a wider one only gives a false fit more scales to land on."""
+
+@dataclass(frozen=True)
+class FormFitTuning:
+    """The numbers of the form-fit stage, one home each (issue 32: per-stage tuning). Layout
+    units are the form's PDF points."""
+
+    min_x_match: float = 6 / 7
+    """Share of the layout's column rules (six of the form's seven) that must land on the page's vertical rules."""
+    min_y_match: float = 0.8
+    """Share of the layout's row rules that must land on the page's horizontal rules."""
+    scale_range: tuple[float, float] = (0.55, 1.15)
+    """Layout units → page pixels, relative to the page width / the layout width (printed at
+    100 % on A4, the KDE form is a little wider than the paper's printable width)."""
+    x_tol: tuple[float, float] = (4.0, 0.004)
+    """A column rule lands on a page rule within (pixels, share of the page width), the larger."""
+    y_tol: tuple[float, float, float] = (3.0, 0.2, 17.4)
+    """A row rule lands on a page rule within (pixels, share of a row pitch), the larger; the
+    pitch in layout units (the KDE form's 17.4 pt rows) at the x scale."""
+    y_scale: tuple[float, float, float] = (0.96, 1.04, 0.005)
+    """The y scale is looked for from 0.96 to 1.04 times the x scale, in steps of 0.005: the
+    page stage keeps the paper's aspect (`perspective.paper_aspect`, within ~1 %), so the range
+    need not be wider; a wider one only gives a false fit more scales to land on."""
+    y_offsets: tuple[float, float] = (-0.5, 3.0)
+    """Row offsets voted for: from this share of the page's height above it, in bins this many
+    pixels wide (the winning bin's middle is the offset)."""
+    column_peaks: tuple[float, int] = (0.15, 6)
+    """Column rules: profile peaks at least this share of the page high, this far apart (px)…"""
+    column_count: tuple[int, int] = (4, 40)
+    """…of which a form's page has at least this many and at most that many."""
+    strip_shares: tuple[float, float] = (0.3, 0.5)
+    """Row rules run at least this share of the whole form's width, and that of one table's."""
+    strip_min_px: int = 8
+    """A strip narrower than this (px) on the page is not measured."""
+    row_peak_gap_px: int = 6
+    """Row-rule peaks of one strip closer than this are one."""
+    strip_merge: tuple[float, float] = (3.0, 0.15)
+    """Peaks of one rule seen in different strips lie within (pixels, share of a row pitch),
+    the larger."""
+    snap: float = 0.3
+    """A rule snaps to a page rule within this share of the row pitch…"""
+    snap_min_px: float = 4.0
+    """…and at least this many pixels across."""
+    table_rule_share: float = 0.5
+    """A table's own row rule covers at least this share of its width…"""
+    table_rule_gap_px: int = 4
+    """…and its peaks closer than this are one."""
+    cell_margin: int = 3
+    """Pixels each cell keeps clear of its column rules (beyond the readers' own inset)."""
+    min_row_px: int = 8
+    """A row whose name or count cell holds fewer pixels than this down (or across) on the page
+    is no row to read (a fit squeezed to nothing); a row not wholly on the page is off it."""
+    # ---- faint print ---------------------------------------------------------------------
+    cell_inset: int = 3
+    """The name cells' print is measured this far inside their rules."""
+    faint_ink: float = 120
+    """Darkest print of the name cells (their `faint_percentile`) paler than this: a small,
+    blurred page (a portrait sheet far off in a landscape photo) whose text never reaches the
+    ink cut-offs…"""
+    faint_percentile: float = 0.2
+    faint_contrast: float = 40
+    """…and at least this much darker than their paper (else there is no print to darken)…"""
+    dark_ink: float = 40
+    """…is stretched to this grey level."""
+    # ---- grey title rows -----------------------------------------------------------------
+    fill_inset_px: int = 4
+    """The grey fills are measured this far inside their rules."""
+    row_shifts: int = 3
+    """Fits shifted by up to this many rows are weighed against the found one (a photo's
+    residual perspective can leave the row votes two rows off)…"""
+    fill_gain: float = 3.0
+    """…and one wins when its title rows are grey by this many grey levels more."""
+    # ---- leaning columns -----------------------------------------------------------------
+    lean_third: tuple[int, float] = (10, 0.3)
+    """A column rule's lean is measured in the top and bottom thirds of the rows (at least this
+    many pixels high), where its mask covers at least that share of the third…"""
+    lean_peak: float = 0.8
+    """…at the middle of its profile's columns at least this share of its peak."""
+    lean_window_px: int = 3
+    """…in a window at least this wide around the fitted rule…"""
+    max_lean: float = 0.035
+    """Largest lean (x shift per pixel down, about 2°) taken for a table's column rules."""
+    min_drift: float = 3.0
+    """A lean that moves a rule by fewer pixels than this over the table's rows is not taken."""
+
+
+FORM_FIT = FormFitTuning()
 
 
 @dataclass
@@ -67,9 +136,11 @@ def _matched(pred: np.ndarray, peaks: np.ndarray, tol: float) -> np.ndarray:
     return np.abs(pred[:, None] - peaks[None, :]).min(axis=1)
 
 
-def fit_x(peaks: np.ndarray, rules: list[float], width: int, layout_w: float) -> tuple[float, float, float]:
+def fit_x(peaks: np.ndarray, rules: list[float], width: int, layout_w: float,
+          tuning: FormFitTuning = FORM_FIT) -> tuple[float, float, float]:
     """(scale, offset, share matched) of the best pair-wise proposal."""
-    tol = max(4.0, 0.004 * width)
+    tol = max(tuning.x_tol[0], tuning.x_tol[1] * width)
+    lo, hi = tuning.scale_range
     t = np.array(rules)
     best = (0.0, 0.0, 0.0, np.inf)
     base = width / layout_w
@@ -78,7 +149,7 @@ def fit_x(peaks: np.ndarray, rules: list[float], width: int, layout_w: float) ->
             for i in range(len(t)):
                 for j in range(i + 1, len(t)):
                     s = (peaks[b] - peaks[a]) / (t[j] - t[i])
-                    if not SCALE_RANGE[0] * base <= s <= SCALE_RANGE[1] * base:
+                    if not lo * base <= s <= hi * base:
                         continue
                     o = peaks[a] - s * t[i]
                     d = _matched(o + s * t, peaks, tol)
@@ -89,23 +160,26 @@ def fit_x(peaks: np.ndarray, rules: list[float], width: int, layout_w: float) ->
     return best[0], best[1], best[2]
 
 
-def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int) -> tuple[float, float, float]:
+def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int,
+          tuning: FormFitTuning = FORM_FIT) -> tuple[float, float, float]:
     """(scale, offset, share matched): the paper keeps its aspect, so the y scale is the x
-    scale within `Y_SCALE` (a photo's residual perspective)."""
+    scale within `y_scale` (a photo's residual perspective)."""
     t = np.array(rules)
-    tol = max(3.0, 0.2 * sx * 17.4)
+    px, share, pitch = tuning.y_tol
+    tol = max(px, share * sx * pitch)
     best = (sx, 0.0, 0.0, np.inf)
     if peaks.size == 0:
         return best[:3]
-    lo, hi, step = Y_SCALE
+    lo, hi, step = tuning.y_scale
+    above, bin_px = tuning.y_offsets
     for k in np.arange(lo, hi + step / 2, step):
         s = sx * k
         offs = (peaks[:, None] - s * t[None, :]).ravel()
-        offs = offs[(offs > -0.5 * height) & (offs < height)]
+        offs = offs[(offs > above * height) & (offs < height)]
         if offs.size == 0:
             continue
-        hist, edges = np.histogram(offs, bins=np.arange(offs.min(), offs.max() + 4, 3.0))
-        o = float(edges[int(np.argmax(hist))] + 1.5)
+        hist, edges = np.histogram(offs, bins=np.arange(offs.min(), offs.max() + bin_px + 1, bin_px))
+        o = float(edges[int(np.argmax(hist))] + bin_px / 2)
         d = _matched(o + s * t, peaks, tol)
         ok = d <= tol
         if ok.any():  # refine the offset on the matched rules
@@ -118,28 +192,26 @@ def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int) -> tupl
     return best[0], best[1], best[2]
 
 
-STRIP_MERGE = 0.15
-"""Peaks of one rule seen in different strips lie within this share of a row pitch."""
-
-
-def row_rule_peaks(horiz: np.ndarray, sx: float, ox: float, layout: Layout) -> np.ndarray:
+def row_rule_peaks(horiz: np.ndarray, sx: float, ox: float, layout: Layout,
+                   tuning: FormFitTuning = FORM_FIT) -> np.ndarray:
     """Row rules across the whole form and across each table alone. A photo's residual keystone
     tilts a long rule: across the whole width its profile smears below the threshold, while
     across one column it stays sharp. Peaks of one rule in several strips are merged."""
     w = horiz.shape[1]
     xs = _rule_xs(layout)
-    spans = [(min(xs), max(xs), 0.3)] + sorted({(t.left, t.right, 0.5) for t in layout.tables})
+    whole, one = tuning.strip_shares
+    spans = [(min(xs), max(xs), whole)] + sorted({(t.left, t.right, one) for t in layout.tables})
     found: list[float] = []
     for a, b, share in spans:
         x0, x1 = max(0, int(ox + sx * a)), min(w, int(ox + sx * b))
-        if x1 - x0 < 8:
+        if x1 - x0 < tuning.strip_min_px:
             continue
         prof = (horiz[:, x0:x1] > 0).sum(axis=1).astype(np.float32)
-        found.extend(p for p, _ in profile_peaks(prof, share * (x1 - x0), 6))
+        found.extend(p for p, _ in profile_peaks(prof, share * (x1 - x0), tuning.row_peak_gap_px))
     pitch = sx * float(np.median([t.pitch for t in layout.tables]))
     merged: list[list[float]] = []
     for p in sorted(found):
-        if merged and p - merged[-1][-1] <= max(3.0, STRIP_MERGE * pitch):
+        if merged and p - merged[-1][-1] <= max(tuning.strip_merge[0], tuning.strip_merge[1] * pitch):
             merged[-1].append(p)
         else:
             merged.append([p])
@@ -155,156 +227,155 @@ def _snap(v: float, peaks: np.ndarray, tol: float) -> int:
 
 
 def fit_form(gray: np.ndarray, layout: Layout,
-             masks: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[Grid, Fit] | None:
+             masks: tuple[np.ndarray, np.ndarray] | None = None,
+             tuning: FormFitTuning = FORM_FIT) -> tuple[Grid, Fit] | None:
     """The layout's tables placed on the page, with the rules painted out; None when the
     page's rules do not fit the layout. `masks`: the page's faint-rule masks (horizontal,
     vertical) when the db-ko grid already made them (`Grid.faint_masks`)."""
     h, w = gray.shape
     horiz, vert = masks if masks is not None else line_masks(gray, faint_rules=True)[1:]
     vprof = (vert > 0).sum(axis=0).astype(np.float32)
-    vpk = np.array([p for p, _ in profile_peaks(vprof, 0.15 * h, 6)], float)
-    if len(vpk) < 4 or len(vpk) > 40:
+    share, gap = tuning.column_peaks
+    vpk = np.array([p for p, _ in profile_peaks(vprof, share * h, gap)], float)
+    fewest, most = tuning.column_count
+    if len(vpk) < fewest or len(vpk) > most:
         return None
-    sx, ox, xm = fit_x(vpk, _rule_xs(layout), w, layout.width)
-    if xm < MIN_X_MATCH:
+    sx, ox, xm = fit_x(vpk, _rule_xs(layout), w, layout.width, tuning)
+    if xm < tuning.min_x_match:
         return None
-    hpk = row_rule_peaks(horiz, sx, ox, layout)
-    sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h)
-    if ym < MIN_Y_MATCH:
+    hpk = row_rule_peaks(horiz, sx, ox, layout, tuning)
+    sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h, tuning)
+    if ym < tuning.min_y_match:
         return None
     fit = Fit(sx, ox, sy, oy, xm, ym)
     if layout.fill:
-        fit = _by_title_fill(gray, fit, layout, hpk)
-    tables = [_table(spec, fit, vpk, horiz, vert) for spec in layout.tables]
+        fit = _by_title_fill(gray, fit, layout, hpk, tuning)
+    tables = [_table(spec, fit, vpk, horiz, vert, tuning) for spec in layout.tables]
+    least = tuning.min_row_px
     for t in tables:  # rows the fit puts past the page's edge are not cells to read
-        t.off_page = [r.row for r in t.rows if not (r.box.within(gray) and r.name.fits(gray, least=MIN_ROW_PX)
-                                                    and r.count.fits(gray, least=MIN_ROW_PX))]
+        t.off_page = [r.row for r in t.rows if not (r.box.within(gray) and r.name.fits(gray, least=least)
+                                                    and r.count.fits(gray, least=least))]
         t.rows = [r for r in t.rows if r.row not in t.off_page]
     notes = [f"layout {layout.name}: scale {sx:.3f} px/unit, column rules {xm:.0%}, row rules {ym:.0%}"]
     clean, rules = remove_rules(gray, horiz, vert, tables)
-    ink = darken_faint_ink(gray, clean, tables)
+    ink = darken_faint_ink(gray, clean, tables, tuning)
     if ink is not gray:
         notes.append("faint print: ink darkened")
         clean, rules = remove_rules(ink, horiz, vert, tables)
     return Grid(tables=tables, clean=clean, rule_mask=rules, notes=notes), fit
 
 
-FAINT_INK = 120
-"""Darkest print of the name cells (their 0.2th percentile) paler than this: a small, blurred page
-(a portrait sheet far off in a landscape photo) whose text never reaches the ink cut-offs."""
-DARK_INK = 40
-
-
-def darken_faint_ink(gray: np.ndarray, clean: np.ndarray, tables: list[Table]) -> np.ndarray:
+def darken_faint_ink(gray: np.ndarray, clean: np.ndarray, tables: list[Table],
+                     tuning: FormFitTuning = FORM_FIT) -> np.ndarray:
     """The page with its grey levels stretched so the darkest print in the name cells (rules
     painted out) is dark again, paper staying paper; the page itself when its print is dark
     enough (the rules and the grey fills are always dark: only the cells tell)."""
-    cells = [c.name.crop(clean, inset=3).ravel() for t in tables for c in t.rows]
+    cells = [c.name.crop(clean, inset=tuning.cell_inset).ravel() for t in tables for c in t.rows]
     region = np.concatenate(cells) if cells else np.zeros(0, np.uint8)
     if region.size == 0:
         return gray
-    lo, paper = float(np.percentile(region, 0.2)), float(np.median(region))
-    if lo < FAINT_INK or paper - lo < 40:
+    lo, paper = float(np.percentile(region, tuning.faint_percentile)), float(np.median(region))
+    if lo < tuning.faint_ink or paper - lo < tuning.faint_contrast:
         return gray
-    v = np.arange(256, dtype=np.float32)
-    lut = np.where(v < paper, DARK_INK + (v - lo) * (paper - DARK_INK) / (paper - lo), v)
-    return np.clip(lut, 0, 255).astype(np.uint8)[gray]
+    dark = tuning.dark_ink
+    v = np.arange(PAPER + 1, dtype=np.float32)
+    lut = np.where(v < paper, dark + (v - lo) * (paper - dark) / (paper - lo), v)
+    return np.clip(lut, 0, PAPER).astype(np.uint8)[gray]
 
 
-def _title_contrast(gray: np.ndarray, fit: Fit, layout: Layout) -> float:
+def _title_contrast(gray: np.ndarray, fit: Fit, layout: Layout, tuning: FormFitTuning = FORM_FIT) -> float:
     """How much darker the cells the form fills grey (`Layout.fill`: the title rows, or the
     total rows' count cells) are than the row next to them."""
     h, w = gray.shape
+    m = tuning.fill_inset_px
     out = []
     for spec in layout.tables:
         if layout.fill == "total-count":
             last = spec.first_row + spec.rows * spec.pitch
-            x0, x1 = int(fit.x(spec.left)) + 4, int(fit.x(spec.divider)) - 4
+            x0, x1 = int(fit.x(spec.left)) + m, int(fit.x(spec.divider)) - m
             pairs = ((last, spec.total_bottom), (last - spec.pitch, last))
         else:
-            x0, x1 = int(fit.x(spec.divider)) + 4, int(fit.x(spec.right)) - 4
+            x0, x1 = int(fit.x(spec.divider)) + m, int(fit.x(spec.right)) - m
             pairs = ((spec.title_top, spec.first_row), (spec.first_row, spec.first_row + spec.pitch))
         bands = []
         for a, b in pairs:
-            y0, y1 = int(fit.y(a)) + 4, int(fit.y(b)) - 4
+            y0, y1 = int(fit.y(a)) + m, int(fit.y(b)) - m
             if not (0 <= y0 < y1 <= h and 0 <= x0 < x1 <= w):
-                return -255.0
+                return -float(PAPER)
             bands.append(float(np.median(gray[y0:y1, x0:x1])))
         out.append(bands[1] - bands[0])
     return float(np.median(out))
 
 
-ROW_SHIFTS = 3
-"""Fits shifted by up to this many rows are weighed against the found one (a photo's residual
-perspective can leave the row votes two rows off)."""
-
-
-def _by_title_fill(gray: np.ndarray, fit: Fit, layout: Layout, hpk: np.ndarray) -> Fit:
+def _by_title_fill(gray: np.ndarray, fit: Fit, layout: Layout, hpk: np.ndarray,
+                   tuning: FormFitTuning = FORM_FIT) -> Fit:
     """Rows are evenly spaced, so a fit shifted by a row matches almost every rule too: of the
-    fit and the fits up to ROW_SHIFTS rows up and down, the one whose title rows are grey wins."""
+    fit and the fits up to `row_shifts` rows up and down, the one whose title rows are grey wins."""
     pitch = float(np.median([t.pitch for t in layout.tables]))
-    best, best_c = fit, _title_contrast(gray, fit, layout)
-    for m in range(-ROW_SHIFTS, ROW_SHIFTS + 1):
+    best, best_c = fit, _title_contrast(gray, fit, layout, tuning)
+    for m in range(-tuning.row_shifts, tuning.row_shifts + 1):
         if m == 0:
             continue
         f = Fit(fit.sx, fit.ox, fit.sy, fit.oy + m * fit.sy * pitch, fit.x_match, fit.y_match)
-        c = _title_contrast(gray, f, layout)
-        if c > best_c + 3:
+        c = _title_contrast(gray, f, layout, tuning)
+        if c > best_c + tuning.fill_gain:
             best, best_c = f, c
     return best
 
 
-MAX_LEAN = 0.035
-"""Largest lean (x shift per pixel down, about 2°) taken for a table's column rules."""
-MIN_DRIFT = 3.0
-"""A lean that moves a rule by fewer pixels than this over the table's rows is not taken."""
-
-
-def column_lean(vert: np.ndarray, xs: list[int], y0: int, y1: int, tol: int) -> tuple[list[int], float]:
+def column_lean(vert: np.ndarray, xs: list[int], y0: int, y1: int, tol: int,
+                tuning: FormFitTuning = FORM_FIT) -> tuple[list[int], float]:
     """The column rules where they cross the middle of rows y0..y1, and their lean (x shift per
     pixel down): a photo's residual perspective tilts them, so a count cell cut straight down
     meets its rule in the lower rows, and the rule's sliver reads as a 1. Each rule is found
     near its fitted x in the top and in the bottom third; rules not found there keep their x."""
     h, w = y1 - y0, vert.shape[1]
-    third = h // 3
-    if third < 10:
+    third = h // THIRDS
+    least_px, cover = tuning.lean_third
+    if third < least_px:
         return xs, 0.0
     ends = []
     for x in xs:
         a, b = max(0, x - tol), min(w, x + tol + 1)
         top = (vert[y0:y0 + third, a:b] > 0).sum(axis=0)
         bot = (vert[y1 - third:y1, a:b] > 0).sum(axis=0)
-        if b - a < 3 or top.max() < 0.3 * third or bot.max() < 0.3 * third:
+        if b - a < tuning.lean_window_px or top.max() < cover * third or bot.max() < cover * third:
             ends.append(None)
             continue
-        ends.append((a + _centre(top), a + _centre(bot)))
+        ends.append((a + _centre(top, tuning), a + _centre(bot, tuning)))
     slopes = [(xb - xt) / (h - third) for e in ends if e is not None for xt, xb in [e]]
     if not slopes:
         return xs, 0.0
-    lean = float(np.clip(np.median(slopes), -MAX_LEAN, MAX_LEAN))
-    if abs(lean) * h < MIN_DRIFT:
+    lean = float(np.clip(np.median(slopes), -tuning.max_lean, tuning.max_lean))
+    if abs(lean) * h < tuning.min_drift:
         return xs, 0.0  # upright enough: the fit's rules stand (cells cut as before)
     out = [x if e is None or abs((e[0] + e[1]) / 2 - x) > tol else int(round((e[0] + e[1]) / 2))
            for x, e in zip(xs, ends)]
     return out, lean
 
 
-def _centre(prof: np.ndarray) -> float:
+THIRDS = 3
+"""A column rule's lean is measured between the top and the bottom third of the rows."""
+
+
+def _centre(prof: np.ndarray, tuning: FormFitTuning = FORM_FIT) -> float:
     """Middle of the columns where a rule's profile is near its peak (a thick rule is flat-topped)."""
-    return float(np.flatnonzero(prof >= 0.8 * prof.max()).mean())
+    return float(np.flatnonzero(prof >= tuning.lean_peak * prof.max()).mean())
 
 
-def _table(spec: TableSpec, fit: Fit, vpk: np.ndarray, horiz: np.ndarray, vert: np.ndarray) -> Table:
-    tol_x = max(4.0, SNAP * fit.sx * spec.pitch)
+def _table(spec: TableSpec, fit: Fit, vpk: np.ndarray, horiz: np.ndarray, vert: np.ndarray,
+           tuning: FormFitTuning = FORM_FIT) -> Table:
+    tol_x = max(tuning.snap_min_px, tuning.snap * fit.sx * spec.pitch)
     left, div, right = (_snap(fit.x(v), vpk, tol_x) for v in (spec.left, spec.divider, spec.right))
     # Row rules snap to the rules found across this table only (other tables have their own).
     prof = (horiz[:, left:right] > 0).sum(axis=1).astype(np.float32)
-    hpk = np.array([p for p, _ in profile_peaks(prof, 0.5 * (right - left), 4)], float)
-    tol_y = SNAP * fit.sy * spec.pitch
+    hpk = np.array([p for p, _ in profile_peaks(prof, tuning.table_rule_share * (right - left),
+                                                tuning.table_rule_gap_px)], float)
+    tol_y = tuning.snap * fit.sy * spec.pitch
     ys = [_snap(fit.y(v), hpk, tol_y) for v in spec.row_rules()]
     # Column rules at the table's own mid-height, with their lean (cells follow it row by row).
     mid = (ys[0] + ys[-1] + 1) / 2
-    (left, div, right), lean = column_lean(vert, [left, div, right], ys[1], ys[-2], int(tol_x))
+    (left, div, right), lean = column_lean(vert, [left, div, right], ys[1], ys[-2], int(tol_x), tuning)
     if lean:  # column_lean measured the rules at the rows' middle; the table's differs a little
         shift = lean * (mid - (ys[1] + ys[-2]) / 2)
         left, div, right = (int(round(v + shift)) for v in (left, div, right))
@@ -318,7 +389,7 @@ def _table(spec: TableSpec, fit: Fit, vpk: np.ndarray, horiz: np.ndarray, vert: 
         y0, y1 = ys[i], ys[i + 1]
         # The form's rules are thicker than db-ko's: their grey halo stays beside a painted
         # rule, and in a narrow count cell it reads as a second glyph. Cells keep clear of it.
-        m = CELL_MARGIN
+        m = tuning.cell_margin
         d = int(round(lean * ((y0 + y1) / 2 - mid)))
         t.rows.append(RowCells(row=i, box=Box(left + d, y0, right + d, y1),
                                name=Box(name_l + m + d, y0, name_r - m + d, y1),

@@ -3,6 +3,7 @@ Only confident reads are kept: a guessed ID is worse than none."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -13,7 +14,7 @@ from scanner.ocr.form_fit import Fit
 from scanner.ocr.grid import Box, Grid, Table
 from scanner.ocr.layouts import Layout
 from scanner.ocr.ink import trim_to_ink
-from scanner.ocr.thresholds import INK_RULE
+from scanner.ocr.thresholds import INK_RULE, PAPER
 from scanner.ocr.counts import (H_NORM, K_NEIGHBOURS, MIN_GLYPH_H, binarize_cell, classify_glyph,
                                 drop_rule_remnants, glyph_features, group_components, load_templates,
                                 normalise)
@@ -35,7 +36,7 @@ def read_header(grid: Grid, tess: Tesseract, sheet: SheetRead) -> None:
         return
     t = headers[0]
     ys = t.ys
-    if len(ys) < 3 or len(t.xs) < 2:
+    if len(ys) < HEADER.min_rules or len(t.xs) < 2:
         return
     label_x = label_divider(t)
     name_box = Box(label_x, ys[0], t.box.x1, ys[1])
@@ -62,6 +63,40 @@ def _sure_name(img: np.ndarray, tess: Tesseract) -> str | None:
     return name
 
 
+ID_DIGITS = 10
+"""A Konami ID is ten digits, one a box (eleven evenly spaced rules)."""
+
+
+@dataclass(frozen=True)
+class HeaderTuning:
+    """The numbers of the header stage's boxes and rules, one home each (issue 32: per-stage
+    tuning; its confidences are the documented module constants)."""
+
+    min_rules: int = 3
+    """A header block with fewer row rules holds no name row."""
+    id_spacing: float = 0.25
+    """The ID boxes' rules are evenly spaced: each gap within this share of the first…"""
+    id_min_gap_px: int = 20
+    """…and no gap narrower than this (px: a doubled rule)."""
+    id_inset: int = 4
+    """An ID box is read this far inside its rules (db-ko)…"""
+    form_id_inset: int = 2
+    """…and inside its fitted outline (a form)."""
+    frame_run: tuple[int, float, float] = (8, 0.7, 0.7)
+    """A box's own frame: ink runs at least (pixels, share of the width across, share of the
+    height down) long, the longer; a name cell's box rules run half its width."""
+    line_run_across: float = 0.5
+    label_margin_px: int = 20
+    """The label divider is an inner rule this far from the block's sides…"""
+    label_part: int = 3
+    """…else it is taken at 1/(this) of the block's width."""
+    snapped_surname: float = 0.5
+    """A written surname snapped to the nearest known one keeps this share of its confidence."""
+
+
+HEADER = HeaderTuning()
+
+
 MIN_CELL_PX = 4
 """A header cell smaller than this (pixels, either way) holds nothing to read."""
 
@@ -75,18 +110,18 @@ def read_id_boxes(grid: Grid, t: Table, y0: int, y1: int, tess: Tesseract) -> st
         run = [xs[i]]
         for x in xs[i + 1:]:
             gap = x - run[-1]
-            if len(run) >= 2 and abs(gap - (run[1] - run[0])) > 0.25 * (run[1] - run[0]):
+            if len(run) >= 2 and abs(gap - (run[1] - run[0])) > HEADER.id_spacing * (run[1] - run[0]):
                 break
-            if gap < 20:
+            if gap < HEADER.id_min_gap_px:
                 break
             run.append(x)
         if len(run) > len(best):
             best = run
-    if len(best) != 11:
+    if len(best) != ID_DIGITS + 1:
         return None
     out = []
     for a, b in zip(best, best[1:]):
-        d = read_id_digit(Box(a, y0, b, y1).crop(grid.clean, inset=4).copy(), tess)
+        d = read_id_digit(Box(a, y0, b, y1).crop(grid.clean, inset=HEADER.id_inset).copy(), tess)
         if d is None:
             return None
         out.append(d)
@@ -99,9 +134,8 @@ def read_id_digit(cell: np.ndarray, tess: Tesseract) -> str | None:
         return None  # (a box off the page or squeezed to nothing: no digit to read)
     ink = (cell < INK_RULE).astype(np.uint8)
     # The digit box has its own frame, off the table's rule positions: paint it out.
-    frame = (cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(8, int(cell.shape[1] * 0.7))), np.uint8))
-             | cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(8, int(cell.shape[0] * 0.7)), 1), np.uint8)))
-    cell[cv2.dilate(frame, np.ones((3, 3), np.uint8)) > 0] = 255
+    frame = _lines(ink, HEADER.frame_run[1])
+    cell[cv2.dilate(frame, np.ones((3, 3), np.uint8)) > 0] = PAPER
     trimmed = trim_to_ink(cell, pad=10)
     if trimmed is None:
         return None
@@ -112,10 +146,19 @@ def read_id_digit(cell: np.ndarray, tess: Tesseract) -> str | None:
     return d
 
 
-def label_divider(t: Table) -> int:
+def _lines(ink: np.ndarray, across: float, tuning: HeaderTuning = HEADER) -> np.ndarray:
+    """The ink of long straight runs: across the cell at least `across` of its width, down it
+    at least `frame_run`'s share of its height (and `frame_run`'s pixels either way)."""
+    px, _, down = tuning.frame_run
+    return (cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(px, int(ink.shape[1] * across))), np.uint8))
+            | cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(px, int(ink.shape[0] * down)), 1), np.uint8)))
+
+
+def label_divider(t: Table, tuning: HeaderTuning = HEADER) -> int:
     """x of the rule between the labels (이름 / 코나미 카드 게임 ID) and the values."""
-    inner = [x for x in t.xs if t.box.x0 + 20 < x < t.box.x1 - 20]
-    return inner[0] if inner else t.box.x0 + t.box.w // 3
+    m = tuning.label_margin_px
+    inner = [x for x in t.xs if t.box.x0 + m < x < t.box.x1 - m]
+    return inner[0] if inner else t.box.x0 + t.box.w // tuning.label_part
 
 
 HANGUL_PART = re.compile(r"^[가-힣]{1,4}$")
@@ -132,9 +175,8 @@ def without_lines(cell: np.ndarray) -> np.ndarray:
     if min(out.shape[:2]) < MIN_CELL_PX:
         return out  # (nothing in it can be a rule; OpenCV refuses an empty image)
     ink = (out < INK_RULE).astype(np.uint8)
-    lines = (cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(8, int(out.shape[1] * 0.5))), np.uint8))
-             | cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(8, int(out.shape[0] * 0.7)), 1), np.uint8)))
-    out[cv2.dilate(lines, np.ones((3, 3), np.uint8)) > 0] = 255
+    lines = _lines(ink, HEADER.line_run_across)
+    out[cv2.dilate(lines, np.ones((3, 3), np.uint8)) > 0] = PAPER
     return out
 
 
@@ -149,17 +191,17 @@ def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract
         # Ten evenly spaced boxes: one digit each, read alone (a whole-strip read stumbles on
         # the box rules' remnants); every digit must be sure.
         x0, y0, x1, y1 = boxes["konami_id"]
-        step = (x1 - x0) / 10
+        step = (x1 - x0) / ID_DIGITS
         digits, glyphs, cells = [], [], []
-        for i in range(10):
-            cell = _box(fit, (x0 + i * step, y0, x0 + (i + 1) * step, y1)).crop(gray, inset=2).copy()
+        for i in range(ID_DIGITS):
+            cell = _box(fit, (x0 + i * step, y0, x0 + (i + 1) * step, y1)).crop(gray, inset=HEADER.form_id_inset).copy()
             d = read_id_digit(cell, tess) if cell.size else None  # (paints the box out of cell)
             cells.append(cell)
             digits.append(d)
             glyphs.append(id_glyph(cell) if d is not None else (None, 1.0))
         if None not in digits and printed_id(digits, glyphs):
             sheet.konami_id = "".join(digits)  # type: ignore[arg-type]
-        elif written and len(cells) == 10:
+        elif written and len(cells) == ID_DIGITS:
             read_written_id(cells, digits, sheet)
     written_name = False
     parts = []
@@ -313,7 +355,7 @@ def _surname(reads: list[tuple[str, float]]) -> tuple[str, float]:
     if head in SURNAMES:
         return head, conf
     near = min(SURNAMES, key=lambda s: (Levenshtein.distance(jamo(s), jamo(head)), SURNAMES.index(s)))
-    return near, conf * 0.5
+    return near, conf * HEADER.snapped_surname
 
 
 def read_written_name(imgs: list[np.ndarray | None], keys: tuple[str, ...], tess: Tesseract,

@@ -6,6 +6,13 @@ import numpy as np
 from scanner.ocr.thresholds import INK_GLYPH, INK_SOLID
 
 
+def true_runs(on: np.ndarray) -> list[tuple[int, int]]:
+    """[start, end) of each run of True in a 1-D mask (the rows or columns that hold ink, the
+    lines above a profile's level)."""
+    edges = np.diff(np.concatenate(([0], np.asarray(on, bool).ravel().astype(np.int8), [0])))
+    return list(zip(np.flatnonzero(edges == 1).tolist(), np.flatnonzero(edges == -1).tolist()))
+
+
 def ink_share(cell: np.ndarray) -> float:
     """Share of solid-ink pixels (0 for an empty crop)."""
     if cell.size == 0:

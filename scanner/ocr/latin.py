@@ -17,7 +17,7 @@ import re
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -25,11 +25,11 @@ from card_db.cdb import CardDatabase
 from card_db.names import name_script
 from card_db.printed import printed_names
 from scanner.ocr.engine import OcrText, Tesseract
-from scanner.ocr.names import (ROW_NUMBER_HEIGHT, UNSURE_CANDIDATES, NameMatch, NameRead,
-                               Vocabulary, _columns_from, _Columns, _with_pick, looser_number_cut,
-                               only_row_number, tesseract_image, verify_match, without_number_rule,
-                               without_row_number)
-from scanner.ocr.thresholds import INK_GLYPH, NAME_ACCEPT, NAME_GUESS
+from scanner.ocr.names import (NAMES, NameAttempt, NameCell, NameMatch, NameRead, Vocabulary, _columns_from,
+                               _Columns, empty_read, looser_number_cut, name_flags, only_row_number,
+                               read_by_attempts, tesseract_image, unresolved, unresolved_numbered,
+                               verify_match, without_number_rule, without_row_number)
+from scanner.ocr.thresholds import DECIMAL, INK_GLYPH, NAME_ACCEPT, NAME_GUESS
 from scanner.ocr.verify import (FAR_GAP, R_FLOOR, R_MARGIN, NameRenderer, Verdict, _find_font, cell_name_ink, compare,
                                 ink_crop, ink_level, strip_rule_remnants)
 from scanner.vocab import Reason
@@ -138,7 +138,7 @@ def page_vocabulary(db: CardDatabase, tess: Tesseract,
     return latin if latin_hits > korean_hits else korean
 
 
-def _match(vocab: Vocabulary, text: str, column: str, limit: int = UNSURE_CANDIDATES) -> NameMatch:
+def _match(vocab: Vocabulary, text: str, column: str, limit: int = NAMES.unsure_candidates) -> NameMatch:
     """The column's names nearest the read, with and without a leading row number."""
     best = vocab.match(text, column, limit=limit)
     bare = LEADING_NUMBER.sub("", text)
@@ -149,41 +149,59 @@ def _match(vocab: Vocabulary, text: str, column: str, limit: int = UNSURE_CANDID
     return best
 
 
-def _empty(row_number_only: bool = False) -> NameRead:
-    return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME],
-                    row_number_only=row_number_only)
+def _as_cut(cell: NameCell, first: NameRead | None) -> NameRead:
+    return _read_once(cell.image, cell.column, cell.tess, cell.vocab, cell.scale, cell.numbers_in_cell,
+                      cell.row_numbers)
+
+
+def _cut_attempt(cut_of: Callable[[NameCell], np.ndarray | None]
+                 ) -> Callable[[NameCell, NameRead | None], NameRead | None]:
+    """Read the cell again as `cut_of` cuts it: it decides when the cut leaves only a row number
+    (an empty row), or when the read then resolves on its own to a card no other card's name
+    cut short could be (`Vocabulary.may_be_cut_off`)."""
+    def attempt(cell: NameCell, first: NameRead | None) -> NameRead | None:
+        cut = cut_of(cell)
+        if cut is None:
+            return None
+        if only_row_number(cut, cell.tuning) or tesseract_image(cut, cell.scale, cell.tuning) is None:
+            return empty_read(row_number_only=True)
+        again = _read_once(cut, cell.column, cell.tess, cell.vocab, cell.scale, numbers_in_cell=False,
+                           row_numbers=cell.row_numbers)
+        if (not again.flags and again.match.card_id is not None
+                and not cell.vocab.may_be_cut_off(again.match.card_id, cell.column)):
+            return again
+        return None
+    return attempt
+
+
+LATIN_ATTEMPTS: tuple[NameAttempt, ...] = (
+    NameAttempt("as-cut", _as_cut),
+    NameAttempt("glued-number", _cut_attempt(lambda c: looser_number_cut(c.image, c.tuning)), unresolved_numbered),
+    NameAttempt("number-rule", _cut_attempt(lambda c: without_number_rule(c.image, c.tuning)), unresolved),
+)
+"""The Latin reader's attempts (as `names.NAME_ATTEMPTS`): the cell as cut, then a read that
+did not resolve again without a row number glued to it, then without a row-number rule the grid
+missed; a later one decides only when it resolves on its own."""
 
 
 def read_latin_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
                     scale: float = 1.0, numbers_in_cell: bool = True, row_numbers: bool = True) -> NameRead:
-    """Read one name cell of a Latin-script page (the arguments as `names.read_name`); a read
-    that did not resolve is read again without a row number glued to it or a row-number rule
-    the grid missed, and that read stands only when it resolves on its own."""
-    got = _read_once(cell, column, tess, vocab, scale, numbers_in_cell, row_numbers)
-    if not numbers_in_cell or not got.flags or got.row_number_only:
-        return got
-    for cut in (looser_number_cut(cell) if row_numbers else None, without_number_rule(cell)):
-        if cut is None:
-            continue
-        if only_row_number(cut) or tesseract_image(cut, scale) is None:
-            return _empty(row_number_only=True)
-        again = _read_once(cut, column, tess, vocab, scale, numbers_in_cell=False, row_numbers=row_numbers)
-        if (not again.flags and again.match.card_id is not None
-                and not vocab.may_be_cut_off(again.match.card_id, column)):
-            return again
-    return got
+    """Read one name cell of a Latin-script page by `LATIN_ATTEMPTS` (the arguments as
+    `names.read_name`)."""
+    return read_by_attempts(NameCell(cell, column, tess, vocab, scale, numbers_in_cell, row_numbers),
+                            LATIN_ATTEMPTS)
 
 
 def _read_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary, scale: float,
                numbers_in_cell: bool, row_numbers: bool) -> NameRead:
     if numbers_in_cell:
         if only_row_number(cell):
-            return _empty(row_number_only=True)
+            return empty_read(row_number_only=True)
         cell = without_row_number(cell)
     cell = without_far_marks(cell)
     upscaled = tesseract_image(cell, scale)
     if upscaled is None:
-        return _empty()
+        return empty_read()
     got = tess.read(upscaled, lang="eng", psm=7, words=True)
     if not got.text.strip():
         got = tess.read(upscaled, lang="eng", psm=13)  # the raw-line mode has no layout to lose it in
@@ -192,34 +210,19 @@ def _read_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary
         cell = without_number_word(cell, got, scale, lambda t: vocab.match(t, column).score)
     cell_ink = cell_name_ink(cell)
     if (row_numbers and re.fullmatch(r"[0-9]{1,2}", text.replace(" ", "")) and cell_ink is not None
-            and cell_ink.shape[0] < ROW_NUMBER_HEIGHT * cell.shape[0]):
-        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME],
-                        row_number_only=True)
+            and cell_ink.shape[0] < NAMES.row_number_height * cell.shape[0]):
+        return empty_read(row_number_only=True, text=text, confidence=conf)
     if not text or name_script(text) != LATIN:
-        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME])
+        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME], attempt="eng")
     match = _match(vocab, text, column)
     # A rendering tie with a near name stays flagged: unlike `kor`'s, `eng`'s slips between
     # near names (`Kuribon` for `Kuriboh`, h/n at 15 px) repeat at other scales, so a second
     # read is no second opinion.
     verdict = verify_match(match, cell_ink, column, vocab, read=text) if match.card_id is not None else None
-    flags: list[str] = []
-    detail = ""
-    if verdict is not None and verdict.sure and verdict.card_id is not None:
-        if verdict.card_id != match.card_id or match.score < NAME_ACCEPT:
-            match = _with_pick(match, verdict.card_id, vocab)  # the rendering vouches for it
-        if match.score >= 1.0 and cell_ink is not None:
-            vocab.renderer.observe(cell_ink, match.name)
-        detail = verdict.detail
-    elif match.score < NAME_GUESS:
-        flags.append(Reason.UNRESOLVED_NAME)
-    elif match.score < NAME_ACCEPT:
-        flags.append(Reason.UNCERTAIN_NAME)
-    else:
-        flags.append(verdict.reason if verdict is not None and verdict.reason else Reason.AMBIGUOUS_NAME)
+    match, flags, detail = name_flags(match, verdict, text, cell_ink, column, vocab, learn_beside_rivals=True)
     if flags and verdict is not None:
-        detail = verdict.detail
         match = rendering_proposal(match, verdict, vocab)
-    return NameRead(text, conf, match, flags, verdict, detail)
+    return NameRead(text, conf, match, flags, verdict, detail, attempt="eng")
 
 
 def rendering_proposal(match: NameMatch, verdict: Verdict, vocab: Vocabulary) -> NameMatch:
@@ -260,19 +263,13 @@ def without_number_word(cell: np.ndarray, got: OcrText, scale: float, score) -> 
     ys, xs = np.nonzero(cell < INK_GLYPH)  # where `names.tesseract_image` cut the cell
     if xs.size == 0:
         return cell
-    s = scale if scale > TESSERACT_UPSCALE_FROM else 1.0
-    cut = int(xs.min() + words[1][2][0] / s - TESSERACT_PAD) - 1
+    s = scale if scale > NAMES.upscale_from else 1.0  # as `names.tesseract_image` cut and scaled it
+    cut = int(xs.min() + words[1][2][0] / s - NAMES.tesseract_pad) - 1
     if cut <= xs.min():
         return cell
     out = cell.copy()
     out[:, :cut] = 255
     return out
-
-
-TESSERACT_PAD = 6
-"""`names.tesseract_image`'s white margin (px, before scaling)…"""
-TESSERACT_UPSCALE_FROM = 1.05
-"""…and the scale above which it scales the cell: word boxes map back to the cell through both."""
 
 
 def without_far_marks(cell: np.ndarray) -> np.ndarray:
@@ -313,7 +310,7 @@ def count_by_rendering(cell: np.ndarray, value: int, detail: str, vocab: Vocabul
     names), `value` fits it clearly best among the ten digits. English sheets are typed in fonts
     the digit templates (Korean sheets' fonts and pens) barely know."""
     r = vocab.renderer
-    if not detail.startswith("digit ") or not r.usable or not r.trusted or not 0 <= value <= 9:
+    if not detail.startswith("digit ") or not r.usable or not r.trusted or not 0 <= value < DECIMAL:
         return ""
     ink = ink_crop(cell)
     if ink is None:
@@ -322,7 +319,7 @@ def count_by_rendering(cell: np.ndarray, value: int, detail: str, vocab: Vocabul
     best_fit: tuple[float, float, str] | None = None
     for fam in [r.family] if r.family else list(r.families):
         scores = {}
-        for d in range(10):
+        for d in range(DECIMAL):
             drawn = r.rendered(str(d), fam)
             scores[d] = compare(ink, drawn, blur=r.blur).score if drawn is not None else -1.0
         lead = scores[value] - max(v for d, v in scores.items() if d != value)

@@ -41,6 +41,23 @@ def to_read_line(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions"
     return line
 
 
+FIRST_ATTEMPT = "as-cut: kor"
+"""The name reader's plain path (`names.NAME_ATTEMPTS`' first attempt, `kor` alone)."""
+
+
+def attempts_note(rows: list[RowRead]) -> str:
+    """Which attempt decided each name, for the sheet's notes: how many names each attempt
+    decided, and where, for every attempt past the plain path (`names.NAME_ATTEMPTS`)."""
+    by: dict[str, list[RowRead]] = {}
+    for r in rows:
+        by.setdefault(r.name_attempt or "?", []).append(r)
+    parts = []
+    for attempt, got in sorted(by.items(), key=lambda kv: (kv[0] != FIRST_ATTEMPT, -len(kv[1]), kv[0])):
+        where = "" if attempt == FIRST_ATTEMPT else " (" + ", ".join(f"{r.column} {r.row}" for r in got) + ")"
+        parts.append(f"{attempt} {len(got)}{where}")
+    return "names decided by: " + "; ".join(parts)
+
+
 NAME_DOUBTS = frozenset({Reason.UNRESOLVED_NAME, Reason.UNCERTAIN_NAME, Reason.AMBIGUOUS_NAME})
 FLAGGED_NAME = 0.5
 """A printed name the reader flagged is right about as often as not (its certainty's name part

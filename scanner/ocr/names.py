@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 import weakref
-from dataclasses import dataclass, field
-from typing import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable, Sequence
 
 import cv2
 import numpy as np
@@ -31,6 +31,104 @@ from scanner.ocr.engine import Tesseract
 from scanner.ocr.namesake_part import glyph_run_doubt, settle_by_run
 from scanner.ocr.thresholds import INK_GLYPH, NAME_ACCEPT, NAME_GUESS, NAME_MARGIN
 from scanner.vocab import COLUMNS, Reason
+
+
+PERCENT = 100.0
+"""rapidfuzz scores run 0..100; a match's score is kept as 0..1."""
+
+
+@dataclass(frozen=True)
+class RowNumberCut:
+    """How a row number printed against a name's start (`₂마운틴 워리어`) is told from the
+    name's first letter (`without_row_number`), in shares of the line's height."""
+
+    number_top: float
+    """The number's top lies at least this far below the name's top."""
+    valley: float
+    """The number ends at a valley of the outline's top at least this far below the name's top
+    (a digit meeting a letter that starts low)."""
+    base: float
+    """The number stands on the baseline: its ink reaches down to within this of the line's
+    lowest ink."""
+    min_width: float = 0.1
+    """A cut narrower than this is no digit (a speck, a serif)…"""
+    max_width: float = 1.6
+    """…and one wider than this is more than two digits (a 6 pt `12` is ≈ 1.0 line heights)."""
+    min_height: float = 0.35
+    """The number is at least this high (a dot or a dash is no number)."""
+
+
+@dataclass(frozen=True)
+class NameTuning:
+    """The numbers of the name reader, one home each (issue 32: per-stage tuning)."""
+
+    prefix_cut: int = 3
+    """Most characters a row-number cut can take from a name's start (it is at most 1.6 line
+    heights wide: three lowercase letters)."""
+    row_number_height: float = 0.45
+    """Digits less than this share of the cell high are a row number, not a name (names are set
+    at 8–10 pt in a ~15 pt row, row numbers at ~6 pt)."""
+    row_number_left: float = 0.12
+    """A row number printed in the name cell starts within this share of the cell's width."""
+    row_number_width: float = 1.6
+    """…and is at most this many cell heights wide (two 6 pt digits)."""
+    plausible: float = 0.25
+    """OCR candidates this close to the best one are rendered too."""
+    unsure_candidates: int = 10
+    """Candidates an unsure read brings to the rendering check."""
+    neighbour: float = 0.80
+    """Names at least this similar to an exact read are rendered against it."""
+    neighbour_edits: int = 2
+    """…and so are names at most this many jamo edits from it, however short: in a short name
+    two jamo weigh much (`실드 웜` / `실드 윙`, 0.75 alike), and OCR misreads one syllable for
+    the other."""
+    second_scale: float = 1.35
+    """A cell read again for a tie is scaled this much more: Tesseract's slips at one scale are
+    mostly not made at another (`실드 웜` read `실드 윙` at one scale, `실드 원`/`웹` at four
+    others; `마지 개구리` the same at all five)."""
+    latin_read: float = 0.5
+    """A `kor` read with less than this share of Hangul syllables may be a name of Latin letters
+    only (F·G·D): `eng` alone reads it too."""
+    min_ink_px: int = 8
+    """A cell with fewer ink pixels holds nothing to read."""
+    tesseract_pad: int = 6
+    """White margin (px, before scaling) around a cell cut to its ink for Tesseract…"""
+    upscale_from: float = 1.05
+    """…which scales it only above this (a smaller change is not worth the interpolation)."""
+    first_cut: RowNumberCut = RowNumberCut(number_top=0.3, valley=0.45, base=0.25)
+    """The first look: 6 pt digits beside 8–10 pt names start ≥ 0.4 below the name's top;
+    Hangul starts higher (ㅁ of a serif 매: ≈ 0.23), so a letter whose top is only a little low
+    is not taken into the number; ㅅ's diagonal (a valley above 0.45) is kept whole."""
+    looser_cut: RowNumberCut = RowNumberCut(number_top=0.15, valley=0.45, base=0.4)
+    """The second look at a line read as a number glued to a name (`1클러스터`) that did not
+    resolve: blur (a far corner of a tilted photo) can lift a 6 pt digit's top to ≈ 0.26; a
+    line's lowest ink is mostly Hangul, which reaches below the Latin baseline the digits stand
+    on, and on a small, soft photo a pixel of blur is a large share of the line
+    (`1F.A. 라이트닝마스터`, 26 px high: the 1 ends 0.27 of the line above 닝's ㅇ)."""
+    shallow_cut: RowNumberCut = RowNumberCut(number_top=0.15, valley=0.25, base=0.4)
+    """The second look when the looser cut finds no valley deep enough: a digit glued to a round
+    Latin capital (`3C`, `3G`) or to a Hangul letter (`2플`) leaves a valley only a little below
+    the digit's own top (≈ 0.3-0.42)."""
+    mark_edge: float = 0.2
+    """Ink lying wholly within this share of the cell's height from its top or bottom edge is a
+    bit of a row rule, not a mark of the row (a row number stands in the middle)."""
+    speck_area: int = 5
+    """Ink blobs smaller than this many pixels are paper grain or JPEG noise."""
+    prefix_width_share: float = 0.6
+    """The ink a row-number cut took is not a longer card's missing start when it is narrower
+    than this share of that start drawn at the line's height (a 6 pt `1` is ≈ 0.3 line heights
+    wide; `Ai－` ≈ 1.7)."""
+    number_rule_height: float = 0.6
+    """A row-number rule left in a name cell spans at least this share of the cell's height
+    (names fill ≈ 0.55 of it)."""
+    number_rule_run: float = 0.6
+    """The rule and a number touching it are at most this share of the cell's height wide."""
+    rule_bits_edge: float = 0.1
+    """Bits of dashed row rules hug the cell's top and bottom within this share of its height:
+    not the name's height."""
+
+
+NAMES = NameTuning()
 
 
 @dataclass
@@ -71,7 +169,7 @@ def _build_columns(db: CardDatabase) -> _Columns:
     return _columns_from(entries())
 
 
-def _columns_from(entries: Iterable[tuple[int, str, str]]) -> _Columns:
+def _columns_from(entries: Iterable[tuple[int, str, str]], tuning: NameTuning = NAMES) -> _Columns:
     """Tables from (card_id, name, column kind: monster/spell/trap/extra)."""
     cols: dict[str, tuple[list[int], list[str]]] = {c: ([], []) for c in COLUMNS}
     names: dict[int, str] = {}
@@ -96,7 +194,7 @@ def _columns_from(entries: Iterable[tuple[int, str, str]]) -> _Columns:
             by_key.setdefault(name_key(names[cid]), []).append(cid)
         starts: dict[int, list[str]] = {}
         for key, longer in by_key.items():
-            for n in range(1, PREFIX_CUT + 1):
+            for n in range(1, tuning.prefix_cut + 1):
                 if len(key) <= n or any(is_syllable(ch) for ch in key[:n]):
                     continue
                 for short in by_key.get(key[n:], []):
@@ -113,11 +211,6 @@ def _columns_from(entries: Iterable[tuple[int, str, str]]) -> _Columns:
                     out[m] = [o for o in members if o != m]
         namesakes[c] = out
     return _Columns(by_column=cols, names=names, namesakes=namesakes, cut_leftovers=cut_leftovers)
-
-
-PREFIX_CUT = 3
-"""Most characters a row-number cut can take from a name's start (it is at most 1.6 line
-heights wide: three lowercase letters)."""
 
 
 @dataclass
@@ -176,7 +269,7 @@ class Vocabulary:
             if cid in seen:
                 continue
             seen.add(cid)
-            cands.append((cid, self.names[cid], score / 100.0))
+            cands.append((cid, self.names[cid], score / PERCENT))
             if len(cands) >= limit:
                 break
         if not cands:
@@ -222,20 +315,9 @@ class NameRead:
     row_number_only: bool = False
     """The cell holds nothing but a small printed row number (an empty row of a sheet that
     prints the numbers against the names)."""
-
-
-ROW_NUMBER_HEIGHT = 0.45
-"""Digits less than this share of the cell high are a row number, not a name (names are set
-at 8–10 pt in a ~15 pt row, row numbers at ~6 pt)."""
-PLAUSIBLE = 0.25
-"""OCR candidates this close to the best one are rendered too."""
-UNSURE_CANDIDATES = 10
-"""Candidates an unsure read brings to the rendering check."""
-NEIGHBOUR = 0.80
-"""Names at least this similar to an exact read are rendered against it."""
-NEIGHBOUR_EDITS = 2
-"""…and so are names at most this many jamo edits from it, however short: in a short name two
-jamo weigh much (`실드 웜` / `실드 윙`, 0.75 alike), and OCR misreads one syllable for the other."""
+    attempt: str = ""
+    """Which attempt decided the read (`NameAttempt.name`, then the reading of the cell that
+    gave the match: `as-cut: kor+eng`, `glued-number: kor, read-again`); see `read_by_attempts`."""
 
 
 def jamo_edits(a: str, b: str) -> int:
@@ -243,37 +325,37 @@ def jamo_edits(a: str, b: str) -> int:
     return Levenshtein.distance(jamo(name_key(a)), jamo(name_key(b)))
 
 
-def is_near(a: str, b: str) -> bool:
-    """Two names OCR may misread one for the other: at most NEIGHBOUR_EDITS jamo apart, or
+def is_near(a: str, b: str, tuning: NameTuning = NAMES) -> bool:
+    """Two names OCR may misread one for the other: at most `neighbour_edits` jamo apart, or
     alike but for one syllable (`스톰 슈터` / `스쿱 슈터`: three jamo in one syllable)."""
     ka, kb = name_key(a), name_key(b)
     if len(ka) == len(kb) and sum(x != y for x, y in zip(ka, kb)) == 1:
         return True
-    return jamo_edits(a, b) <= NEIGHBOUR_EDITS
+    return jamo_edits(a, b) <= tuning.neighbour_edits
 
 
 def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: Vocabulary,
-                 every_candidate: bool = False, read: str = "") -> Verdict:
+                 every_candidate: bool = False, read: str = "", tuning: NameTuning = NAMES) -> Verdict:
     """Render the match and its plausible rivals; confirm, veto or pick (ocr_verify.decide;
     `read`: the OCR text the match came from).
     `every_candidate`: render all of them, even after an exact read (a read of a less
     trusted model: one Latin letter misread is another card's exact name)."""
     sure = ocr_sure(m)
     near: frozenset[int] = frozenset()
-    plausible = [c for c, _, s in m.candidates if s >= m.score - PLAUSIBLE]
+    plausible = [c for c, _, s in m.candidates if s >= m.score - tuning.plausible]
     if every_candidate:
         plausible = [c for c, _, _ in m.candidates]
     elif sure and m.score >= 1.0:
         # An exact read: rivals are the namesakes OCR cannot see, and names a jamo or two away
         # (미지/마지 개구리, 신의 경고/충고) or one word longer, which OCR noise can spell.
         near = frozenset(c for c, n, s in m.candidates
-                         if c != m.card_id and is_near(n, m.name))
-        plausible = [c for c, _, s in m.candidates if s >= NEIGHBOUR or c == m.card_id or c in near]
+                         if c != m.card_id and is_near(n, m.name, tuning))
+        plausible = [c for c, _, s in m.candidates if s >= tuning.neighbour or c == m.card_id or c in near]
     elif sure:
         # A sure but inexact read (`스콤 슈터` → 스톰 슈터 0.89): a syllable-near runner-up that
         # renders as well is as likely (스쿱 슈터 0.78 by OCR, rendered 0.73 against 0.71).
         near = frozenset(c for c, n, _ in m.candidates
-                         if c != m.card_id and c in plausible and is_near(n, m.name))
+                         if c != m.card_id and c in plausible and is_near(n, m.name, tuning))
     ocr_scores = {c: s for c, _, s in m.candidates if c in plausible}
     rivals = vocab.rivals(plausible, column)
     if sure and m.score >= 1.0 and len(plausible) == 1 and not rivals.get(m.card_id) and not every_candidate:
@@ -283,16 +365,10 @@ def verify_match(m: NameMatch, cell_ink: np.ndarray | None, column: str, vocab: 
                   unwritable)
 
 
-SECOND_SCALE = 1.35
-"""A cell read again for a tie is scaled this much more: Tesseract's slips at one scale are
-mostly not made at another (`실드 웜` read `실드 윙` at one scale, `실드 원`/`웹` at four others;
-`마지 개구리` the same at all five)."""
-
-
 def _read_again(upscaled: np.ndarray, tess: Tesseract, vocab: Vocabulary,
-                column: str) -> int | None:
+                column: str, tuning: NameTuning = NAMES) -> int | None:
     """The card an exact second read of the cell at another scale names, else None."""
-    again = tess.read(cv2.resize(upscaled, None, fx=SECOND_SCALE, fy=SECOND_SCALE,
+    again = tess.read(cv2.resize(upscaled, None, fx=tuning.second_scale, fy=tuning.second_scale,
                                  interpolation=cv2.INTER_CUBIC), lang="kor", psm=7)
     m = vocab.match(again.text, column) if again.text.strip() else None
     return m.card_id if m is not None and m.score >= 1.0 else None
@@ -306,47 +382,21 @@ def _with_pick(m: NameMatch, pick: int, vocab: Vocabulary) -> NameMatch:
                      max(score, NAME_ACCEPT) - max(others, default=0.0), m.candidates)
 
 
-def tesseract_image(cell: np.ndarray, scale: float, pad: int = 6) -> np.ndarray | None:
+def tesseract_image(cell: np.ndarray, scale: float, tuning: NameTuning = NAMES) -> np.ndarray | None:
     """The cell cut to its ink with a white margin, scaled for Tesseract; None with no ink."""
     ys, xs = np.nonzero(cell < INK_GLYPH)
-    if len(xs) < 8:
+    if len(xs) < tuning.min_ink_px:
         return None
+    pad = tuning.tesseract_pad
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
     out = np.full((y1 - y0 + 2 * pad, x1 - x0 + 2 * pad), 255, np.uint8)
     out[pad:pad + y1 - y0, pad:pad + x1 - x0] = cell[y0:y1, x0:x1]
-    if scale > 1.05:
+    if scale > tuning.upscale_from:
         out = cv2.resize(out, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
     return out
 
 
-ROW_NUMBER_TOP = 0.3
-"""A glued row number's top lies at least this share of the line's height below the name's top
-(6 pt digits beside 8–10 pt names: ≥ 0.4); Hangul starts higher (ㅁ of a serif 매: ≈ 0.23),
-so a letter whose top is only a little low is not taken into the number."""
-ROW_NUMBER_TOP_RETRY = 0.15
-"""The same, for the second look at a line read as a number glued to a name (`1클러스터`) that
-did not resolve: blur (a far corner of a tilted photo) can lift a 6 pt digit's top to ≈ 0.26."""
-
-
-ROW_NUMBER_VALLEY = 0.45
-"""The number ends at a valley of the outline's top at least this share of the line below the
-name's top (a digit meeting a letter that starts low: ㅅ's diagonal is kept whole)."""
-ROW_NUMBER_VALLEY_RETRY = 0.25
-"""The same, for the second look: a digit glued to a round Latin capital (`3C`, `3G`) or to a
-Hangul letter (`2플`) leaves a valley only a little below the digit's own top (≈ 0.3-0.42)."""
-
-
-ROW_NUMBER_BASE = 0.25
-"""A row number stands on the baseline: its ink reaches down to within this share of the
-line's height above the line's lowest ink."""
-ROW_NUMBER_BASE_RETRY = 0.4
-"""The same, for the second look: a line's lowest ink is mostly Hangul, which reaches below the
-Latin baseline the digits stand on, and on a small, soft photo a pixel of blur is a large
-share of the line (`1F.A. 라이트닝마스터`, 26 px high: the 1 ends 0.27 of the line above 닝's ㅇ)."""
-
-
-def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP,
-                       valley: float = ROW_NUMBER_VALLEY, base: float = ROW_NUMBER_BASE) -> np.ndarray:
+def without_row_number(cell: np.ndarray, how: RowNumberCut = NAMES.first_cut) -> np.ndarray:
     """The cell with a row number printed against the name's start (`₂마운틴 워리어`, as some
     exports print it) painted out: at the left end, a run of columns whose ink is small and sits
     on the baseline, before the first column that reaches the top of the line (the digits may
@@ -362,7 +412,7 @@ def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP,
     first_top = np.where(ink.any(axis=0), np.argmax(ink, axis=0), bottom + 1)  # blank: below all
     x0 = cols[0]
     x = x0
-    while x < ink.shape[1] and first_top[x] > top + number_top * h:
+    while x < ink.shape[1] and first_top[x] > top + how.number_top * h:
         x += 1  # the low start of the line, up to the first glyph that reaches the top
     if x >= ink.shape[1]:
         return cell
@@ -371,7 +421,7 @@ def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP,
     run = first_top[x0:x]
     cut = None
     for c in range(len(run) - 1, 0, -1):
-        if run[c] >= top + valley * h and run[c] >= run[c - 1] and (c + 1 >= len(run) or run[c] >= run[c + 1]):
+        if run[c] >= top + how.valley * h and run[c] >= run[c - 1] and (c + 1 >= len(run) or run[c] >= run[c + 1]):
             cut = x0 + c
             break
     if cut is None:
@@ -382,8 +432,8 @@ def without_row_number(cell: np.ndarray, number_top: float = ROW_NUMBER_TOP,
         return cell
     lead_top, lead_bottom = lead_rows[0], lead_rows[-1] + 1
     width = cut - x0
-    if (width < 0.1 * h or width > 1.6 * h or lead_top < top + number_top * h
-            or lead_bottom < bottom - base * h or lead_bottom - lead_top < 0.35 * h):
+    if (width < how.min_width * h or width > how.max_width * h or lead_top < top + how.number_top * h
+            or lead_bottom < bottom - how.base * h or lead_bottom - lead_top < how.min_height * h):
         return cell
     out = cell.copy()
     out[:, :cut] = 255
@@ -396,18 +446,7 @@ def _hangul_share(text: str) -> float:
     return sum(1 for c in chars if "가" <= c <= "힣") / len(chars) if chars else 0.0
 
 
-ROW_NUMBER_LEFT = 0.12
-"""A row number printed in the name cell starts within this share of the cell's width."""
-
-
-MARK_EDGE = 0.2
-"""Ink lying wholly within this share of the cell's height from its top or bottom edge is a
-bit of a row rule, not a mark of the row (a row number stands in the middle)."""
-SPECK_AREA = 5
-"""Ink blobs smaller than this many pixels are paper grain or JPEG noise."""
-
-
-def mark_ink(cell: np.ndarray) -> np.ndarray:
+def mark_ink(cell: np.ndarray, tuning: NameTuning = NAMES) -> np.ndarray:
     """The cell's ink (darker than INK_GLYPH) without specks and without the rule bits a warped
     or leaning photo leaves along the cell's top and bottom edges (an empty row of a small,
     soft photo kept both, and its ink then ran the cell's whole height: no longer "a small
@@ -416,53 +455,136 @@ def mark_ink(cell: np.ndarray) -> np.ndarray:
     n, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     h = cell.shape[0]
     top, bottom = stats[:, cv2.CC_STAT_TOP], stats[:, cv2.CC_STAT_TOP] + stats[:, cv2.CC_STAT_HEIGHT]
-    keep = ((stats[:, cv2.CC_STAT_AREA] >= SPECK_AREA)
-            & (bottom > MARK_EDGE * h) & (top < (1 - MARK_EDGE) * h))
+    keep = ((stats[:, cv2.CC_STAT_AREA] >= tuning.speck_area)
+            & (bottom > tuning.mark_edge * h) & (top < (1 - tuning.mark_edge) * h))
     keep[0] = False  # the background
     return keep[labels]
 
 
-def only_row_number(cell: np.ndarray) -> bool:
+def only_row_number(cell: np.ndarray, tuning: NameTuning = NAMES) -> bool:
     """The cell's only ink is a small mark at its left end: the printed row number of an empty
     row, by its shape alone (blurred 6 pt digits often read as nothing or as `| |`)."""
-    ink = mark_ink(cell)
+    ink = mark_ink(cell, tuning)
     ink[:, ink.sum(axis=0) < 2] = False  # lone specks
     ys, xs = np.nonzero(ink)
-    if xs.size < 8:
+    if xs.size < tuning.min_ink_px:
         return False
     h, w = cell.shape[:2]
-    return bool(ys.max() - ys.min() + 1 < ROW_NUMBER_HEIGHT * h
-                and xs.min() < ROW_NUMBER_LEFT * w and xs.max() - xs.min() + 1 < 1.6 * h)
+    return bool(ys.max() - ys.min() + 1 < tuning.row_number_height * h
+                and xs.min() < tuning.row_number_left * w
+                and xs.max() - xs.min() + 1 < tuning.row_number_width * h)
+
+
+@dataclass(frozen=True)
+class NameCell:
+    """One name cell and what every attempt at it reads it with."""
+
+    image: np.ndarray
+    """The cell as cropped from the clean page."""
+    column: str
+    tess: Tesseract
+    vocab: Vocabulary
+    scale: float = 1.0
+    """Brings the cell's text to the height Tesseract reads best."""
+    numbers_in_cell: bool = True
+    """The sheet may print the row number inside the name cell (False when the grid found a
+    row-number column: cutting a "number" would only maim a first letter the cell's edge clipped)."""
+    row_numbers: bool = True
+    """The layout prints row numbers at all (Konami's form does not: a short line `kor` reads as
+    a digit or two is a name in capitals, `EXP` read `6`, never an empty row's number)."""
+    tuning: NameTuning = NAMES
+
+
+@dataclass(frozen=True)
+class NameAttempt:
+    """One named way of reading a name cell. A reader is an ordered list of them
+    (`read_by_attempts`): the first always runs, and its read stands unless a later attempt
+    decides; a later one runs only when it `applies` to that first read, and decides when it
+    returns a read (None: it does not)."""
+
+    name: str
+    read: Callable[[NameCell, NameRead | None], NameRead | None]
+    applies: Callable[[NameCell, NameRead], bool] = lambda cell, first: True
+
+
+def read_by_attempts(cell: NameCell, attempts: Sequence[NameAttempt]) -> NameRead:
+    """The read of the first attempt that decides, `NameRead.attempt` naming it."""
+    head, *rest = attempts
+    first = head.read(cell, None)
+    assert first is not None, f"the first attempt ({head.name}) always reads"
+    first = decided_by(first, head.name)
+    for attempt in rest:
+        if attempt.applies(cell, first):
+            got = attempt.read(cell, first)
+            if got is not None:
+                return decided_by(got, attempt.name)
+    return first
+
+
+def decided_by(read: NameRead, attempt: str) -> NameRead:
+    """The read, its `attempt` prefixed with the cell attempt that gave it."""
+    return replace(read, attempt=f"{attempt}: {read.attempt}" if read.attempt else attempt)
+
+
+def unresolved(cell: NameCell, first: NameRead) -> bool:
+    """The first read did not resolve, on a cell that may hold a row number or its rule."""
+    return cell.numbers_in_cell and bool(first.flags) and not first.row_number_only
+
+
+def unresolved_numbered(cell: NameCell, first: NameRead) -> bool:
+    """…and the layout prints row numbers (one that prints none has none to cut: only a first
+    letter)."""
+    return cell.row_numbers and unresolved(cell, first)
+
+
+def _as_cut(cell: NameCell, first: NameRead | None) -> NameRead:
+    return read_name_once(cell.image, cell.column, cell.tess, cell.vocab, cell.scale, cell.numbers_in_cell,
+                          cell.row_numbers, tuning=cell.tuning)
+
+
+def _glued_number(cell: NameCell, first: NameRead | None) -> NameRead | None:
+    # Any unresolved read, not only one that starts with digits: a number glued to a Latin
+    # capital (`9Alligator's`, `1No.57`) reads as junk letters or more digits (`1840.57`).
+    vocab, column = cell.vocab, cell.column
+    retry = glued_number_retry(cell.image, column, cell.tess, vocab, cell.scale, first=first, tuning=cell.tuning)
+    if (retry is not None and not retry.flags and retry.match.card_id is not None
+            and (not vocab.may_be_cut_off(retry.match.card_id, column)
+                 or cut_too_narrow_for_a_prefix(cell.image, retry.match.card_id, column, vocab, cell.tuning))):
+        return retry
+    return None
+
+
+def _number_rule(cell: NameCell, first: NameRead | None) -> NameRead | None:
+    retry = number_rule_retry(cell.image, cell.column, cell.tess, cell.vocab, cell.scale, cell.tuning)
+    return retry if retry is not None and (retry.row_number_only or not retry.flags) else None
+
+
+NAME_ATTEMPTS: tuple[NameAttempt, ...] = (
+    NameAttempt("as-cut", _as_cut),
+    NameAttempt("glued-number", _glued_number, unresolved_numbered),
+    NameAttempt("number-rule", _number_rule, unresolved),
+)
+"""The Korean reader's attempts, in order:
+- `as-cut`: the cell as the grid cut it, a row number printed against the name cut off by the
+  first look's height test (`read_name_once`);
+- `glued-number`: a read that did not resolve, read again with a number glued to the name's
+  start cut at a looser height (`1클러스터`, `glued_number_retry`); it decides only when the name
+  then stands on its own and is no other card's name cut short (`Vocabulary.may_be_cut_off`,
+  unless the cut is too narrow for that start);
+- `number-rule`: read again without a row-number rule the grid missed (`number_rule_retry`);
+  it decides when it resolves, or finds the cell holds only the number (an empty row)."""
 
 
 def read_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
-              scale: float = 1.0, numbers_in_cell: bool = True, row_numbers: bool = True) -> NameRead:
-    """Read one name cell (see `read_name_once`); a read that did not resolve is read again
-    with a row number glued to the name's start cut at a looser height (`1클러스터`)."""
-    got = read_name_once(cell, column, tess, vocab, scale, numbers_in_cell, row_numbers)
-    if numbers_in_cell and row_numbers and got.flags and not got.row_number_only:
-        # Any unresolved read, not only one that starts with digits: a number glued to a Latin
-        # capital (`9Alligator's`, `1No.57`) reads as junk letters or more digits (`1840.57`).
-        # (A layout that prints no row numbers has none to cut: only a first letter.)
-        retry = glued_number_retry(cell, column, tess, vocab, scale, first=got)
-        if (retry is not None and not retry.flags and retry.match.card_id is not None
-                and (not vocab.may_be_cut_off(retry.match.card_id, column)
-                     or cut_too_narrow_for_a_prefix(cell, retry.match.card_id, column, vocab))):
-            return retry
-    if numbers_in_cell and got.flags and not got.row_number_only:
-        retry = number_rule_retry(cell, column, tess, vocab, scale)
-        if retry is not None and (retry.row_number_only or not retry.flags):
-            return retry
-    return got
+              scale: float = 1.0, numbers_in_cell: bool = True, row_numbers: bool = True,
+              tuning: NameTuning = NAMES) -> NameRead:
+    """Read one name cell by `NAME_ATTEMPTS` (the arguments as `NameCell`'s)."""
+    return read_by_attempts(NameCell(cell, column, tess, vocab, scale, numbers_in_cell, row_numbers, tuning),
+                            NAME_ATTEMPTS)
 
 
-PREFIX_WIDTH_SHARE = 0.6
-"""The ink a row-number cut took is not a longer card's missing start when it is narrower than
-this share of that start drawn at the line's height (a 6 pt `1` is ≈ 0.3 line heights wide;
-`Ai－` ≈ 1.7)."""
-
-
-def cut_too_narrow_for_a_prefix(cell: np.ndarray, card_id: int, column: str, vocab: Vocabulary) -> bool:
+def cut_too_narrow_for_a_prefix(cell: np.ndarray, card_id: int, column: str, vocab: Vocabulary,
+                                tuning: NameTuning = NAMES) -> bool:
     """The ink the looser row-number cut took from `cell` is far narrower than what any longer
     card ending in this card's name would have there (`1콘택트`: the `1` cannot be the `Ai－` of
     `Ai－콘택트`), so the cut took a row number, not a name's start."""
@@ -470,7 +592,7 @@ def cut_too_narrow_for_a_prefix(cell: np.ndarray, card_id: int, column: str, voc
     r = vocab.renderer
     if not prefixes or not r.usable:
         return False
-    cut = looser_number_cut(cell)  # the cut `glued_number_retry` read
+    cut = looser_number_cut(cell, tuning)  # the cut `glued_number_retry` read
     if cut is None:
         return False
     taken = (cell < ink_level(cell)) & ~(cut < ink_level(cell))
@@ -488,22 +610,15 @@ def cut_too_narrow_for_a_prefix(cell: np.ndarray, card_id: int, column: str, voc
                 return False
             # the start's width at the line's height (both drawn at the same size)
             start_w = (full.shape[1] - alone.shape[1]) * h / full.shape[0]
-            if taken_w >= PREFIX_WIDTH_SHARE * start_w:
+            if taken_w >= tuning.prefix_width_share * start_w:
                 return False
     return True
 
 
-NUMBER_RULE_HEIGHT = 0.6
-"""A row-number rule left in a name cell spans at least this share of the cell's height (names
-fill ≈ 0.55 of it)."""
-NUMBER_RULE_RUN = 0.6
-"""The rule and a number touching it are at most this share of the cell's height wide."""
-
-
-def without_number_rule(cell: np.ndarray) -> np.ndarray | None:
+def without_number_rule(cell: np.ndarray, tuning: NameTuning = NAMES) -> np.ndarray | None:
     """The cell with a row-number column's rule the grid missed (dashed, blurred) painted out,
     with the number left of it: near the cell's left end, a run of ink columns holding a stroke
-    taller than the ink right of the run and than NUMBER_RULE_HEIGHT of the cell (no first
+    taller than the ink right of the run and than `number_rule_height` of the cell (no first
     letter is: `I`, `l` and `1` are shorter than Hangul). None when there is no such stroke."""
     cut: int | None
     ink = strip_rule_remnants((cell < ink_level(cell)).astype(np.uint8)).astype(bool)
@@ -512,9 +627,9 @@ def without_number_rule(cell: np.ndarray) -> np.ndarray | None:
     h, w = ink.shape
     top = np.argmax(ink, axis=0)
     bottom = h - np.argmax(ink[::-1], axis=0)
-    edge = int(0.1 * h)
+    edge = int(tuning.rule_bits_edge * h)
     x, cut = 0, None
-    while x < int(ROW_NUMBER_LEFT * w):
+    while x < int(tuning.row_number_left * w):
         if not on[x]:
             x += 1
             continue
@@ -525,7 +640,7 @@ def without_number_rule(cell: np.ndarray) -> np.ndarray | None:
         rest_rows = np.flatnonzero(ink[edge:h - edge, end:].any(axis=1))
         rest_h = rest_rows[-1] + 1 - rest_rows[0] if rest_rows.size else 0
         tallest = int((bottom[x:end] - top[x:end]).max())
-        if end - x <= NUMBER_RULE_RUN * h and tallest >= max(NUMBER_RULE_HEIGHT * h, rest_h + 2):
+        if end - x <= tuning.number_rule_run * h and tallest >= max(tuning.number_rule_height * h, rest_h + 2):
             cut = end  # the rightmost such run (a sliver of the table's own left rule may come first)
         x = end
     if cut is None:
@@ -536,32 +651,38 @@ def without_number_rule(cell: np.ndarray) -> np.ndarray | None:
 
 
 def number_rule_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
-                      scale: float) -> NameRead | None:
+                      scale: float, tuning: NameTuning = NAMES) -> NameRead | None:
     """The cell read again without a row-number rule (and number) the grid missed; a cell
     holding nothing else is an empty row. None when there is no such rule."""
-    cut = without_number_rule(cell)
+    cut = without_number_rule(cell, tuning)
     if cut is None:
         return None
-    if only_row_number(cut) or tesseract_image(cut, scale) is None:
-        return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME],
-                        row_number_only=True)
-    return read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=True)
+    if only_row_number(cut, tuning) or tesseract_image(cut, scale, tuning) is None:
+        return empty_read(row_number_only=True)
+    return read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=True, tuning=tuning)
 
 
-def looser_number_cut(cell: np.ndarray) -> np.ndarray | None:
+def empty_read(row_number_only: bool = False, text: str = "", confidence: float = 0.0) -> NameRead:
+    """A cell that names no card (nothing read, or only a row number)."""
+    return NameRead(text, confidence, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME],
+                    row_number_only=row_number_only, attempt="row-number" if row_number_only else "no-ink")
+
+
+def looser_number_cut(cell: np.ndarray, tuning: NameTuning = NAMES) -> np.ndarray | None:
     """The cell with its leading small digits cut by the looser height test (and, when that
     finds no valley deep enough, by the shallower one); None when that cuts nothing more than
     the first look's cut."""
-    first_cut = without_row_number(cell)
-    cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, base=ROW_NUMBER_BASE_RETRY)
+    first_cut = without_row_number(cell, tuning.first_cut)
+    cut = without_row_number(cell, tuning.looser_cut)
     if np.array_equal(cut, first_cut):
         # (Only now: a shallow valley may lie inside a letter that starts low, ㅅ's diagonal.)
-        cut = without_row_number(cell, ROW_NUMBER_TOP_RETRY, ROW_NUMBER_VALLEY_RETRY, ROW_NUMBER_BASE_RETRY)
+        cut = without_row_number(cell, tuning.shallow_cut)
     return None if np.array_equal(cut, first_cut) else cut
 
 
 def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
-                       scale: float, first: NameRead | None = None) -> NameRead | None:
+                       scale: float, first: NameRead | None = None, tuning: NameTuning = NAMES
+                       ) -> NameRead | None:
     """The cell read again with its leading small digits cut by the looser height test (and,
     when that finds no valley deep enough, by the shallower one); None when that cuts nothing
     more than the first read did. Kept by the caller only when the name then stands on its own
@@ -569,10 +690,10 @@ def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vo
     before it (`Vocabulary.may_be_cut_off`): a real first letter wrongly cut then leaves ink
     that fits no card, and the line stays flagged. When the cut cell does not resolve, `first`
     (the first look's read) may still: its sure match, checked against the cut cell's ink."""
-    cut = looser_number_cut(cell)
+    cut = looser_number_cut(cell, tuning)
     if cut is None:
         return None
-    again = read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=False)
+    again = read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=False, tuning=tuning)
     if again.flags and first is not None and ocr_sure(first.match):
         # The cut cell reads worse (a soft photo's Latin letters are read once right, once as
         # junk: `2Ga - PUNK.` then `Ga -ㅁ401.`): the first read's sure match, its text holding
@@ -581,64 +702,90 @@ def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vo
         # contradicting it): a real first letter cut leaves ink that is not the name, and a
         # rival the cut ink fits better vetoes it.
         ink = cell_name_ink(cut)
-        verdict = verify_match(first.match, ink, column, vocab, read=first.text)
+        verdict = verify_match(first.match, ink, column, vocab, read=first.text, tuning=tuning)
         card = first.match.card_id
         if verdict.sure and verdict.card_id == card and verdict.scores.get(card, 0.0) >= R_AGREE:
             return NameRead(first.text, first.confidence, first.match, [], verdict,
-                            "read with its row number, rendering checked without it")
+                            "read with its row number, rendering checked without it",
+                            attempt="first-read-checked")
     return again
 
 
+@dataclass(frozen=True)
+class OcrRead:
+    """One more Tesseract reading of a name cell the reads before it left unsure: its match
+    replaces theirs when it scores higher, and is checked by rendering again."""
+
+    name: str
+    lang: str
+    when: Callable[[str, Verdict | None, NameTuning], bool]
+    """(the first `kor` text, the verdict so far, the tuning) → whether to read."""
+    every_candidate: bool = False
+    """Render every candidate, even after an exact read (`verify_match`)."""
+
+
+def _unsure(first_text: str, verdict: Verdict | None, tuning: NameTuning) -> bool:
+    return verdict is None or not verdict.sure
+
+
+def _unsure_and_not_hangul(first_text: str, verdict: Verdict | None, tuning: NameTuning) -> bool:
+    return _unsure(first_text, verdict, tuning) and _hangul_share(first_text) < tuning.latin_read
+
+
+FALLBACK_READS: tuple[OcrRead, ...] = (
+    OcrRead("kor+eng", "kor+eng", _unsure),
+    OcrRead("eng", "eng", _unsure_and_not_hangul, every_candidate=True),
+)
+"""After `kor` (psm 7, then the raw-line psm 13 when it returns nothing): `kor+eng` when the
+name is unsure (Latin letters, ☆, ・ are beyond `kor`); `eng` when it is still unsure and `kor`
+read mostly no Hangul (a name of Latin letters only, F·G·D: at some scales kor+eng still answers
+with the Korean model's junk, while eng alone reads the letters; one Latin letter misread is
+another card's exact name, so every candidate is rendered)."""
+
+
 def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary,
-                   scale: float = 1.0, numbers_in_cell: bool = True, row_numbers: bool = True) -> NameRead:
-    """Read one name cell (`cell` as cropped from the clean page; `scale` brings its text to the
-    height Tesseract reads best; `numbers_in_cell`: the sheet may print the row number inside
-    the name cell — False when the grid found a row-number column, where cutting a "number"
-    would only maim a first letter clipped by the cell's edge; `row_numbers`: the layout prints
-    row numbers at all — on one that prints none (Konami's form), a short line `kor` reads as
-    a digit or two is a name in capitals (`EXP` read `6`), never an empty row's number)."""
+                   scale: float = 1.0, numbers_in_cell: bool = True, row_numbers: bool = True,
+                   tuning: NameTuning = NAMES) -> NameRead:
+    """Read one name cell (the arguments as `NameCell`'s): `kor`, then `FALLBACK_READS`, each
+    match checked by rendering; a tie the rendering leaves may be settled by a second read at
+    another scale (`read-again`) or by reading the run of digits or letters namesakes differ in
+    (`namesake-run`). `NameRead.attempt` names the reading that gave the match and what settled it."""
     if numbers_in_cell:
-        if only_row_number(cell):
-            return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME],
-                            row_number_only=True)
-        cell = without_row_number(cell)
-    upscaled = tesseract_image(cell, scale)
+        if only_row_number(cell, tuning):
+            return empty_read(row_number_only=True)
+        cell = without_row_number(cell, tuning.first_cut)
+    upscaled = tesseract_image(cell, scale, tuning)
     if upscaled is None:
-        return NameRead("", 0.0, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME])
+        return empty_read()
     cell_ink = cell_name_ink(cell)
     got = tess.read(upscaled, lang="kor", psm=7)
     if not got.text.strip():
         # psm 7 sometimes returns nothing for a plain, legible line (seen with serif fonts on
         # grey paper); the raw-line mode has no layout step to lose it in.
         got = tess.read(upscaled, lang="kor", psm=13)
-    text, conf = got.text, got.confidence
+    text, conf, by = got.text, got.confidence, "kor"
     if (row_numbers and re.fullmatch(r"[0-9]{1,2}", text.replace(" ", "")) and cell_ink is not None
-            and cell_ink.shape[0] < ROW_NUMBER_HEIGHT * cell.shape[0]):
-        return NameRead(text, conf, NameMatch(None, "", 0.0, 0.0), [Reason.UNRESOLVED_NAME],
-                        row_number_only=True)
+            and cell_ink.shape[0] < tuning.row_number_height * cell.shape[0]):
+        return empty_read(row_number_only=True, text=text, confidence=conf)
     match = vocab.match(text, column) if text else NameMatch(None, "", 0.0, 0.0)
     if match.card_id is not None and not ocr_sure(match):
-        match = vocab.match(text, column, limit=UNSURE_CANDIDATES)  # more for the rendering
-    verdict = verify_match(match, cell_ink, column, vocab, read=text) if match.card_id is not None else None
-    if verdict is None or not verdict.sure:
-        # Latin letters, ☆, ・ are beyond `kor`: a kor+eng reading may match better.
-        alt = tess.read(upscaled, lang="kor+eng", psm=7)
-        alt_match = vocab.match(alt.text, column, limit=UNSURE_CANDIDATES) if alt.text else match
+        match = vocab.match(text, column, limit=tuning.unsure_candidates)  # more for the rendering
+    verdict = (verify_match(match, cell_ink, column, vocab, read=text, tuning=tuning)
+               if match.card_id is not None else None)
+    for step in FALLBACK_READS:
+        if not step.when(got.text, verdict, tuning):
+            continue
+        alt = tess.read(upscaled, lang=step.lang, psm=7)
+        alt_match = vocab.match(alt.text, column, limit=tuning.unsure_candidates) if alt.text else match
         if alt_match.score > match.score:
-            text, conf, match = alt.text, alt.confidence, alt_match
-            verdict = verify_match(match, cell_ink, column, vocab, read=text)
-    if (verdict is None or not verdict.sure) and _hangul_share(got.text) < 0.5:
-        # A name of Latin letters only (F·G·D): at some scales kor+eng still answers with the
-        # Korean model's junk, while eng alone reads the letters.
-        eng = tess.read(upscaled, lang="eng", psm=7)
-        eng_match = vocab.match(eng.text, column, limit=UNSURE_CANDIDATES) if eng.text else match
-        if eng_match.score > match.score:
-            text, conf, match = eng.text, eng.confidence, eng_match
-            verdict = verify_match(match, cell_ink, column, vocab, every_candidate=True, read=text)
+            text, conf, match, by = alt.text, alt.confidence, alt_match, step.name
+            verdict = verify_match(match, cell_ink, column, vocab, every_candidate=step.every_candidate,
+                                   read=text, tuning=tuning)
     if (verdict is not None and verdict.tie is not None
-            and _read_again(upscaled, tess, vocab, column) == match.card_id):
+            and _read_again(upscaled, tess, vocab, column, tuning) == match.card_id):
         # The rendering could not tell the read from a near name; a second read agreeing settles it.
         verdict = Verdict(match.card_id, True, detail=f"read again as {match.name}", scores=verdict.scores)
+        by += ", read-again"
     if verdict is not None and not verdict.sure and verdict.scores:
         # Left between namesakes that differ in a run of digits/letters (`LV6`/`LV8`): that run,
         # read again on its own, may settle it (`namesake_part`).
@@ -647,17 +794,30 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
                                 vocab.rivals([top], column)[top], vocab.renderer, tess)
         if settled is not None:
             verdict = settled
+            by += ", namesake-run"
     if verdict is not None and verdict.sure and verdict.card_id is not None:
         pick = verdict.card_id
         doubt = glyph_run_doubt(cell_ink, pick, vocab.names, vocab.rivals([pick], column)[pick], vocab.renderer)
         if doubt is not None:
             verdict = Verdict(pick, False, Reason.AMBIGUOUS_NAME, f"{vocab.names[pick]}: {doubt}", verdict.scores)
+    match, flags, detail = name_flags(match, verdict, text, cell_ink, column, vocab)
+    return NameRead(text, conf, match, flags, verdict, detail, attempt=by)
+
+
+def name_flags(match: NameMatch, verdict: Verdict | None, text: str, cell_ink: np.ndarray | None,
+               column: str, vocab: Vocabulary, learn_beside_rivals: bool = False
+               ) -> tuple[NameMatch, list[str], str]:
+    """(match, flags, detail) of a read whose rendering check gave `verdict`: a sure verdict
+    re-points the match at its card (the rendering vouches for it) and, for an exact read, teaches
+    the renderer the page's font (`learn_beside_rivals`: even when namesakes OCR cannot tell
+    apart exist); else the read is flagged by its score (`thresholds.NAME_GUESS`, `NAME_ACCEPT`)."""
     flags: list[str] = []
     detail = ""
     if verdict is not None and verdict.sure and verdict.card_id is not None:
         if verdict.card_id != match.card_id or match.score < NAME_ACCEPT:
             match = _with_pick(match, verdict.card_id, vocab)  # the rendering vouches for it
-        if match.score >= 1.0 and cell_ink is not None and not vocab.rivals([match.card_id], column)[match.card_id]:
+        if (match.score >= 1.0 and cell_ink is not None
+                and (learn_beside_rivals or not vocab.rivals([match.card_id], column)[match.card_id])):
             vocab.renderer.observe(cell_ink, match.name)
         detail = verdict.detail
     elif not text or match.score < NAME_GUESS:
@@ -668,4 +828,4 @@ def read_name_once(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
         flags.append(verdict.reason if verdict is not None and verdict.reason else Reason.AMBIGUOUS_NAME)
     if flags and verdict is not None:
         detail = verdict.detail
-    return NameRead(text, conf, match, flags, verdict, detail)
+    return match, flags, detail

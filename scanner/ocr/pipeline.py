@@ -29,7 +29,7 @@ from scanner.ocr.grid import Grid, line_masks, page_to_grid
 from scanner.ocr.hand_names import HandPage
 from scanner.ocr.layouts import DB_KO, FORMS, Layout
 from scanner.ocr.header import read_form_header, read_header
-from scanner.ocr.lines import struck_review, to_read_line
+from scanner.ocr.lines import attempts_note, struck_review, to_read_line
 from scanner.ocr.latin import LATIN, page_vocabulary
 from scanner.ocr.orient import TURN_NAMES, TURNS, downscale, turned
 from scanner.ocr.page import PageImage, image_to_page, load_image
@@ -469,6 +469,8 @@ def report(ctx: PageContext) -> None:
             ctx.sheet.review.append(struck_review(r, ctx.grid, ctx.page, ctx.options, ctx.label))
         else:
             ctx.sheet.lines.append(to_read_line(r, ctx.grid, ctx.page, ctx.options, ctx.label))
+    if ctx.rows:
+        ctx.sheet.notes.append(attempts_note(ctx.rows))
     if ctx.sheet.lines:  # (a sheet with no line at all is flagged by check_rows)
         ctx.sheet.check_main_found(f"layout {ctx.layout.name}")
     if ctx.options.debug_dir:

@@ -46,6 +46,8 @@ def _has_hangul(name: str) -> bool:
 
 ROW_BAND_PAD = 0.5
 """Count cells are read from a band this many row heights taller above and below."""
+BESIDE = (8, 5)
+"""The end of the name cell a count may be written into: (pixels, name width ÷ this), the wider."""
 
 
 @dataclass
@@ -77,6 +79,9 @@ class RowRead:
     """A name written by hand: how likely its card is right (`hand_names.name_certainty`)."""
     name_detail: str = ""
     """What the judge may want to know of the name's reading (a written name: its reads)."""
+    name_attempt: str = ""
+    """Which attempt decided the name (`NameRead.attempt`; `hand` for a name read as written by
+    hand, `hand_names`)."""
 
 
 @dataclass
@@ -186,7 +191,7 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     count_band = row_band(grid.clean, cells.count, cells.box)
     if ctx.hand_filled:
         count_band = RowBand(clear_count_bits(count_band.image), count_band.row_h)
-    beside_box = Box(max(cells.name.x0, cells.name.x1 - max(8, cells.name.w // 5)), cells.name.y0,
+    beside_box = Box(max(cells.name.x0, cells.name.x1 - max(BESIDE[0], cells.name.w // BESIDE[1])), cells.name.y0,
                      cells.name.x1, cells.name.y1)
     beside_band = row_band(grid.clean, beside_box, cells.box)
     odds: dict[int, float] = {}
@@ -226,7 +231,12 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
                    count_height=count_h, count_old=count_old_digit(detail),
                    pen_like=marks.handwriting, count_odds=odds,
                    name_certainty=hand.certainty if hand is not None else None,
-                   name_detail=hand.read.detail if hand is not None else "")
+                   name_detail=hand.read.detail if hand is not None else "",
+                   name_attempt=HAND_ATTEMPT if hand is not None else name_read.attempt)
+
+
+HAND_ATTEMPT = "hand"
+"""`RowRead.name_attempt` of a name read as written by hand (`hand_names.read_hand_name`)."""
 
 
 NAME_FLAGS = frozenset({Reason.UNRESOLVED_NAME, Reason.UNCERTAIN_NAME, Reason.AMBIGUOUS_NAME})

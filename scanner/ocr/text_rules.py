@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from scanner.ocr.ink import true_runs
 from scanner.ocr.thresholds import INK_GLYPH
 
 
@@ -25,6 +26,8 @@ class TextRulesTuning:
 
     min_speck: int = 6
     """Ink components of fewer pixels are fax noise, not print."""
+    line_ink: int = 2
+    """A pixel row holds text with at least this many ink pixels (a fax speck left gives one)."""
     glyph_h: tuple[int, int] = (8, 90)
     """Heights (page pixels, at the page's 1800 px width) a glyph of 6–14 pt text can have."""
     pitch_px: tuple[int, int] = (25, 120)
@@ -61,20 +64,8 @@ def _ink(gray: np.ndarray, tuning: TextRulesTuning) -> np.ndarray:
 
 def text_lines(ink: np.ndarray, tuning: TextRulesTuning) -> list[tuple[int, int]]:
     """(top, bottom) of each line of text across the page: runs of rows holding ink."""
-    profile = ink.sum(axis=1)
-    rows = profile >= 2
-    out, y, h = [], 0, len(rows)
-    while y < h:
-        if rows[y]:
-            z = y
-            while z < h and rows[z]:
-                z += 1
-            if tuning.glyph_h[0] <= z - y <= tuning.glyph_h[1]:
-                out.append((y, z))
-            y = z
-        else:
-            y += 1
-    return out
+    low, high = tuning.glyph_h
+    return [(y, z) for y, z in true_runs(ink.sum(axis=1) >= tuning.line_ink) if low <= z - y <= high]
 
 
 def bands(lines: list[tuple[int, int]], tuning: TextRulesTuning) -> list[tuple[list[float], float]]:

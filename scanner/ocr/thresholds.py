@@ -8,6 +8,13 @@ beside the code they tune; what is decided in more than one place lives here.
 """
 from __future__ import annotations
 
+# ---- pixel values --------------------------------------------------------------------------
+MASK_ON = 255
+"""A set pixel of a uint8 mask (OpenCV's convention: 0 or 255); a mask's sum ÷ this counts
+its pixels."""
+PAPER = 255
+"""White: what a pixel painted out becomes (a rule removed, a mark cleared, a margin added)."""
+
 # ---- gray levels: what counts as ink -------------------------------------------------------
 INK_RULE = 170
 """Rules, frames and count-cell ink: pale grey rules and thin pen strokes must count as ink
@@ -41,6 +48,11 @@ NAME_GUESS = 0.45
 """Below this no card is proposed at all."""
 
 # ---- counts --------------------------------------------------------------------------------
+MAX_PER_LINE = 3
+"""Copies one deck line holds at most (the rules' three of a card): a column's printed total is
+at most this many times its lines."""
+DECIMAL = 10
+"""A two-digit number is its first digit times this plus its second."""
 COUNT_ACCEPT = 0.5
 """A count read below this confidence is flagged 'count-unclear'."""
 SURE_COUNT = 0.8

@@ -18,7 +18,7 @@ from scanner.ocr.counts import (COUNT_VALUES, H_NORM, MIN_GLYPH_H, binarize_cell
                                 group_components, load_templates, template_distances)
 from scanner.ocr.ink import trim_to_ink
 from scanner.ocr.rows import RowRead
-from scanner.ocr.thresholds import COUNT_ACCEPT, INK_RULE, SURE_COUNT
+from scanner.ocr.thresholds import COUNT_ACCEPT, DECIMAL, INK_RULE, MASK_ON, MAX_PER_LINE, SURE_COUNT
 from scanner.vocab import COLUMNS, MAIN_COLUMNS, Reason
 UNSURE_EXPLAIN = 2
 """At most this many unsure counts may explain a column total that does not add up (more
@@ -27,13 +27,47 @@ DIGITS_CONFIDENCE = 0.5
 """A printed total read below this Tesseract confidence is not used."""
 
 
-def read_digits(tess: Tesseract, img: np.ndarray) -> int | None:
+@dataclass(frozen=True)
+class TotalsTuning:
+    """The numbers of the totals stage's boxes and digits, one home each (issue 32: per-stage
+    tuning; its decisions' thresholds are the documented module constants)."""
+
+    digit_height: tuple[int, int] = (40, 48)
+    """A printed number less than this high (px) is scaled to that height for Tesseract."""
+    min_cell_px: int = 8
+    """A total cell smaller than this either way holds no number to read…"""
+    min_digit_px: int = 8
+    """…nor does one with fewer digit pixels."""
+    digit_overlap: float = 0.3
+    """Pieces overlapping in x by more than this share of the narrower are one broken digit."""
+    main_region: tuple[int, int, int] = (3, 4, 10)
+    """The 메인 덱 합계 box is looked for under the trap column, right of its first 1/(this), from
+    this many pixels below it to as many above the lower tables, reaching this far right."""
+    main_region_min: tuple[int, int] = (20, 40)
+    """…in a region at least this high and wide (px)…"""
+    main_box_h: tuple[int, float] = (20, 0.9)
+    """…as a framed box at least this high (px) and at most this share of the region…"""
+    main_box_w: tuple[float, float] = (1.2, 0.6)
+    """…at least this many times its height wide and at most this share of the region's width…"""
+    main_box_inset: int = 3
+    """…read this far inside its frame…"""
+    main_read_inset: int = 5
+    """…and cut a little further in for the digits."""
+    form_box_inset: int = 4
+    """A form's main-total box is read this far inside its fitted outline."""
+
+
+TOTALS = TotalsTuning()
+
+
+def read_digits(tess: Tesseract, img: np.ndarray, tuning: TotalsTuning = TOTALS) -> int | None:
     """A printed number of 1-3 digits, or None when Tesseract is not confident."""
     trimmed = trim_to_ink(img)
     if trimmed is None:
         return None
-    if trimmed.shape[0] < 40:
-        s = 48 / trimmed.shape[0]
+    low, height = tuning.digit_height
+    if trimmed.shape[0] < low:
+        s = height / trimmed.shape[0]
         trimmed = cv2.resize(trimmed, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
     return sure_number(tess, trimmed)
 
@@ -69,7 +103,7 @@ def form_total_digits(cell: np.ndarray) -> np.ndarray | None:
     fill edges, bar) is dropped, and so is ink too small to be a digit. The ink level is then
     set again without that other ink: the black bar under the number sets a level a thin stroke
     of a soft grey scan does not reach (a `4` kept only its stem: `24` read `23`)."""
-    if cell is None or cell.size == 0 or min(cell.shape[:2]) < 8:
+    if cell is None or cell.size == 0 or min(cell.shape[:2]) < TOTALS.min_cell_px:
         return None
     k = FORM_H / cell.shape[0]
     g = cv2.resize(cell, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
@@ -89,7 +123,7 @@ def form_total_digits(cell: np.ndarray) -> np.ndarray | None:
             if again is not None:
                 digits = again
     ys, xs = np.nonzero(digits)
-    if xs.size < 8:
+    if xs.size < TOTALS.min_digit_px:
         return None
     digits = digits[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     out = cv2.copyMakeBorder(np.where(digits, 0, 255).astype(np.uint8), 10, 10, 10, 10,
@@ -123,7 +157,7 @@ def _form_digit_ink(g: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         x, y, bw, bh = (int(v) for v in stats[i][:4])
         if groups:
             gx0, gy0, gx1, gy1, ids = groups[-1]
-            if min(gx1, x + bw) - max(gx0, x) > 0.3 * min(gx1 - gx0, bw):
+            if min(gx1, x + bw) - max(gx0, x) > TOTALS.digit_overlap * min(gx1 - gx0, bw):
                 groups[-1] = (gx0, min(gy0, y), max(gx1, x + bw), max(gy1, y + bh), ids + [i])
                 continue
         groups.append((x, y, x + bw, y + bh, [i]))
@@ -182,10 +216,11 @@ def read_totals(grid: Grid, tess: Tesseract, sheet: SheetRead, main_box: bool = 
     if trap is None or not main_box:
         return
     lower_top = min((t.box.y0 for t in lower if t is not None), default=grid.clean.shape[0])
-    box = main_total_box(grid.clean, Box(trap.box.x0 + trap.box.w // 3, trap.box.y1 + 4,
-                                         trap.box.x1 + 10, lower_top - 4))
+    part, below, right = TOTALS.main_region
+    box = main_total_box(grid.clean, Box(trap.box.x0 + trap.box.w // part, trap.box.y1 + below,
+                                         trap.box.x1 + right, lower_top - below))
     if box is not None:
-        sheet.printed_totals["main"] = read_digits(tess, box.crop(grid.clean, inset=5))
+        sheet.printed_totals["main"] = read_digits(tess, box.crop(grid.clean, inset=TOTALS.main_read_inset))
 
 
 def read_form_main_total(grid: Grid, fit: Fit, layout: Layout, tess: Tesseract, sheet: SheetRead) -> None:
@@ -194,27 +229,30 @@ def read_form_main_total(grid: Grid, fit: Fit, layout: Layout, tess: Tesseract, 
         return
     x0, y0, x1, y1 = layout.boxes["main_total"]  # under the box's printed label
     box = Box(int(fit.x(x0)), int(fit.y(y0)), int(fit.x(x1)), int(fit.y(y1)))
-    sheet.printed_totals["main"] = read_form_digits(tess, box.crop(grid.clean, inset=4))
+    sheet.printed_totals["main"] = read_form_digits(tess, box.crop(grid.clean, inset=TOTALS.form_box_inset))
 
 
-def main_total_box(page: np.ndarray, region: Box) -> Box | None:
+def main_total_box(page: np.ndarray, region: Box, tuning: TotalsTuning = TOTALS) -> Box | None:
     """The small framed box of 메인 덱 합계 (right of its label, under the trap column)."""
-    if region.h < 20 or region.w < 40:
+    if region.h < tuning.main_region_min[0] or region.w < tuning.main_region_min[1]:
         return None
     sub = region.crop(page)
-    ink = (sub < INK_RULE).astype(np.uint8) * 255
+    ink = (sub < INK_RULE).astype(np.uint8) * MASK_ON
     contours, _ = cv2.findContours(ink, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     best = None
     for c in contours:
         x, y, w, h = cv2.boundingRect(c)
-        if h > 0.9 * region.h or h < 20 or w < 1.2 * h or w > 0.6 * region.w:
+        least_h, most_h = tuning.main_box_h
+        least_w, most_w = tuning.main_box_w
+        if h > most_h * region.h or h < least_h or w < least_w * h or w > most_w * region.w:
             continue
         if best is None or x > best[0]:
             best = (x, y, w, h)
     if best is None:
         return None
     x, y, w, h = best
-    return Box(region.x0 + x + 3, region.y0 + y + 3, region.x0 + x + w - 3, region.y0 + y + h - 3)
+    m = tuning.main_box_inset
+    return Box(region.x0 + x + m, region.y0 + y + m, region.x0 + x + w - m, region.y0 + y + h - m)
 
 
 def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool = False) -> None:
@@ -248,7 +286,7 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
         kept = [r for r in col if not r.struck_row]
         untouched = [r for r in kept if not r.count_struck and (hand_filled or not r.handwritten)]
         if (printed is not None and len(untouched) == len(col)
-                and not len(col) <= printed <= 3 * len(col)):
+                and not len(col) <= printed <= MAX_PER_LINE * len(col)):
             sheet.notes.append(f"{column}: printed total read as {printed}, impossible for "
                                f"{len(col)} lines: not used")
             printed = None
@@ -272,7 +310,7 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
                         if not (hand_filled and Reason.UNRESOLVED_NAME in r.flags
                                 and (r.count is None or r.count_conf < COUNT_ACCEPT)))
             if (not corrected and 0 < len(unsure) <= UNSURE_EXPLAIN
-                    and floor <= printed - sure <= 3 * len(unsure)):
+                    and floor <= printed - sure <= MAX_PER_LINE * len(unsure)):
                 # A misread unsure count explains the total: it alone is flagged (sure counts
                 # stand, as they do with no total at all).
                 verdict = "unchecked"
@@ -280,7 +318,7 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
                 verdict = "mismatch"
             elif unknown == 0 and corrected and base + sum(known) == printed:
                 verdict = "confirmed"
-            elif corrected and len(corrected) <= printed - base <= 3 * len(corrected):
+            elif corrected and len(corrected) <= printed - base <= MAX_PER_LINE * len(corrected):
                 verdict = "unchecked"  # the corrections can explain the total, but not pin it
             else:
                 verdict = "mismatch"
@@ -311,7 +349,7 @@ def drop_impossible_main_total(rows: list[RowRead], sheet: SheetRead) -> None:
     main = [r for r in rows if r.column in MAIN_COLUMNS]
     if main_total is None or not main or any(r.struck_row or r.count_struck for r in main):
         return
-    if not len(main) <= main_total <= 3 * len(main):
+    if not len(main) <= main_total <= MAX_PER_LINE * len(main):
         sheet.notes.append(f"main: printed total read as {main_total}, impossible for {len(main)} "
                            f"lines: not used")
         sheet.printed_totals["main"] = None
@@ -409,7 +447,7 @@ def hand_total_odds(cell: np.ndarray) -> dict[int, float]:
     else:
         for a, pa in parts[0].items():
             for b, pb in parts[1].items():
-                odds[10 * a + b] = odds.get(10 * a + b, 0.0) + pa * pb
+                odds[DECIMAL * a + b] = odds.get(DECIMAL * a + b, 0.0) + pa * pb
     total = sum(odds.values())
     return {v: p / total for v, p in odds.items()} if total else {}
 

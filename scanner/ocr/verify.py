@@ -27,7 +27,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from card_db.names import hangul_skeleton, has_letters_kor_cannot_read, name_key
 from scanner.ocr.order_stats import percentile
-from scanner.ocr.thresholds import INK_ANY, INK_GLYPH, NAME_ACCEPT
+from scanner.ocr.thresholds import INK_ANY, INK_GLYPH, NAME_ACCEPT, PAPER
 from scanner.vocab import Reason
 
 log = logging.getLogger("decksheet.ocr")
@@ -48,13 +48,17 @@ RENDER_PX = 32
 """Pixel size names are drawn at (the result is rescaled to the cell anyway)."""
 
 
+FONT_ROOT_DEPTH = 3
+"""Only a font folder below /usr/share/fonts/ (more slashes than this) is searched through."""
+
+
 @lru_cache(maxsize=32)
 def _find_font(filename: str) -> Path | None:
     for d in FONT_DIRS:
         p = Path(d) / filename
         if p.is_file():
             return p
-        hits = sorted(Path(d).rglob(filename)) if Path(d).is_dir() and d.count("/") > 3 else []
+        hits = sorted(Path(d).rglob(filename)) if Path(d).is_dir() and d.count("/") > FONT_ROOT_DEPTH else []
         if hits:
             return hits[0]
     return None
@@ -141,20 +145,54 @@ def spare_families() -> dict[str, Path]:
     return {f: p for f, p in _installed_print_fonts().items() if f not in core}
 
 
-def ink_level(gray: np.ndarray) -> float:
+@dataclass(frozen=True)
+class VerifyTuning:
+    """The numbers of the rendering check's ink measures and likeness, one home each (issue 32:
+    per-stage tuning; its decision thresholds are the `R_*` constants below, each documented)."""
+
+    min_ink_px: int = 8
+    """An image with fewer ink pixels holds no glyph to measure."""
+    core_percentile: float = 5
+    """The image's darkest ink: this percentile of its pixels darker than `INK_ANY`…"""
+    ink_share: float = 0.4
+    """…and a pixel is ink when it is at least this share of the way from paper to that core
+    (never paler than `INK_GLYPH`)."""
+    rule_run: tuple[int, float] = (24, 1.5)
+    """A horizontal ink run longer than (pixels, image heights), the longer, is a rule's remnant."""
+    worst_weight: float = 0.5
+    """A likeness is the whole name's NCC and its worst glyph window's, this much the latter."""
+    wide_aspect: float = 1.12
+    """Ink wider than the rendering by more than this: letters are missing…"""
+    narrow_aspect: float = 0.55
+    """…narrower than this: squeezed far beyond what the sheets do…"""
+    aspect_penalty: float = 1.5
+    """…each costs the likeness this much per unit of aspect beyond it."""
+    flat_sd: float = 1.0
+    """A window whose grey levels' standard deviation is below this has no contrast…"""
+    flat_margin: float = 0.01
+    """…decided by numpy's float32 arithmetic within this share of it (OpenCV's elsewhere)."""
+    ncc_eps: float = 1e-6
+    """A normalised cross-correlation of images with less energy than this is 0."""
+
+
+VERIFY = VerifyTuning()
+
+
+def ink_level(gray: np.ndarray, tuning: VerifyTuning = VERIFY) -> float:
     """Gray level under which a pixel is ink, relative to the darkest ink of the image: thin
     serif strokes of a blurred photo are pale, and a fixed cut would drop their tops."""
     dark = gray[gray < INK_ANY]
-    if dark.size < 8:
+    if dark.size < tuning.min_ink_px:
         return float(INK_GLYPH)
-    core = percentile(dark, 5)
-    return max(float(INK_GLYPH), 255.0 - 0.4 * (255.0 - core))
+    core = percentile(dark, tuning.core_percentile)
+    white = float(PAPER)
+    return max(float(INK_GLYPH), white - tuning.ink_share * (white - core))
 
 
-def strip_rule_remnants(ink: np.ndarray) -> np.ndarray:
+def strip_rule_remnants(ink: np.ndarray, tuning: VerifyTuning = VERIFY) -> np.ndarray:
     """The ink mask without horizontal runs longer than 1.5 × the image height: bits of a table
     rule the grid stage left at a cell's edge (no glyph stroke is that long)."""
-    k = max(24, int(1.5 * ink.shape[0]))
+    k = max(tuning.rule_run[0], int(tuning.rule_run[1] * ink.shape[0]))
     if ink.shape[1] <= k:
         return ink
     runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, k), np.uint8))
@@ -171,7 +209,7 @@ def ink_crop(gray: np.ndarray, min_area: int = 4) -> np.ndarray | None:
     """The image cut to its ink (specks of fewer than `min_area` pixels ignored unless they
     touch a glyph's box within `GLYPH_BIT_NEAR` ink heights)."""
     ink = strip_rule_remnants((gray < ink_level(gray)).astype(np.uint8))
-    if ink.sum() < 8:
+    if ink.sum() < VERIFY.min_ink_px:
         return None
     n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     area = stats[1:, cv2.CC_STAT_AREA]
@@ -263,7 +301,7 @@ def _bbox_crop(gray: np.ndarray, level: float) -> np.ndarray | None:
 
 def _norm(img: np.ndarray, w: int, h: int, blur: float) -> np.ndarray:
     out = cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
-    out = 255.0 - out
+    out = float(PAPER) - out
     if blur > 0:
         out = cv2.GaussianBlur(out, (0, 0), blur)
     return out
@@ -273,7 +311,7 @@ def _ncc(a: np.ndarray, b: np.ndarray) -> float:
     a = a - a.mean()
     b = b - b.mean()
     d = float(np.sqrt((a * a).sum() * (b * b).sum()))
-    return float((a * b).sum() / d) if d > 1e-6 else 0.0
+    return float((a * b).sum() / d) if d > VERIFY.ncc_eps else 0.0
 
 
 @dataclass
@@ -289,11 +327,12 @@ class Likeness:
 
     @property
     def score(self) -> float:
-        s = 0.5 * self.overall + 0.5 * self.worst
-        if self.aspect > 1.12:  # the ink is wider than the name: letters are missing
-            s -= (self.aspect - 1.12) * 1.5
-        if self.aspect < 0.55:  # squeezed far beyond what the sheets do
-            s -= (0.55 - self.aspect) * 1.5
+        t = VERIFY
+        s = (1 - t.worst_weight) * self.overall + t.worst_weight * self.worst
+        if self.aspect > t.wide_aspect:  # the ink is wider than the name: letters are missing
+            s -= (self.aspect - t.wide_aspect) * t.aspect_penalty
+        if self.aspect < t.narrow_aspect:  # squeezed far beyond what the sheets do
+            s -= (t.narrow_aspect - self.aspect) * t.aspect_penalty
         return s
 
 
@@ -306,10 +345,10 @@ def _flat(img: np.ndarray) -> bool:
     """`float(img.std()) < 1.0` (no contrast in a window), decided by OpenCV's standard
     deviation (a fraction of numpy's call overhead) unless it lies within 1 % of the limit,
     where numpy's own float32 arithmetic decides, as it always did."""
-    sd = float(cv2.meanStdDev(img)[1][0, 0])
-    if abs(sd - 1.0) > 0.01:
-        return sd < 1.0
-    return float(img.std()) < 1.0
+    sd, t = float(cv2.meanStdDev(img)[1][0, 0]), VERIFY
+    if abs(sd - t.flat_sd) > t.flat_margin:
+        return sd < t.flat_sd
+    return float(img.std()) < t.flat_sd
 
 
 @dataclass
