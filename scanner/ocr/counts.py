@@ -574,33 +574,17 @@ COUNT_VALUES = (1, 2, 3)
 nearest a template 8 or 9, a 2 nearest a 1 (glyph shapes of hands the templates lack) is the
 reader's slip, never a 9-copy line (on generated forms in four pen faces: 303 of 392 counts
 right read as any digit, 355 read as one of these)."""
-HAND_NEIGHBOURS = 5
-"""Templates of each value whose distances are averaged (one odd template decides nothing)."""
-HAND_SPREAD = 0.05
-"""Distance (feature units) that makes one value e times less likely than another: right reads
-lead the runner-up by a median 0.22, wrong ones by 0.15 (so odds say how sure, not only which)."""
 
 
-def value_odds(mask: np.ndarray, templates: DigitTemplates) -> dict[int, float]:
-    """How likely the glyph is each of `COUNT_VALUES`, from its mean distance to the
-    `HAND_NEIGHBOURS` nearest templates of each (printed and pen fonts alike)."""
-    d = template_distances(templates.features, glyph_features(mask))
-    dist = {v: float(np.mean(np.sort(d[templates.labels == v])[:HAND_NEIGHBOURS])) for v in COUNT_VALUES}
-    low = min(dist.values())
-    w = {v: float(np.exp(-(x - low) / HAND_SPREAD)) for v, x in dist.items()}
-    total = sum(w.values())
-    return {v: x / total for v, x in w.items()}
-
-
-def read_hand_count(cell: np.ndarray, beside: np.ndarray | None = None,
-                    templates: DigitTemplates | None = None) -> CountRead:
+def read_hand_count(cell: np.ndarray, beside: np.ndarray | None = None) -> CountRead:
     """A count written by hand (a line of a form filled by hand): the cell's glyphs and strikes
     found as `read_count_cell` finds them, the digit (the new one beside a struck one, else the
-    largest glyph) taken as the most likely of `COUNT_VALUES` (`value_odds`), with the odds kept
+    largest glyph) taken as the most likely of `COUNT_VALUES` by the hand-digit reader
+    (`hand_digits.odds_among`: the digit templates know two pen fonts only), with the odds kept
     for the column's total. A lone glyph the strike test cut (the flat foot of a hand 2 taken
     for a dash) is read whole: a player's own form seldom carries a correction, and the line is
     flagged either way. `beside` is not read (a written count is written in its cell)."""
-    templates = templates or load_templates()
+    from scanner.ocr.hand_digits import odds_among  # (it imports this module's features)
     if cell is None or cell.size == 0 or min(cell.shape[:2]) < 6:
         return CountRead(None, 0.0, 0, False, "empty or tiny cell image")
     ink = drop_rule_remnants(binarize_cell(normalise(cell)))
@@ -615,7 +599,7 @@ def read_hand_count(cell: np.ndarray, beside: np.ndarray | None = None,
     if not pool:
         return CountRead(None, 0.0, 0, bool(lines), "empty")
     g = max(pool, key=lambda g: int(g.mask.sum()))
-    odds = value_odds(g.mask, templates)
+    odds = odds_among(g.mask, COUNT_VALUES)
     value = max(odds, key=odds.get)
     detail = (f"hand digit {value} ({', '.join(f'{v}: {p:.2f}' for v, p in odds.items())})"
               + ("; a struck digit beside it" if struck and clean else ""))
