@@ -153,7 +153,7 @@ def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract
         if None not in digits and printed_id(digits, glyphs):
             sheet.konami_id = "".join(digits)  # type: ignore[arg-type]
         elif written and len(cells) == 10:
-            read_written_id(gray, _box(fit, boxes["konami_id"]), digits, sheet)
+            read_written_id(gray, _box(fit, boxes["konami_id"]), cells, digits, sheet)
     written_name = False
     parts = []
     # Konami's form asks for the surname and the given name apart; others have one name box.
@@ -296,15 +296,26 @@ def written_id_glyphs(gray: np.ndarray, strip: Box, boxes: int = 10,
     return out
 
 
-def read_written_id(gray: np.ndarray, strip: Box, tess_digits: list[str | None], sheet: SheetRead,
-                    tuning: WrittenIdTuning = WRITTEN_ID) -> None:
-    """A Konami ID written by hand, one digit per box (`written_id_glyphs`): each box's digit
-    the likeliest by the hand-digit reader and Tesseract together, reported with its confidence
+def _largest_glyph(cell: np.ndarray) -> np.ndarray | None:
+    if cell is None or cell.size == 0 or min(cell.shape[:2]) < 6:
+        return None
+    ink = drop_rule_remnants(binarize_cell(normalise(cell)))
+    glyphs = [g for g in group_components(ink, MIN_GLYPH_H * H_NORM) if g.height >= MIN_GLYPH_H * H_NORM]
+    return max(glyphs, key=lambda g: int(g.mask.sum())).mask if glyphs else None
+
+
+def read_written_id(gray: np.ndarray, strip: Box, cells: list[np.ndarray], tess_digits: list[str | None],
+                    sheet: SheetRead, tuning: WrittenIdTuning = WRITTEN_ID) -> None:
+    """A Konami ID written by hand, one digit per box (`written_id_glyphs`; a box where none is
+    found: the largest glyph of its own crop, `cells`, rules painted out): each box's digit the
+    likeliest by the hand-digit reader and Tesseract together, reported with its confidence
     (the product of the digits') and always as a review item (`konami-id-unclear`), so no
     station takes it for a read it can trust: the judge confirms it against the player's card."""
     from scanner.ocr.hand_digits import digit_probs
     out, probs = [], []
-    for mask, td in zip(written_id_glyphs(gray, strip, len(tess_digits), tuning), tess_digits):
+    for mask, cell, td in zip(written_id_glyphs(gray, strip, len(tess_digits), tuning), cells, tess_digits):
+        if mask is None:
+            mask = _largest_glyph(cell)
         if mask is None:
             return  # an empty box: no ID to propose
         p = digit_probs(mask)
