@@ -272,19 +272,27 @@ def written_id_glyphs(gray: np.ndarray, strip: Box, boxes: int = 10,
     bx0, bx1 = (strip.x0 - x0) * k, (strip.x1 - x0) * k
     by0, by1 = (strip.y0 - y0) * k, (strip.y1 - y0) * k
     step = (bx1 - bx0) / boxes
-    ink = binarize_cell(region).astype(np.uint8)
-    upright = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(3, int(tuning.rule_long * H_NORM)), 1), np.uint8))
-    xs = np.arange(ink.shape[1])
+    # the rules first found as straight runs of ink and painted paper-white, then the ink found
+    # again: left in, their black sets the ink level and a pale written digit falls under it
+    dark = binarize_cell(region).astype(np.uint8)
+    upright = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((max(3, int(tuning.rule_long * H_NORM)), 1), np.uint8))
+    xs = np.arange(dark.shape[1])
     near = np.min(np.abs(xs[:, None] - (bx0 + step * np.arange(boxes + 1))[None, :]), axis=1) <= tuning.rule_near * step
     upright[:, ~near] = 0
-    flat = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(3, int(2 * step))), np.uint8))
+    flat = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((1, max(3, int(2 * step))), np.uint8))
     rules = cv2.dilate(upright | flat, np.ones((3, 3), np.uint8))
-    rest = ink & ~rules
+    paper = region.copy()
+    paper[rules > 0] = 255
+    rest = binarize_cell(paper).astype(np.uint8) & ~rules
     bridged = cv2.morphologyEx(rest, cv2.MORPH_CLOSE, np.ones((1, tuning.bridge), np.uint8)) & rules
     bridged |= cv2.morphologyEx(rest, cv2.MORPH_CLOSE, np.ones((tuning.bridge, 1), np.uint8)) & rules
     rest = rest | bridged
     n, lab, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
     big = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]) >= tuning.speck * H_NORM
+    # (the parts of the strip's own row: the form's printed labels above and below it would join
+    # a digit over them into one glyph)
+    mid = stats[:, cv2.CC_STAT_TOP] + stats[:, cv2.CC_STAT_HEIGHT] / 2
+    big &= (mid >= by0) & (mid <= by1)
     big[0] = False
     glyphs = [g for g in group_components(big[lab], tuning.digit_h * H_NORM)
               if g.height >= tuning.digit_h * H_NORM and by0 - 0.2 * H_NORM <= (g.y0 + g.y1) / 2 <= by1 + 0.2 * H_NORM]
