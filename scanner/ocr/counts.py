@@ -14,13 +14,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scanner.ocr.glyphs import FEAT_SIZE, glyph_features  # noqa: F401 (the features live there)
+from scanner.ocr.hand_digits import odds_among
 from scanner.ocr.order_stats import median, percentile
 from scanner.ocr.thresholds import INK_RULE
 
 H_NORM = 64
 """Cells are scaled to this height before anything is measured (a 44 px row at ~218 dpi → 64)."""
-FEAT_SIZE = 20
-"""Glyphs are fitted (aspect kept) into FEAT_SIZE × FEAT_SIZE for the nearest-neighbour reader."""
 MIN_GLYPH_H = 0.17
 """A glyph shorter than this fraction of the cell height is a speck, a dot or a rule remnant."""
 K_NEIGHBOURS = 5
@@ -367,24 +367,6 @@ def _glyphs_without(ink: np.ndarray, strikes: list[StrikeLine], thick: int, min_
 
 # ------------------------------------------------------------------ digit reader
 
-def glyph_features(mask: np.ndarray) -> np.ndarray:
-    """A glyph's ink fitted (aspect kept, centred) into FEAT_SIZE², blurred, unit length,
-    plus its aspect ratio: a "1" stays thin instead of being stretched into a block."""
-    m = mask.astype(np.float32)
-    h, w = m.shape
-    s = (FEAT_SIZE - 2) / max(h, w)
-    nh, nw = max(1, int(round(h * s))), max(1, int(round(w * s)))
-    small = cv2.resize(m, (nw, nh), interpolation=cv2.INTER_AREA)
-    box = np.zeros((FEAT_SIZE, FEAT_SIZE), np.float32)
-    oy, ox = (FEAT_SIZE - nh) // 2, (FEAT_SIZE - nw) // 2
-    box[oy:oy + nh, ox:ox + nw] = small
-    box = cv2.GaussianBlur(box, (0, 0), 0.9)
-    v = box.ravel()
-    v = v / max(1e-6, float(np.linalg.norm(v)))
-    aspect = np.log(max(w, 1) / max(h, 1))
-    return np.concatenate([v, [0.35 * aspect]]).astype(np.float32)
-
-
 @dataclass
 class DigitTemplates:
     """Feature vectors of rendered digits (printed and pen fonts) with their labels."""
@@ -584,7 +566,6 @@ def read_hand_count(cell: np.ndarray, beside: np.ndarray | None = None) -> Count
     for the column's total. A lone glyph the strike test cut (the flat foot of a hand 2 taken
     for a dash) is read whole: a player's own form seldom carries a correction, and the line is
     flagged either way. `beside` is not read (a written count is written in its cell)."""
-    from scanner.ocr.hand_digits import odds_among  # (it imports this module's features)
     if cell is None or cell.size == 0 or min(cell.shape[:2]) < 6:
         return CountRead(None, 0.0, 0, False, "empty or tiny cell image")
     ink = drop_rule_remnants(binarize_cell(normalise(cell)))

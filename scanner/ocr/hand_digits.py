@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scanner.ocr.counts import glyph_features
+from scanner.ocr.glyphs import glyph_features
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "hand_digits.npz"
 
