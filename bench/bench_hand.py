@@ -65,6 +65,8 @@ def face_names(spec: str) -> tuple[str, ...]:
         return kde_paper.HELD_OUT_FACES
     if spec == "tuning":
         return kde_paper.TUNING_FACES
+    if spec == "held-out-later":
+        return kde_paper.HELD_OUT_LATER
     names = tuple(spec.split(","))
     unknown = set(names) - set(kde_paper.HAND_FACES)
     if unknown:
@@ -178,7 +180,7 @@ def score_hand(out: dict, truth: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--faces", default="held-out", help="held-out, tuning, or names of kde_paper.HAND_FACES")
+    ap.add_argument("--faces", default="held-out", help="held-out, held-out-later, tuning, or names of kde_paper.HAND_FACES")
     ap.add_argument("--count", type=int, default=12)
     ap.add_argument("--seed", type=int, default=3501)
     ap.add_argument("--mode", default="all", help="kde_paper.HAND_MODES: what is written by hand")

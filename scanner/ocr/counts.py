@@ -14,13 +14,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from scanner.ocr.glyphs import FEAT_SIZE, glyph_features  # noqa: F401 (the features live there)
+from scanner.ocr.hand_digits import odds_among
 from scanner.ocr.order_stats import median, percentile
 from scanner.ocr.thresholds import INK_RULE
 
 H_NORM = 64
 """Cells are scaled to this height before anything is measured (a 44 px row at ~218 dpi → 64)."""
-FEAT_SIZE = 20
-"""Glyphs are fitted (aspect kept) into FEAT_SIZE × FEAT_SIZE for the nearest-neighbour reader."""
 MIN_GLYPH_H = 0.17
 """A glyph shorter than this fraction of the cell height is a speck, a dot or a rule remnant."""
 K_NEIGHBOURS = 5
@@ -367,24 +367,6 @@ def _glyphs_without(ink: np.ndarray, strikes: list[StrikeLine], thick: int, min_
 
 # ------------------------------------------------------------------ digit reader
 
-def glyph_features(mask: np.ndarray) -> np.ndarray:
-    """A glyph's ink fitted (aspect kept, centred) into FEAT_SIZE², blurred, unit length,
-    plus its aspect ratio: a "1" stays thin instead of being stretched into a block."""
-    m = mask.astype(np.float32)
-    h, w = m.shape
-    s = (FEAT_SIZE - 2) / max(h, w)
-    nh, nw = max(1, int(round(h * s))), max(1, int(round(w * s)))
-    small = cv2.resize(m, (nw, nh), interpolation=cv2.INTER_AREA)
-    box = np.zeros((FEAT_SIZE, FEAT_SIZE), np.float32)
-    oy, ox = (FEAT_SIZE - nh) // 2, (FEAT_SIZE - nw) // 2
-    box[oy:oy + nh, ox:ox + nw] = small
-    box = cv2.GaussianBlur(box, (0, 0), 0.9)
-    v = box.ravel()
-    v = v / max(1e-6, float(np.linalg.norm(v)))
-    aspect = np.log(max(w, 1) / max(h, 1))
-    return np.concatenate([v, [0.35 * aspect]]).astype(np.float32)
-
-
 @dataclass
 class DigitTemplates:
     """Feature vectors of rendered digits (printed and pen fonts) with their labels."""
@@ -574,33 +556,16 @@ COUNT_VALUES = (1, 2, 3)
 nearest a template 8 or 9, a 2 nearest a 1 (glyph shapes of hands the templates lack) is the
 reader's slip, never a 9-copy line (on generated forms in four pen faces: 303 of 392 counts
 right read as any digit, 355 read as one of these)."""
-HAND_NEIGHBOURS = 5
-"""Templates of each value whose distances are averaged (one odd template decides nothing)."""
-HAND_SPREAD = 0.05
-"""Distance (feature units) that makes one value e times less likely than another: right reads
-lead the runner-up by a median 0.22, wrong ones by 0.15 (so odds say how sure, not only which)."""
 
 
-def value_odds(mask: np.ndarray, templates: DigitTemplates) -> dict[int, float]:
-    """How likely the glyph is each of `COUNT_VALUES`, from its mean distance to the
-    `HAND_NEIGHBOURS` nearest templates of each (printed and pen fonts alike)."""
-    d = template_distances(templates.features, glyph_features(mask))
-    dist = {v: float(np.mean(np.sort(d[templates.labels == v])[:HAND_NEIGHBOURS])) for v in COUNT_VALUES}
-    low = min(dist.values())
-    w = {v: float(np.exp(-(x - low) / HAND_SPREAD)) for v, x in dist.items()}
-    total = sum(w.values())
-    return {v: x / total for v, x in w.items()}
-
-
-def read_hand_count(cell: np.ndarray, beside: np.ndarray | None = None,
-                    templates: DigitTemplates | None = None) -> CountRead:
+def read_hand_count(cell: np.ndarray, beside: np.ndarray | None = None) -> CountRead:
     """A count written by hand (a line of a form filled by hand): the cell's glyphs and strikes
     found as `read_count_cell` finds them, the digit (the new one beside a struck one, else the
-    largest glyph) taken as the most likely of `COUNT_VALUES` (`value_odds`), with the odds kept
+    largest glyph) taken as the most likely of `COUNT_VALUES` by the hand-digit reader
+    (`hand_digits.odds_among`: the digit templates know two pen fonts only), with the odds kept
     for the column's total. A lone glyph the strike test cut (the flat foot of a hand 2 taken
     for a dash) is read whole: a player's own form seldom carries a correction, and the line is
     flagged either way. `beside` is not read (a written count is written in its cell)."""
-    templates = templates or load_templates()
     if cell is None or cell.size == 0 or min(cell.shape[:2]) < 6:
         return CountRead(None, 0.0, 0, False, "empty or tiny cell image")
     ink = drop_rule_remnants(binarize_cell(normalise(cell)))
@@ -615,7 +580,7 @@ def read_hand_count(cell: np.ndarray, beside: np.ndarray | None = None,
     if not pool:
         return CountRead(None, 0.0, 0, bool(lines), "empty")
     g = max(pool, key=lambda g: int(g.mask.sum()))
-    odds = value_odds(g.mask, templates)
+    odds = odds_among(g.mask, COUNT_VALUES)
     value = max(odds, key=odds.get)
     detail = (f"hand digit {value} ({', '.join(f'{v}: {p:.2f}' for v, p in odds.items())})"
               + ("; a struck digit beside it" if struck and clean else ""))

@@ -202,7 +202,7 @@ def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract
         if None not in digits and printed_id(digits, glyphs):
             sheet.konami_id = "".join(digits)  # type: ignore[arg-type]
         elif written and len(cells) == ID_DIGITS:
-            read_written_id(cells, digits, sheet)
+            read_written_id(gray, _box(fit, boxes["konami_id"]), cells, digits, sheet)
     written_name = False
     parts = []
     # Konami's form asks for the surname and the given name apart; others have one name box.
@@ -274,39 +274,123 @@ def looks_printed(img: np.ndarray, text: str) -> bool:
 
 # ------------------------------------------------------------------ written by hand
 
-ID_UNSURE_DIGIT = 0.6
-"""A hand-written ID digit read less likely than this is named in the review item."""
-ID_TESSERACT_WEIGHT = 0.5
-"""Weight of Tesseract's own read of a hand digit (at its confidence) beside the digit
-templates' odds (`totals.digit_odds`): each misreads some hands the other reads right."""
+@dataclass(frozen=True)
+class WrittenIdTuning:
+    """How a Konami ID written by hand, one digit per box, is cut out and read.
+
+    The ID boxes' rules run through a written digit that strays over its box's edge; painting
+    them out (as for a typed ID) cuts the digit in two and the larger half is read (1 digit in 5
+    wrong on the tuning faces). The strip of ten boxes is taken whole with a margin, only
+    straight runs at least a box high at the rules' places (and the strip's long top and foot)
+    are taken out, the gaps they leave across strokes bridged, and each box's digit is the
+    glyph whose middle lies in it."""
+
+    margin: float = 0.35
+    """Of the boxes' height, taken around the strip."""
+    rule_long: float = 0.8
+    """A rule between boxes is a straight vertical run at least this share of the box high…"""
+    rule_near: float = 0.15
+    """…within this share of a box's width of where the layout puts it."""
+    bridge: int = 5
+    """Pixels (at H_NORM) of a rule's gap bridged across a stroke."""
+    speck: float = 0.15
+    """Ink shorter than this share of the box's height (both ways) is no part of a digit."""
+    digit_h: float = 0.3
+    """A digit is at least this share of the box's height."""
+    unsure_digit: float = 0.6
+    """A digit read less likely than this is named in the review item."""
+    tesseract_weight: float = 0.3
+    """Weight of Tesseract's own read of a box (at its confidence) beside the hand-digit
+    reader's odds."""
+    least_h: int = 6
+    """Pixels the strip (and a lone box's crop) must be high to be read."""
+    least_box_w: int = 4
+    """Pixels each box of the strip must be wide to be read."""
 
 
-def read_written_id(cells: list[np.ndarray], tess_digits: list[str | None], sheet: SheetRead) -> None:
-    """A Konami ID written by hand, one digit per box: each box's digit the likeliest by the
-    digit templates and Tesseract together, reported with its confidence (the product of the
-    digits') and always as a review item (`konami-id-unclear`), so no station takes it for a
-    read it can trust: the judge confirms it against the player's card."""
-    from scanner.ocr.totals import digit_odds  # (totals imports header's neighbours; late)
+WRITTEN_ID = WrittenIdTuning()
+
+
+def written_id_glyphs(gray: np.ndarray, strip: Box, boxes: int = ID_DIGITS,
+                      tuning: WrittenIdTuning = WRITTEN_ID) -> list[np.ndarray | None]:
+    """Each box's written digit (an ink mask, cropped; None for a box with none)."""
+    if strip.h < tuning.least_h or strip.w < boxes * tuning.least_box_w:
+        return [None] * boxes
+    m = int(round(tuning.margin * strip.h))
+    y0, y1 = max(0, strip.y0 - m), min(gray.shape[0], strip.y1 + m)
+    x0, x1 = max(0, strip.x0 - m), min(gray.shape[1], strip.x1 + m)
+    k = H_NORM / strip.h
+    region = cv2.resize(gray[y0:y1, x0:x1], None, fx=k, fy=k,
+                        interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_CUBIC)
+    bx0, bx1 = (strip.x0 - x0) * k, (strip.x1 - x0) * k
+    by0, by1 = (strip.y0 - y0) * k, (strip.y1 - y0) * k
+    step = (bx1 - bx0) / boxes
+    # the rules first found as straight runs of ink and painted paper-white, then the ink found
+    # again: left in, their black sets the ink level and a pale written digit falls under it
+    dark = binarize_cell(region).astype(np.uint8)
+    upright = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((max(3, int(tuning.rule_long * H_NORM)), 1), np.uint8))
+    xs = np.arange(dark.shape[1])
+    near = np.min(np.abs(xs[:, None] - (bx0 + step * np.arange(boxes + 1))[None, :]), axis=1) <= tuning.rule_near * step
+    upright[:, ~near] = 0
+    flat = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((1, max(3, int(2 * step))), np.uint8))
+    rules = cv2.dilate(upright | flat, np.ones((3, 3), np.uint8))
+    paper = region.copy()
+    paper[rules > 0] = 255
+    rest = binarize_cell(paper).astype(np.uint8) & ~rules
+    bridged = cv2.morphologyEx(rest, cv2.MORPH_CLOSE, np.ones((1, tuning.bridge), np.uint8)) & rules
+    bridged |= cv2.morphologyEx(rest, cv2.MORPH_CLOSE, np.ones((tuning.bridge, 1), np.uint8)) & rules
+    rest = rest | bridged
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+    big = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]) >= tuning.speck * H_NORM
+    # (the parts of the strip's own row: the form's printed labels above and below it would join
+    # a digit over them into one glyph)
+    mid = stats[:, cv2.CC_STAT_TOP] + stats[:, cv2.CC_STAT_HEIGHT] / 2
+    big &= (mid >= by0) & (mid <= by1)
+    big[0] = False
+    glyphs = [g for g in group_components(big[lab], tuning.digit_h * H_NORM)
+              if g.height >= tuning.digit_h * H_NORM and by0 - 0.2 * H_NORM <= (g.y0 + g.y1) / 2 <= by1 + 0.2 * H_NORM]
+    out: list[np.ndarray | None] = []
+    for i in range(boxes):
+        lo, hi = bx0 + i * step, bx0 + (i + 1) * step
+        mine = [g for g in glyphs if lo <= (g.x0 + g.x1) / 2 < hi]
+        out.append(max(mine, key=lambda g: int(g.mask.sum())).mask if mine else None)
+    return out
+
+
+def _largest_glyph(cell: np.ndarray, tuning: WrittenIdTuning = WRITTEN_ID) -> np.ndarray | None:
+    if cell is None or cell.size == 0 or min(cell.shape[:2]) < tuning.least_h:
+        return None
+    ink = drop_rule_remnants(binarize_cell(normalise(cell)))
+    glyphs = [g for g in group_components(ink, MIN_GLYPH_H * H_NORM) if g.height >= MIN_GLYPH_H * H_NORM]
+    return max(glyphs, key=lambda g: int(g.mask.sum())).mask if glyphs else None
+
+
+def read_written_id(gray: np.ndarray, strip: Box, cells: list[np.ndarray], tess_digits: list[str | None],
+                    sheet: SheetRead, tuning: WrittenIdTuning = WRITTEN_ID) -> None:
+    """A Konami ID written by hand, one digit per box (`written_id_glyphs`; a box where none is
+    found: the largest glyph of its own crop, `cells`, rules painted out): each box's digit the
+    likeliest by the hand-digit reader and Tesseract together, reported with its confidence
+    (the product of the digits') and always as a review item (`konami-id-unclear`), so no
+    station takes it for a read it can trust: the judge confirms it against the player's card."""
+    from scanner.ocr.hand_digits import digit_probs
     out, probs = [], []
-    for cell, td in zip(cells, tess_digits):
-        ink = drop_rule_remnants(binarize_cell(normalise(cell)))
-        glyphs = [g for g in group_components(ink, MIN_GLYPH_H * H_NORM) if g.height >= MIN_GLYPH_H * H_NORM]
-        if not glyphs:
+    for mask, cell, td in zip(written_id_glyphs(gray, strip, len(tess_digits), tuning), cells, tess_digits):
+        if mask is None:
+            mask = _largest_glyph(cell)
+        if mask is None:
             return  # an empty box: no ID to propose
-        g = max(glyphs, key=lambda g: int(g.mask.sum()))
-        odds = digit_odds(g.mask)
+        p = digit_probs(mask)
         if td is not None:
-            d = int(td)
-            odds = {k: (1 - ID_TESSERACT_WEIGHT) * v for k, v in odds.items()}
-            odds[d] = odds.get(d, 0.0) + ID_TESSERACT_WEIGHT
-        best = max(odds, key=odds.get)
+            p = (1 - tuning.tesseract_weight) * p
+            p[int(td)] += tuning.tesseract_weight
+        best = int(np.argmax(p))
         out.append(str(best))
-        probs.append(odds[best])
+        probs.append(float(p[best]))
     kid = "".join(out)
     confidence = float(np.prod(probs))
     sheet.konami_id = kid
     sheet.konami_id_confidence = round(confidence, 3)
-    doubtful = [i + 1 for i, p in enumerate(probs) if p < ID_UNSURE_DIGIT]
+    doubtful = [i + 1 for i, p in enumerate(probs) if p < tuning.unsure_digit]
     sheet.review.append(ReviewFlag(
         section=None, reason=Reason.KONAMI_ID_UNCLEAR,
         detail=f"손으로 쓴 코나미 ID를 {kid}로 읽음 (확신도 {confidence:.2f}"

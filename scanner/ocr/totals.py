@@ -14,8 +14,8 @@ from scanner.ocr.engine import Tesseract
 from scanner.ocr.form_fit import Fit
 from scanner.ocr.grid import Box, Grid
 from scanner.ocr.layouts import Layout
-from scanner.ocr.counts import (COUNT_VALUES, H_NORM, MIN_GLYPH_H, binarize_cell, glyph_features,
-                                group_components, load_templates, template_distances)
+from scanner.ocr.counts import COUNT_VALUES, H_NORM, binarize_cell, group_components
+from scanner.ocr.hand_digits import digit_probs
 from scanner.ocr.ink import trim_to_ink
 from scanner.ocr.rows import RowRead
 from scanner.ocr.thresholds import COUNT_ACCEPT, DECIMAL, INK_RULE, MASK_ON, MAX_PER_LINE, SURE_COUNT
@@ -388,8 +388,6 @@ def old_count(r: RowRead) -> int | None:
 
 # ------------------------------------------------------------------ totals written by hand
 
-HAND_TOTAL_SPREAD = 0.05
-"""As `counts.HAND_SPREAD`, for each digit of a total written by hand (0-9)."""
 TYPED_TOTAL_TRUST = 0.9
 """Odds of a total Tesseract read surely (`read_form_digits`): typed, or a clear hand."""
 TOTAL_SLIP = 0.1
@@ -397,9 +395,6 @@ TOTAL_SLIP = 0.1
 slip): the lines' own odds then stand without it."""
 LEAST_ODDS = 1e-3
 """A count or total value no likelier than this is still possible (no odds are ever zero)."""
-DIGIT_LEAST = 0.02
-"""A digit of a hand total no likelier than this is left out of its odds (numbers of one or two
-digits: their odds are the products of the digits')."""
 
 
 @dataclass
@@ -408,46 +403,171 @@ class TotalOdds:
 
     odds: dict[int, float]
     source: str
-    """'typed' (Tesseract read it surely) or 'hand' (the digit templates)."""
+    """'typed' (Tesseract read it surely) or 'hand' (the hand-digit reader)."""
 
     @property
     def best(self) -> int | None:
         return max(self.odds, key=self.odds.get) if self.odds else None
 
 
-def digit_odds(mask: np.ndarray) -> dict[int, float]:
-    """How likely a glyph is each digit 0-9 (mean distance to its nearest templates)."""
-    t = load_templates()
-    d = template_distances(t.features, glyph_features(mask))
-    dist = {v: float(np.mean(np.sort(d[t.labels == v])[:5])) for v in range(10)}
-    low = min(dist.values())
-    w = {v: math.exp(-(x - low) / HAND_TOTAL_SPREAD) for v, x in dist.items()}
-    total = sum(w.values())
-    return {v: x / total for v, x in w.items() if x / total >= DIGIT_LEAST}
+@dataclass(frozen=True)
+class HandTotalTuning:
+    """How the digits of a total written by hand are cut out of the form.
+
+    A written total fills its small framed box and spills over it (tops and feet cut off by a
+    crop of the box alone, 1 total in 2 lost on the tuning faces), its digits often touch (a
+    brush `21` is one blot), and rule remnants, the grey fill's edges and the bar under the box
+    lie about. The box is cut with a margin, ink that is a long thin line is dropped, glyphs
+    are those whose middle lies in the box, and a glyph as wide as two digits is read both
+    whole and cut in two at its thinnest column."""
+
+    margin: float = 0.4
+    """Of the box's height, taken around it."""
+    fill_margin: float = 12.0
+    """Grey levels under the box's fill (its median) that still count as fill, not ink."""
+    line_thin: float = 0.1
+    """A part at most this share of the box's height thick…"""
+    line_long: float = 0.55
+    """…and at least this share of the box's width (a horizontal line) or height (a vertical
+    one, beside the box's edge) long is a rule or bar, no digit."""
+    edge: float = 0.15
+    """A vertical line within this share of the box's width of its left or right edge is its frame."""
+    digit_h: float = 0.3
+    """A digit stands at least this share of the box's height…"""
+    twin: float = 0.55
+    """…and this share of the tallest glyph's height (a speck, a dot, a cut-off foot is lower)."""
+    inside: float = 0.1
+    """A part belongs to the box when its middle lies in it grown by this share of its size…"""
+    speck: float = 0.15
+    """…and it is at least this share of the box's height long (the dashes a grey fill's edge
+    leaves, JPEG grain and dots are shorter; a digit's loose bar is longer)."""
+    split_from: float = 0.85
+    """A glyph wider than this × its height may be two digits that touch…"""
+    split_sure: float = 1.35
+    """…and from this width on is taken for two (odds of the cut rise linearly in between)."""
+    split_band: tuple[float, float] = (0.25, 0.75)
+    """The cut is sought at the glyph's thinnest columns within this share of its width…"""
+    cuts: int = 3
+    """…at this many of them, each a way of reading it, equally likely."""
+    digit_least: float = 0.02
+    """A digit no likelier than this is left out of a number's odds (products of the digits')."""
+    most_digits: int = 2
+    """A deck total has one or two digits."""
+    main_label: float = 0.3
+    """The top share of the main deck total's box that holds its printed label (the number is
+    written under it)."""
+    least_box: int = 6
+    """Pixels a total's box (and the region cut around it) must have on each side to be read."""
+    least_band: int = 3
+    """Columns the band a touching pair is cut in must span."""
+    least_part: int = 8
+    """Ink pixels each half of a cut glyph must hold to be a digit."""
 
 
-def hand_total_odds(cell: np.ndarray) -> dict[int, float]:
-    """How likely each number is in a form's total cell written by hand: its digit glyphs
-    (`form_total_digits`: frame and fill dropped), one or two, each read by the digit
-    templates. Empty when the cell holds no digit or more than two."""
-    digits = form_total_digits(cell)
-    if digits is None:
-        return {}
-    k = H_NORM / digits.shape[0]
-    ink = binarize_cell(cv2.resize(digits, None, fx=k, fy=k, interpolation=cv2.INTER_AREA))
-    glyphs = [g for g in group_components(ink, MIN_GLYPH_H * H_NORM) if g.height >= MIN_GLYPH_H * H_NORM]
-    if not glyphs or len(glyphs) > 2:
-        return {}
+HAND_TOTAL = HandTotalTuning()
+
+
+def digit_odds(mask: np.ndarray, least: float = HAND_TOTAL.digit_least) -> dict[int, float]:
+    """How likely a written glyph is each digit 0-9 (`hand_digits`), the unlikely ones left out."""
+    p = digit_probs(mask)
+    return {v: float(x) for v, x in enumerate(p) if x >= least}
+
+
+def total_glyphs(clean: np.ndarray, box: Box, tuning: HandTotalTuning = HAND_TOTAL,
+                 ) -> list[tuple[float, list[np.ndarray]]]:
+    """Ways of reading a written total's box as glyphs, left to right, each with its prior odds
+    (one way, or two when a glyph may be two digits that touch); empty when the box holds no
+    digit or more than `most_digits`."""
+    if box.h < tuning.least_box or box.w < tuning.least_box:
+        return []
+    m = int(round(tuning.margin * box.h))
+    y0, y1 = max(0, box.y0 - m), min(clean.shape[0], box.y1 + m)
+    x0, x1 = max(0, box.x0 - m), min(clean.shape[1], box.x1 + m)
+    region = clean[y0:y1, x0:x1]
+    if region.size == 0 or min(region.shape) < tuning.least_box:
+        return []
+    k = H_NORM / box.h
+    region = cv2.resize(region, None, fx=k, fy=k, interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_CUBIC)
+    bx0, by0, bx1, by1 = ((box.x0 - x0) * k, (box.y0 - y0) * k, (box.x1 - x0) * k, (box.y1 - y0) * k)
+    bh, bw = by1 - by0, bx1 - bx0
+    # the box's grey fill made paper: its edges would read as ink beside the paper around it
+    inner = region[int(by0 + 0.1 * bh):int(by1 - 0.1 * bh), int(bx0 + 0.1 * bw):int(bx1 - 0.1 * bw)]
+    if inner.size:
+        fill = float(np.median(inner))
+        region = np.where(region >= fill - tuning.fill_margin, 255, region).astype(np.uint8)
+    ink = binarize_cell(region).astype(np.uint8)
+    # rules: long horizontal runs anywhere (the bar under the box, a frame's top and foot),
+    # long vertical runs by the box's left and right edges (its frame)
+    lines = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(3, int(tuning.line_long * bw))), np.uint8))
+    upright = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(3, int(tuning.line_long * bh)), 1), np.uint8))
+    xs = np.arange(ink.shape[1])
+    by_edge = (np.abs(xs - bx0) <= tuning.edge * bw) | (np.abs(xs - bx1) <= tuning.edge * bw)
+    upright[:, ~by_edge] = 0
+    ink = ink & ~cv2.dilate(lines | upright, np.ones((3, 3), np.uint8))
+    # the total's own ink: parts whose middle lies in the box (not the arrow beside it, nor a
+    # neighbour's writing); then glyphs of the parts that overlap in x
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    gx, gy = tuning.inside * bw, tuning.inside * bh
+    keep = np.zeros(n, bool)
+    for i in range(1, n):
+        x, y, w, h, _ = (int(v) for v in stats[i])
+        keep[i] = (bx0 - gx <= x + w / 2 <= bx1 + gx and by0 - gy <= y + h / 2 <= by1 + gy
+                   and max(w, h) >= tuning.speck * bh)
+    ink = keep[lab]
+    glyphs = [g for g in group_components(ink, tuning.digit_h * bh) if g.height >= tuning.digit_h * bh]
+    if not glyphs:
+        return []
     tall = max(g.height for g in glyphs)
-    glyphs = [g for g in glyphs if g.height >= FORM_DIGIT_TWIN * tall]
-    parts = [digit_odds(g.mask) for g in sorted(glyphs, key=lambda g: g.x0)]
+    glyphs = sorted((g for g in glyphs if g.height >= tuning.twin * tall), key=lambda g: g.x0)
+    if len(glyphs) > tuning.most_digits:
+        return []
+    masks = [g.mask for g in glyphs]
+    if len(glyphs) == 1:
+        g = glyphs[0]
+        aspect = g.width / max(1, g.height)
+        cuts = _cuts_in_two(g.mask, tuning) if aspect > tuning.split_from else []
+        if cuts:
+            p = (aspect - tuning.split_from) / (tuning.split_sure - tuning.split_from)
+            p = min(max(p, 0.1), 0.9)
+            return [(1 - p, masks)] + [(p / len(cuts), cut) for cut in cuts]
+    return [(1.0, masks)]
+
+
+def _cuts_in_two(mask: np.ndarray, tuning: HandTotalTuning) -> list[list[np.ndarray]]:
+    """The glyph cut in two at each of its `cuts` thinnest columns within `split_band` (local
+    minima of its ink per column), each half cropped to its ink."""
+    h, w = mask.shape
+    a, b = int(tuning.split_band[0] * w), int(tuning.split_band[1] * w)
+    if b - a < tuning.least_band:
+        return []
+    cols = np.convolve(mask.sum(axis=0).astype(float), np.ones(3) / 3, mode="same")
+    band = cols[a:b]
+    minima = [a + i for i in range(len(band))
+              if (i == 0 or band[i] <= band[i - 1]) and (i == len(band) - 1 or band[i] <= band[i + 1])]
+    out = []
+    for x in sorted(minima, key=lambda x: cols[x])[:tuning.cuts]:
+        parts = []
+        for part in (mask[:, :x], mask[:, x:]):
+            ys, xs = np.nonzero(part)
+            if ys.size < tuning.least_part or ys.max() - ys.min() + 1 < tuning.twin * h:
+                break
+            parts.append(part[ys.min():ys.max() + 1, xs.min():xs.max() + 1])
+        if len(parts) == 2:
+            out.append(parts)
+    return out
+
+
+def hand_total_odds(clean: np.ndarray, box: Box, tuning: HandTotalTuning = HAND_TOTAL) -> dict[int, float]:
+    """How likely each number is in a form's total box written by hand: its glyphs
+    (`total_glyphs`), each read by the hand-digit reader, the ways of cutting them weighed by
+    their odds. Empty when the box holds no digit or more than two."""
     odds: dict[int, float] = {}
-    if len(parts) == 1:
-        odds = dict(parts[0])
-    else:
-        for a, pa in parts[0].items():
-            for b, pb in parts[1].items():
-                odds[DECIMAL * a + b] = odds.get(DECIMAL * a + b, 0.0) + pa * pb
+    for prior, masks in total_glyphs(clean, box, tuning):
+        numbers = {0: prior}
+        for mask in masks:
+            numbers = {DECIMAL * v + d: p * q for v, p in numbers.items() for d, q in digit_odds(mask, tuning.digit_least).items()}
+        for v, p in numbers.items():
+            odds[v] = odds.get(v, 0.0) + p
     total = sum(odds.values())
     return {v: p / total for v, p in odds.items()} if total else {}
 
@@ -455,23 +575,24 @@ def hand_total_odds(cell: np.ndarray) -> dict[int, float]:
 def form_total_odds(grid: Grid, fit: Fit | None, layout: Layout, sheet: SheetRead,
                     ) -> dict[str, TotalOdds]:
     """Each written total of a form (columns, and `main`) as odds: a total Tesseract read
-    (`read_totals`) is trusted at TYPED_TOTAL_TRUST, another is read by the digit templates
-    (a hand-written total: Tesseract reads one in ten)."""
-    cells: dict[str, np.ndarray] = {}
+    (`read_totals`) is trusted at TYPED_TOTAL_TRUST, another is read as handwriting
+    (`hand_total_odds`: Tesseract reads one written total in ten)."""
+    boxes: dict[str, Box] = {}
     for column in COLUMNS:
         t = grid.by_kind(column)
         if t is not None and t.total is not None:
-            cells[column] = t.total.crop(grid.clean, inset=4)
+            boxes[column] = t.total
     if fit is not None and "main_total" in layout.boxes:
         x0, y0, x1, y1 = layout.boxes["main_total"]
-        cells["main"] = Box(int(fit.x(x0)), int(fit.y(y0)), int(fit.x(x1)), int(fit.y(y1))).crop(grid.clean, inset=4)
+        y0 += HAND_TOTAL.main_label * (y1 - y0)
+        boxes["main"] = Box(int(fit.x(x0)), int(fit.y(y0)), int(fit.x(x1)), int(fit.y(y1)))
     out: dict[str, TotalOdds] = {}
-    for key, cell in cells.items():
+    for key, box in boxes.items():
         read = sheet.column_totals.get(key) if key in MAIN_COLUMNS else sheet.printed_totals.get(key)
         if read is not None:
             out[key] = TotalOdds({read: TYPED_TOTAL_TRUST}, "typed")
             continue
-        odds = hand_total_odds(cell)
+        odds = hand_total_odds(grid.clean, box)
         if odds:
             out[key] = TotalOdds(odds, "hand")
     return out

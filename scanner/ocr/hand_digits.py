@@ -1,0 +1,79 @@
+"""A digit written by hand → how likely it is each of 0-9.
+
+The count reader's digit templates (`counts.load_templates`) are print and two pen fonts: a
+hand they lack (a bold italic 2, a brush 3) lands nearest the wrong template. Written counts,
+totals and Konami ID digits are read instead by a small network (`counts.glyph_features` → one
+hidden layer → softmax) trained by `tools/make_hand_digits.py` on digits no player wrote:
+handwriting and print fonts and pen-stroke skeletons, slanted, bent, thickened and blurred,
+cut out by the reader's own steps. No handwriting face the bench measures on
+(`samples/kde_paper.py` held-out faces) gave it a sample.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from scanner.ocr.glyphs import glyph_features
+
+MODEL_PATH = Path(__file__).resolve().parent / "data" / "hand_digits.npz"
+
+
+@dataclass(frozen=True)
+class HandDigitTuning:
+    """How the network's scores become odds."""
+
+    temperature: float = 1.6
+    """Its logits are divided by this: trained on clean synthetic digits, it is surer than it
+    is right on a hand it never saw (chosen by the odds' log-loss on the tuning faces' written
+    counts with their own fonts left out of training)."""
+    floor: float = 1e-3
+    """No digit is ever less likely than this (a hand may write any)."""
+
+
+TUNING = HandDigitTuning()
+
+
+@dataclass(frozen=True)
+class HandDigitModel:
+    mean: np.ndarray
+    std: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    def logits(self, features: np.ndarray) -> np.ndarray:
+        x = (features - self.mean) / self.std
+        h = np.maximum(0.0, x @ self.w1 + self.b1)
+        return h @ self.w2 + self.b2
+
+
+@lru_cache(maxsize=2)
+def load_model(path: Path = MODEL_PATH) -> HandDigitModel:
+    """The shipped network (built by `python -m tools.make_hand_digits`)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"hand digit model missing: {path} (run python -m tools.make_hand_digits)")
+    with np.load(path) as z:
+        return HandDigitModel(*(z[k].astype(np.float32) for k in ("mean", "std", "w1", "b1", "w2", "b2")))
+
+
+def digit_probs(mask: np.ndarray, tuning: HandDigitTuning = TUNING,
+                model: HandDigitModel | None = None) -> np.ndarray:
+    """How likely the glyph (a bool ink mask, cropped) is each digit 0-9 (sums to 1)."""
+    model = model or load_model()
+    z = model.logits(glyph_features(mask)[None])[0] / tuning.temperature
+    p = np.exp(z - z.max())
+    p = p / p.sum()
+    p = np.maximum(p, tuning.floor)
+    return p / p.sum()
+
+
+def odds_among(mask: np.ndarray, values: tuple[int, ...], tuning: HandDigitTuning = TUNING) -> dict[int, float]:
+    """How likely the glyph is each of `values` (a written count: 1, 2 or 3), given it is one."""
+    p = digit_probs(mask, tuning)
+    sub = {v: float(p[v]) for v in values}
+    total = sum(sub.values())
+    return {v: x / total for v, x in sub.items()}
