@@ -104,13 +104,15 @@ def immediate_transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connectio
     con.execute("COMMIT")
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """A writing connection to an event file: WAL, a busy timeout, full sync, foreign keys."""
+def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
+    """A writing connection to an event file: WAL, a busy timeout, full sync, foreign keys.
+    `busy_timeout_ms`: how long a write waits for another writer (another program holding the
+    file) before it is refused — the command line waits long, the station answers 503 soon."""
     # isolation_level=None: we issue BEGIN IMMEDIATE ourselves (the sqlite3 module's
     # implicit deferred BEGIN would let two writers deadlock on upgrade).
-    con = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    con = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, isolation_level=None)
     con.row_factory = sqlite3.Row
-    con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    con.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     con.execute("PRAGMA journal_mode = WAL")
     con.execute("PRAGMA synchronous = FULL")
     con.execute("PRAGMA foreign_keys = ON")
@@ -155,7 +157,8 @@ class SqliteBackend:
         return backend
 
     @classmethod
-    def open(cls, path: str | os.PathLike, readonly: bool = False) -> "SqliteBackend":
+    def open(cls, path: str | os.PathLike, readonly: bool = False,
+             busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> "SqliteBackend":
         """Open an existing event file.
 
         Read-write: migrates an older schema; refuses a file of a newer decksheet.
@@ -181,7 +184,7 @@ class SqliteBackend:
         if newer:
             raise EventError("event.newer-schema", location=p, steps=newer)
         try:
-            con = connect(p)
+            con = connect(p, busy_timeout_ms)
             backend = cls(path=p, con=con, steps=steps)
             if _KNOWN_STEPS - set(steps):
                 with immediate_transaction(con):

@@ -15,7 +15,7 @@ from scanner.web.reader import ReadOutcome
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.service.sheet_player import PLAYER_DECISION, player_choices
 from scanner.web.hangul import one_syllable_apart
-from scanner.web.station_store import NEEDS_DECISION, Job, StationQueue
+from scanner.web.station_store import NEEDS_DECISION, Job, StationQueue, UploadKeyReused
 from scanner.web.uploads import CheckedUpload
 from scanner.web.texts import ko
 
@@ -30,10 +30,12 @@ CHECKIN_CONFIRMED = "checkin-confirmed"
 
 class CheckinService(StationCore):
     def submit(self, upload: CheckedUpload, player: str | None, name: str | None,
-               judge: str | None, ask_player: bool = False) -> Job:
+               judge: str | None, ask_player: bool = False, upload_key: str | None = None) -> Job:
         """Keep the original (by sha256) and queue its reading; the job survives a restart.
         `ask_player` (the desk flow, no player typed): the read waits for the judge to confirm
-        whose sheet it is (`decide` with a player) instead of taking the sheet's ID alone."""
+        whose sheet it is (`decide` with a player) instead of taking the sheet's ID alone.
+        An upload sent again (`upload_key`, or the same original for the same player just
+        now) is the job it already made: one version, however often a phone retries."""
         kid = None
         if player and player.strip():
             try:
@@ -43,8 +45,12 @@ class CheckinService(StationCore):
         with self.store() as store:
             sha = store.store_file(upload.data)
         with self.station() as st:
-            return st.add_job(sha, upload.file_name, kid, (name or "").strip()[:100] or None, judge,
-                              {"ask_player": True} if ask_player and kid is None else None)
+            try:
+                return st.add_job(sha, upload.file_name, kid, (name or "").strip()[:100] or None,
+                                  judge, {"ask_player": True} if ask_player and kid is None
+                                  else None, upload_key)
+            except UploadKeyReused:
+                raise StationError(ko("upload-key-reused"), 422) from None
 
     def job(self, job_id: str) -> Job | None:
         if not re.fullmatch(r"[0-9a-f]{16}", job_id or ""):
@@ -166,20 +172,34 @@ class CheckinService(StationCore):
                 kid = normalise_konami_id(player or "")
             except EventError:
                 raise StationError(ko("player-to-confirm"), 422) from None
+        with self.station() as st:
+            # The first of two judges' taps takes the job; the second finds nothing to decide
+            # (a look at the state above is not enough: both taps would pass it at once).
+            taken = st.take_decision(job.id)
+        if taken is None:
+            raise StationError(ko("not-waiting"), 409)
+        try:
+            self._carry_out(taken, choice, kid, judge)
+        except BaseException:
+            with self.station() as st:  # not carried out: it waits for a decision again
+                st.give_back_decision(job.id)
+            raise
+        return self.job(job.id) or taken
+
+    def _carry_out(self, job: Job, choice: str, kid: str | None, judge: str | None) -> None:
         with self.store() as store:
             store.log(DECIDED, {"job": job.id, "decision": (job.result or {}).get("decision"),
                                 "choice": choice, **({"player": kid} if kid else {})}, judge)
         if choice == "discard":
             with self.station() as st:
                 st.finish(job.id, None, messages.render("station.discarded", {}, "ko"))
-        else:
-            prepared, seconds = _prepared_from_json((job.result or {}).get("prepared") or {})
-            try:
-                self._commit(job, prepared, seconds, choice, kid, judge)
-            except DecksheetError as exc:
-                with self.station() as st:
-                    st.finish(job.id, None, exc.render("ko"))
-        return self.job(job.id) or job
+            return
+        prepared, seconds = _prepared_from_json((job.result or {}).get("prepared") or {})
+        try:
+            self._commit(job, prepared, seconds, choice, kid, judge)
+        except DecksheetError as exc:
+            with self.station() as st:
+                st.finish(job.id, None, exc.render("ko"))
 
     def _sheet_player(self, st: StationQueue, deck: Decklist) -> str | None:
         """The sheet's own ID, when read with confidence (the CLI's rule) and, with a roster,
@@ -206,8 +226,11 @@ class CheckinService(StationCore):
         """The judge confirms the sheet belongs to this player (logged)."""
         with self.store() as store:
             reg = self._live_reg(store, konami_id, version)
-            store.log(CHECKIN_CONFIRMED, {"player": reg.konami_id, "version": reg.version},
-                      judge)
+            try:
+                store.log(CHECKIN_CONFIRMED, {"player": reg.konami_id, "version": reg.version},
+                          judge, on_registration=reg.id)
+            except EventError as exc:  # withdrawn at this very moment
+                raise StationError.refusing(exc, 409) from None
 
 
 def _prepared_json(prepared: PreparedRegistration, seconds: float) -> dict:
