@@ -49,9 +49,14 @@ def _ro_connect(p: Path) -> sqlite3.Connection:
     for uri in uris:
         try:
             con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        except sqlite3.Error as exc:
+            last = exc
+            continue
+        try:
             con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             return con
         except sqlite3.Error as exc:
+            con.close()  # (see `connect`: never left to the garbage collector)
             last = exc
     assert last is not None
     raise last
@@ -98,10 +103,14 @@ def immediate_transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connectio
     con.execute("BEGIN IMMEDIATE")
     try:
         yield con
+        con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        # Also when COMMIT itself failed (the disk full, the file held by another program): a
+        # transaction left open would keep the write lock, and every later write would wait
+        # for it in vain. SQLite may have rolled back already (then there is none to end).
+        if con.in_transaction:
+            con.execute("ROLLBACK")
         raise
-    con.execute("COMMIT")
 
 
 def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
@@ -111,11 +120,18 @@ def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Conne
     # isolation_level=None: we issue BEGIN IMMEDIATE ourselves (the sqlite3 module's
     # implicit deferred BEGIN would let two writers deadlock on upgrade).
     con = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, isolation_level=None)
-    con.row_factory = sqlite3.Row
-    con.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
-    con.execute("PRAGMA journal_mode = WAL")
-    con.execute("PRAGMA synchronous = FULL")
-    con.execute("PRAGMA foreign_keys = ON")
+    try:
+        con.row_factory = sqlite3.Row
+        con.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        con.execute("PRAGMA journal_mode = WAL")
+        con.execute("PRAGMA synchronous = FULL")
+        con.execute("PRAGMA foreign_keys = ON")
+    except BaseException:
+        # Closed now, not when the garbage collector finds it: a connection left open keeps the
+        # process's shared WAL index of the file alive, and one that a full disk broke then
+        # fails every later connection of the station ("disk I/O error") until a restart.
+        con.close()
+        raise
     return con
 
 
@@ -185,6 +201,9 @@ class SqliteBackend:
             raise EventError("event.newer-schema", location=p, steps=newer)
         try:
             con = connect(p, busy_timeout_ms)
+        except sqlite3.DatabaseError as exc:
+            raise EventError("event.unusable", path=p, detail=exc) from exc
+        try:
             backend = cls(path=p, con=con, steps=steps)
             if _KNOWN_STEPS - set(steps):
                 with immediate_transaction(con):
@@ -192,9 +211,12 @@ class SqliteBackend:
                     if ran:
                         backend.insert("audit_log", audit_row("migrate", {"steps": ran}))
                 backend.steps = [m.name for m in MIGRATIONS]
-        except sqlite3.DatabaseError as exc:
-            raise EventError("event.unusable", path=p, detail=exc) from None
-        backend.files_dir.mkdir(exist_ok=True)
+            backend.files_dir.mkdir(exist_ok=True)
+        except BaseException as exc:
+            con.close()  # (see `connect`: never left to the garbage collector)
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise EventError("event.unusable", path=p, detail=exc) from exc
+            raise
         return backend
 
     @staticmethod

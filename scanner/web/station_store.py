@@ -301,10 +301,14 @@ class StationStore(StationQueue):
         con = connect(path) if busy_timeout_s is None else connect(path, int(busy_timeout_s * 1000))
         super().__init__(SqliteBackend(path=path, con=con))
         if create:  # once per server start: a write lock, so not on every request
-            with self.transaction() as con:
-                for stmt in _SCHEMA.split(";"):
-                    if stmt.strip():
-                        con.execute(stmt)
+            try:
+                with self.transaction() as con:
+                    for stmt in _SCHEMA.split(";"):
+                        if stmt.strip():
+                            con.execute(stmt)
+            except BaseException:
+                self.close()
+                raise
 
 
 def _keyed_job_id(upload_key: str) -> str:

@@ -34,6 +34,7 @@ def _send(url: str, data: bytes, player: str, deadline: float) -> str:
     """Upload until the station takes it (202), retrying faults with the same key."""
     key = uuid.uuid4().hex
     headers = {"Authorization": f"Bearer {KEY}", "X-Judge": JUDGE}
+    last = None
     while True:
         try:
             r = httpx.post(url + "/api/registrations", headers=headers, timeout=30,
@@ -43,9 +44,10 @@ def _send(url: str, data: bytes, player: str, deadline: float) -> str:
                 return r.json()["job"]
             assert r.status_code in (503, 507), (r.status_code, r.text)
             assert any("가" <= ch <= "힣" for ch in r.json()["error"])  # one Korean line
-        except httpx.TransportError:
-            pass  # the connection dropped: send again, same key
-        assert time.monotonic() < deadline, f"upload for {player} never taken"
+            last = (r.status_code, r.json()["error"])
+        except httpx.TransportError as exc:
+            last = repr(exc)  # the connection dropped: send again, same key
+        assert time.monotonic() < deadline, f"upload for {player} never taken: {last}"
         time.sleep(0.3)
 
 
@@ -75,14 +77,14 @@ def _desks(url: str, players: list[str], desks: int) -> dict[str, str]:
     """`desks` threads upload one sheet per player; returns job → player."""
     jobs: dict[str, str] = {}
     lock = threading.Lock()
-    deadline = time.monotonic() + 600
+    deadline = time.monotonic() + float(os.environ.get("FL_DEADLINE", "600"))
 
     def desk(mine: list[str]) -> None:
         for player in mine:
             job = _send(url, _sheet(int(player)), player, deadline)
             with lock:
                 jobs[job] = player
-            time.sleep(0.2)
+            time.sleep(float(os.environ.get("FL_PAUSE", "0.2")))
 
     threads = [threading.Thread(target=desk, args=(players[d::desks],)) for d in range(desks)]
     for t in threads:
