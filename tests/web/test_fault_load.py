@@ -73,18 +73,18 @@ def _wait_all(url: str, jobs: dict[str, str], seconds: float) -> dict[str, dict]
     return out
 
 
-def _desks(url: str, players: list[str], desks: int) -> dict[str, str]:
-    """`desks` threads upload one sheet per player; returns job → player."""
+def _desks(url: str, players: list[str], desks: int, pause: float = 0.2) -> dict[str, str]:
+    """`desks` threads upload one sheet per player, `pause` s apart; returns job → player."""
     jobs: dict[str, str] = {}
     lock = threading.Lock()
-    deadline = time.monotonic() + float(os.environ.get("FL_DEADLINE", "600"))
+    deadline = time.monotonic() + 600
 
     def desk(mine: list[str]) -> None:
         for player in mine:
             job = _send(url, _sheet(int(player)), player, deadline)
             with lock:
                 jobs[job] = player
-            time.sleep(float(os.environ.get("FL_PAUSE", "0.2")))
+            time.sleep(pause)
 
     threads = [threading.Thread(target=desk, args=(players[d::desks],)) for d in range(desks)]
     for t in threads:
@@ -207,17 +207,22 @@ def test_uploads_through_a_database_restart(pg_server, pg_db, tmp_path, demo_db,
     srv = start_server(url, tmp_path / "nd", workers=1, extra=("--card-db", str(demo_db.path)))
     players = [f"{3000000000 + n}" for n in range(12)]
 
+    restarted: list[str] = []
+
     def restart() -> None:
-        time.sleep(3)
+        time.sleep(1)
+        # -l: the server's output to its log (a pipe it inherited would hold pg_ctl's run open)
         r = pg_server.run([str(pg_server.bindir / "pg_ctl"), "-D", str(pg_server.root / "data"),
-                           "-m", "fast", "-w", "-t", "60", "restart"])
-        assert r.returncode == 0, r.stderr
+                           "-l", str(pg_server.root / "log"), "-m", "fast", "-w", "-t", "60",
+                           "restart"])
+        restarted.append(f"{r.returncode} {r.stderr.strip()[-300:]}")
 
     restarter = threading.Thread(target=restart)
     restarter.start()
     try:
-        jobs = _desks(srv.url, players, desks=2)
+        jobs = _desks(srv.url, players, desks=2, pause=0.6)  # uploads before, during and after
         restarter.join(120)
+        assert restarted and restarted[0].startswith("0 "), restarted  # the database restarted
         _check_once(srv.url, jobs, players)
         later = _send(srv.url, _sheet(3000009999), "3000009999", time.monotonic() + 120)
         assert _wait_all(srv.url, {later: "3000009999"}, 120)[later]["state"] == "done"
