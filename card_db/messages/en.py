@@ -305,6 +305,8 @@ MESSAGES: dict[str, str] = {
     "web.storage-io": "the event record's disk could not be read or written: tell the head judge (nothing was recorded)",
     "web.storage-down": "the event database cannot be reached right now: try again in a moment (nothing was recorded)",
     "web.queue-waiting-storage": "reads are waiting for the event record to accept writes again ({kind})",
+    "web.upload-key": "the upload key must be 8 to 64 letters, digits, '-' or '_'",
+    "web.upload-key-reused": "this upload key was already used for another file: send the file with a new key",
     "web.disk-full": "not enough disk space to store the file: tell the head judge (nothing was stored)",
     "web.request-timeout": "the request did not arrive in time",
     "web.no-such-player": "no such player",

@@ -207,6 +207,8 @@ MESSAGES: dict[str, str] = {
     "web.storage-io": "대회 기록의 디스크를 읽거나 쓰지 못했습니다: 헤드 저지에게 알리세요 (아무것도 기록되지 않음)",
     "web.storage-down": "대회 데이터베이스에 지금 연결할 수 없습니다: 잠시 후 다시 시도하세요 (아무것도 기록되지 않음)",
     "web.queue-waiting-storage": "대회 기록에 다시 쓸 수 있을 때까지 읽은 시트가 기다리고 있습니다 ({kind})",
+    "web.upload-key": "업로드 키는 영문·숫자·'-'·'_' 8~64자여야 합니다",
+    "web.upload-key-reused": "이 업로드 키는 다른 파일에 이미 쓰였습니다: 새 키로 보내세요",
     "web.disk-full": "저장 공간이 부족해 파일을 저장하지 못했습니다: 헤드 저지에게 알리세요 (아무것도 저장되지 않음)",
     "web.request-timeout": "요청을 제때 받지 못했습니다",
     "web.no-such-player": "그런 선수가 없습니다",

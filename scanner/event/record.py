@@ -26,7 +26,7 @@ from scanner.event.backend import (ORDER_KEY, RECORD_COLUMNS, RecordBackend, aud
 from scanner.event.records import (OTHER_ID, Amendment, DeckCheck, DeckCheckVoid, EventInfo,
                                    IssuedInfraction, NewInfraction, Registration,
                                    ReviewDecision, SheetConfirmation, SheetIdentity, Withdrawal,
-                                   clean_name, now_iso, withdraw_reason)
+                                   clean_name, clean_text, now_iso, withdraw_reason)
 
 JOB_KEY = "station_job"
 """Key in a registration's stored decklist JSON naming the station job that made it: a job
@@ -101,11 +101,16 @@ class EventRecord:
     def _log(self, action: str, detail: dict, actor: str | None = None) -> None:
         self.backend.insert("audit_log", audit_row(action, detail, actor))
 
-    def log(self, action: str, detail: dict, actor: str | None = None) -> bool:
-        """Append to the audit log; a read-only record logs nothing (returns False)."""
+    def log(self, action: str, detail: dict, actor: str | None = None,
+            on_registration: int | None = None) -> bool:
+        """Append to the audit log; a read-only record logs nothing (returns False). An entry
+        `on_registration` (a check-in confirmed on a version) is refused, in the same
+        transaction, when that version was withdrawn."""
         if self.readonly:
             return False
         with self._write():
+            if on_registration is not None:
+                self._refuse_withdrawn({on_registration})
             self._log(action, detail, actor)
         return True
 
@@ -165,6 +170,16 @@ class EventRecord:
         for c in map(SheetConfirmation.from_row, self.backend.rows("sheet_confirmations", where)):
             out.setdefault(c.registration_id, c)
         return out
+
+    def _refuse_withdrawn(self, registration_ids: set[int]) -> None:
+        """Inside a write: nothing more is recorded on a withdrawn version. Checked in the same
+        transaction as the write it guards, so a withdrawal at the same moment is either before
+        it (refused) or after it; never between the look and the write."""
+        if registration_ids:
+            found = self._withdrawn({"registration_id": tuple(sorted(registration_ids))})
+            if found:
+                w = next(iter(found.values()))
+                raise EventError("event.version-withdrawn", player=w.konami_id, version=w.version)
 
     def _registrations(self, where: Mapping[str, Any] | None = None) -> list[Registration]:
         """Registrations (every version), by player then version, withdrawals and sheet
@@ -364,6 +379,7 @@ class EventRecord:
         if not decisions:
             return 0
         with self._write():
+            self._refuse_withdrawn({d.registration_id for d in decisions})
             for d in decisions:
                 self.backend.insert("review_decisions", {
                     "registration_id": d.registration_id, "section": d.section, "line": d.line,
@@ -417,7 +433,8 @@ class EventRecord:
     def add_amendment(self, infraction_id: int, action: str, reason: str, judge: str,
                       new_penalty: str | None = None) -> Amendment:
         """Void or amend a recorded infraction: a new row; the infraction itself is kept."""
-        if not (reason or "").strip():
+        reason = clean_text(reason)
+        if not reason:
             raise EventError("event.void-needs-reason")
         with self._write():
             rows = self.backend.rows("infractions", {"id": infraction_id}, "id",

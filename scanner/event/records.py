@@ -19,6 +19,9 @@ _KONAMI_ID = re.compile(r"^[0-9]{10}$")
 _WALK_IN = re.compile(r"^W[0-9]{4,6}$")
 _LEGACY_ID = re.compile(r"^[0-9]{1,20}$")
 MAX_NAME = 100
+_INVISIBLE = ("Cc", "Cf", "Co", "Cs", "Cn")
+"""Unicode categories no stored name or reason keeps: control, format (zero-width, bidi),
+private use, surrogate, unassigned."""
 
 
 def now_iso() -> str:
@@ -61,8 +64,7 @@ def clean_name(raw: str | None, cut: bool = False) -> str | None:
     if raw is None:
         return None
     t = unicodedata.normalize("NFKC", str(raw))
-    t = "".join(ch for ch in t if unicodedata.category(ch) not in ("Cf", "Cc", "Co", "Cs", "Cn")
-                or ch in " \t")
+    t = "".join(ch for ch in t if unicodedata.category(ch) not in _INVISIBLE or ch in " \t")
     t = " ".join(t.split())
     if len(t) > MAX_NAME:
         if not cut:
@@ -204,9 +206,19 @@ class SheetIdentity:
 MAX_WITHDRAW_REASON = 200
 
 
+def clean_text(raw: object) -> str:
+    """A judge's free text (a reason) as stored: NFC, one line, no invisible characters (control,
+    format such as zero-width spaces and bidi marks, private-use, lone surrogates, unassigned),
+    spaces collapsed. A reason of zero-width spaces is then no reason, and no stored text can
+    break an export or a page."""
+    text = unicodedata.normalize("NFC", str(raw or ""))
+    text = "".join(ch for ch in text if unicodedata.category(ch) not in _INVISIBLE or ch.isspace())
+    return " ".join(text.split())
+
+
 def withdraw_reason(raw: object) -> str:
     """A withdrawal's reason as stored: required, at most `MAX_WITHDRAW_REASON` characters."""
-    text = " ".join(unicodedata.normalize("NFC", str(raw or "")).split())
+    text = clean_text(raw)
     if not text:
         raise EventError("event.withdraw-no-reason")
     if len(text) > MAX_WITHDRAW_REASON:

@@ -51,9 +51,14 @@ def _ro_connect(p: Path) -> sqlite3.Connection:
     for uri in uris:
         try:
             con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        except sqlite3.Error as exc:
+            last = exc
+            continue
+        try:
             con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             return con
         except sqlite3.Error as exc:
+            con.close()  # (see `connect`: never left to the garbage collector)
             last = exc
     assert last is not None
     raise last
@@ -100,22 +105,35 @@ def immediate_transaction(con: sqlite3.Connection) -> Iterator[sqlite3.Connectio
     con.execute("BEGIN IMMEDIATE")
     try:
         yield con
+        con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        # Also when COMMIT itself failed (the disk full, the file held by another program): a
+        # transaction left open would keep the write lock, and every later write would wait
+        # for it in vain. SQLite may have rolled back already (then there is none to end).
+        if con.in_transaction:
+            con.execute("ROLLBACK")
         raise
-    con.execute("COMMIT")
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """A writing connection to an event file: WAL, a busy timeout, full sync, foreign keys."""
+def connect(path: Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
+    """A writing connection to an event file: WAL, a busy timeout, full sync, foreign keys.
+    `busy_timeout_ms`: how long a write waits for another writer (another program holding the
+    file) before it is refused — the command line waits long, the station answers 503 soon."""
     # isolation_level=None: we issue BEGIN IMMEDIATE ourselves (the sqlite3 module's
     # implicit deferred BEGIN would let two writers deadlock on upgrade).
-    con = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-    con.row_factory = sqlite3.Row
-    con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    con.execute("PRAGMA journal_mode = WAL")
-    con.execute("PRAGMA synchronous = FULL")
-    con.execute("PRAGMA foreign_keys = ON")
+    con = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, isolation_level=None)
+    try:
+        con.row_factory = sqlite3.Row
+        con.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        con.execute("PRAGMA journal_mode = WAL")
+        con.execute("PRAGMA synchronous = FULL")
+        con.execute("PRAGMA foreign_keys = ON")
+    except BaseException:
+        # Closed now, not when the garbage collector finds it: a connection left open keeps the
+        # process's shared WAL index of the file alive, and one that a full disk broke then
+        # fails every later connection of the station ("disk I/O error") until a restart.
+        con.close()
+        raise
     return con
 
 
@@ -157,7 +175,8 @@ class SqliteBackend:
         return backend
 
     @classmethod
-    def open(cls, path: str | os.PathLike, readonly: bool = False) -> "SqliteBackend":
+    def open(cls, path: str | os.PathLike, readonly: bool = False,
+             busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> "SqliteBackend":
         """Open an existing event file.
 
         Read-write: migrates an older schema; refuses a file of a newer decksheet.
@@ -183,7 +202,10 @@ class SqliteBackend:
         if newer:
             raise EventError("event.newer-schema", location=p, steps=newer)
         try:
-            con = connect(p)
+            con = connect(p, busy_timeout_ms)
+        except sqlite3.DatabaseError as exc:
+            raise EventError("event.unusable", path=p, detail=exc) from exc
+        try:
             backend = cls(path=p, con=con, steps=steps)
             if _KNOWN_STEPS - set(steps):
                 with immediate_transaction(con):
@@ -191,9 +213,12 @@ class SqliteBackend:
                     if ran:
                         backend.insert("audit_log", audit_row("migrate", {"steps": ran}))
                 backend.steps = [m.name for m in MIGRATIONS]
-        except sqlite3.DatabaseError as exc:
-            raise EventError("event.unusable", path=p, detail=exc) from None
-        backend.files_dir.mkdir(exist_ok=True)
+            backend.files_dir.mkdir(exist_ok=True)
+        except BaseException as exc:
+            con.close()  # (see `connect`: never left to the garbage collector)
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise EventError("event.unusable", path=p, detail=exc) from exc
+            raise
         return backend
 
     @staticmethod

@@ -28,15 +28,20 @@ def event_target(target: str | os.PathLike | None) -> str:
     return value
 
 
-def _backend(value: str, readonly: bool) -> RecordBackend:
+def _backend(value: str, readonly: bool, busy_timeout_s: float | None) -> RecordBackend:
     if is_database_url(value):
         from scanner.event.pg_store import PgBackend  # psycopg only when a URL is given
         return PgBackend.open(value, readonly=readonly)
-    return SqliteBackend.open(value, readonly=readonly)
+    if busy_timeout_s is None:
+        return SqliteBackend.open(value, readonly=readonly)
+    return SqliteBackend.open(value, readonly=readonly, busy_timeout_ms=int(busy_timeout_s * 1000))
 
 
-def open_event(target: str | os.PathLike | None, readonly: bool = False) -> EventRecord:
-    return EventRecord(_backend(event_target(target), readonly))
+def open_event(target: str | os.PathLike | None, readonly: bool = False,
+               busy_timeout_s: float | None = None) -> EventRecord:
+    """The event `target` names. `busy_timeout_s`: how long a write waits for another program
+    holding an event file (None: the command line's minute)."""
+    return EventRecord(_backend(event_target(target), readonly, busy_timeout_s))
 
 
 def create_event(target: str | os.PathLike, name: str, date: dt.date,

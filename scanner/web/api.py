@@ -5,6 +5,8 @@ Every refusal is a 4xx with `{"error": "one line"}`.
 """
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -85,6 +87,11 @@ def require_csrf(request: Request, token: str | None = None) -> None:
         raise StationError(ko("csrf"), 403)
 
 
+UPLOAD_KEY = re.compile(r"[A-Za-z0-9_-]{8,64}")
+"""An upload's idempotency key (`Idempotency-Key` header or `upload_key` field): sent again with
+the same key, an upload is the job it already made."""
+
+
 async def upload_registration(request: Request, form: Any) -> dict:
     """Shared by the API and the check-in page: store the original, queue the job."""
     service = _service(request)
@@ -106,8 +113,11 @@ async def upload_registration(request: Request, form: Any) -> dict:
     ask = form_text(form, "ask_player")
     if ask not in (None, "", "0", "1"):
         raise StationError(ko("ask-player-flag"))
+    key = request.headers.get("idempotency-key") or form_text(form, "upload_key") or None
+    if key is not None and not UPLOAD_KEY.fullmatch(key):
+        raise StationError(ko("upload-key"))
     job = await run_in_threadpool(service.submit, upload, form_text(form, "player"), name, judge,
-                                  ask == "1")
+                                  ask == "1", key)
     request.app.state.runner.notify()
     return {"job": job.id}
 

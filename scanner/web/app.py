@@ -71,7 +71,11 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 def _storage_error(request: Request, exc: BaseException, fault: StorageFault) -> Response:
     # writes are atomic (temp file + rename, transactions): nothing is half-written
-    log.error("storage fault on %s: %s: %s", request.url.path, type(exc).__name__, exc)
+    root = exc
+    while root.__context__ is not None and not hasattr(root, "sqlite_errorname"):
+        root = root.__context__
+    log.error("storage fault on %s: %s: %s [%s]", request.url.path, type(exc).__name__, exc,
+              getattr(root, "sqlite_errorname", ""))
     return _error(request, ko(fault.text), fault.status)
 
 

@@ -50,6 +50,9 @@ class StationConfig:
     response), and each piece of a body within this of the last: no connection held idle."""
     idle_timeout_s: float = 5.0
     """A kept-alive connection with no new request is closed after this."""
+    busy_timeout_s: float = 5.0
+    """How long a write waits for another program holding the event file before the desk is
+    answered 503 (「다른 프로그램이 대회 기록을 쓰고 있습니다」; the command line waits a minute)."""
     trusted_proxy: str | None = None
     """The address of a reverse proxy in front of the station (`--trusted-proxy`): only its
     X-Forwarded-For is believed. None: every client is its peer address (the back-off after

@@ -21,9 +21,10 @@ _UNAVAILABLE_ERRNOS = {errno.EROFS, errno.EIO, errno.EAGAIN, errno.ENOLCK, errno
                        errno.ETIMEDOUT, errno.EMFILE, errno.ENFILE, errno.EACCES, errno.EPERM}
 _SQLITE_FULL = 13
 _SQLITE_UNAVAILABLE = {5: "storage-busy", 6: "storage-busy", 8: "storage-read-only",
-                       10: "storage-io", 14: "storage-io", 26: "storage-io"}
-"""SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_NOTADB."""
-_EVENT_CODES = {"event.read-only": "storage-read-only", "event.file-missing": "storage-io"}
+                       10: "storage-io", 14: "storage-io"}
+"""SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY, SQLITE_IOERR, SQLITE_CANTOPEN."""
+_EVENT_CODES = {"event.read-only": "storage-read-only", "event.not-writable": "storage-read-only",
+                "event.file-missing": "storage-io", "event.cannot-connect": "storage-down"}
 """Coded errors of the event record that are its storage's state, not the request's fault."""
 
 

@@ -11,6 +11,8 @@ tables are never touched from here.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
+import hashlib
 import json
 import uuid
 from collections.abc import Iterator
@@ -27,6 +29,9 @@ QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 NEEDS_DECISION = "needs-decision"
 """A read a guard held for a judge (CONTRACT.md v3): nothing stored until `decide`."""
 MAX_ATTEMPTS = 3
+RETRY_WINDOW_S = 120
+"""An upload of the same original for the same player this soon after the last is that upload
+sent again (a phone whose connection dropped before the answer), not a new version."""
 """Starts of one job's read before it fails instead of being read again (a file that takes its
 reader or its server down must not run for ever)."""
 JOBS, ROSTER = "station_jobs", "station_roster"
@@ -172,11 +177,21 @@ class StationQueue:
     # ------------------------------------------------------------------ jobs
 
     def add_job(self, file_sha256: str, file_name: str | None, konami_id: str | None,
-                name: str | None, judge: str | None, held: dict | None = None) -> Job:
-        """Queue a read, numbered in upload order. `held`: what the job keeps from the start
-        (`{"ask_player": true}`: the desk flow)."""
-        job_id = uuid.uuid4().hex[:16]
+                name: str | None, judge: str | None, held: dict | None = None,
+                upload_key: str | None = None) -> Job:
+        """Queue a read, numbered in upload order, once per upload: an upload sent again (its
+        connection dropped before the answer) is the job it already made — the one its
+        `upload_key` names, or, with no key, a job of the same original for the same player
+        queued in the last `RETRY_WINDOW_S` that has not failed. Looked up and added in one
+        transaction, so two copies arriving at once make one job. `held`: what the job keeps
+        from the start (`{"ask_player": true}`: the desk flow)."""
+        job_id = _keyed_job_id(upload_key) if upload_key else uuid.uuid4().hex[:16]
         with self.transaction():
+            same = self._same_upload(job_id if upload_key else None, file_sha256, konami_id)
+            if same is not None:
+                if same.file_sha256 != file_sha256:
+                    raise UploadKeyReused(same.id)
+                return same
             (last,) = self.db.rows(JOBS, order="", columns="COALESCE(MAX(seq), 0) AS n")
             self.db.insert(JOBS, {"id": job_id, "seq": int(last["n"]) + 1, "state": QUEUED,
                                   "file_sha256": file_sha256, "file_name": file_name,
@@ -186,6 +201,18 @@ class StationQueue:
         job = self.job(job_id)
         assert job is not None
         return job
+
+    def _same_upload(self, keyed_id: str | None, file_sha256: str,
+                     konami_id: str | None) -> Job | None:
+        if keyed_id is not None:
+            return self.job(keyed_id)
+        since = (dt.datetime.now().astimezone() - dt.timedelta(seconds=RETRY_WINDOW_S))
+        for row in self.db.rows(JOBS, {"file_sha256": file_sha256}, "seq", JOB_COLUMNS):
+            job = Job.from_row(row)
+            if job.konami_id == konami_id and job.state != FAILED \
+                    and dt.datetime.fromisoformat(job.created_at) >= since:
+                return job
+        return None
 
     def job(self, job_id: str) -> Job | None:
         rows = self.db.rows(JOBS, {"id": job_id}, "", JOB_COLUMNS)
@@ -227,6 +254,19 @@ class StationQueue:
         (a job a judge decided on may ask the next guard's)."""
         self._close(job_id, NEEDS_DECISION, held, None, (QUEUED, RUNNING, NEEDS_DECISION))
 
+    def take_decision(self, job_id: str) -> Job | None:
+        """The job, if it still waits for a decision, now being carried out (`running`): of
+        two judges deciding at once, the first takes it and the second gets None."""
+        with self.transaction():
+            taken = self.db.update(JOBS, {"id": job_id, "state": NEEDS_DECISION},
+                                   {"state": RUNNING})
+        return self.job(job_id) if taken else None
+
+    def give_back_decision(self, job_id: str) -> None:
+        """A decision that could not be carried out: the job waits for one again."""
+        with self.transaction():
+            self.db.update(JOBS, {"id": job_id, "state": RUNNING}, {"state": NEEDS_DECISION})
+
     def finish(self, job_id: str, result: dict | None, error: str | None) -> None:
         """Close the job (once: a job already done keeps its first answer)."""
         self._close(job_id, FAILED if error else DONE, result, error,
@@ -255,14 +295,29 @@ class StationQueue:
 class StationStore(StationQueue):
     """Roster and job queue in the event's SQLite file (one station machine per file)."""
 
-    def __init__(self, event_path: Path, create: bool = False) -> None:
+    def __init__(self, event_path: Path, create: bool = False,
+                 busy_timeout_s: float | None = None) -> None:
         path = Path(event_path)
-        super().__init__(SqliteBackend(path=path, con=connect(path)))
+        con = connect(path) if busy_timeout_s is None else connect(path, int(busy_timeout_s * 1000))
+        super().__init__(SqliteBackend(path=path, con=con))
         if create:  # once per server start: a write lock, so not on every request
-            with self.transaction() as con:
-                for stmt in _SCHEMA.split(";"):
-                    if stmt.strip():
-                        con.execute(stmt)
+            try:
+                with self.transaction() as con:
+                    for stmt in _SCHEMA.split(";"):
+                        if stmt.strip():
+                            con.execute(stmt)
+            except BaseException:
+                self.close()
+                raise
+
+
+def _keyed_job_id(upload_key: str) -> str:
+    """The job an upload key names (the same key: the same job, on every store)."""
+    return hashlib.sha256(f"upload:{upload_key}".encode()).hexdigest()[:16]
+
+
+class UploadKeyReused(Exception):
+    """An upload key already names a job of another file."""
 
 
 def _json(value: dict | None) -> str | None:

@@ -115,6 +115,14 @@ def _upload(server, path: Path, kid: str) -> str:
         return r.json()["job"]
 
 
+def _another_copy(path: Path, folder: Path) -> Path:
+    """The same sheet as another original: a line past the end (a PDF's reader ignores what
+    follows %%EOF; a .ydk its comment)."""
+    copy = folder / f"v2-{path.name}"
+    copy.write_bytes(path.read_bytes() + (b"\n% v2\n" if path.suffix == ".pdf" else b"\n# v2\n"))
+    return copy
+
+
 def _job_held_by(url: str, pid: int, seconds: float) -> str | None:
     """The id of a job a worker process (by pid) is reading, once it has one."""
     end = time.monotonic() + seconds
@@ -162,6 +170,9 @@ def test_two_front_ends_and_workers_one_of_each_killed(pg_event, tmp_path, demo_
             kid = f"{7000000000 + n % 8}"  # players 0-3 upload twice
             front = fronts[n % 2] if n <= 5 else fronts[1]  # front 0 is dead after upload 5
             sheet = slow[n % len(slow)] if n in (4, 5) else sheets[n % len(sheets)]
+            if n >= 8:  # a player's second version: the sheet again, as another file (the
+                # same file again at once is the same upload sent twice: one version)
+                sheet = _another_copy(sheet, tmp_path)
             jobs.append((_upload(front, sheet, kid), kid))
             if n == 3:
                 # A reader that took a job and died (its machine lost power): lease 2 s.

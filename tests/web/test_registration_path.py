@@ -105,6 +105,6 @@ def test_event_errors_reach_the_station_in_korean_without_cli_flags(app_client):
     assert first.status_code == 200, first.text
     again = app_client.post(f"/api/infractions/{inf['id']}/void", json={"reason": "또"},
                             headers={"X-Judge": "judge-a"})
-    assert again.status_code == 400
+    assert again.status_code == 409  # the record moved on: a conflict, as HTTP says
     text = again.json()["error"]
     assert "이미 취소" in text and "--" not in text and "already" not in text, text

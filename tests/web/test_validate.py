@@ -77,7 +77,8 @@ def test_parse_body_messages_name_the_field_in_korean():
     with pytest.raises(InvalidInput, match=r"decisions\[0\]\.count"):
         parse_body(b'{"version": 1, "decisions": [{"action": "keep", "count": 2.5}]}', REVIEW)
     with pytest.raises(InvalidInput, match="confirm"):
-        parse_body(b'{"player": "1", "round": 1, "confirm": "false"}', DECKCHECK)
+        parse_body(b'{"player": "1", "round": 1, "between_games": false, "confirm": "false"}',
+                   DECKCHECK)
     for raw in (b"[" * 200_000, b"{", b"\xff", b"1" * 5000, b"NaN", b"[]", b'"x"'):
         with pytest.raises(InvalidInput):
             parse_body(raw, DECKCHECK)

@@ -16,7 +16,7 @@ from scanner.web.reader import ReadOutcome
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.service.sheet_player import PLAYER_DECISION, player_choices
 from scanner.web.hangul import one_syllable_apart
-from scanner.web.station_store import NEEDS_DECISION, Job, RosterEntry, StationQueue
+from scanner.web.station_store import NEEDS_DECISION, Job, RosterEntry, StationQueue, UploadKeyReused
 from scanner.web.uploads import CheckedUpload
 from scanner.web.texts import ko
 
@@ -31,10 +31,12 @@ CHECKIN_CONFIRMED = "checkin-confirmed"
 
 class CheckinService(StationCore):
     def submit(self, upload: CheckedUpload, player: str | None, name: str | None,
-               judge: str | None, ask_player: bool = False) -> Job:
+               judge: str | None, ask_player: bool = False, upload_key: str | None = None) -> Job:
         """Keep the original (by sha256) and queue its reading; the job survives a restart.
         `ask_player` (the desk flow, no player typed): the read waits for the judge to confirm
-        whose sheet it is (`decide` with a player) instead of taking the sheet's ID alone."""
+        whose sheet it is (`decide` with a player) instead of taking the sheet's ID alone.
+        An upload sent again (`upload_key`, or the same original for the same player just
+        now) is the job it already made: one version, however often a phone retries."""
         kid = None
         if player and player.strip():
             try:
@@ -44,8 +46,12 @@ class CheckinService(StationCore):
         with self.store() as store:
             sha = store.store_file(upload.data)
         with self.station() as st:
-            return st.add_job(sha, upload.file_name, kid, (name or "").strip()[:100] or None, judge,
-                              {"ask_player": True} if ask_player and kid is None else None)
+            try:
+                return st.add_job(sha, upload.file_name, kid, (name or "").strip()[:100] or None,
+                                  judge, {"ask_player": True} if ask_player and kid is None
+                                  else None, upload_key)
+            except UploadKeyReused:
+                raise StationError(ko("upload-key-reused"), 422) from None
 
     def job(self, job_id: str) -> Job | None:
         """A job; a sheet waiting for its player gets its choices from the roster as it is now
@@ -207,26 +213,51 @@ class CheckinService(StationCore):
                 # database and changes under that lock): the player is one the judge was shown.
                 with self.station() as st:
                     shown_player(st.roster(), deck, kid, confirm, added=add)
+        with self.station() as st:
+            # The first of two judges' taps takes the job; the second finds nothing to decide
+            # (a look at the state above is not enough: both taps would pass it at once).
+            taken = st.take_decision(job.id)
+        if taken is None:
+            raise self._decided_elsewhere(job.id)
+        try:
+            self._carry_out(taken, held, choice, prepared, seconds, kid, judge, guard, how)
+        except BaseException:
+            with self.station() as st:  # not carried out: it waits for a decision again
+                st.give_back_decision(job.id)
+            raise
+        return self.job(job.id) or taken
+
+    def _decided_elsewhere(self, job_id: str) -> StationError:
+        """The answer to the second of two taps on one held sheet: whose sheet the first tap
+        stored it as, when it did (the judge sees what happened, not only that it did)."""
+        with self.store() as store:
+            reg = store.registration_of_job(job_id)
+        if reg is not None:
+            return StationError(ko("job-decided-elsewhere", kid=reg.konami_id), 409)
+        return StationError(ko("not-waiting"), 409)
+
+    def _carry_out(self, job: Job, held: dict, choice: str,
+                   prepared: PreparedRegistration | None, seconds: float, kid: str | None,
+                   judge: str | None, guard, how: str) -> None:
         if choice == "discard":
             with self.store() as store:
                 store.log(DECIDED, {"job": job.id, "decision": held.get("decision"),
                                     "choice": choice}, judge)
             with self.station() as st:
                 st.finish(job.id, None, messages.render("station.discarded", {}, "ko"))
-        else:
-            assert prepared is not None
-            try:
-                self._commit(job, prepared, seconds, choice, kid, judge, guard, how)
-            except StationError:
-                raise
-            except DecksheetError as exc:
-                with self.station() as st:
-                    st.finish(job.id, None, exc.render("ko"))
-            with self.store() as store:
-                store.log(DECIDED, {"job": job.id, "decision": held.get("decision"),
-                                    "choice": choice, **({"player": kid} if kid else {}),
-                                    **({"how": how} if kid else {})}, judge)
-        return self.job(job.id) or job
+            return
+        assert prepared is not None
+        try:
+            self._commit(job, prepared, seconds, choice, kid, judge, guard, how)
+        except StationError:
+            raise
+        except DecksheetError as exc:
+            with self.station() as st:
+                st.finish(job.id, None, exc.render("ko"))
+        with self.store() as store:
+            store.log(DECIDED, {"job": job.id, "decision": held.get("decision"),
+                                "choice": choice, **({"player": kid} if kid else {}),
+                                **({"how": how} if kid else {})}, judge)
 
     def _add_sheet_player(self, deck: Decklist, confirm: str | None, judge: str | None) -> str:
         """The player a sheet names, added to the roster from the ID and name read off it (one

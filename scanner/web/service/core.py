@@ -29,6 +29,10 @@ from scanner.web.views import Verdict
 from scanner.web.texts import ko
 
 
+CONFLICTS = frozenset({"event.version-withdrawn", "event.already-withdrawn", "event.already-void"})
+"""Refusals that say the record changed since the page was shown (another judge's act)."""
+
+
 class StationError(Exception):
     """A request the station refuses; `status` is the HTTP status (4xx; 503/507 when the
     event's storage cannot take a write now)."""
@@ -44,6 +48,8 @@ class StationError(Exception):
         fault = storage_fault(exc)
         if fault is not None:
             return cls(ko(fault.text), fault.status)
+        if exc.code in CONFLICTS:  # the record moved on under the request: 409, as HTTP says
+            status = 409
         return cls(exc.render("ko"), status)
 
 
@@ -70,7 +76,7 @@ class StationCore:
     @contextlib.contextmanager
     def store(self) -> Iterator[EventRecord]:
         """A connection per use: requests run on several threads."""
-        store = open_event(self.config.event_path)
+        store = open_event(self.config.event_path, busy_timeout_s=self.config.busy_timeout_s)
         try:
             yield store
         finally:
@@ -89,7 +95,7 @@ class StationCore:
 
     @contextlib.contextmanager
     def station(self) -> Iterator[StationQueue]:
-        st = open_station(self.config.event_path)
+        st = open_station(self.config.event_path, busy_timeout_s=self.config.busy_timeout_s)
         try:
             yield st
         finally:

@@ -128,10 +128,20 @@ if (form) {
   const status = document.getElementById("status");
   const bar = document.getElementById("bar");
   const say = (text, cls) => { status.textContent = text; status.className = cls || "msg"; };
+  // One key per chosen file: sent again after a dropped connection, it is the same upload
+  // (one job, one version), never a second one.
+  const keys = new WeakMap();
+  const keyOf = file => {
+    if (!keys.has(file)) keys.set(file, (crypto.randomUUID ? crypto.randomUUID()
+      : Date.now().toString(36) + Math.random().toString(36).slice(2)).replace(/[^A-Za-z0-9_-]/g, ""));
+    return keys.get(file);
+  };
   const send = async file => {
     if (!file) return;
+    document.getElementById("send-again")?.remove();
     const data = new FormData();
     data.append("file", file, file.name || "photo.jpg");
+    data.append("upload_key", keyOf(file));
     data.append("player", pid.value);
     // No player typed: the desk flow. The read waits for the judge's one tap on whose sheet it is.
     if (!pid.value) data.append("ask_player", "1");
@@ -141,7 +151,15 @@ if (form) {
     try {
       res = await fetch("/api/registrations", {method: "POST", body: data,
         headers: {"X-CSRF-Token": CSRF}, credentials: "same-origin"});
-    } catch (e) { bar.classList.add("hide"); say("연결이 끊겼습니다: 다시 시도하세요", "err"); return; }
+    } catch (e) {
+      bar.classList.add("hide"); say("연결이 끊겼습니다: 다시 보내세요 (같은 시트는 한 번만 등록됩니다)", "err");
+      const again = document.createElement("button");
+      again.type = "button"; again.className = "sec"; again.id = "send-again";
+      again.textContent = "다시 보내기";
+      again.onclick = () => { again.remove(); send(file); };  // the same file: the same key
+      status.after(again);
+      return;
+    }
     const body = await res.json().catch(() => ({error: "응답을 읽을 수 없습니다"}));
     if (res.status !== 202) { bar.classList.add("hide"); say(body.error || "올리지 못했습니다", "err"); return; }
     watch(body.job);
