@@ -21,6 +21,7 @@ the search). Time, pages and renderings are bounded; what is left unread is `not
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,9 @@ from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+from rapidfuzz import fuzz
+
+from card_db.names import jamo, name_key
 
 from scanner.errors import DecksheetError
 from scanner.inputs import limits
@@ -58,6 +62,11 @@ BLANK_INK = 0.0005
 COLUMN_FLAGS = frozenset({Reason.COLUMN_TOTAL_MISMATCH})
 """Image-reader flags about a whole column, not the line (its printed total ≠ the lines' sum: a
 row the page prints otherwise — flagged on its own — or a count misread elsewhere)."""
+READS_AS = 0.9
+"""An image line in doubt only of its name's certainty still verifies the text's card when what
+it read is at least this like that card's name (jamo by jamo): 0.9 lets a syllable's stray jamo
+through, not another name (`실드 웜`/`실드 윙` are 0.75 alike, and rivals drawn alike are flagged apart)."""
+ROW_NUMBER = re.compile(r"^\s*[0-9]{1,2}[.)]?\s+")
 MODE_KO = {SCREEN: "화면", PRINT: "인쇄"}
 MODE_EN = {SCREEN: "on screen", PRINT: "on paper"}
 
@@ -412,13 +421,26 @@ def compare(texts: list[_Text], image: SheetRead, where: str) -> list[_Problem]:
 def _pair_problem(t: _Text, i: _Image, where: str) -> _Problem | None:
     same_card = t.card_id is not None and i.card_id == t.card_id
     same_count = t.count is not None and i.line.count == t.count
-    if i.sure and same_card and same_count:
+    if same_card and same_count and (i.sure or _reads_as(i, t.name)):
         return None
     both = f"the text layer says {_said(t)}; {where} reads {i.shown()}"
     if not i.sure:
         return _Problem(NOT_VERIFIED, f"{both}: the image reader could not read this line surely", t.index)
     return _Problem(DIFFERS, f"{both}: the page prints another {'count' if same_card else 'card'}",
                     t.index, sure=True)
+
+
+def _reads_as(i: _Image, name: str) -> bool:
+    """The image reader's only doubt is how sure its name is (`uncertain-name`: a low score, or
+    more ink than the name's rendering), yet what it read is the text's card's name within
+    `READS_AS` (jamo by jamo, a row number before it aside): the page prints that name. A
+    rival's name drawn alike is `ambiguous-name`, never this, and a count must agree anyway."""
+    doubts = {f for f in i.line.flags if f not in COLUMN_FLAGS}
+    if doubts != {Reason.UNCERTAIN_NAME} or not name:
+        return False
+    seen = ROW_NUMBER.sub("", i.line.seen or i.line.text or "")
+    want, got = jamo(name_key(name)), jamo(name_key(seen))
+    return fuzz.ratio(want, got) >= READS_AS * 100
 
 
 def _said(t: _Text) -> str:

@@ -109,6 +109,11 @@ class NameTuning:
     """The second look when the looser cut finds no valley deep enough: a digit glued to a round
     Latin capital (`3C`, `3G`) or to a Hangul letter (`2플`) leaves a valley only a little below
     the digit's own top (≈ 0.3-0.42)."""
+    number_gap: float = 0.3
+    """A row number printed apart from the name (`1  레프티레스 스큐러`, read `1 레프티레스…`)
+    ends at a blank run at least this many line heights wide: a 6.5 pt `1` beside an 8 pt name
+    reaches nearly the name's top, so the height tests above keep it; Hangul syllables of one
+    word stand ≤ 0.15 apart."""
     mark_edge: float = 0.2
     """Ink lying wholly within this share of the cell's height from its top or bottom edge is a
     bit of a row rule, not a mark of the row (a row number stands in the middle)."""
@@ -668,6 +673,34 @@ def empty_read(row_number_only: bool = False, text: str = "", confidence: float 
                     row_number_only=row_number_only, attempt="row-number" if row_number_only else "no-ink")
 
 
+SPACED_NUMBER = re.compile(r"\s*[0-9]{1,2}\.?\s+\S")
+"""A read that starts with a number standing apart from the name (`12 DDD…`, `3. 천년 골렘`)."""
+
+
+def spaced_number_cuts(cell: np.ndarray, tuning: NameTuning = NAMES) -> list[np.ndarray]:
+    """The cell with its leading ink painted out up to a blank run at least `number_gap` line
+    heights wide that ends no further than a row number is wide (`row_number_width`), when the
+    ink starts within `row_number_left` of the cell: the two widest such runs, widest first
+    (the digits of `12` stand apart too, and so may a name's first word). Only for a read that
+    saw a separate number there (`SPACED_NUMBER`): the gap, not the digits' height, tells it."""
+    ink = strip_rule_remnants((cell < ink_level(cell)).astype(np.uint8)).astype(bool)
+    ink[:, ink.sum(axis=0) < 2] = False  # lone specks
+    rows = np.flatnonzero(ink.any(axis=1))
+    cols = np.flatnonzero(ink.any(axis=0))
+    if rows.size == 0 or cols.size < 2 or cols[0] > tuning.row_number_left * cell.shape[1]:
+        return []
+    h = rows[-1] + 1 - rows[0]
+    steps = np.diff(cols)
+    gaps = [g for g in np.flatnonzero(steps > tuning.number_gap * h)
+            if cols[g] + 1 - cols[0] <= tuning.row_number_width * cell.shape[0]]
+    cuts = []
+    for g in sorted(gaps, key=lambda g: -steps[g])[:2]:
+        out = cell.copy()
+        out[:, :cols[g] + 1] = 255
+        cuts.append(out)
+    return cuts
+
+
 def looser_number_cut(cell: np.ndarray, tuning: NameTuning = NAMES) -> np.ndarray | None:
     """The cell with its leading small digits cut by the looser height test (and, when that
     finds no valley deep enough, by the shallower one); None when that cuts nothing more than
@@ -691,8 +724,20 @@ def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vo
     that fits no card, and the line stays flagged. When the cut cell does not resolve, `first`
     (the first look's read) may still: its sure match, checked against the cut cell's ink."""
     cut = looser_number_cut(cell, tuning)
-    if cut is None:
+    if cut is not None:
+        return _read_cut(cut, column, tess, vocab, scale, first, tuning)
+    if first is None or not SPACED_NUMBER.match(first.text):
         return None
+    again = None
+    for cut in spaced_number_cuts(cell, tuning):
+        again = _read_cut(cut, column, tess, vocab, scale, first, tuning)
+        if not again.flags:
+            break
+    return again
+
+
+def _read_cut(cut: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary, scale: float,
+              first: NameRead | None, tuning: NameTuning) -> NameRead:
     again = read_name_once(cut, column, tess, vocab, scale, numbers_in_cell=False, tuning=tuning)
     if again.flags and first is not None and ocr_sure(first.match):
         # The cut cell reads worse (a soft photo's Latin letters are read once right, once as
