@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 APT_PACKAGES := tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng fonts-nanum fonts-nanum-extra \
                 fontconfig fonts-unfonts-core fonts-baekmuk fonts-liberation2 fonts-crosextra-carlito \
-                fonts-alee fonts-dkg-handwriting \
+                fonts-alee fonts-dkg-handwriting fonts-dejavu-core \
                 poppler-utils python3-venv python3-pip \
                 chromium chromium-driver postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -36,7 +36,7 @@ from card_db.names import jamo, name_key
 from scanner.errors import DecksheetError
 from scanner.inputs import limits
 from scanner.inputs.options import ReadOptions
-from scanner.inputs.resolve import policy_for, resolve_line
+from scanner.inputs.resolve import MAX_SANE_COUNT, policy_for, resolve_line
 from scanner.model import ReadLine, ReviewFlag, SheetRead, position_label
 from scanner.pdf.render import PRINT, SCREEN, PageRendering, render_pages
 from scanner.vocab import Reason
@@ -114,10 +114,13 @@ class _Image:
         return not doubts and self.line.card_id is not None and self.line.count is not None
 
     def shown(self) -> str:
-        name = self.line.text or "?"
+        name = repr(self.line.text or "?")
+        seen = (self.line.seen or "").strip()
+        if self.line.flags and seen and seen != self.line.text:
+            name = f"{seen!r} (nearest card {name})"  # in doubt: what the page shows, first
         count = self.line.count if self.line.count is not None else "?"
         doubt = f" [{', '.join(self.line.flags)}]" if self.line.flags else ""
-        return f"{name!r} ×{count}{doubt}"
+        return f"{name} ×{count}{doubt}"
 
 
 @dataclass
@@ -401,8 +404,10 @@ def compare(texts: list[_Text], image: SheetRead, where: str) -> list[_Problem]:
                                                   f"such row (the page does not print it)", t.index))
         unread = []
         for i in ims:
-            if i.card_id is None and i.line.count is None:
-                unread.append(i)  # marks in a row, read as nothing: a judge's look, not a card
+            if not (i.line.text or "").strip() or i.line.count is None or not 0 < i.line.count <= MAX_SANE_COUNT:
+                # Marks in a row read as no name with a count a line can have (the second line of
+                # a name set on two lines, a stray digit): a row the judge looks at, not a line.
+                unread.append(i)
                 continue
             problems.append(_Problem(
                 DIFFERS, f"{where} shows a row the text layer does not have: {i.shown()} — the page "

@@ -187,11 +187,13 @@ def _check_file(path: Path, original: Path, sheet: SheetRead, crops_dir: Path | 
     finally:
         doc.close()
     renderer = verify.NameRenderer()
-    renderer.families.update(_latin_families())
+    latin = _latin_families()
+    renderer.families.update({f: p for f, p in latin.items() if f not in LATIN_WIDTHS_ONLY})
     if not renderer.usable:
         report.stopped = "no font to draw the text in"
         return
     _estimate_font(renderer, gray, words)
+    renderer.families.update(latin)  # after the page's font is settled: for Latin words only
     bad: dict[int | None, list[str]] = {}
     for word in words:
         budget.words += 1
@@ -218,9 +220,16 @@ def _check_file(path: Path, original: Path, sheet: SheetRead, crops_dir: Path | 
                                      ln.row or i + 1)
 
 
-LATIN_FONTS = {"DejaVuSans": "DejaVuSans.ttf"}
-"""A sans face for Latin names (English forms in Helvetica, which pdfium draws in its own sans):
+LATIN_FONTS = {"LiberationSans": "liberation2/LiberationSans-Regular.ttf", "DejaVuSans": "DejaVuSans.ttf"}
+"""Sans faces for Latin names: a form value in Helvetica (`/Helv` of the field's appearance,
+which pdfium draws in its own sans) has Helvetica's widths, which Liberation Sans keeps
+(metric-compatible; DejaVu Sans is a fifth wider: `Destratification Dino Stratiae` 0.26 alike);
 the Nanum faces' Latin letters fit them less well."""
+
+
+LATIN_WIDTHS_ONLY = frozenset({"LiberationSans"})
+"""Latin faces never taken for the page's font (a page of Hangul form values fits Liberation
+Sans as well as any, and its estimate then draws the Hangul words worse): they draw Latin words."""
 
 
 def _latin_families() -> dict[str, Path]:

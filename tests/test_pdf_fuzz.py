@@ -3,20 +3,23 @@
 Each seed draws a deck from the real card database (long names, spaces, Latin, ·, －, 「」, Greek,
 glyphs the Nanum fonts lack) and a random print style (font, 8–10 pt, offsets, row pitch, long
 and empty columns, empty or full extra/side, row numbers touching names, 참가 번호 line, footer).
-Every printed line must come back with its name, count and row, nothing flagged, and every name
-must resolve to its card. More seeds: DECKSHEET_FUZZ_SEEDS=300 python -m pytest tests/test_pdf_fuzz.py
+Every printed line must come back with its name, count and row, and every name must resolve to
+its card; the second reading of the rendered page (`scanner.agreement`, `scanner.appearance`)
+accuses no line of these honest sheets and leaves few unverified (`UNVERIFIED_SHARE`). More seeds: DECKSHEET_FUZZ_SEEDS=300 python -m pytest tests/test_pdf_fuzz.py
 """
 from __future__ import annotations
 
 import os
 import random
 import re
+from dataclasses import replace
 
 import pytest
 
 from needs import require
 
 from scanner.model import SheetRead
+from scanner.vocab import Reason
 from scanner.read import ReadOptions, read_input
 from scanner.inputs.resolve import resolve_sheet
 from tests.test_read_pdf import _load_make_samples
@@ -108,14 +111,25 @@ def _key(text: str) -> str:
     return text.replace(" ", "")
 
 
-def assert_exact(sheet: SheetRead, deck, db, rows: bool) -> None:
+UNVERIFIED_SHARE = 0.10
+"""Of an honest sheet's lines, at most this share may stay `not-verified` (the image reader unsure
+of a line it reads right: 8 pt names, Latin capitals, namesakes drawn alike); never one accused."""
+
+
+def assert_exact(sheet: SheetRead, deck, db, rows: bool, unverified: float = UNVERIFIED_SHARE) -> None:
+    """The text reader reads the sheet exactly; the second reading (its rendered pages) accuses
+    nothing of an honest sheet, and leaves at most `unverified` of its lines unverified."""
     want = sorted((col, r if rows else None, _key(name), n)
                   for col, lines in deck.columns.items()
                   for r, (name, n) in enumerate(lines, start=1))
     got = sorted((ln.column, ln.row if rows else None, _key(ln.text), ln.count) for ln in sheet.lines)
     assert got == want
-    assert [ln for ln in sheet.lines if ln.flags] == []
-    assert sheet.review == []
+    flagged = [ln for ln in sheet.lines if ln.flags]
+    assert [ln for ln in flagged if set(ln.flags) != {Reason.NOT_VERIFIED}] == []
+    assert len(flagged) <= unverified * len(sheet.lines), [ln.detail for ln in flagged]
+    assert [f for f in sheet.review if f.reason != Reason.NOT_VERIFIED] == []
+    # What follows checks the text reading itself: the second reading's doubts set aside.
+    sheet = replace(sheet, lines=[replace(ln, flags=[], detail="") for ln in sheet.lines], review=[])
     assert sheet.player_name == deck.player_family + deck.player_given
     assert sheet.konami_id == deck.konami_id
     assert sheet.printed_totals == {"main": deck.total("monster", "spell", "trap"),
@@ -156,7 +170,9 @@ def test_long_names_wrapped_on_two_lines_read_as_one(ms, pools, real_db, tmp_pat
     doc.close()
     assert small  # the generator really wrapped names
     sheet, _ = read_input(path, real_db, ReadOptions())
-    assert_exact(sheet, deck, real_db, rows=True)
+    # The image reader does not join a name set on two lines: those lines stay unverified (a
+    # judge looks), never accused.
+    assert_exact(sheet, deck, real_db, rows=True, unverified=1.0)
 
 
 @pytest.mark.parametrize("size", [8.0, 9.5])
@@ -172,7 +188,9 @@ def test_names_starting_with_digits_glued_to_row_numbers(size, ms, pools, real_d
     path = tmp_path / "glued.pdf"
     ms.draw_db_sheet(path, deck, ms.DbStyle(size=size, glue_row_numbers=True, rownum_size=size))
     sheet, _ = read_input(path, real_db, ReadOptions())
-    assert_exact(sheet, deck, real_db, rows=True)
+    # The image reader cannot cut a row number of the names' size from a name that starts with
+    # digits (the text reader cuts by the row sequence): unverified, never accused.
+    assert_exact(sheet, deck, real_db, rows=True, unverified=1.0)
 
 
 @pytest.mark.parametrize("seed", range(KDE_SEEDS))

@@ -114,6 +114,9 @@ class NameTuning:
     ends at a blank run at least this many line heights wide: a 6.5 pt `1` beside an 8 pt name
     reaches nearly the name's top, so the height tests above keep it; Hangul syllables of one
     word stand ≤ 0.15 apart."""
+    number_rest: float = 0.9
+    """A cut at such a gap stands only when the card it reads is what the first read said after
+    its number, at least this alike (jamo by jamo): the gap was the number's, not a word's."""
     mark_edge: float = 0.2
     """Ink lying wholly within this share of the cell's height from its top or bottom edge is a
     bit of a row rule, not a mark of the row (a row number stands in the middle)."""
@@ -726,14 +729,18 @@ def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vo
     cut = looser_number_cut(cell, tuning)
     if cut is not None:
         return _read_cut(cut, column, tess, vocab, scale, first, tuning)
-    if first is None or not SPACED_NUMBER.match(first.text):
+    number = SPACED_NUMBER.match(first.text) if first is not None else None
+    if number is None:
         return None
-    again = None
+    rest = jamo(name_key(first.text[number.end() - 1:]))
     for cut in spaced_number_cuts(cell, tuning):
         again = _read_cut(cut, column, tess, vocab, scale, first, tuning)
-        if not again.flags:
-            break
-    return again
+        # The cut took only the number OCR saw: what is left reads as the rest of the first read
+        # (a gap after a name's first word is no row number's: `17 툰 드래곤 에그`).
+        if (not again.flags and again.match.card_id is not None
+                and fuzz.ratio(rest, jamo(name_key(again.match.name))) >= tuning.number_rest * PERCENT):
+            return again
+    return None
 
 
 def _read_cut(cut: np.ndarray, column: str, tess: Tesseract, vocab: Vocabulary, scale: float,

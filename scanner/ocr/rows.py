@@ -130,6 +130,11 @@ def name_cells(grid: Grid, columns: list[str]) -> Iterator[tuple[str, np.ndarray
                     yield column, img, UPSCALE_TO / max(rows[i].name.h, 1)
 
 
+def reads_own_number(text: str, row: int) -> bool:
+    """The name cell read is this row's printed number and nothing else (`24`, `24.`)."""
+    return "".join(text.split()).rstrip(".") == str(row)
+
+
 def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     """The row's line, or None for an empty row."""
     grid, page = ctx.grid, ctx.page
@@ -164,8 +169,11 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     else:
         name_read = reader(name_img, ctx.column, ctx.tess, ctx.vocab, scale=scale,
                            numbers_in_cell=not ctx.table.number_column, row_numbers=ctx.row_numbers)
-    if name_read.row_number_only and count_ink < EMPTY_INK:
-        return None  # an empty row that only carries its printed number
+    if count_ink < EMPTY_INK and (name_read.row_number_only
+                                  or (ctx.row_numbers and reads_own_number(name_read.text, cells.row))):
+        # An empty row that only carries its printed number (by its shape, or read as this
+        # row's number: 6.5 pt digits beside 8 pt names are nearly as high as the names).
+        return None
     text, conf, match = name_read.text, name_read.confidence, name_read.match
     flags.extend(name_read.flags)
     if marks.struck and not simple_strike and not name_read.flags and print_fits(name_img, match, ctx.vocab):
