@@ -18,6 +18,55 @@ class Migration:
     """The statements of the step (run with `executescript`-like splitting)."""
 
 
+# The columns a record has in both event stores, written once: the SQLite steps below and the
+# PostgreSQL ones (pg_schema.py) put their own keys (ids, `event`, references) around them.
+REGISTRATION_DDL = """\
+    version INTEGER NOT NULL CHECK (version >= 1),
+    file_sha256 TEXT NOT NULL,
+    file_name TEXT,
+    reader TEXT NOT NULL,
+    decklist_json TEXT NOT NULL,
+    legal INTEGER NOT NULL,
+    needs_review INTEGER NOT NULL,
+    infractions_json TEXT NOT NULL,
+    list_name TEXT,
+    judge TEXT,
+    created_at TEXT NOT NULL"""
+DECK_CHECK_DDL = """\
+    mode TEXT NOT NULL,
+    match INTEGER NOT NULL,
+    observed_sha256 TEXT,
+    observed_json TEXT NOT NULL,
+    result_json TEXT NOT NULL,
+    judge TEXT,
+    created_at TEXT NOT NULL"""
+INFRACTION_DDL = """\
+    code TEXT NOT NULL,
+    penalty TEXT NOT NULL,
+    remedy TEXT NOT NULL,
+    rule TEXT,
+    message TEXT,
+    round INTEGER,
+    judge TEXT"""
+SHEET_CONFIRMATION_DDL = """\
+    version INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('same', 'no-id', 'other-id')),
+    sheet_id TEXT,
+    how TEXT NOT NULL,
+    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
+    created_at TEXT NOT NULL"""
+STATION_JOB_DDL = """\
+    file_sha256 TEXT NOT NULL,
+    file_name TEXT,
+    konami_id TEXT,
+    name TEXT,
+    judge TEXT,
+    result_json TEXT,
+    error TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL"""
+
+
 _APPEND_ONLY = ("registrations", "review_decisions", "deck_checks", "infractions", "audit_log")
 
 
@@ -93,17 +142,7 @@ CREATE TABLE players (
 CREATE TABLE registrations (
     id INTEGER PRIMARY KEY,
     konami_id TEXT NOT NULL REFERENCES players(konami_id),
-    version INTEGER NOT NULL CHECK (version >= 1),
-    file_sha256 TEXT NOT NULL,
-    file_name TEXT,
-    reader TEXT NOT NULL,
-    decklist_json TEXT NOT NULL,
-    legal INTEGER NOT NULL,
-    needs_review INTEGER NOT NULL,
-    infractions_json TEXT NOT NULL,
-    list_name TEXT,
-    judge TEXT,
-    created_at TEXT NOT NULL,
+""" + REGISTRATION_DDL + """,
     UNIQUE (konami_id, version)
 );
 CREATE TABLE review_decisions (
@@ -123,24 +162,12 @@ CREATE TABLE deck_checks (
     konami_id TEXT NOT NULL REFERENCES players(konami_id),
     round INTEGER NOT NULL,
     registration_id INTEGER NOT NULL REFERENCES registrations(id),
-    mode TEXT NOT NULL,
-    match INTEGER NOT NULL,
-    observed_sha256 TEXT,
-    observed_json TEXT NOT NULL,
-    result_json TEXT NOT NULL,
-    judge TEXT,
-    created_at TEXT NOT NULL
+""" + DECK_CHECK_DDL + """
 );
 CREATE TABLE infractions (
     id INTEGER PRIMARY KEY,
     konami_id TEXT NOT NULL REFERENCES players(konami_id),
-    code TEXT NOT NULL,
-    penalty TEXT NOT NULL,
-    remedy TEXT NOT NULL,
-    rule TEXT,
-    message TEXT,
-    round INTEGER,
-    judge TEXT,
+""" + INFRACTION_DDL + """,
     deck_check_id INTEGER REFERENCES deck_checks(id),
     created_at TEXT NOT NULL
 );
@@ -220,12 +247,7 @@ CREATE TABLE sheet_confirmations (
     id INTEGER PRIMARY KEY,
     registration_id INTEGER NOT NULL REFERENCES registrations(id),
     konami_id TEXT NOT NULL REFERENCES players(konami_id),
-    version INTEGER NOT NULL,
-    kind TEXT NOT NULL CHECK (kind IN ('same', 'no-id', 'other-id')),
-    sheet_id TEXT,
-    how TEXT NOT NULL,
-    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
-    created_at TEXT NOT NULL,
+""" + SHEET_CONFIRMATION_DDL + """,
     CHECK (kind != 'other-id' OR sheet_id IS NOT NULL)
 );
 CREATE INDEX sheet_confirmations_reg ON sheet_confirmations (registration_id);

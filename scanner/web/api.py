@@ -6,7 +6,8 @@ Every refusal is a 4xx with `{"error": "one line"}`.
 from __future__ import annotations
 
 import re
-
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -35,29 +36,32 @@ def _service(request: Request) -> StationService:
     return request.app.state.service
 
 
-async def read_body(request: Request, limit: int) -> bytes:
+@contextmanager
+def _reading(limit: int, too_large: str, malformed: str | None = None) -> Iterator[None]:
+    """A body read that fails on the client's side (too large, cut, too slow, or malformed
+    where `malformed` names its message) answers with that message's coded refusal."""
     try:
-        body = await request.body()
+        yield
     except BodyTooLarge:
-        raise StationError(ko("request-too-large", mb=limit // 1024 // 1024), 413) from None
-    except ClientDisconnect:
-        raise StationError(ko("upload-cut"), 400) from None
-    except BodyTimedOut:
-        raise StationError(ko("request-timeout"), 408) from None
-    return body
-
-
-async def read_form(request: Request, limit: int):
-    try:
-        return await request.form(max_files=2, max_fields=200)
-    except BodyTooLarge:
-        raise StationError(ko("file-too-large", mb=limit // 1024 // 1024), 413) from None
+        raise StationError(ko(too_large, mb=limit // 1024 // 1024), 413) from None
     except ClientDisconnect:
         raise StationError(ko("upload-cut"), 400) from None
     except BodyTimedOut:
         raise StationError(ko("request-timeout"), 408) from None
     except Exception:  # noqa: BLE001 - a malformed multipart body is the client's fault
-        raise StationError(ko("form-unreadable"), 400) from None
+        if malformed is None:
+            raise
+        raise StationError(ko(malformed), 400) from None
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    with _reading(limit, "request-too-large"):
+        return await request.body()
+
+
+async def read_form(request: Request, limit: int):
+    with _reading(limit, "file-too-large", malformed="form-unreadable"):
+        return await request.form(max_files=2, max_fields=200)
 
 
 async def read_json(request: Request, spec: validate.Obj) -> dict:
@@ -278,13 +282,23 @@ async def get_infractions(request: Request) -> Response:
                           "deck_check_id": i.deck_check_id} for i in rows])
 
 
-async def post_void(request: Request) -> Response:
+async def _judged_act(request: Request, param: str, not_found: str,
+                      spec: validate.Obj) -> tuple[int, dict, str] | Response:
+    """A judge's act on one record (a void, a withdrawal): the CSRF token checked, the record's
+    number from the path (else a 404 answer), the JSON body validated, the judge named."""
     require_csrf(request)
-    inf_id = path_int(request.path_params["inf_id"])
-    if inf_id is None:
-        return error(ko("bad-infraction-id"), 404)
-    data = await read_json(request, validate.VOID)
-    judge = require_judge(request)
+    number = path_int(request.path_params[param])
+    if number is None:
+        return error(ko(not_found), 404)
+    data = await read_json(request, spec)
+    return number, data, require_judge(request)
+
+
+async def post_void(request: Request) -> Response:
+    act = await _judged_act(request, "inf_id", "bad-infraction-id", validate.VOID)
+    if isinstance(act, Response):
+        return act
+    inf_id, data, judge = act
     view = await run_in_threadpool(_service(request).void_infraction, inf_id, data["reason"],
                                    judge, data["new_penalty"])
     return JSONResponse({"id": view.id, "voided": view.voided, "status": view.status,
@@ -294,12 +308,10 @@ async def post_void(request: Request) -> Response:
 async def post_deckcheck_void(request: Request) -> Response:
     """Void a recorded deck check: `{"reason": "…"}` in the judge's name (its infraction is
     voided with it); the check stays in the record, shown as 무효."""
-    require_csrf(request)
-    check_id = path_int(request.path_params["check_id"])
-    if check_id is None:
-        return error(ko("no-such-deck-check"), 404)
-    data = await read_json(request, validate.WITHDRAW_OR_VOID)
-    judge = require_judge(request)
+    act = await _judged_act(request, "check_id", "no-such-deck-check", validate.WITHDRAW_OR_VOID)
+    if isinstance(act, Response):
+        return act
+    check_id, data, judge = act
     view = await run_in_threadpool(_service(request).void_deck_check, check_id, data["reason"],
                                    judge)
     return JSONResponse({"id": view.id, "voided": view.void,
@@ -309,12 +321,10 @@ async def post_deckcheck_void(request: Request) -> Response:
 async def post_withdraw(request: Request) -> Response:
     """Withdraw a registration version: `{"reason": "…"}` (≤ 200 characters), in the judge's
     name; the version stays in the record, shown as 철회됨."""
-    require_csrf(request)
-    version = path_int(request.path_params["version"])
-    if version is None:
-        return error(ko("version-bad"), 404)
-    data = await read_json(request, validate.WITHDRAW)
-    judge = require_judge(request)
+    act = await _judged_act(request, "version", "version-bad", validate.WITHDRAW)
+    if isinstance(act, Response):
+        return act
+    version, data, judge = act
     view = await run_in_threadpool(_service(request).withdraw, request.path_params["kid"],
                                    version, data["reason"], judge)
     return JSONResponse(view.to_api())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 
+from scanner.web.polling import take_or_idle
 from scanner.web.service import StationService
 
 log = logging.getLogger("decksheet.web.audits")
@@ -47,14 +48,8 @@ class AuditRunner:
 
     def _run(self) -> None:
         while not self._stopping.is_set():
-            try:
-                job = self.service.take_audit()
-            except Exception:  # noqa: BLE001 - the event file may be busy: look again later
-                log.exception("could not take an audit")
-                job = None
+            job = take_or_idle(self.service.take_audit, self._wake, IDLE_POLL_S, "an audit", log)
             if job is None:
-                self._wake.wait(IDLE_POLL_S)
-                self._wake.clear()
                 continue
             try:
                 self.service.run_audit_job(job, should_stop=self._stopping.is_set)

@@ -21,6 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 from scanner.inputs.pool import end_pool, reader_pool
 from scanner.event.records import now_iso
 from scanner.web.faults import QueueState
+from scanner.web.polling import take_or_idle
 from scanner.web.reader import ReadOutcome, init_worker, read_original
 from scanner.web.service import StationService
 from scanner.web.stations import open_station
@@ -77,18 +78,20 @@ class LeaseRunner:
     def _reader(self, worker: str) -> None:
         pool = self._new_pool()
         queue = None  # this reader's own connection for claims and lease renewals
+
+        def claim():
+            nonlocal queue
+            try:
+                queue = queue or open_station(self.service.config.event_path)
+                return queue.claim(worker, self.lease_s)
+            except Exception:  # the database may be restarting: connect again next time
+                queue = _close(queue)
+                raise
+
         try:
             while not self._stopping.is_set():
-                try:
-                    queue = queue or open_station(self.service.config.event_path)
-                    job = queue.claim(worker, self.lease_s)
-                except Exception:  # noqa: BLE001 - the database may be restarting: retry
-                    log.exception("could not take a job")
-                    queue = _close(queue)
-                    job = None
+                job = take_or_idle(claim, self._wake, IDLE_POLL_S, "a job", log)
                 if job is None:
-                    self._wake.wait(IDLE_POLL_S)
-                    self._wake.clear()
                     continue
                 try:
                     pool, queue = self._run(job, worker, pool, queue)

@@ -3,6 +3,8 @@ and the card autocomplete use the JSON API from a little plain JavaScript."""
 from __future__ import annotations
 
 import re
+from functools import partial
+from typing import Callable
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
@@ -330,14 +332,15 @@ async def deckcheck_page(request: Request) -> Response:
                   recorded=next((c for c in rec.deck_checks if c.id == recorded), None))
 
 
-async def _confirm_step(request: Request, form, title: str, lines: list[str], action: str,
-                        fields: dict[str, str], back: str) -> Response | None:
-    """A void, amendment or undo is recorded only on a second, explicit tap: the first post
-    shows what will be recorded (확정 / 취소); None once confirmed."""
-    if form_text(form, "confirmed") == "1":
-        return None
-    return render(request, "confirm_action.html", title=title, lines=lines, action=action,
-                  fields={k: v for k, v in fields.items() if v is not None}, back=back)
+async def _recorded_form(request: Request, param: str, not_found: str):
+    """The form of a void, amendment or undo (its CSRF token checked), the number of the record
+    it acts on (else 404) and the judge acting."""
+    form = await read_form(request, 65536)
+    require_csrf(request, form_text(form, "csrf"))
+    number = path_int(request.path_params[param])
+    if number is None:
+        raise StationError(ko(not_found), 404)
+    return form, number, require_judge(request)
 
 
 def _back(form, default: str = "/#infractions") -> str:
@@ -345,86 +348,75 @@ def _back(form, default: str = "/#infractions") -> str:
     return same_origin(nxt) if nxt.startswith("/") else default
 
 
+def _reason(form) -> str:
+    reason = (form_text(form, "reason") or "").strip()
+    if not reason:
+        raise StationError(ko("void-reason-needed"))
+    return reason
+
+
+async def _confirm_then_record(request: Request, form, title: str, lines: list[str],
+                               action: str, fields: dict[str, str | None], back: str,
+                               record: Callable[[], object], done: str) -> Response:
+    """A void, amendment or undo is recorded only on a second, explicit tap: the first post
+    shows what will be recorded (확정 / 취소) and posts `fields` back to `action`; the second
+    runs `record` and goes `back` saying it is `done`."""
+    if form_text(form, "confirmed") != "1":
+        return render(request, "confirm_action.html", title=title, lines=lines, action=action,
+                      fields={k: v for k, v in {**fields, "next": back}.items() if v is not None},
+                      back=back)
+    await run_in_threadpool(record)
+    return _redirect(_with_message(back, done))
+
+
+def _infraction_line(inf) -> str:
+    return ko("confirm-infraction", player=f"{inf.name or ''} {inf.konami_id}",
+              what=_code_ko(inf.code), penalty=_penalty_ko(inf.penalty_now))
+
+
 async def void_post(request: Request) -> Response:
     service = _service(request)
-    form = await read_form(request, 65536)
-    require_csrf(request, form_text(form, "csrf"))
-    inf_id = path_int(request.path_params["inf_id"])
-    if inf_id is None:
-        raise StationError(ko("bad-infraction-id"), 404)
-    judge = require_judge(request)
-    reason = (form_text(form, "reason") or "").strip()
+    form, inf_id, judge = await _recorded_form(request, "inf_id", "bad-infraction-id")
     choice = form_text(form, "new_penalty")
     if choice is None or choice == "":  # no default: 무효 or a penalty, chosen
         raise StationError(ko("void-choice-needed"))
-    if not reason:
-        raise StationError(ko("void-reason-needed"))
+    reason = _reason(form)
     new_penalty = None if choice == "VOID" else choice
     inf = await run_in_threadpool(service.infraction, inf_id)
-    back = _back(form)
-    step = await _confirm_step(
+    return await _confirm_then_record(
         request, form, ko("confirm-void-title") if new_penalty is None else ko("confirm-amend-title"),
-        [ko("confirm-infraction", player=f"{inf.name or ''} {inf.konami_id}", what=_code_ko(inf.code),
-            penalty=_penalty_ko(inf.penalty_now)),
+        [_infraction_line(inf),
          ko("confirm-void-to") if new_penalty is None
          else ko("confirm-amend-to", penalty=_penalty_ko(new_penalty)),
          ko("confirm-reason", reason=reason[:300])],
-        f"/infractions/{inf_id}/void", {"reason": reason, "new_penalty": choice, "next": back},
-        back)
-    if step is not None:
-        return step
-    await run_in_threadpool(service.void_infraction, inf_id, reason, judge, new_penalty)
-    return _redirect(_with_message(back, "voided"))
+        f"/infractions/{inf_id}/void", {"reason": reason, "new_penalty": choice}, _back(form),
+        partial(service.void_infraction, inf_id, reason, judge, new_penalty), "voided")
 
 
 async def undo_post(request: Request) -> Response:
     """Undo the latest void/amendment of an infraction (confirmed like a void)."""
     service = _service(request)
-    form = await read_form(request, 65536)
-    require_csrf(request, form_text(form, "csrf"))
-    inf_id = path_int(request.path_params["inf_id"])
-    if inf_id is None:
-        raise StationError(ko("bad-infraction-id"), 404)
-    judge = require_judge(request)
-    reason = (form_text(form, "reason") or "").strip()
-    if not reason:
-        raise StationError(ko("void-reason-needed"))
+    form, inf_id, judge = await _recorded_form(request, "inf_id", "bad-infraction-id")
+    reason = _reason(form)
     inf = await run_in_threadpool(service.infraction, inf_id)
-    back = _back(form)
-    step = await _confirm_step(
+    return await _confirm_then_record(
         request, form, ko("confirm-undo-title"),
-        [ko("confirm-infraction", player=f"{inf.name or ''} {inf.konami_id}", what=_code_ko(inf.code),
-            penalty=_penalty_ko(inf.penalty_now)),
-         ko("confirm-undo-to", penalty=_penalty_ko(inf.undo_to)),
+        [_infraction_line(inf), ko("confirm-undo-to", penalty=_penalty_ko(inf.undo_to)),
          ko("confirm-reason", reason=reason[:300])],
-        f"/infractions/{inf_id}/undo", {"reason": reason, "next": back}, back)
-    if step is not None:
-        return step
-    await run_in_threadpool(service.undo_amendment, inf_id, reason, judge)
-    return _redirect(_with_message(back, "undone"))
+        f"/infractions/{inf_id}/undo", {"reason": reason}, _back(form),
+        partial(service.undo_amendment, inf_id, reason, judge), "undone")
 
 
 async def deckcheck_void_post(request: Request) -> Response:
     """Void a recorded deck check with a reason (confirmed like a void)."""
     service = _service(request)
-    form = await read_form(request, 65536)
-    require_csrf(request, form_text(form, "csrf"))
-    check_id = path_int(request.path_params["check_id"])
-    if check_id is None:
-        raise StationError(ko("no-such-deck-check"), 404)
-    judge = require_judge(request)
-    reason = (form_text(form, "reason") or "").strip()
-    if not reason:
-        raise StationError(ko("void-reason-needed"))
-    back = _back(form, "/")
-    step = await _confirm_step(
+    form, check_id, judge = await _recorded_form(request, "check_id", "no-such-deck-check")
+    reason = _reason(form)
+    return await _confirm_then_record(
         request, form, ko("confirm-check-void-title"),
         [ko("confirm-check-void", id=check_id), ko("confirm-reason", reason=reason[:300])],
-        f"/deckchecks/{check_id}/void", {"reason": reason, "next": back}, back)
-    if step is not None:
-        return step
-    await run_in_threadpool(service.void_deck_check, check_id, reason, judge)
-    return _redirect(_with_message(back, "checkvoided"))
+        f"/deckchecks/{check_id}/void", {"reason": reason}, _back(form, "/"),
+        partial(service.void_deck_check, check_id, reason, judge), "checkvoided")
 
 
 def _with_message(url: str, m: str) -> str:

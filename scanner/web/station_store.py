@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from scanner.event.backend import RecordBackend, Row
+from scanner.event.migrations import STATION_JOB_DDL
 from scanner.event.records import now_iso
 from scanner.event.store import SqliteBackend, connect
 from scanner.web.texts import ko
@@ -49,15 +50,7 @@ CREATE TABLE IF NOT EXISTS station_jobs (
     id TEXT PRIMARY KEY,
     seq INTEGER NOT NULL,
     state TEXT NOT NULL,
-    file_sha256 TEXT NOT NULL,
-    file_name TEXT,
-    konami_id TEXT,
-    name TEXT,
-    judge TEXT,
-    result_json TEXT,
-    error TEXT,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    created_at TEXT NOT NULL,
+""" + STATION_JOB_DDL + """,
     finished_at TEXT
 );
 CREATE INDEX IF NOT EXISTS station_jobs_state ON station_jobs (state, seq);
