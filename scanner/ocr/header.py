@@ -85,6 +85,10 @@ class HeaderTuning:
     frame_run: tuple[int, float, float] = (8, 0.7, 0.7)
     """A box's own frame: ink runs at least (pixels, share of the width across, share of the
     height down) long, the longer; a name cell's box rules run half its width."""
+    edge_px: int = 3
+    """Ink within this of an ID box's edge…"""
+    frame_bit_px: int = 4
+    """…in a stroke at most this thick along that edge is a bit of the box's frame."""
     line_run_across: float = 0.5
     label_margin_px: int = 20
     """The label divider is an inner rule this far from the block's sides…"""
@@ -136,6 +140,7 @@ def read_id_digit(cell: np.ndarray, tess: Tesseract) -> str | None:
     # The digit box has its own frame, off the table's rule positions: paint it out.
     frame = _lines(ink, HEADER.frame_run[1])
     cell[cv2.dilate(frame, np.ones((3, 3), np.uint8)) > 0] = PAPER
+    _paint_frame_bits(cell)
     trimmed = trim_to_ink(cell, pad=10)
     if trimmed is None:
         return None
@@ -144,6 +149,22 @@ def read_id_digit(cell: np.ndarray, tess: Tesseract) -> str | None:
     if not re.fullmatch(r"[0-9]", d) or got.confidence < ID_DIGIT_CONFIDENCE:
         return None
     return d
+
+
+def _paint_frame_bits(cell: np.ndarray, tuning: HeaderTuning = HEADER) -> None:
+    """Paint out what is left of a box's frame the long-run test missed (a frame broken into
+    dashes on a photo): thin strokes lying along the cell's edge. The digit stands inside its
+    box; a `1` is thin too, but not at an edge (cut to its ink with such a dash under it, a
+    clear `1` read at too little confidence and the whole ID was lost)."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((cell < INK_RULE).astype(np.uint8), connectivity=8)
+    h, w = cell.shape[:2]
+    e = tuning.edge_px
+    for i in range(1, n):
+        x, y, bw, bh = stats[i, :4]
+        along_top_or_bottom = bh <= tuning.frame_bit_px and (y <= e or y + bh >= h - e)
+        along_a_side = bw <= tuning.frame_bit_px and (x <= e or x + bw >= w - e)
+        if along_top_or_bottom or along_a_side:
+            cell[labels == i] = PAPER
 
 
 def _lines(ink: np.ndarray, across: float, tuning: HeaderTuning = HEADER) -> np.ndarray:
