@@ -101,6 +101,39 @@ def test_isolate_row_keeps_a_pen_digit_poking_out_and_drops_the_neighbours():
     assert got.height * cell.shape[0] / row_h > 0.7  # taller than a printed digit (≈0.4)
 
 
+def test_a_pen_digit_cut_by_a_thickly_painted_rule_stays_whole_and_its_neighbour_out():
+    """A rectified photo's rule may be painted out thicker than a sixth of the row: the pen
+    digit's top, above the painted gap, is bridged to it through the rule mask, and the printed
+    digit a few pixels over the pen digit is not joined to it."""
+    from tools.make_digit_templates import fonts_available, render_text
+    from scanner.ocr.counts import isolate_row
+    require(fonts_available(["NanumPen", "NanumGothic"]) == ["NanumPen", "NanumGothic"],
+            "needs the Nanum fonts (apt-get install fonts-nanum fonts-nanum-extra)")
+    row_h, w = 40, 90
+    band = np.full((3 * row_h, w), 240, np.uint8)  # a photo's paper: not pure white
+    top, bottom = row_h, 2 * row_h
+
+    def put(glyph: np.ndarray, x: int, y: int) -> np.ndarray:
+        g = (255 - glyph * 230).astype(np.uint8)
+        band[y:y + g.shape[0], x:x + g.shape[1]] = np.minimum(band[y:y + g.shape[0], x:x + g.shape[1]], g)
+        return g
+
+    three = render_text("3", "NanumPen", 36, ink_height=True)
+    y3 = top - 11  # its top bar over the rule
+    put(three, 35, y3)
+    one = render_text("1", "NanumGothic", 14, ink_height=True)
+    put(one, 38, y3 - one.shape[0] - 7)  # the row above's printed count, 7 px over the pen 3
+    painted = np.zeros_like(band, bool)
+    painted[top - 6:top] = True  # a 6 px rule painted out (> row_h // 6), through the 3's top
+    band[painted] = 255
+    cut = isolate_row(band, top, bottom)  # no rule mask: the 3's top, mostly above the row, goes
+    whole = isolate_row(band, top, bottom, painted)
+    assert cut.shape[0] == row_h and read_count_cell(cut).value != 3  # the fixed bridge loses its top
+    assert row_h + 6 <= whole.shape[0] <= bottom - y3  # its top, over the rule, kept; not the 1
+    got = read_count_cell(whole)
+    assert got.value == 3 and not got.struck, got
+
+
 # A bold printed 3 as binarized from a generated phone photo (NanumSquare): its long middle
 # bar is a straight stroke a strike detector can take for a pen strike.
 BOLD3 = [

@@ -82,3 +82,24 @@ def test_strike_gate_skips_the_hough_transform_only_where_no_strike_can_be(monke
     assert gated == every
     assert sum(m.struck for m in every) >= 15  # the struck rows went through the gate
     assert sum(skipped) >= 0.6 * len(skipped)
+
+
+def test_a_wavy_strike_of_large_amplitude_is_found():
+    """A pen line waving across the text by more than a strike's on-ink tolerance (a quick hand
+    stroke on a phone photo: ±4 px of a 48 px row, a wave or two along the row) strays from
+    the chord of its ends: it is measured along its chained pieces (before: none found)."""
+    import cv2
+
+    rng = np.random.default_rng(41)
+    found = 0
+    for g, _, _ in _rows("printed", 10, 40):
+        h, w = g.shape
+        amp = 0.08 * h * rng.uniform(0.9, 1.1)
+        xs = np.arange(int(0.05 * w), int(0.9 * w))
+        ys = h * 0.55 + amp * np.sin(2 * np.pi * xs / (w * rng.uniform(0.5, 0.8)) + rng.uniform(0, 6))
+        row = g.copy()
+        pts = np.stack([xs, ys], axis=1).round().astype(np.int32).reshape(-1, 1, 2)
+        cv2.polylines(row, [pts], False, 40, thickness=max(2, int(h / 16)), lineType=cv2.LINE_AA)
+        assert not row_marks(g).struck
+        found += row_marks(row).struck
+    assert found >= 9

@@ -499,19 +499,56 @@ def read_count_cell(cell: np.ndarray, beside: np.ndarray | None = None,
                      old=old[0] if len(old) == 1 else None)
 
 
-def isolate_row(band: np.ndarray, top: int, bottom: int) -> np.ndarray:
+PAINTED_ROW = 0.5
+"""A band row at least this share painted out (the grid's rule mask) is a horizontal rule."""
+CROSSING = (2, 2)
+"""A stroke crosses a painted-out rule where ink lies within (rows) of the rule on both sides,
+within (columns) of each other (a slanted pen stroke)."""
+
+
+def bridge_painted_rules(ink: np.ndarray, painted: np.ndarray) -> np.ndarray:
+    """`ink` (0/1) with the painted-out horizontal rules (`painted`: the band's pixels the grid
+    painted white) filled where a stroke crosses them. A pen digit written on a rule is cut by
+    its painting, by a gap as tall as the rule was thick: a rectified photo's rule may be painted
+    thicker than any fixed bridge (photo-corrected-02: 6 px on a 41 px row; the top bar of a
+    hand 3 was then dropped as a neighbour's ink and the 3 read 0), while a taller bridge
+    everywhere joins a printed digit to a pen stroke just below it."""
+    rule_rows = painted.mean(axis=1) >= PAINTED_ROW
+    reach, slant = CROSSING
+    widen = np.ones((1, 2 * slant + 1), np.uint8)
+    out = ink.copy()
+    y = 0
+    while y < len(rule_rows):
+        if not rule_rows[y]:
+            y += 1
+            continue
+        end = y
+        while end < len(rule_rows) and rule_rows[end]:
+            end += 1
+        above = cv2.dilate(ink[max(0, y - reach):y].any(axis=0).astype(np.uint8)[None], widen)[0]
+        below = cv2.dilate(ink[end:end + reach].any(axis=0).astype(np.uint8)[None], widen)[0]
+        out[y:end, (above & below).astype(bool)] = 1
+        y = end
+    return out
+
+
+def isolate_row(band: np.ndarray, top: int, bottom: int, painted: np.ndarray | None = None) -> np.ndarray:
     """The ink of one table row, cut from a taller `band` (gray, rules removed) in which the row
     spans rows top..bottom: strokes are bridged across the painted-out rule to decide what belongs
     to the row (the gap itself stays white), and every ink blob whose middle lies outside the row
     is erased. A pen digit that pokes out of its row stays
     whole; the tail of a neighbour's tall writing is dropped. Returned cropped to the row plus
-    whatever of its own ink pokes out."""
+    whatever of its own ink pokes out. `painted`: the band's pixels painted out as rules (the
+    grid's rule mask), across which strokes are bridged however thick the rule was."""
     if band is None or band.size == 0 or bottom - top < 6:
         return band
     h = bottom - top
     ink = (band < INK_RULE).astype(np.uint8)
     # the painted-out rule leaves a white gap of a few pixels across strokes that cross it
-    bridged = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((max(5, h // 6), 1), np.uint8))
+    if painted is not None and painted.shape == band.shape:
+        ink = bridge_painted_rules(ink, painted.astype(bool))
+    bridged = cv2.morphologyEx(ink, cv2.MORPH_CLOSE,
+                               np.ones((max(5, h // 6), 1), np.uint8))
     n, lab, stats, _ = cv2.connectedComponentsWithStats(bridged, connectivity=8)
     keep = np.zeros(n, bool)
     for i in range(1, n):

@@ -9,7 +9,7 @@ than the laser print and taller (measured on the corrected fixture photos). Stro
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -61,7 +61,13 @@ class MarksTuning:
     """Pieces of one wavy pen line chain when the next starts within this share of the width
     past the chain's end…"""
     chain_height: tuple[float, int] = (0.12, 2)
-    """…within (share of the height) + (pixels) of its height."""
+    """…within (share of the height) + (pixels) of its height…"""
+    chain_join: float = 2.0
+    """…or, starting where the chain still runs, within this many `coverage_tol` of the chain's
+    line there (two pieces of one pen stroke). A chain is measured along its pieces, not along
+    the chord of its ends: a wavy pen line strays from that chord by more than `coverage_tol`
+    (a looped line on a phone photo: pieces at heights 22–38 of 48), and joining pieces only where they meet keeps print's
+    aligned bars at several heights from chaining into a wandering "strike"."""
     text_band: tuple[float, float] = (0.15, 0.85)
     """A strike's middle lies within this band of the row's height (outside: on the rule)."""
     coverage_tol: tuple[int, float] = (2, 0.06)
@@ -121,6 +127,10 @@ class RowMarks:
     detail: str
 
 
+Piece = tuple[int, int, int, int]
+"""A Hough segment (x0, y0, x1, y1), left to right."""
+
+
 @dataclass
 class RowStrike:
     x0: int
@@ -128,7 +138,10 @@ class RowStrike:
     x1: int
     y1: int
     coverage: float
-    """Share of points along the segment that lie on ink."""
+    """Share of points along the strike's path that lie on ink."""
+    path: tuple[tuple[int, int], ...] = field(default=(), repr=False)
+    """(x, y) of the strike at every column from x0 to x1: the chained pieces, their gaps
+    bridged straight (a wavy pen line is no straight segment)."""
 
     @property
     def length(self) -> float:
@@ -157,10 +170,27 @@ def drop_row_rules(ink: np.ndarray, tuning: MarksTuning = MARKS) -> np.ndarray:
     return out
 
 
-def _coverage(ink: np.ndarray, x0: int, y0: int, x1: int, y1: int, tol: int) -> float:
-    n = max(2, int(abs(x1 - x0)))
-    xs = np.linspace(x0, x1, n).round().astype(int)
-    ys = np.linspace(y0, y1, n).round().astype(int)
+def chain_path(chain: list[Piece]) -> tuple[np.ndarray, np.ndarray]:
+    """(xs, ys) of a chain of pieces at every column of its span: each piece from its start on
+    (a later piece takes over where pieces overlap), the gaps between them bridged straight."""
+    x0, x1 = chain[0][0], max(p[2] for p in chain)
+    xs = np.arange(x0, x1 + 1)
+    ys = np.full(len(xs), np.nan)
+    for a, ya, b, yb in chain:
+        ys[a - x0:b - x0 + 1] = np.linspace(ya, yb, b - a + 1)
+    known = ~np.isnan(ys)
+    ys[~known] = np.interp(xs[~known], xs[known], ys[known])
+    return xs, ys
+
+
+def _height_at(chain: list[Piece], x: float) -> float:
+    """The chain's height at column x (its end's beyond its end)."""
+    xs, ys = chain_path(chain)
+    return float(np.interp(x, xs, ys))
+
+
+def _coverage(ink: np.ndarray, xs: np.ndarray, ys: np.ndarray, tol: int) -> float:
+    xs, ys = xs.round().astype(int), ys.round().astype(int)
     near = cv2.dilate(ink.astype(np.uint8), np.ones((2 * tol + 1, 3), np.uint8))
     ys = np.clip(ys, 0, ink.shape[0] - 1)
     xs = np.clip(xs, 0, ink.shape[1] - 1)
@@ -193,7 +223,8 @@ def strike_room(ink: np.ndarray, tuning: MarksTuning = MARKS) -> bool:
 def find_row_strikes(ink: np.ndarray, tuning: MarksTuning = MARKS) -> list[RowStrike]:
     """Near-horizontal lines at least `min_strike_frac` of the row long that run on ink.
 
-    Hough segments of one wavy pen line come in pieces; collinear pieces are chained first.
+    Hough segments of one wavy pen line come in pieces: pieces that meet are chained first,
+    and a chain is measured along its pieces (`chain_path`).
     """
     if not strike_room(ink, tuning):
         return []
@@ -211,29 +242,41 @@ def find_row_strikes(ink: np.ndarray, tuning: MarksTuning = MARKS) -> list[RowSt
             continue
         pieces.append((int(x0), int(y0), int(x1), int(y1)))
     pieces.sort()
-    chains: list[list[int]] = []
     share, px = tuning.chain_height
     near = share * h + px
-    for x0, y0, x1, y1 in pieces:
-        for c in chains:
-            # continue a chain whose end is near this piece's start, at about the same height
-            if x0 <= c[2] + tuning.chain_reach * w and x1 > c[2] and abs(c[3] - y0) <= near:
-                c[2], c[3] = x1, y1
-                break
-            if x0 >= c[0] - px and x1 <= c[2] + px and abs((c[1] + c[3]) / 2 - (y0 + y1) / 2) <= near:
-                break  # inside an existing chain
+    tol = max(tuning.coverage_tol[0], int(tuning.coverage_tol[1] * h))
+    on_line = tuning.chain_join * tol
+    chains: list[list[Piece]] = []
+    for piece in pieces:
+        x0, y0, x1, y1 = piece
+        if any(x0 >= c[0][0] - px and x1 <= c[-1][2] + px
+               and abs(_height_at(c, (x0 + x1) / 2) - (y0 + y1) / 2) <= on_line for c in chains):
+            continue  # on a chain already
+        # the chain this piece carries on: it starts on the chain's line where they overlap,
+        # near its height past its end; the nearest of those
+        ends = []
+        for i, c in enumerate(chains):
+            end = c[-1][2]
+            if x0 <= end + tuning.chain_reach * w and x1 > end:
+                d = abs(_height_at(c, x0) - y0)
+                if d <= (on_line if x0 <= end else near):
+                    ends.append((d, i))
+        if ends:
+            chains[min(ends)[1]].append(piece)
         else:
-            chains.append([x0, y0, x1, y1])
+            chains.append([piece])
     out = []
-    for x0, y0, x1, y1 in chains:
-        if x1 - x0 < min_len:
+    for c in chains:
+        xs, ys = chain_path(c)
+        if xs[-1] - xs[0] < min_len:
             continue
-        mid = (y0 + y1) / 2
-        if not tuning.text_band[0] * h <= mid <= tuning.text_band[1] * h:
+        if not tuning.text_band[0] * h <= float(ys.mean()) <= tuning.text_band[1] * h:
             continue  # on the rule, not through the text
-        cov = _coverage(ink, x0, y0, x1, y1, tol=max(tuning.coverage_tol[0], int(tuning.coverage_tol[1] * h)))
+        cov = _coverage(ink, xs, ys, tol)
         if cov >= tuning.min_strike_coverage:
-            out.append(RowStrike(x0, y0, x1, y1, cov))
+            yi = ys.round().astype(int)
+            out.append(RowStrike(int(xs[0]), int(yi[0]), int(xs[-1]), int(yi[-1]), cov,
+                                 path=tuple(zip(xs.tolist(), yi.tolist()))))
     return out
 
 
@@ -309,8 +352,8 @@ def row_marks(row_gray: np.ndarray, row_bgr: np.ndarray | None = None,
         text_ink = ink.copy()
         for s in strikes:
             m = np.zeros_like(ink, np.uint8)
-            cv2.line(m, (s.x0, s.y0), (s.x1, s.y1), 1,
-                     thickness=max(tuning.strike_width[0], int(tuning.strike_width[1] * h)))
+            pts = np.array(s.path or ((s.x0, s.y0), (s.x1, s.y1)), np.int32).reshape(-1, 1, 2)
+            cv2.polylines(m, [pts], False, 1, thickness=max(tuning.strike_width[0], int(tuning.strike_width[1] * h)))
             text_ink &= ~m.astype(bool)
     hand = False
     if row_bgr is not None and row_bgr.ndim == COLOUR and row_bgr.shape[:2] == row_gray.shape[:2]:
