@@ -62,10 +62,11 @@ BLANK_INK = 0.0005
 COLUMN_FLAGS = frozenset({Reason.COLUMN_TOTAL_MISMATCH})
 """Image-reader flags about a whole column, not the line (its printed total ≠ the lines' sum: a
 row the page prints otherwise — flagged on its own — or a count misread elsewhere)."""
-READS_AS = 0.9
+READS_AS = 0.85
 """An image line in doubt only of its name's certainty still verifies the text's card when what
-it read is at least this like that card's name (jamo by jamo): 0.9 lets a syllable's stray jamo
-through, not another name (`실드 웜`/`실드 윙` are 0.75 alike, and rivals drawn alike are flagged apart)."""
+it read is at least this like that card's name (jamo by jamo): a misread letter or two pass
+(`증식의 6` for `증식의 G` 0.89, `00 스월` for `DD 스월` 0.87), another name does not (`실드 웜`/
+`실드 윙` are 0.75 alike; and a card the image reader picks over the text's is `appearance-differs`)."""
 ROW_NUMBER = re.compile(r"^\s*[0-9]{1,2}[.)]?\s+")
 MODE_KO = {SCREEN: "화면", PRINT: "인쇄"}
 MODE_EN = {SCREEN: "on screen", PRINT: "on paper"}
@@ -437,9 +438,10 @@ def _pair_problem(t: _Text, i: _Image, where: str) -> _Problem | None:
 
 def _reads_as(i: _Image, name: str) -> bool:
     """The image reader's only doubt is how sure its name is (`uncertain-name`: a low score, or
-    more ink than the name's rendering), yet what it read is the text's card's name within
-    `READS_AS` (jamo by jamo, a row number before it aside): the page prints that name. A
-    rival's name drawn alike is `ambiguous-name`, never this, and a count must agree anyway."""
+    more ink than the name's rendering), its own best card is the text's, and what it read is
+    that card's name within `READS_AS` (jamo by jamo, a row number before it aside): the page
+    prints that name. A rival's name drawn alike is `ambiguous-name`, never this, and a count
+    must agree anyway."""
     doubts = {f for f in i.line.flags if f not in COLUMN_FLAGS}
     if doubts != {Reason.UNCERTAIN_NAME} or not name:
         return False

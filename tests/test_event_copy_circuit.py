@@ -44,7 +44,7 @@ def _laptop_event(path: Path) -> None:
                 "--allow-duplicate", "--json")
         assert r.exit_code == 0, r.output
     with open_event(ev) as store:
-        reg = store.registration("0000000003", 1)
+        reg = store.latest_registration("0000000003")  # a deck check compares the list in force
         check, issued = store.add_deck_check("0000000003", 2, reg.id, "full", False, None, {},
                                              {"verdict": "불일치"},
                                              [NewInfraction("DECKLIST_MISMATCH", "GAME_LOSS",

@@ -82,13 +82,7 @@ VARIANTS = {
 }
 
 
-SMALL_PRINT_UNSURE = pytest.mark.xfail(strict=True, reason=(
-    "issue 33: the image reader reads this 8 pt NanumGothic sheet's names right but unsure "
-    "(uncertain-name on 31 of 42 lines at 150, 200 and 300 dpi), so they are not-verified"))
-
-
-@pytest.mark.parametrize("variant", [pytest.param(v, marks=SMALL_PRINT_UNSURE)
-                                     if v == "gothic-8pt-left-up" else v for v in sorted(VARIANTS)])
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_db_sheet_variants(variant, ms, demo_db, tmp_path):
     deck = _deck(ms, demo_db, "hero")  # long names (squeezed), names with spaces, Latin letters
     path = tmp_path / f"{variant}.pdf"

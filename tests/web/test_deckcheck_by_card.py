@@ -209,9 +209,10 @@ def test_verdicts_say_when_a_penalty_applies(browser, registered):  # noqa: F811
 
 
 def test_no_candidate_is_preselected_and_confirm_waits_for_every_item(browser, server):  # noqa: F811
-    """Problems 5 and 8: a hurried 결정 확정 registered a pre-ticked wrong candidate. Now nothing
-    is ticked on a flagged line, and the button is enabled only when every item has an answer,
-    saying how many it confirms."""
+    """Problems 5 and 8: a hurried 결정 확정 registered a pre-ticked wrong candidate. Now no
+    candidate is chosen for the judge, a doubtful line (⚠) starts unticked, and the one button
+    confirms only what is ticked or answered, saying how much; what is left says it stays open
+    (the glance of issue 35: a line read surely starts ticked "as read")."""
     with server.client() as c:
         r = c.post("/api/registrations", data={"player": "1098765432"},
                    files={"file": ("p.jpg", (SAMPLES / "photos" / "photo-corrected-02.jpg")
@@ -225,16 +226,22 @@ def test_no_candidate_is_preselected_and_confirm_waits_for_every_item(browser, s
         page.fill("#name", "박저지")
         page.click("button[type=submit]")
         page.goto(server.url + "/players/1098765432/v/1")
-        open_items = page.locator(".flag:not(.done)")
-        assert open_items.count() >= 2
-        assert page.locator(".flag:not(.done) input[type=radio]:checked").count() == 0
+        rows, items = page.locator("#glance li.gl"), page.locator(".flag:not(.done)")
+        assert rows.count() + items.count() >= 2
+        assert page.locator("#review-form input[type=radio]:checked").count() == 0
+        doubtful = [rows.nth(i) for i in range(rows.count()) if rows.nth(i).locator(".gwarn").count()]
+        assert not any(li.locator("input[type=checkbox]").is_checked() for li in doubtful)
+        left = page.locator("#review-left")
+        assert f"답하지 않은 시트 항목 {items.count()}개" in left.inner_text()
         button = page.locator("#confirm-review")
-        assert button.is_disabled() and "남은 항목" in button.inner_text()
-        for i in range(open_items.count()):
-            assert button.is_disabled()
-            open_items.nth(i).locator("input[value='skip']").check()
+        ticked = page.locator("#glance li.gl input[type=checkbox]:checked").count()
+        for i in range(items.count()):
+            items.nth(i).locator("input[value='skip']").check()
         assert button.is_enabled()
-        assert button.inner_text() == f"결정 {open_items.count()}개 확정"
+        answered = items.count()
+        assert (f"고친 {answered}개" in button.inner_text() if ticked
+                else button.inner_text() == f"결정 {answered}개 확정"), button.inner_text()
+        assert "답하지 않은 시트 항목" not in left.inner_text()
         assert no_sideways_scroll(page)
     finally:
         ctx.close()
