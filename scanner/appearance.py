@@ -472,10 +472,13 @@ def _without_rules(gray: np.ndarray) -> np.ndarray:
     ink = (gray < 160).astype(np.uint8)
     h, w = ink.shape
     rules = np.zeros_like(ink)
+    # Outside the crop is paper: OpenCV's default border would let any stroke that touches the
+    # crop's edge pass as a rule (a tall value's `p` joined to the rule under it was whitened).
+    edge = dict(borderType=cv2.BORDER_CONSTANT, borderValue=0)
     if w > 12:
-        rules |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(12, int(0.8 * w))), np.uint8))
+        rules |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, max(12, int(0.8 * w))), np.uint8), **edge)
     if h > 12:
-        rules |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(12, int(0.8 * h)), 1), np.uint8))
+        rules |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((max(12, int(0.8 * h)), 1), np.uint8), **edge)
     if not rules.any():
         return gray
     rules = cv2.dilate(rules, np.ones((3, 3), np.uint8))
