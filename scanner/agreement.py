@@ -405,7 +405,8 @@ def compare(texts: list[_Text], image: SheetRead, where: str) -> list[_Problem]:
                                                   f"such row (the page does not print it)", t.index))
         unread = []
         for i in ims:
-            if not (i.line.text or "").strip() or i.line.count is None or not 0 < i.line.count <= MAX_SANE_COUNT:
+            count = i.line.count
+            if not (i.line.text or "").strip() or count is None or not 0 < count <= MAX_SANE_COUNT:
                 # Marks in a row read as no name with a count a line can have (the second line of
                 # a name set on two lines, a stray digit): a row the judge looks at, not a line.
                 unread.append(i)
