@@ -235,6 +235,11 @@ def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Fig
         page.locator("#whose .auto li", has_text=case.player).first.click()
         judge.figures.taps += 1
     judge.tap(mine)
+    if page.locator("#whose-confirm:not(.hide)").count():
+        # A player other than the sheet's own ID (issue 36): stored once the judge types what
+        # the player says — here the last four digits of their Konami ID.
+        judge.type("#whose-confirm-text", case.player[-4:])
+        judge.tap("#whose-confirm-store")
     page.wait_for_url(f"**/players/{case.player}/v/*", timeout=timeout_ms)
     result = client.get(f"/api/jobs/{job}").json().get("result") or {}
     judge.figures.reader_seconds = float(result.get("seconds") or 0)

@@ -37,8 +37,9 @@ def test_a_clean_pdf_check_in_takes_four_taps_and_no_keystroke(tmp_path, clean_e
     assert statistics.median(f.taps for f in clean) <= 4
     assert statistics.median(f.keystrokes for f in clean) == 0
     # A sheet whose ID is a digit off is not registered to anyone silently: the roster
-    # candidate by the sheet's name is offered, one tap.
+    # candidate by the sheet's name is offered, and stored once the judge types what the
+    # player says (their table or the last four digits of their ID: issue 36).
     off = [f for f in figs if f.kind == "id-off"]
-    assert len(off) == 2 and all(f.taps <= 4 and f.keystrokes == 0 for f in off)
+    assert len(off) == 2 and all(f.taps <= 5 and 0 < f.keystrokes <= 4 for f in off)
     summary = bench.summary(figs)
     assert summary["clean_pdf"]["median_taps"] <= 4

@@ -72,8 +72,9 @@ def test_hostile_pdfs_uploaded_to_a_live_station_fail_alone(event_path, tmp_path
 @pytest.mark.slow
 def test_a_reader_death_fails_only_the_job_whose_file_caused_it(event_path):
     """Two readers: a file that kills its reader (tests/web/fault_reader.py) and an honest
-    photo in flight beside it. Both reads are lost; each is read again alone: the photo is
-    registered, and the killer fails "too large or damaged" once it has died alone twice."""
+    photo in flight beside it. The photo is registered (read on, or lost with the killer's
+    reader and read again alone); the killer fails "too large or damaged" once it has died
+    alone twice."""
     from scanner.web.config import StationConfig
     from scanner.web.jobs import JobRunner
     from scanner.web.service import StationService
@@ -96,7 +97,8 @@ def test_a_reader_death_fails_only_the_job_whose_file_caused_it(event_path):
             time.sleep(0.3)
         k, h = jobs[killer.id], jobs[honest.id]
         assert h.state in ("done", "needs-decision") and not h.error, (h.state, h.error)
-        assert h.attempts == 2  # lost once beside the killer, then read alone
+        # read beside the killer's death, or lost with it and read again alone: never failed
+        assert h.attempts in (1, 2), h.attempts
         assert k.state == "failed" and "너무 크거나 손상" in k.error, (k.state, k.error)
         assert k.attempts == 3  # beside the photo, then alone twice
     finally:
