@@ -82,6 +82,12 @@ def jamo(text: str) -> str:
     return unicodedata.normalize("NFD", text)
 
 
+def jamo_likeness(a: str, b: str) -> float:
+    """How alike two names are jamo by jamo, 0..1, on their exact keys (one misread jamo of a
+    long name costs little; a syllable of a short one much)."""
+    return fuzz.ratio(jamo(name_key(a)), jamo(name_key(b))) / 100.0
+
+
 def is_syllable(ch: str) -> bool:
     return "\uac00" <= ch <= "\ud7a3"
 

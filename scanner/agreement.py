@@ -29,9 +29,8 @@ from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
-from rapidfuzz import fuzz
 
-from card_db.names import jamo, name_key
+from card_db.names import jamo_likeness
 
 from scanner.errors import DecksheetError
 from scanner.inputs import limits
@@ -446,9 +445,7 @@ def _reads_as(i: _Image, name: str) -> bool:
     doubts = {f for f in i.line.flags if f not in COLUMN_FLAGS}
     if doubts != {Reason.UNCERTAIN_NAME} or not name:
         return False
-    seen = ROW_NUMBER.sub("", i.line.seen or i.line.text or "")
-    want, got = jamo(name_key(name)), jamo(name_key(seen))
-    return fuzz.ratio(want, got) >= READS_AS * 100
+    return jamo_likeness(name, ROW_NUMBER.sub("", i.line.seen or i.line.text or "")) >= READS_AS
 
 
 def _said(t: _Text) -> str:

@@ -24,7 +24,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from card_db.cdb import CardDatabase
-from card_db.names import hangul_skeleton, is_syllable, jamo, name_key
+from card_db.names import hangul_skeleton, is_syllable, jamo, jamo_likeness, name_key
 from scanner.ocr.verify import (R_AGREE, NameRenderer, Verdict, cell_name_ink, decide, ink_level,
                                 strip_rule_remnants)
 from scanner.ocr.engine import Tesseract
@@ -404,13 +404,19 @@ def tesseract_image(cell: np.ndarray, scale: float, tuning: NameTuning = NAMES) 
     return out
 
 
+def _leading_ink(cell: np.ndarray) -> np.ndarray:
+    """The cell's ink as the row-number cuts see it: rule remnants and lone specks taken out."""
+    ink = strip_rule_remnants((cell < ink_level(cell)).astype(np.uint8)).astype(bool)
+    ink[:, ink.sum(axis=0) < 2] = False  # lone specks
+    return ink
+
+
 def without_row_number(cell: np.ndarray, how: RowNumberCut = NAMES.first_cut) -> np.ndarray:
     """The cell with a row number printed against the name's start (`₂마운틴 워리어`, as some
     exports print it) painted out: at the left end, a run of columns whose ink is small and sits
     on the baseline, before the first column that reaches the top of the line (the digits may
     touch the first letter). Unchanged when there is none."""
-    ink = strip_rule_remnants((cell < ink_level(cell)).astype(np.uint8)).astype(bool)
-    ink[:, ink.sum(axis=0) < 2] = False  # lone specks
+    ink = _leading_ink(cell)
     rows = np.flatnonzero(ink.any(axis=1))
     cols = np.flatnonzero(ink.any(axis=0))
     if rows.size == 0 or cols.size == 0:
@@ -629,8 +635,7 @@ def without_number_rule(cell: np.ndarray, tuning: NameTuning = NAMES) -> np.ndar
     taller than the ink right of the run and than `number_rule_height` of the cell (no first
     letter is: `I`, `l` and `1` are shorter than Hangul). None when there is no such stroke."""
     cut: int | None
-    ink = strip_rule_remnants((cell < ink_level(cell)).astype(np.uint8)).astype(bool)
-    ink[:, ink.sum(axis=0) < 2] = False  # lone specks
+    ink = _leading_ink(cell)
     on = ink.any(axis=0)
     h, w = ink.shape
     top = np.argmax(ink, axis=0)
@@ -686,8 +691,7 @@ def spaced_number_cuts(cell: np.ndarray, tuning: NameTuning = NAMES) -> list[np.
     ink starts within `row_number_left` of the cell: the two widest such runs, widest first
     (the digits of `12` stand apart too, and so may a name's first word). Only for a read that
     saw a separate number there (`SPACED_NUMBER`): the gap, not the digits' height, tells it."""
-    ink = strip_rule_remnants((cell < ink_level(cell)).astype(np.uint8)).astype(bool)
-    ink[:, ink.sum(axis=0) < 2] = False  # lone specks
+    ink = _leading_ink(cell)
     rows = np.flatnonzero(ink.any(axis=1))
     cols = np.flatnonzero(ink.any(axis=0))
     if rows.size == 0 or cols.size < 2 or cols[0] > tuning.row_number_left * cell.shape[1]:
@@ -732,13 +736,13 @@ def glued_number_retry(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vo
     number = SPACED_NUMBER.match(first.text) if first is not None else None
     if number is None:
         return None
-    rest = jamo(name_key(first.text[number.end() - 1:]))
+    rest = first.text[number.end() - 1:]
     for cut in spaced_number_cuts(cell, tuning):
         again = _read_cut(cut, column, tess, vocab, scale, first, tuning)
         # The cut took only the number OCR saw: what is left reads as the rest of the first read
         # (a gap after a name's first word is no row number's: `17 툰 드래곤 에그`).
         if (not again.flags and again.match.card_id is not None
-                and fuzz.ratio(rest, jamo(name_key(again.match.name))) >= tuning.number_rest * PERCENT):
+                and jamo_likeness(rest, again.match.name) >= tuning.number_rest):
             return again
     return None
 
