@@ -24,8 +24,6 @@ _TABLE_MISSING = re.compile(rf"^{_COLUMN} table (?:not found|cut off after row (
 _STRUCK = re.compile(r"^(\w+) row (\d+): printed line struck through, left out of the deck: "
                      r"(.*) ×(\S+)$")
 _TOTAL = re.compile(r"^(?:(\w+) column: )?printed total (\d+) ≠ sum of lines (\d+)$")
-_NO_TABLE = re.compile(r"^(\w+) table not found on the page: its lines were not read$")
-_CUT = re.compile(r"^(\w+) table cut off after row (\d+)")
 _EMPTY = re.compile(r"^(\w+): printed total (\d+) but no line read in the column$")
 _ID = re.compile(r"^(?:Konami ID|konami_id|CARD GAME ID) read as '([^']*)' \(not 10 digits\)$")
 _PAGE = re.compile(r"^page (\d+) also holds deck lines; only page (\d+)")
@@ -86,10 +84,10 @@ def detail_ko(detail: str | None) -> str:
     if m := _TOTAL.match(text):
         where = f"{_place(m.group(1))} 칸: " if m.group(1) else ""
         return f"{where}시트에 적힌 합계 {m.group(2)} ≠ 줄의 합 {m.group(3)}"
-    if m := _NO_TABLE.match(text):
-        return f"{_place(m.group(1))} 표를 시트에서 찾지 못함: 그 줄은 읽지 않았음"
-    if m := _CUT.match(text):
-        return f"{_place(m.group(1))} 표가 {m.group(2)}번째 줄 뒤에서 잘림: 그 뒤의 줄은 읽지 않았음"
+    if table := missing_table(text):
+        if table[1] is None:
+            return f"{_place(table[0])} 표를 시트에서 찾지 못함: 그 줄은 읽지 않았음"
+        return f"{_place(table[0])} 표가 {table[1]}번째 줄 뒤에서 잘림: 그 뒤의 줄은 읽지 않았음"
     if m := _EMPTY.match(text):
         return f"{_place(m.group(1))}: 시트에 적힌 합계 {m.group(2)}인데 읽은 줄이 없음"
     if m := _ID.match(text):
