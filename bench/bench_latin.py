@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import sys
@@ -32,10 +31,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
+from benchenv import RESULTS, SHARED, make_samples  # first: paths, one OCR thread
 
 from card_db.cdb import load_card_db  # noqa: E402
 from latin_sheets import (KINDS, PICTURES, composed_deck, deck_from_ydk, make_english_sheet,  # noqa: E402
@@ -43,18 +39,6 @@ from latin_sheets import (KINDS, PICTURES, composed_deck, deck_from_ydk, make_en
 from renderings import ROWS, fits_form  # noqa: E402
 from scanner.errors import DecksheetError  # noqa: E402
 from scanner.read import load_decklist  # noqa: E402
-
-SHARED = Path(os.environ.get("DECKSHEET_SHARED", REPO.parent / "shared"))
-RESULTS = REPO / "bench" / "results"
-
-
-def load_make_samples():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("make_samples", REPO / "samples" / "make_samples.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("make_samples", mod)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def generated_sheets(ms, db, count: int, seed: int, out: Path) -> list[tuple[Path, str]]:
@@ -84,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     english = load_card_db(SHARED / "carddb" / "en-US.cdb")  # the names the sheets are drawn with
     db = load_card_db(args.card_db) if args.card_db else english
-    ms = load_make_samples()
+    ms = make_samples()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -27,18 +26,12 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
+from benchenv import REPO, RESULTS, SHARED  # first: paths, one OCR thread
 
 from card_db.cdb import load_card_db  # noqa: E402
 from renderings import DPIS, FORMATS, RENDERERS, agreement, render, values_drawn, write_image  # noqa: E402
 from scanner.model import Decklist, Entry, ReviewFlag  # noqa: E402
 from scanner.read import load_decklist  # noqa: E402
-
-SHARED = Path(os.environ.get("DECKSHEET_SHARED", REPO.parent / "shared"))
-RESULTS = REPO / "bench" / "results"
 
 
 def default_sheets() -> list[Path]:

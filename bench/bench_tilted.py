@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
 import tempfile
@@ -27,10 +26,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
+from benchenv import REPO, RESULTS, SHARED, make_samples  # first: paths, one OCR thread
 
 import numpy as np  # noqa: E402
 
@@ -40,19 +36,7 @@ from renderings import agreement, fits_form, make_sheet, render, values_drawn  #
 from scanner.errors import DecksheetError  # noqa: E402
 from scanner.read import load_decklist  # noqa: E402
 
-SHARED = Path(os.environ.get("DECKSHEET_SHARED", REPO.parent / "shared"))
-RESULTS = REPO / "bench" / "results"
 GENERATED_KINDS = ("db", "kde-flat", "kde-form")
-
-
-def _make_samples():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("make_samples", REPO / "samples" / "make_samples.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("make_samples", mod)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _real_decks() -> list[Path]:
@@ -68,7 +52,7 @@ def sheets(work: Path, generated: int, seed: int) -> list[tuple[Path, str]]:
     fixtures = SHARED / "fixtures" / "sheets"
     out += [(p, real) for kind in ("db-ko", "kde-flat", "kde-form") for p in sorted(fixtures.glob(f"{kind}-*.pdf"))]
     if generated:
-        ms = _make_samples()
+        ms = make_samples()
         db = load_card_db(Path(real))
         decks = _real_decks()
         for i in range(generated):

@@ -32,6 +32,7 @@ import numpy as np
 
 from card_db.names import jamo_likeness
 
+from scanner.appearance import CheckReport
 from scanner.errors import DecksheetError
 from scanner.inputs import limits
 from scanner.inputs.options import ReadOptions
@@ -72,10 +73,9 @@ MODE_EN = {SCREEN: "on screen", PRINT: "on paper"}
 
 
 @dataclass
-class VerifyReport:
-    """What the verification did (for `scan -v` and the bench)."""
+class VerifyReport(CheckReport):
+    """What the verification did: pictures drawn, reads, and their outcome."""
 
-    seconds: float = 0.0
     renderings: int = 0
     """Distinct pictures drawn (page × screen/paper, identical ones once)."""
     reads: int = 0
@@ -84,7 +84,6 @@ class VerifyReport:
     """Resolution of the reading kept for the page read."""
     differs: int = 0
     not_verified: int = 0
-    stopped: str = ""
 
 
 @dataclass

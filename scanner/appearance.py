@@ -64,14 +64,24 @@ something the text does not say (a glyph at SCALE has ~60–150)."""
 
 
 @dataclass
-class AppearanceReport:
-    """What the check did (for `-v`): its time, words compared and lines flagged."""
+class CheckReport:
+    """What a check of a reading against its page did (for `-v` and the bench): its time, and
+    why it stopped early ('' when it ran to the end)."""
 
     seconds: float = 0.0
+    stopped: str = ""
+
+    def stopped_note(self) -> str:
+        """`; stopped: why` for the log line, or ''."""
+        return f"; stopped: {self.stopped}" if self.stopped else ""
+
+
+@dataclass
+class AppearanceReport(CheckReport):
+    """The appearance check: words compared and lines flagged."""
+
     words: int = 0
     flagged: int = 0
-    stopped: str = ""
-    """Why the check stopped early ('' when it ran to the end)."""
 
 
 @dataclass

@@ -131,7 +131,7 @@ def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
         report = check_appearance(path, sheet, options.crops_dir)  # fast: flags early, never passes
         log.info("%s: appearance check %.3f s (%d words, %d lines flagged%s)", _label(path),
                  report.seconds, report.words, report.flagged,
-                 f"; stopped: {report.stopped}" if report.stopped else "")
+                 report.stopped_note())
         if options.verify:
             from scanner.agreement import verify_readings
 
@@ -139,7 +139,7 @@ def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
             log.info("%s: verification (the pages read by the image reader) %.2f s: %d pictures, "
                      "%d reads at %d dpi, %d differ, %d not verified%s", _label(path), checked.seconds,
                      checked.renderings, checked.reads, checked.dpi, checked.differs,
-                     checked.not_verified, f"; stopped: {checked.stopped}" if checked.stopped else "")
+                     checked.not_verified, checked.stopped_note())
         else:
             sheet.review.append(ReviewFlag(
                 section=None, reason=Reason.NOT_VERIFIED,

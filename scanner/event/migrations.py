@@ -55,6 +55,21 @@ SHEET_CONFIRMATION_DDL = """\
     how TEXT NOT NULL,
     judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
     created_at TEXT NOT NULL"""
+AMENDMENT_DDL = """\
+    action TEXT NOT NULL CHECK (action IN ('void', 'amend')),
+    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+    new_penalty TEXT,
+    judge TEXT NOT NULL,
+    created_at TEXT NOT NULL"""
+WITHDRAWAL_DDL = """\
+    version INTEGER NOT NULL,
+    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0 AND length(reason) <= 200),
+    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
+    created_at TEXT NOT NULL"""
+DECK_CHECK_VOID_DDL = """\
+    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
+    created_at TEXT NOT NULL"""
 STATION_JOB_DDL = """\
     file_sha256 TEXT NOT NULL,
     file_name TEXT,
@@ -93,6 +108,17 @@ _UNIQUE_KEYS: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 """Every uniqueness key of the guarded tables: an INSERT that would meet one of them is what
 `REPLACE INTO` / `INSERT OR REPLACE` turns into a silent delete of the old row."""
+
+
+def _record_guards(keys: dict[str, tuple[str, ...]]) -> str:
+    """The guards of record tables added after 0003: append-only triggers, and an insert that
+    meets an existing row's key column (`keys`: table → its key columns) refused, as 0003 does
+    for the first tables (`REPLACE INTO` would silently delete the old row)."""
+    return _append_only_triggers(tuple(keys)) + "\n" + "\n".join(
+        f"CREATE TRIGGER {table}_no_replace_{n} BEFORE INSERT ON {table} WHEN EXISTS (SELECT 1 "
+        f"FROM {table} x WHERE x.{col} IS NEW.{col}) BEGIN SELECT RAISE(ABORT, '{table} is "
+        f"append-only: a row with this key exists'); END;"
+        for table, cols in keys.items() for n, col in enumerate(cols))
 
 
 def _no_rewrite_triggers() -> str:
@@ -186,11 +212,7 @@ CREATE INDEX review_decisions_reg ON review_decisions (registration_id);
 CREATE TABLE infraction_amendments (
     id INTEGER PRIMARY KEY,
     infraction_id INTEGER NOT NULL REFERENCES infractions(id),
-    action TEXT NOT NULL CHECK (action IN ('void', 'amend')),
-    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
-    new_penalty TEXT,
-    judge TEXT NOT NULL,
-    created_at TEXT NOT NULL
+""" + AMENDMENT_DDL + """
 );
 CREATE INDEX infraction_amendments_inf ON infraction_amendments (infraction_id);
 ALTER TABLE review_decisions ADD COLUMN before_json TEXT;
@@ -204,17 +226,9 @@ CREATE TABLE registration_withdrawals (
     id INTEGER PRIMARY KEY,
     registration_id INTEGER NOT NULL UNIQUE REFERENCES registrations(id),
     konami_id TEXT NOT NULL REFERENCES players(konami_id),
-    version INTEGER NOT NULL,
-    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0 AND length(reason) <= 200),
-    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
-    created_at TEXT NOT NULL
+""" + WITHDRAWAL_DDL + """
 );
-""" + _append_only_triggers(("registration_withdrawals",)) + "\n" + "\n".join(
-        f"CREATE TRIGGER registration_withdrawals_no_replace_{n} BEFORE INSERT ON "
-        f"registration_withdrawals WHEN EXISTS (SELECT 1 FROM registration_withdrawals x "
-        f"WHERE x.{col} IS NEW.{col}) BEGIN SELECT RAISE(ABORT, 'registration_withdrawals is "
-        f"append-only: a row with this key exists'); END;"
-        for n, col in enumerate(("id", "registration_id")))),
+""" + _record_guards({"registration_withdrawals": ("id", "registration_id")})),
     # A judge takes a line out of the list (`remove`). SQLite cannot widen a CHECK in place:
     # the table is copied row for row into one that allows it (dropping the old table drops
     # its triggers first, so its append-only guard never fires), and its guards are put back.
@@ -255,17 +269,10 @@ CREATE TABLE deck_check_voids (
     id INTEGER PRIMARY KEY,
     deck_check_id INTEGER NOT NULL UNIQUE REFERENCES deck_checks(id),
     konami_id TEXT NOT NULL REFERENCES players(konami_id),
-    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
-    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
-    created_at TEXT NOT NULL
+""" + DECK_CHECK_VOID_DDL + """
 );
-""" + _append_only_triggers(("sheet_confirmations", "deck_check_voids")) + "\n" + "\n".join(
-        f"CREATE TRIGGER {table}_no_replace_{n} BEFORE INSERT ON {table} WHEN EXISTS (SELECT 1 "
-        f"FROM {table} x WHERE x.{col} IS NEW.{col}) BEGIN SELECT RAISE(ABORT, '{table} is "
-        f"append-only: a row with this key exists'); END;"
-        for table, cols in (("sheet_confirmations", ("id",)),
-                            ("deck_check_voids", ("id", "deck_check_id")))
-        for n, col in enumerate(cols))),
+""" + _record_guards({"sheet_confirmations": ("id",),
+                     "deck_check_voids": ("id", "deck_check_id")})),
 )
 """Sheet identity (issue 36): a judge's confirmation of whose sheet a version is — for a sheet
 carrying another player's Konami ID, naming that ID — is a record of its own; a recorded deck

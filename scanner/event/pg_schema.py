@@ -10,8 +10,9 @@ station and worker roles are granted only SELECT and INSERT on them.
 """
 from __future__ import annotations
 
-from scanner.event.migrations import (DECK_CHECK_DDL, INFRACTION_DDL, REGISTRATION_DDL,
-                                       SHEET_CONFIRMATION_DDL, STATION_JOB_DDL, Migration)
+from scanner.event.migrations import (AMENDMENT_DDL, DECK_CHECK_DDL, DECK_CHECK_VOID_DDL,
+                                       INFRACTION_DDL, REGISTRATION_DDL, SHEET_CONFIRMATION_DDL,
+                                       STATION_JOB_DDL, WITHDRAWAL_DDL, Migration)
 
 STATION_ROLE = "decksheet_station"
 WORKER_ROLE = "decksheet_worker"
@@ -20,6 +21,18 @@ WORKER_ROLE = "decksheet_worker"
 RECORD_TABLES = ("registrations", "review_decisions", "deck_checks", "infractions",
                  "infraction_amendments", "audit_log", "files")
 """Tables whose rows are never changed or removed."""
+
+
+def _append_only(tables: tuple[str, ...], revoke: bool = False) -> str:
+    """Triggers that refuse UPDATE, DELETE and TRUNCATE on `tables` (whoever connects);
+    `revoke`: and no rights for PUBLIC (tables made after the roles' grants)."""
+    return "\n".join(
+        f"CREATE TRIGGER {t}_append_only BEFORE UPDATE OR DELETE ON {t} FOR EACH ROW "
+        f"EXECUTE FUNCTION decksheet_refuse_change();\n"
+        f"CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON {t} FOR EACH STATEMENT "
+        f"EXECUTE FUNCTION decksheet_refuse_change();"
+        + (f"\nREVOKE ALL ON {t} FROM PUBLIC;" if revoke else "")
+        for t in tables)
 
 _TABLES = """
 CREATE TABLE events (
@@ -100,11 +113,7 @@ CREATE TABLE infraction_amendments (
     event TEXT NOT NULL,
     id BIGINT NOT NULL,
     infraction_id BIGINT NOT NULL,
-    action TEXT NOT NULL CHECK (action IN ('void', 'amend')),
-    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
-    new_penalty TEXT,
-    judge TEXT NOT NULL,
-    created_at TEXT NOT NULL,
+""" + AMENDMENT_DDL + """,
     PRIMARY KEY (event, id),
     FOREIGN KEY (event, infraction_id) REFERENCES infractions(event, id)
 );
@@ -163,12 +172,7 @@ BEGIN
     END IF;
     RETURN NEW;
 END $$;
-""" + "\n".join(
-    f"CREATE TRIGGER {t}_append_only BEFORE UPDATE OR DELETE ON {t} FOR EACH ROW "
-    f"EXECUTE FUNCTION decksheet_refuse_change();\n"
-    f"CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON {t} FOR EACH STATEMENT "
-    f"EXECUTE FUNCTION decksheet_refuse_change();"
-    for t in RECORD_TABLES + ("events",)) + """
+""" + _append_only(RECORD_TABLES + ("events",)) + """
 CREATE TRIGGER players_guard BEFORE UPDATE OR DELETE ON players FOR EACH ROW
     EXECUTE FUNCTION decksheet_player_guard();
 CREATE TRIGGER players_no_truncate BEFORE TRUNCATE ON players FOR EACH STATEMENT
@@ -241,10 +245,7 @@ CREATE TABLE registration_withdrawals (
     id BIGINT NOT NULL,
     registration_id BIGINT NOT NULL,
     konami_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0 AND length(reason) <= 200),
-    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
-    created_at TEXT NOT NULL,
+{WITHDRAWAL_DDL},
     PRIMARY KEY (event, id),
     UNIQUE (event, registration_id),
     FOREIGN KEY (event, registration_id) REFERENCES registrations(event, id),
@@ -284,21 +285,13 @@ CREATE TABLE deck_check_voids (
     id BIGINT NOT NULL,
     deck_check_id BIGINT NOT NULL,
     konami_id TEXT NOT NULL,
-    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
-    judge TEXT NOT NULL CHECK (length(trim(judge)) > 0),
-    created_at TEXT NOT NULL,
+{DECK_CHECK_VOID_DDL},
     PRIMARY KEY (event, id),
     UNIQUE (event, deck_check_id),
     FOREIGN KEY (event, deck_check_id) REFERENCES deck_checks(event, id),
     FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id)
 );
-""" + "\n".join(
-    f"CREATE TRIGGER {t}_append_only BEFORE UPDATE OR DELETE ON {t} FOR EACH ROW "
-    f"EXECUTE FUNCTION decksheet_refuse_change();\n"
-    f"CREATE TRIGGER {t}_no_truncate BEFORE TRUNCATE ON {t} FOR EACH STATEMENT "
-    f"EXECUTE FUNCTION decksheet_refuse_change();\n"
-    f"REVOKE ALL ON {t} FROM PUBLIC;"
-    for t in ("sheet_confirmations", "deck_check_voids")) + f"""
+""" + _append_only(("sheet_confirmations", "deck_check_voids"), revoke=True) + f"""
 DO $$
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{STATION_ROLE}') THEN

@@ -7,9 +7,9 @@ import json
 import re
 import sqlite3
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from scanner.errors import EventError
 
@@ -27,6 +27,14 @@ private use, surrogate, unassigned."""
 def now_iso() -> str:
     """Local time with its UTC offset, to the second (what a judge reads in the record)."""
     return dt.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+class _Columns:
+    """A record whose every field is the row's column of the same name."""
+
+    @classmethod
+    def from_row(cls, r: Any) -> Self:
+        return cls(**{f.name: r[f.name] for f in fields(cls)})
 
 
 def _id_text(raw: object) -> str:
@@ -142,7 +150,7 @@ SAME_ID, NO_ID, OTHER_ID = "same", "no-id", "other-id"
 
 
 @dataclass
-class SheetConfirmation:
+class SheetConfirmation(_Columns):
     """A judge confirmed whose sheet a registration version is (appended). For a sheet that
     carries another Konami ID, `sheet_id` is the ID the judge acknowledged it carries."""
 
@@ -157,12 +165,6 @@ class SheetConfirmation:
     """page (the player page's button) / desk (the tap naming the player at check-in)."""
     judge: str
     created_at: str
-
-    @classmethod
-    def from_row(cls, r: Any) -> "SheetConfirmation":
-        return cls(id=r["id"], registration_id=r["registration_id"], konami_id=r["konami_id"],
-                   version=r["version"], kind=r["kind"], sheet_id=r["sheet_id"], how=r["how"],
-                   judge=r["judge"], created_at=r["created_at"])
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "sheet_id": self.sheet_id, "how": self.how,
@@ -227,7 +229,7 @@ def withdraw_reason(raw: object) -> str:
 
 
 @dataclass
-class Withdrawal:
+class Withdrawal(_Columns):
     """A judge withdrew one registration version (appended; the version itself is kept)."""
 
     id: int
@@ -238,15 +240,15 @@ class Withdrawal:
     judge: str
     created_at: str
 
-    @classmethod
-    def from_row(cls, r: Any) -> "Withdrawal":
-        return cls(id=r["id"], registration_id=r["registration_id"], konami_id=r["konami_id"],
-                   version=r["version"], reason=r["reason"], judge=r["judge"],
-                   created_at=r["created_at"])
-
     def to_json(self) -> dict:
-        return {"id": self.id, "player": self.konami_id, "version": self.version,
-                "reason": self.reason, "judge": self.judge, "time": self.created_at}
+        return {"id": self.id, **withdrawal_json(self.konami_id, self.version, self.reason,
+                                                 self.judge, self.created_at)}
+
+
+def withdrawal_json(konami_id: str, version: int, reason: str, judge: str, time: str) -> dict:
+    """A withdrawal as the contract's record and the station's API give it (one shape)."""
+    return {"player": konami_id, "version": version, "reason": reason, "judge": judge,
+            "time": time}
 
 
 @dataclass
@@ -335,7 +337,7 @@ class DeckCheck:
 
 
 @dataclass
-class DeckCheckVoid:
+class DeckCheckVoid(_Columns):
     """A judge voided a recorded deck check (appended; the deck check row stays)."""
 
     id: int
@@ -345,18 +347,13 @@ class DeckCheckVoid:
     judge: str
     created_at: str
 
-    @classmethod
-    def from_row(cls, r: Any) -> "DeckCheckVoid":
-        return cls(id=r["id"], deck_check_id=r["deck_check_id"], konami_id=r["konami_id"],
-                   reason=r["reason"], judge=r["judge"], created_at=r["created_at"])
-
     def to_json(self) -> dict:
         return {"id": self.id, "reason": self.reason, "judge": self.judge,
                 "time": self.created_at}
 
 
 @dataclass
-class Amendment:
+class Amendment(_Columns):
     """A void or an amendment of a recorded infraction (appended; the infraction row stays)."""
 
     id: int
@@ -367,12 +364,6 @@ class Amendment:
     new_penalty: str | None
     judge: str
     created_at: str
-
-    @classmethod
-    def from_row(cls, r: sqlite3.Row) -> "Amendment":
-        return cls(id=r["id"], infraction_id=r["infraction_id"], action=r["action"],
-                   reason=r["reason"], new_penalty=r["new_penalty"], judge=r["judge"],
-                   created_at=r["created_at"])
 
     def to_json(self) -> dict:
         return {"id": self.id, "action": self.action, "reason": self.reason,

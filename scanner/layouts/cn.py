@@ -30,12 +30,12 @@ _NAME_X = {"monster": (43.1, 205.4), "spell": (227.4, 389.0), "trap": (411.7, 57
 def _numbered() -> dict[str, tuple[str, str, int]]:
     """fill_N → (count|name, table, row), by the form's numbering."""
     out: dict[str, tuple[str, str, int]] = {}
-    for r in range(1, 21):
+    for r in range(1, _MAIN.rows + 1):
         for i, kind in enumerate(("monster", "spell", "trap")):
             n = 2 + 6 * (r - 1) + 2 * i
             out[f"fill_{n}"] = ("count", kind, r)
             out[f"fill_{n + 1}"] = ("name", kind, r)
-    for r in range(1, 16):
+    for r in range(1, _LOWER.rows + 1):
         for i, kind in enumerate(("extra", "side")):
             n = 125 + 4 * (r - 1) + 2 * i
             out[f"fill_{n}"] = ("count", kind, r)

@@ -26,6 +26,8 @@ _COUNT_X = {"monster": (38.7, 56.9), "spell": (227.4, 245.6), "trap": (417.3, 43
 _NAME_X = {"monster": (57.2, 226.0), "spell": (246.8, 416.1), "trap": (436.1, 605.4),
            "side": (57.4, 226.7), "extra": (246.8, 416.1)}
 
+_TABLES = three_over_two(_X, _MAIN, _LOWER, ("side", "extra"), _COUNT_X, _NAME_X)
+
 FIELD_BOXES = {  # (x0, top, x1, bottom)
     "First  Middle Names": (105.4, 72.7, 302.2, 93.5), "Last Names": (105.4, 96.8, 302.2, 119.0),
     "CARD GAME ID": (113.4, 123.0, 303.2, 144.3), "Event Date - Month": (350.1, 71.4, 388.1, 94.2),
@@ -39,6 +41,11 @@ FIELD_BOXES = {  # (x0, top, x1, bottom)
 """Every field outside the deck tables (the field names are the form's own; two spaces in
 `First  Middle Names`)."""
 
+TABLE_TOTALS = {"monster": ("Total Monster Cards",), "spell": ("Total Spell Cards",),
+                "trap": ("Total Trap Cards",), "side": ("Total Side Deck",),
+                "extra": ("Total Extra Deck",)}
+"""The fields that print each table's total (the Latin-American edition names them alike)."""
+
 FIELDS = FormFields(
     recognise=(frozenset({"Monster 1", "Monster Card 1 Count"}), frozenset({"Monster 1", "Monster 1 Count"})),
     cells=numbered_cells({
@@ -47,10 +54,8 @@ FIELDS = FormFields(
         "trap": (("Trap {n}",), ("Trap Card {n} Count", "Trap {n} Count")),
         "side": (("Side Deck {n}",), ("Side Deck {n} Count",)),
         "extra": (("Extra Deck {n}",), ("Extra Deck {n} Count",)),
-    }, {"monster": 18, "spell": 18, "trap": 18, "side": 15, "extra": 15}),
-    totals={"monster": ("Total Monster Cards",), "spell": ("Total Spell Cards",),
-            "trap": ("Total Trap Cards",), "side": ("Total Side Deck",),
-            "extra": ("Total Extra Deck",), "main": ("Main Deck Total",)},
+    }, _TABLES),
+    totals={**TABLE_TOTALS, "main": ("Main Deck Total",)},
     header={"given_name": ("First  Middle Names", "First Middle Names"), "surname": ("Last Names",),
             "konami_id": ("CARD GAME ID",), "event": ("Event Name",)},
     date=(("Event Date - Year",), ("Event Date - Month",), ("Event Date - Day",)),
@@ -61,7 +66,7 @@ FIELDS = FormFields(
 KDE = Layout(
     name="kde", width=644.21, height=833.68, count_side="left", row_numbers=False,
     title="Konami deck list form",
-    tables=three_over_two(_X, _MAIN, _LOWER, ("side", "extra"), _COUNT_X, _NAME_X),
+    tables=_TABLES,
     boxes={"main_total": (551.0, 120.0, 605.0, 144.0),  # under the box's printed label
            "konami_id": FIELD_BOXES["CARD GAME ID"], "given_name": FIELD_BOXES["First  Middle Names"],
            "surname": FIELD_BOXES["Last Names"]},

@@ -10,6 +10,7 @@ and field boxes measured on the blank form.
 """
 from __future__ import annotations
 
+from scanner.layouts.kde import TABLE_TOTALS
 from scanner.layouts.model import Band, FormFields, Layout, numbered_cells, three_over_two
 
 _X = (18.5, 37.5, 208.1, 227.0, 397.8, 416.7, 587.4)
@@ -24,6 +25,8 @@ _COUNT_X = {"monster": (20.0, 36.5), "spell": (209.8, 226.1), "trap": (399.4, 41
             "side": (20.0, 36.0), "extra": (209.6, 226.1)}
 _NAME_X = {"monster": (38.5, 206.6), "spell": (228.3, 396.0), "trap": (419.0, 586.8),
            "side": (39.0, 206.6), "extra": (228.1, 396.4)}
+
+_TABLES = three_over_two(_X, _MAIN, _LOWER, ("side", "extra"), _COUNT_X, _NAME_X)
 
 FIELD_BOXES = {
     "First Name": (86.0, 45.5, 282.8, 66.2), "Last.Names": (86.0, 73.7, 282.8, 94.6),
@@ -46,10 +49,8 @@ FIELDS = FormFields(
         "trap": (("Card Trap {n}",), ("Number Trap {n}",)),
         "side": (("Card SD {n}",), ("Number SD {n}",)),
         "extra": (("Card ED {n}",), ("Number ED {n}",)),
-    }, {"monster": 18, "spell": 18, "trap": 18, "side": 15, "extra": 15}),
-    totals={"monster": ("Total Monster Cards",), "spell": ("Total Spell Cards",),
-            "trap": ("Total Trap Cards",), "side": ("Total Side Deck",),
-            "extra": ("Total Extra Deck",), "main": ("Total Main Deck",)},
+    }, _TABLES),
+    totals={**TABLE_TOTALS, "main": ("Total Main Deck",)},
     header={"given_name": ("First Name",), "surname": ("Last.Names", "Names"), "konami_id": ("KONAMI ID",),
             "event": ("Event",)},
     date=(("Date YYYY",), ("Date MM",), ("Date DD",)),
@@ -60,7 +61,7 @@ FIELDS = FormFields(
 LATAM = Layout(
     name="kde-latam", width=612.0, height=792.0, count_side="left", row_numbers=False,
     title="Konami deck list form, Latin-American edition",
-    tables=three_over_two(_X, _MAIN, _LOWER, ("side", "extra"), _COUNT_X, _NAME_X),
+    tables=_TABLES,
     boxes={"main_total": (531.8, 101.0, 586.2, 122.8),  # under the box's printed label
            "konami_id": (94.1, 100.7, 283.9, 122.8), "given_name": FIELD_BOXES["First Name"],
            "surname": FIELD_BOXES["Last.Names"]},

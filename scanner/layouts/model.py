@@ -137,9 +137,11 @@ class Layout:
 
 
 def numbered_cells(names: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]],
-                   rows: Mapping[str, int]) -> dict[str, tuple[str, str, int]]:
+                   tables: tuple[TableSpec, ...]) -> dict[str, tuple[str, str, int]]:
     """Cells of a form that names its fields by row number: kind → (name field patterns,
-    count field patterns), each pattern with `{n}` for the row."""
+    count field patterns), each pattern with `{n}` for the row, for every row of the form's
+    table of that kind."""
+    rows = {t.kind: t.rows for t in tables}
     out: dict[str, tuple[str, str, int]] = {}
     for kind, (name_patterns, count_patterns) in names.items():
         for n in range(1, rows[kind] + 1):

@@ -27,7 +27,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-PAPERS = {"A4": 297 / 210, "Letter": 11 / 8.5, "Konami form": 833.68 / 644.21, "Legal": 14 / 8.5}
+from scanner.layouts.kde import KDE
+
+PAPERS = {"A4": 297 / 210, "Letter": 11 / 8.5, "Konami form": KDE.height / KDE.width, "Legal": 14 / 8.5}
 """Height / width of the papers a deck sheet is printed on (Konami's form is its own page size
 when the PDF is shown or printed at 100 % on a large enough sheet)."""
 

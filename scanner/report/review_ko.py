@@ -12,19 +12,54 @@ import re
 
 from scanner.vocab import COLUMN_KO, SECTION_SHORT_KO
 
-_CROP = re.compile(r";?\s*crop \S+")
+_CROP = re.compile(r";?\s*crop (\S+)")
 _PATH = re.compile(r"(?<![\w/])/(?:[\w.\-]+/)+[\w.\-]+")
 _PLACE = {**COLUMN_KO, **SECTION_SHORT_KO}
+_HANGUL = re.compile(r"[가-힣]")
+_COLUMN = r"(monster|spell|trap|extra|side)"
 
+_ROW = re.compile(rf"^{_COLUMN} row (\d+):")
+_STRUCK_CARD = re.compile(r"\[(\d+)\]\)? ×([123])\b")
+_TABLE_MISSING = re.compile(rf"^{_COLUMN} table (?:not found|cut off after row (\d+))")
 _STRUCK = re.compile(r"^(\w+) row (\d+): printed line struck through, left out of the deck: "
                      r"(.*) ×(\S+)$")
 _TOTAL = re.compile(r"^(?:(\w+) column: )?printed total (\d+) ≠ sum of lines (\d+)$")
-_NO_TABLE = re.compile(r"^(\w+) table not found on the page: its lines were not read$")
-_CUT = re.compile(r"^(\w+) table cut off after row (\d+)")
 _EMPTY = re.compile(r"^(\w+): printed total (\d+) but no line read in the column$")
 _ID = re.compile(r"^(?:Konami ID|konami_id|CARD GAME ID) read as '([^']*)' \(not 10 digits\)$")
 _PAGE = re.compile(r"^page (\d+) also holds deck lines; only page (\d+)")
 _CARD = re.compile(r"(?:'[^']*' \(maybe )?([^\[\]]+?) \[\d+\]\)?$")
+
+
+# ---- the parts of a reader's detail the station acts on (one parser, for every caller) -------
+
+def split_crop(detail: str) -> tuple[str, str | None]:
+    """(the detail without its `crop PATH` note, the path or None)."""
+    m = _CROP.search(detail)
+    return _CROP.sub("", detail), m.group(1) if m else None
+
+
+def struck_card(detail: str) -> tuple[int, int] | None:
+    """(card ID, count) a struck-through printed row names (`… [14558127]) ×3`), or None."""
+    m = _STRUCK_CARD.search(detail)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def row_of(detail: str) -> tuple[str, int] | None:
+    """(column, row) of a detail about one printed row (`monster row 7: …`), or None."""
+    m = _ROW.match(detail)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def missing_table(detail: str) -> tuple[str, int | None] | None:
+    """(column, the last row read) of a table whose lines went unread: not found (row None) or
+    cut off after that row; None for any other detail."""
+    m = _TABLE_MISSING.match(detail)
+    return (m.group(1), int(m.group(2)) if m.group(2) else None) if m else None
+
+
+def is_korean(text: str) -> bool:
+    """The text holds Hangul (a reader's advice already written for the judge)."""
+    return bool(_HANGUL.search(text))
 
 
 def _place(word: str | None) -> str:
@@ -49,16 +84,16 @@ def detail_ko(detail: str | None) -> str:
     if m := _TOTAL.match(text):
         where = f"{_place(m.group(1))} 칸: " if m.group(1) else ""
         return f"{where}시트에 적힌 합계 {m.group(2)} ≠ 줄의 합 {m.group(3)}"
-    if m := _NO_TABLE.match(text):
-        return f"{_place(m.group(1))} 표를 시트에서 찾지 못함: 그 줄은 읽지 않았음"
-    if m := _CUT.match(text):
-        return f"{_place(m.group(1))} 표가 {m.group(2)}번째 줄 뒤에서 잘림: 그 뒤의 줄은 읽지 않았음"
+    if table := missing_table(text):
+        if table[1] is None:
+            return f"{_place(table[0])} 표를 시트에서 찾지 못함: 그 줄은 읽지 않았음"
+        return f"{_place(table[0])} 표가 {table[1]}번째 줄 뒤에서 잘림: 그 뒤의 줄은 읽지 않았음"
     if m := _EMPTY.match(text):
         return f"{_place(m.group(1))}: 시트에 적힌 합계 {m.group(2)}인데 읽은 줄이 없음"
     if m := _ID.match(text):
         return f"코나미 ID를 「{m.group(1)}」로 읽음 (10자리가 아님)"
     if m := _PAGE.match(text):
         return f"{m.group(1)}쪽에도 덱 줄이 있음: {m.group(2)}쪽만 읽음"
-    if re.search(r"[가-힣]", text) and not re.search(r"[A-Za-z]{3,}", text):
+    if is_korean(text) and not re.search(r"[A-Za-z]{3,}", text):
         return text  # a detail already in Korean
     return ""

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from scanner.event.records import withdrawal_json
+
 NOT_REGISTERED, NEEDS_REVIEW, ILLEGAL, LEGAL = "not-registered", "needs-review", "illegal", "legal"
 STATUS_KO = {NOT_REGISTERED: "미등록", NEEDS_REVIEW: "확인 필요", ILLEGAL: "부적합", LEGAL: "적합"}
 
@@ -161,8 +163,8 @@ class WithdrawalView:
     """The Konami ID the withdrawn sheet gives (where it belongs), when read."""
 
     def to_api(self) -> dict:
-        return {"player": self.konami_id, "version": self.version, "reason": self.reason,
-                "judge": self.judge, "time": self.at, "current_version": self.current_version}
+        return {**withdrawal_json(self.konami_id, self.version, self.reason, self.judge, self.at),
+                "current_version": self.current_version}
 
 
 @dataclass

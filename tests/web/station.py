@@ -26,6 +26,22 @@ def make_event(path: Path) -> Path:
     return path
 
 
+def spawned_readers(pid: int) -> list[int]:
+    """The reader processes (multiprocessing `spawn` children) process `pid` started."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmd = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"spawn_main" in cmd:
+            out.append(int(entry.name))
+    return out
+
+
 def child_env(data_dir: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DECKSHEET_")}
     env.update(PYTHONPATH=str(REPO), DECKSHEET_DATA_DIR=str(data_dir), OMP_THREAD_LIMIT="1",

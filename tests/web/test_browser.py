@@ -44,6 +44,29 @@ def no_sideways_scroll(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
 
 
+def sign_in(page, server, judge: str = "박저지") -> None:
+    """Sign in with the printed URL and name the judge, as at a desk (lands on the dashboard)."""
+    page.goto(server.sign_in)
+    page.goto(server.url + "/judge")
+    page.fill("#name", judge)
+    page.click("button[type=submit]")
+    page.wait_for_url(server.url + "/")
+
+
+def judge_page(browser, server, viewport: dict, path: str = "/"):
+    """A new Korean browser context at `viewport` (a phone's touch below 600 px), signed in and
+    at `path`: (context, page, the page errors it raises)."""
+    phone = viewport["width"] < 600
+    ctx = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone, locale="ko-KR")
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    sign_in(page, server)
+    if path != "/":
+        page.goto(server.url + path)
+    return ctx, page, errors
+
+
 def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, server):
     ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
                               has_touch=True, locale="ko-KR")
@@ -157,11 +180,7 @@ def test_dashboard_at_phone_and_desktop_width(browser, server):
     for name, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
         ctx = browser.new_context(viewport=viewport, locale="ko-KR")
         page = ctx.new_page()
-        page.goto(server.sign_in)
-        page.goto(server.url + "/judge")
-        page.fill("#name", "최헤드")
-        page.click("button[type=submit]")
-        page.wait_for_url(server.url + "/")
+        sign_in(page, server, "최헤드")
         tiles = page.locator(".tile[data-status]")
         assert tiles.count() == 4
         for i in range(4):
@@ -189,11 +208,7 @@ def test_a_held_registration_offers_two_korean_buttons(browser, server, tmp_path
     ydk.write_bytes((SAMPLES / "decks" / "registered.ydk").read_bytes())
     ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="ko-KR")
     page = ctx.new_page()
-    page.goto(server.sign_in)
-    page.goto(server.url + "/judge")
-    page.fill("#name", "박저지")
-    page.click("button[type=submit]")
-    page.wait_for_url(server.url + "/")
+    sign_in(page, server)
     with server.client() as c:
         first = c.post("/api/registrations", files={"file": ("d.ydk", ydk.read_bytes())},
                        data={"player": "1000000011"}).json()["job"]
@@ -231,11 +246,7 @@ def test_the_konami_id_barcode_fills_the_player_where_the_browser_reads_barcodes
         page = ctx.new_page()
         if fake:
             page.add_init_script(BARCODE_FAKE)
-        page.goto(server.sign_in)
-        page.goto(server.url + "/judge")
-        page.fill("#name", "박저지")
-        page.click("button[type=submit]")
-        page.wait_for_url(server.url + "/")
+        sign_in(page, server)
         page.goto(server.url + "/checkin")
         has_detector = page.evaluate("'BarcodeDetector' in window")
         if not fake and not has_detector:
@@ -263,11 +274,7 @@ def test_a_sheet_left_waiting_is_listed_and_settled_later(browser, server):
         assert wait_job(c, job)["state"] == "needs-decision"
     ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="ko-KR")
     page = ctx.new_page()
-    page.goto(server.sign_in)
-    page.goto(server.url + "/judge")
-    page.fill("#name", "박저지")
-    page.click("button[type=submit]")
-    page.wait_for_url(server.url + "/")
+    sign_in(page, server)
     page.goto(server.url + "/checkin")
     assert "확인을 기다리는 시트 1장" in page.inner_text("#held")
     page.click(f"button[data-held='{job}']")
@@ -297,16 +304,7 @@ def test_a_sheet_on_the_wrong_player_is_withdrawn_and_registered_for_the_right_o
     sheet.write_text(json.dumps(deck, ensure_ascii=False), encoding="utf-8")
     with server.client() as c:
         assert c.post("/api/roster", content=ROSTER).status_code == 200
-    ctx = browser.new_context(viewport=viewport, is_mobile=viewport is PHONE,
-                              has_touch=viewport is PHONE, locale="ko-KR")
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.sign_in)
-    page.goto(server.url + "/judge")
-    page.fill("#name", "박저지")
-    page.click("button[type=submit]")
-    page.wait_for_url(server.url + "/")
+    ctx, page, errors = judge_page(browser, server, viewport)
 
     page.goto(server.url + "/checkin?player=1098765432")
     page.set_input_files("#file", str(sheet))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from web.station import SAMPLES, wait_job
-from web.test_browser import ARGS, CHROMIUM, DESKTOP, PHONE, browser, no_sideways_scroll  # noqa: F401
+from web.test_browser import ARGS, CHROMIUM, DESKTOP, PHONE, browser, no_sideways_scroll, sign_in  # noqa: F401
 
 KID = "1000000007"
 ASH, SIDE_CARD = 14558127, 54693926  # 2 in the main / 3 in the side of registered.ydk
@@ -28,10 +28,7 @@ def registered(server):
 def _open(browser, server, viewport):  # noqa: F811
     ctx = browser.new_context(viewport=viewport, locale="ko-KR")
     page = ctx.new_page()
-    page.goto(server.sign_in)
-    page.goto(server.url + "/judge")
-    page.fill("#name", "박저지")
-    page.click("button[type=submit]")
+    sign_in(page, server)
     page.goto(f"{server.url}/deckcheck/{KID}")
     return ctx, page
 
@@ -221,10 +218,7 @@ def test_no_candidate_is_preselected_and_confirm_waits_for_every_item(browser, s
     ctx = browser.new_context(viewport=PHONE, locale="ko-KR")
     page = ctx.new_page()
     try:
-        page.goto(server.sign_in)
-        page.goto(server.url + "/judge")
-        page.fill("#name", "박저지")
-        page.click("button[type=submit]")
+        sign_in(page, server)
         page.goto(server.url + "/players/1098765432/v/1")
         rows, items = page.locator("#glance li.gl"), page.locator(".flag:not(.done)")
         assert rows.count() + items.count() >= 2

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from web.station import JUDGE, KEY, SAMPLES, make_event, start_server
+from web.station import JUDGE, KEY, SAMPLES, make_event, spawned_readers, start_server
 
 LEGAL = (SAMPLES / "decks" / "legal.ydk").read_bytes()
 RETRY_S = 120
@@ -94,21 +94,6 @@ def _desks(url: str, players: list[str], desks: int, pause: float = 0.2) -> dict
     return jobs
 
 
-def _spawned_readers(pid: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmd = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"spawn_main" in cmd:
-            out.append(int(entry.name))
-    return out
-
-
 def _check_once(url: str, jobs: dict[str, str], players: list[str]) -> None:
     ends = _wait_all(url, jobs, 600)
     assert len(ends) == len(jobs), "jobs never ended"
@@ -175,7 +160,7 @@ def test_uploads_through_disk_full_lock_read_only_and_killed_readers(tmp_path):
                 subprocess.run(["chattr", "-R", "-i", str(vol)], capture_output=True)
             for _ in range(2):  # a reader killed (its machine's OOM killer, a judge's laptop)
                 time.sleep(1.5)
-                readers = _spawned_readers(srv.proc.pid)
+                readers = spawned_readers(srv.proc.pid)
                 if readers:
                     os.kill(readers[0], signal.SIGKILL)
             faults_done.set()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from web.station import SAMPLES, wait_job
-from web.test_browser import PHONE, browser, no_sideways_scroll, shot  # noqa: F401 - fixture
+from web.test_browser import PHONE, browser, no_sideways_scroll, shot, sign_in  # noqa: F401 - fixture
 
 ROSTER = "player,name,table\n1098765432,이서준,3\n1000000001,김철수,1\n1000000002,이영희,2\n"
 PHOTO = SAMPLES / "photos" / "photo-corrected-02.jpg"
@@ -45,11 +45,7 @@ def _phone(browser, server):  # noqa: F811
     ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
                               has_touch=True, locale="ko-KR")
     page = ctx.new_page()
-    page.goto(server.sign_in)
-    page.goto(server.url + "/judge")
-    page.fill("#name", "박저지")
-    page.click("button[type=submit]")
-    page.wait_for_url(server.url + "/")
+    sign_in(page, server)
     return ctx, page
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from scanner.errors import EventError
 from scanner.web.faults import storage_fault
-from web.station import SAMPLES, wait_job
+from web.station import SAMPLES, spawned_readers, wait_job
 
 
 def _upload(client, path: Path, player: str) -> str:
@@ -138,22 +138,6 @@ def test_the_dispatcher_outlives_any_exception(app_client):
     assert raised and runner._thread.is_alive()
 
 
-def _readers() -> list[int]:
-    """This test process's spawned reader processes."""
-    me, out = os.getpid(), []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmd = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == me and b"spawn_main" in cmd:
-            out.append(int(entry.name))
-    return out
-
-
 @pytest.mark.slow
 def test_a_reader_killed_beside_other_reads_fails_no_honest_job(event_path, clean_env):
     """Two reader deaths of any cause failed every job in flight with 「파일이 너무 크거나 손상됨」:
@@ -181,7 +165,7 @@ def test_a_reader_killed_beside_other_reads_fails_no_honest_job(event_path, clea
                 break
             if states == ["running", "running"] and kills < 2:
                 time.sleep(0.3)
-                readers = _readers()
+                readers = spawned_readers(os.getpid())
                 if readers:
                     os.kill(readers[0], signal.SIGKILL)
                     kills += 1

@@ -13,7 +13,7 @@ import pytest
 
 from web.station import SAMPLES, wait_job
 from web.test_browser import (ARGS, CHROMIUM, DESKTOP, PHONE, browser,  # noqa: F401
-                              no_sideways_scroll, shot)
+                              judge_page, no_sideways_scroll, shot)
 
 YDK = SAMPLES / "decks" / "registered.ydk"
 ASH = 14558127        # 하루 우라라: 2 copies in the main of registered.ydk
@@ -56,20 +56,6 @@ def _roster(server, csv: str) -> None:
                       headers={"Content-Type": "text/csv"}).status_code == 200
 
 
-def _page(browser, server, viewport):  # noqa: F811
-    ctx = browser.new_context(viewport=viewport, locale="ko-KR", is_mobile=viewport is PHONE,
-                              has_touch=viewport is PHONE)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.sign_in)
-    page.goto(server.url + "/judge")
-    page.fill("#name", "박저지")
-    page.click("button[type=submit]")
-    page.wait_for_url(server.url + "/")
-    return ctx, page, errors
-
-
 def _infractions(server) -> list[dict]:
     with server.client() as c:
         return c.get("/api/infractions").json()
@@ -93,7 +79,7 @@ def test_a_sheet_carrying_another_players_id_is_confirmed_only_apart(
         browser, server, tmp_path, viewport):  # noqa: F811
     _roster(server, "player,name,table\n0412345678,김하늘,1\n1098765432,이서준,3\n")
     _register(server, "1098765432", json.dumps(_deck("0412345678"), ensure_ascii=False).encode())
-    ctx, page, errors = _page(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport)
     w = viewport["width"]
     try:
         # The dashboard names the mismatch before any decision.
@@ -129,7 +115,7 @@ def test_a_name_tapped_at_the_desk_keeps_the_way_back(browser, server, tmp_path,
     player's table, issue 35) stores the sheet, and 「아니오, 다른 선수의 시트」 stays."""
     _roster(server, "player,name,table\n0412345678,김하늘,1\n1098765432,이서준,3\n")
     sheet = _file(tmp_path, _deck("0412345678", name="이서준"))
-    ctx, page, errors = _page(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport)
     try:
         page.goto(server.url + "/checkin")
         page.set_input_files("#file", str(sheet))
@@ -154,7 +140,7 @@ def test_players_sharing_a_name_are_told_apart_and_confirmed(browser, server, tm
                                                              viewport):  # noqa: F811
     _roster(server, "player,name,table\n2000000001,정예준,5\n2000000002,정예준,6\n")
     sheet = _file(tmp_path, _deck(None, name="정예준"))  # no readable ID
-    ctx, page, errors = _page(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport)
     w = viewport["width"]
     try:
         page.goto(server.url + "/checkin")
@@ -188,7 +174,7 @@ def test_a_player_not_on_the_roster_is_added_from_the_sheet_in_one_tap(
         browser, server, tmp_path, viewport):  # noqa: F811
     _roster(server, "player,name,table\n0412345678,김하늘,1\n")
     sheet = _file(tmp_path, _deck("3000000003", name="한유진"))
-    ctx, page, errors = _page(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport)
     try:
         page.goto(server.url + "/checkin")
         page.set_input_files("#file", str(sheet))
@@ -211,7 +197,7 @@ def test_a_player_not_on_the_roster_is_added_from_the_sheet_in_one_tap(
 @VIEWPORTS
 def test_a_deck_check_records_exactly_the_comparison_shown(browser, server, viewport):  # noqa: F811
     _register(server, "1000000021", YDK.read_bytes(), "registered.ydk")
-    ctx, page, errors = _page(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport)
     w = viewport["width"]
     try:
         page.goto(server.url + "/deckcheck/1000000021")
@@ -249,7 +235,7 @@ def test_a_deck_check_records_exactly_the_comparison_shown(browser, server, view
 @VIEWPORTS
 def test_the_compare_button_never_covers_the_round_and_timing(browser, server, viewport):  # noqa: F811
     _register(server, "1000000022", YDK.read_bytes(), "registered.ydk")
-    ctx, page, _ = _page(browser, server, viewport)
+    ctx, page, _ = judge_page(browser, server, viewport)
     try:
         page.goto(server.url + "/deckcheck/1000000022")
         height = page.evaluate("innerHeight")
@@ -272,7 +258,7 @@ def test_the_compare_button_never_covers_the_round_and_timing(browser, server, v
 def test_a_list_under_review_gives_needs_review_never_mismatch(browser, server, viewport):  # noqa: F811
     _register(server, "1000000023", json.dumps(_deck("1000000023", flag_first=True),
                                                 ensure_ascii=False).encode())
-    ctx, page, errors = _page(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport)
     w = viewport["width"]
     try:
         page.goto(server.url + "/deckcheck/1000000023")
@@ -294,7 +280,7 @@ def test_a_list_under_review_gives_needs_review_never_mismatch(browser, server, 
 @VIEWPORTS
 def test_a_void_is_chosen_confirmed_and_can_be_undone(browser, server, viewport):  # noqa: F811
     _register(server, "1000000024", YDK.read_bytes(), "registered.ydk")
-    ctx, page, errors = _page(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport)
     w = viewport["width"]
     try:
         page.goto(server.url + "/deckcheck/1000000024")
@@ -346,7 +332,7 @@ def test_a_void_is_chosen_confirmed_and_can_be_undone(browser, server, viewport)
 def test_one_remedy_for_a_missing_card_and_the_record_on_the_player_page(
         browser, server, viewport):  # noqa: F811
     _register(server, "1000000025", YDK.read_bytes(), "registered.ydk")
-    ctx, page, errors = _page(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport)
     w = viewport["width"]
     try:
         page.goto(server.url + "/deckcheck/1000000025")
@@ -398,7 +384,7 @@ def test_the_duplicate_original_box_makes_not_storing_the_filled_button(
     ydk = tmp_path / "d.ydk"
     ydk.write_bytes(YDK.read_bytes())
     _register(server, "1000000026", ydk.read_bytes(), "d.ydk")
-    ctx, page, errors = _page(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport)
     try:
         page.goto(server.url + "/checkin?player=1000000027")
         page.evaluate("document.getElementById('player-id').value = '1000000027'")
@@ -434,7 +420,7 @@ def test_korean_pages_the_whole_decision_log_and_44px_links(browser, server, tmp
                 assert r.status_code == 200, r.text
         total = len(c.get("/api/decisions").json())
     assert total > 50
-    ctx, page, errors = _page(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport)
     try:
         page.goto(server.url + "/")
         link = page.locator("#all-decisions-link")

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from web.station import SAMPLES, wait_job
-from web.test_browser import DESKTOP, PHONE, browser, no_sideways_scroll, shot  # noqa: F401
+from web.test_browser import DESKTOP, PHONE, browser, judge_page, no_sideways_scroll, shot  # noqa: F401
 
 KID = "1098765432"
 ROSTER = f"player,name,table\n{KID},이서준,3\n".encode()
@@ -42,22 +42,6 @@ def _register_json(server, data: dict, player: str = KID) -> None:
         assert job["state"] == "done", job
 
 
-def _open(browser, server, viewport):  # noqa: F811
-    phone = viewport["width"] < 600
-    ctx = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone,
-                              locale="ko-KR")
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(server.sign_in)
-    page.goto(server.url + "/judge")
-    page.fill("#name", "박저지")
-    page.click("button[type=submit]")
-    page.wait_for_url(server.url + "/")
-    page.goto(server.url + f"/players/{KID}")
-    return ctx, page, errors
-
-
 def _rows(page) -> list[str]:
     return page.eval_on_selector_all("#glance li.gl", "els => els.map(e => e.dataset.line)")
 
@@ -83,7 +67,7 @@ def test_a_photo_is_confirmed_at_a_glance_in_one_tap(browser, server, viewport):
                    files={"file": ("p.jpg", (SAMPLES / "photos" / "photo-corrected-02.jpg")
                                    .read_bytes())})
         assert wait_job(c, r.json()["job"], timeout=180)["state"] == "done"
-    ctx, page, errors = _open(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport, f"/players/{KID}")
     rows = page.locator("#glance li.gl")
     assert rows.count() == 2
     for i in range(rows.count()):
@@ -127,7 +111,7 @@ def test_doubtful_lines_come_first_and_are_never_confirmed_unlooked(browser, ser
     main.append(_line(14558127, 1, names, needs_review=True, confidence=0.7,
                       reasons=["possible-strike"]))  # the struck row, read as a line
     _register_json(server, {"sections": {"main": main, "extra": [], "side": []}})
-    ctx, page, errors = _open(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport, f"/players/{KID}")
     assert _rows(page) == ["main-6", "main-18", "main-3"]  # most doubtful first, sure last
     doubt = page.locator("#glance li.gl.doubt")
     assert doubt.count() == 2 and all("⚠" in t for t in doubt.all_inner_texts())
@@ -171,7 +155,7 @@ def test_an_unreadable_photo_asks_for_a_retake_and_unread_tables_are_entered(bro
                "detail": "trap table not found on the page: its lines were not read"}]
     _register_json(server, {"sections": {"main": main, "extra": [], "side": []},
                             "printed_totals": {"main": 40}, "review": review})
-    ctx, page, errors = _open(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport, f"/players/{KID}")
     box = page.locator("#retake")
     assert box.count() == 1 and page.locator(".retakebox").count() == 1
     text = box.inner_text()
@@ -226,7 +210,7 @@ def test_the_verdict_infractions_and_total_follow_the_judges_decisions(browser, 
     main[3].update(count=9, needs_review=True, confidence=0.3, reasons=["count-unclear"])
     _register_json(server, {"sections": {"main": main, "extra": [], "side": []},
                             "printed_totals": {"main": 41}})
-    ctx, page, errors = _open(browser, server, viewport)
+    ctx, page, errors = judge_page(browser, server, viewport, f"/players/{KID}")
     assert page.inner_text("#verdict").startswith("확인 필요")
     assert "부적합" not in page.inner_text("main")
     # The printed total (41) is the sheet's mistake: answered once.

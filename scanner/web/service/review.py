@@ -2,8 +2,6 @@
 of every decision."""
 from __future__ import annotations
 
-import re
-
 from scanner.errors import EventError
 from scanner.event import flows
 from scanner.event.flows import (CHOOSE, KEEP, REMOVE, SKIP, apply_decisions,
@@ -16,19 +14,14 @@ from scanner.web.service.checkin import CHECKIN_CONFIRMED
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.views import (DecisionView, LineView, RegistrationView, SheetFlagView,
                                WithdrawalView)
-from scanner.report.review_ko import detail_ko
+from scanner.report.review_ko import (detail_ko, is_korean, missing_table, row_of, split_crop,
+                                      struck_card)
 from scanner.web.texts import ko
 from scanner.vocab import COLUMN_KO, REASON_KO, SECTION_SHORT_KO, Reason
 
 RESTORE = "restore"
 """The station's word for putting a struck-through printed row back (stored as the event
 layer's `choose` on that sheet-level item, with the card and count the sheet printed)."""
-_CROP_IN_DETAIL = re.compile(r";?\s*crop (\S+)")
-_STRUCK_CARD = re.compile(r"\[(\d+)\]\)? ×([123])\b")
-_ROW_IN_DETAIL = re.compile(r"^(monster|spell|trap|extra|side) row (\d+):")
-_HANGUL = re.compile(r"[가-힣]")
-_TABLE_NOT_FOUND = re.compile(r"^(monster|spell|trap|extra|side) table not found")
-_TABLE_CUT = re.compile(r"^(monster|spell|trap|extra|side) table cut off after row (\d+)")
 RETAKE_REASONS = frozenset({Reason.RETAKE, Reason.RETAKE_PHOTO})
 """Sheet-level reasons that ask for another photo (contract v4 `retake`; `retake-photo`: the
 sheet too small in the frame)."""
@@ -129,15 +122,14 @@ class ReviewService(StationCore):
                    place: str | None = None, *, deck: Decklist | None = None,
                    decisions: list[ReviewDecision] | None = None,
                    flag: ReviewFlag | None = None) -> SheetFlagView:
-        m = _CROP_IN_DETAIL.search(detail)
-        crop = self._crop_url(m.group(1)) if m else None
-        detail = _CROP_IN_DETAIL.sub("", detail)
+        detail, crop_path = split_crop(detail)
+        crop = self._crop_url(crop_path) if crop_path else None
         restore = None
         if reason == Reason.STRUCK_THROUGH:
-            found = _STRUCK_CARD.search(detail)
-            card = self.db.get(int(found.group(1))) if found else None
+            found = struck_card(detail)
+            card = self.db.get(found[0]) if found else None
             if card is not None:  # the name as the database spells it, not as the detail runs on
-                restore = (card.card_id, card.name, int(found.group(2)))
+                restore = (card.card_id, card.name, found[1])
         # the page's words: Korean, never the reader's English or a server path
         shown = detail_ko(detail) or "시트에서 직접 확인하세요"
         if restore is not None:
@@ -146,7 +138,7 @@ class ReviewService(StationCore):
         kind, keepable, entered, next_entry = "other", True, [], 1
         if reason in RETAKE_REASONS:
             kind = "new-photo"  # the reader's advice when it is in Korean, else the label
-            shown = detail if _HANGUL.search(detail) else REASON_KO.get(reason, "다시 찍어 주십시오")
+            shown = detail if is_korean(detail) else REASON_KO.get(reason, "다시 찍어 주십시오")
         elif lines_missing(flag):
             kind, shown = "missing", self._missing_ko(section, detail)
             keepable = deck is not None and sum_agrees(deck, section)
@@ -178,12 +170,11 @@ class ReviewService(StationCore):
     @staticmethod
     def _missing_ko(section: str | None, detail: str) -> str:
         """A `missing` item in the judge's words (the reader's detail is English)."""
-        found = _TABLE_NOT_FOUND.match(detail)
-        if found:
-            return f"{COLUMN_KO[found.group(1)]} 표를 사진에서 찾지 못해 그 줄을 읽지 못했습니다"
-        cut = _TABLE_CUT.match(detail)
-        if cut:
-            return (f"{COLUMN_KO[cut.group(1)]} 표가 {cut.group(2)}번째 줄 뒤에서 잘려 "
+        table = missing_table(detail)
+        if table and table[1] is None:
+            return f"{COLUMN_KO[table[0]]} 표를 사진에서 찾지 못해 그 줄을 읽지 못했습니다"
+        if table:
+            return (f"{COLUMN_KO[table[0]]} 표가 {table[1]}번째 줄 뒤에서 잘려 "
                     f"그 뒤의 줄을 읽지 못했습니다")
         where = SECTION_SHORT_KO.get(section or "", "시트")
         return f"{where}: 읽지 못한 줄이 있습니다"
@@ -228,14 +219,14 @@ class ReviewService(StationCore):
         detail = str(held.get("detail") or (key[1] if len(key) > 1 else ""))
         if reason == Reason.UNREADABLE_LINE:
             return SECTION_SHORT_KO.get(d.section or "", "시트"), self._missing_ko(d.section, detail)
-        row = _ROW_IN_DETAIL.match(detail)
-        place = (f"{COLUMN_KO[row.group(1)]} {row.group(2)}" if row
+        row = row_of(detail)
+        place = (f"{COLUMN_KO[row[0]]} {row[1]}" if row
                  else SECTION_SHORT_KO.get(d.section or "", "시트"))
         what = REASON_KO.get(reason, "시트 확인 항목")
-        struck = _STRUCK_CARD.search(detail) if reason == Reason.STRUCK_THROUGH else None
-        card = self.db.get(int(struck.group(1))) if struck else None
+        struck = struck_card(detail) if reason == Reason.STRUCK_THROUGH else None
+        card = self.db.get(struck[0]) if struck else None
         if card is not None:
-            what = f"{what}: {card.name} ×{struck.group(2)}"
+            what = f"{what}: {card.name} ×{struck[1]}"
         return place, what
 
     def record_review(self, konami_id: str, version: int, answers: list[dict],
