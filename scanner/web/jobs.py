@@ -49,7 +49,8 @@ class _InFlight:
 
 class JobRunner:
     def __init__(self, service: StationService, workers: int,
-                 read: Callable[[str, str | None, str], ReadOutcome] = read_original) -> None:
+                 read: Callable[[str, str | None, str, str | None], ReadOutcome] = read_original
+                 ) -> None:
         self.service = service
         self.workers = workers
         self.read = read
@@ -174,14 +175,15 @@ class JobRunner:
     def _pool_submit(self, job: Job, crops: str) -> Future:
         if self._pool is None:
             self._pool = self._new_pool()
+        # The reader writes a PDF's text reading beside the crops before verifying its pages.
+        args = (str(self.service.original_path(job)), job.file_name, crops,
+                _str(self.service.preview_file(job)))
         try:
-            return self._pool.submit(self.read, str(self.service.original_path(job)),
-                                     job.file_name, crops)
+            return self._pool.submit(self.read, *args)
         except (BrokenProcessPool, RuntimeError):
             self._kill_pool()
             self._pool = self._new_pool()
-            return self._pool.submit(self.read, str(self.service.original_path(job)),
-                                     job.file_name, crops)
+            return self._pool.submit(self.read, *args)
 
     def _collect(self) -> None:
         now = time.monotonic()
@@ -270,3 +272,7 @@ class JobRunner:
             return False
         return any(o.job.konami_id == job.konami_id and o.job.seq < job.seq
                    and o.job.id != job.id for o in self._inflight.values())
+
+
+def _str(path) -> str | None:
+    return None if path is None else str(path)
