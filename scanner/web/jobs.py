@@ -176,8 +176,9 @@ class JobRunner:
         if self._pool is None:
             self._pool = self._new_pool()
         # The reader writes a PDF's text reading beside the crops before verifying its pages.
+        preview = self.service.preview_file(job)
         args = (str(self.service.original_path(job)), job.file_name, crops,
-                _str(self.service.preview_file(job)))
+                str(preview) if preview is not None else None)
         try:
             return self._pool.submit(self.read, *args)
         except (BrokenProcessPool, RuntimeError):
@@ -272,7 +273,3 @@ class JobRunner:
             return False
         return any(o.job.konami_id == job.konami_id and o.job.seq < job.seq
                    and o.job.id != job.id for o in self._inflight.values())
-
-
-def _str(path) -> str | None:
-    return None if path is None else str(path)
