@@ -126,6 +126,8 @@ def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
     if sheet is None and started is not None:
         started.cancel()
     if sheet is not None:  # text layer or form values: the rendered page must show them
+        if options.verify and options.on_text_read is not None:
+            _text_read(options.on_text_read, sheet, path)  # shown at once, verified below
         from scanner.appearance import check_appearance
 
         report = check_appearance(path, sheet, options.crops_dir)  # fast: flags early, never passes
@@ -156,6 +158,15 @@ def _read_pdf(path: Path, db: CardDatabase, options: ReadOptions) -> SheetRead:
         # The scan reader reads one page; say so for every other page that holds anything.
         _flag_pages(sheet, later_sheet_pages(path, 1), "page")
     return sheet
+
+
+def _text_read(hook, sheet: SheetRead, path: Path) -> None:
+    """`ReadOptions.on_text_read`: what the text layer says, before it is verified. A hook's
+    failure costs only the early showing, never the reading."""
+    try:
+        hook(sheet)
+    except Exception:  # noqa: BLE001 - the preview is a courtesy; the read goes on
+        log.exception("%s: the text reading's hook failed", _label(path))
 
 
 def _second_reading(path: Path, db: CardDatabase):

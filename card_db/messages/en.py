@@ -423,5 +423,9 @@ MESSAGES: dict[str, str] = {
     "web.confirm-who": "{name} · ID {kid} · table {table}: ask the player for their table or the last 4 digits of their ID",
     "web.table-label": "table {table}",
     "web.decision-needed": "a judge's decision is needed",
+    "web.first-read-checking": "checking against the picture of the pages…",
+    "web.first-read-note": "read first from the PDF's text; the verdict comes once the pages' picture is checked",
+    "web.first-read-count": "{label}: {n} cards",
+    "web.first-read-unsure": "name to check",
     "web.job-decided-elsewhere": "this sheet was stored on player {kid} already (another tap decided first): nothing more recorded",
 }

@@ -387,5 +387,9 @@ MESSAGES: dict[str, str] = {
     "web.confirm-who": "{name} · ID {kid} · 테이블 {table}: 선수에게 테이블 번호나 코나미 ID 끝 4자리를 물어 입력하세요",
     "web.table-label": "테이블 {table}",
     "web.decision-needed": "저지의 결정이 필요합니다",
+    "web.first-read-checking": "화면의 그림과 대조 중…",
+    "web.first-read-note": "PDF의 글자로 먼저 읽은 내용입니다. 판정은 페이지의 그림과 대조한 뒤에 나옵니다.",
+    "web.first-read-count": "{label} {n}장",
+    "web.first-read-unsure": "이름 확인 필요",
     "web.job-decided-elsewhere": "이 시트는 이미 {kid} 선수로 저장되었습니다 (먼저 누른 결정): 더 기록하지 않았습니다",
 }

@@ -49,7 +49,8 @@ class _InFlight:
 
 class JobRunner:
     def __init__(self, service: StationService, workers: int,
-                 read: Callable[[str, str | None, str], ReadOutcome] = read_original) -> None:
+                 read: Callable[[str, str | None, str, str | None], ReadOutcome] = read_original
+                 ) -> None:
         self.service = service
         self.workers = workers
         self.read = read
@@ -174,14 +175,16 @@ class JobRunner:
     def _pool_submit(self, job: Job, crops: str) -> Future:
         if self._pool is None:
             self._pool = self._new_pool()
+        # The reader writes a PDF's text reading beside the crops before verifying its pages.
+        preview = self.service.preview_file(job)
+        args = (str(self.service.original_path(job)), job.file_name, crops,
+                str(preview) if preview is not None else None)
         try:
-            return self._pool.submit(self.read, str(self.service.original_path(job)),
-                                     job.file_name, crops)
+            return self._pool.submit(self.read, *args)
         except (BrokenProcessPool, RuntimeError):
             self._kill_pool()
             self._pool = self._new_pool()
-            return self._pool.submit(self.read, str(self.service.original_path(job)),
-                                     job.file_name, crops)
+            return self._pool.submit(self.read, *args)
 
     def _collect(self) -> None:
         now = time.monotonic()

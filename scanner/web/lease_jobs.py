@@ -112,8 +112,13 @@ class LeaseRunner:
         crops = self.service.crops_dir(job.file_sha256)
         crops.mkdir(parents=True, exist_ok=True)
         started = renewed = time.monotonic()
+        # The text reading of a PDF, before its pages are verified, is written beside the crops:
+        # the front-end shows it when it shares this folder (`serve` on a database event); a
+        # `decksheet worker` on another machine has its own, so there the verified read alone shows.
+        preview = self.service.preview_file(job)
         future: Future = pool.submit(read_original, str(self.service.original_path(job)),
-                                     job.file_name, str(crops))
+                                     job.file_name, str(crops),
+                                     str(preview) if preview is not None else None)
         outcome: ReadOutcome | None = None
         while outcome is None:
             try:

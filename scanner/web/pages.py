@@ -13,7 +13,7 @@ from starlette.responses import FileResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from scanner.errors import EventError
-from scanner.vocab import MAX_ROUND
+from scanner.vocab import COLUMN_KO, MAIN_COLUMNS, MAX_ROUND, SECTION_KO
 from scanner.event.records import clean_name
 from scanner.web import exports
 from scanner.web.api import form_text, path_int, read_form, require_csrf, require_judge
@@ -135,7 +135,8 @@ async def checkin_page(request: Request) -> Response:
     watch = request.query_params.get("job", "")
     watch = watch if re.fullmatch(r"[0-9a-f]{16}", watch) else None
     return render(request, "checkin.html", picked=picked, held=held, withdrawn=withdrawn,
-                  owner=owner, watch=watch)
+                  owner=owner, watch=watch, read_labels={**SECTION_KO, **{
+                      c: COLUMN_KO[c] for c in MAIN_COLUMNS}})
 
 
 async def player_page(request: Request) -> Response:

@@ -43,19 +43,26 @@ def init_worker(card_db: CardDbSpec, limits: LimitList) -> None:
     _STATE["limits"] = limits
 
 
-def read_original(path: str, file_name: str | None, crops_dir: str) -> ReadOutcome:
+def read_original(path: str, file_name: str | None, crops_dir: str,
+                  preview: str | None = None) -> ReadOutcome:
     """Prepare one stored original for registration (the same `prepare_registration` as the
-    CLI's `register`); errors become `error`, never an exception."""
+    CLI's `register`); errors become `error`, never an exception. `preview`: where a text or form
+    PDF's reading is written as soon as it is read, before its pages are verified
+    (`scanner.web.preview`: the check-in page shows it, with no verdict, while the job runs)."""
+    import functools
     import time
 
     from scanner.event.flows import prepare_registration
+    from scanner.web.preview import write_preview
 
     started = time.perf_counter()
     db, limits = _STATE["db"], _STATE["limits"]
     try:
         # Every check of the upload that needs a PDF or image library happens here, in this
         # memory-capped reader: the guard (pages counted on the page tree), the image header.
-        options = ReadOptions(crops_dir=Path(crops_dir), max_pages=MAX_SHEET_PAGES)
+        options = ReadOptions(crops_dir=Path(crops_dir), max_pages=MAX_SHEET_PAGES,
+                              on_text_read=functools.partial(write_preview, Path(preview), db)
+                              if preview else None)
         prepared = prepare_registration(path, db, limits, options, file_name=file_name,
                                         keep_bytes=False)
     except DecksheetError as exc:

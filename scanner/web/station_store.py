@@ -84,6 +84,9 @@ class Job:
     attempts: int
     created_at: str
     finished_at: str | None
+    preview: dict | None = None
+    """While it runs: the text layer's reading of a PDF, not yet verified (`scanner.web.preview`;
+    never a row's column, never in the event record)."""
 
     @classmethod
     def from_row(cls, r: Row) -> "Job":
@@ -103,7 +106,10 @@ class Job:
                 out.update(match=held.get("match"), candidates=held.get("candidates") or [],
                            sheet=held.get("sheet"))
             return out
-        return {"job": self.id, "state": self.state, "result": self.result, "error": self.error}
+        out = {"job": self.id, "state": self.state, "result": self.result, "error": self.error}
+        if self.state == "running" and self.preview is not None:
+            out["preview"] = self.preview  # what the text says; the verdict waits for the check
+        return out
 
 
 class StationQueue:

@@ -21,7 +21,8 @@ NEIGHBOUR_WAIT_S = 10.0
 machine takes seconds to import its libraries); alone, it dies after that."""
 
 
-def read_or_die(path: str, file_name: str | None, crops_dir: str) -> ReadOutcome:
+def read_or_die(path: str, file_name: str | None, crops_dir: str,
+                preview: str | None = None) -> ReadOutcome:
     with open(path, "rb") as fh:
         head = fh.read(len(KILLER))
     # (next to the originals: every job of the station keeps its original in one folder)
@@ -36,6 +37,6 @@ def read_or_die(path: str, file_name: str | None, crops_dir: str) -> ReadOutcome
     with open(reading, "w"):
         pass
     try:
-        return read_original(path, file_name, crops_dir)
+        return read_original(path, file_name, crops_dir, preview)
     finally:
         os.unlink(reading)

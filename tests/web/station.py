@@ -72,13 +72,17 @@ class Server:
 
 
 def start_server(event: Path, data_dir: Path, workers: int = 2, port: int = 0,
-                 extra: tuple[str, ...] = ()) -> Server:
-    """`decksheet serve` in a child process; returns once it printed its URL line."""
+                 extra: tuple[str, ...] = (), env: dict | None = None) -> Server:
+    """`decksheet serve` in a child process; returns once it printed its URL line. `env`:
+    variables added to its environment (PYTHONPATH is put before the repository's)."""
+    environ = child_env(data_dir)
+    for k, v in (env or {}).items():
+        environ[k] = v + os.pathsep + environ[k] if k == "PYTHONPATH" else v
     argv = [sys.executable, "-c", "from scanner.cli import main; main()", "serve",
             "--event", str(event), "--port", str(port), "--key", KEY, "--workers", str(workers),
             *extra]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=child_env(data_dir), cwd=REPO)
+                            env=environ, cwd=REPO)
     deadline = time.monotonic() + 60
     line = ""
     while time.monotonic() < deadline:

@@ -17,6 +17,7 @@ from scanner.web.service.core import StationCore, StationError
 from scanner.web.service.sheet_player import PLAYER_DECISION, player_choices
 from scanner.web.hangul import one_syllable_apart
 from scanner.web.station_store import NEEDS_DECISION, Job, RosterEntry, StationQueue, UploadKeyReused
+from scanner.web.preview import load_preview, preview_path, remove_preview
 from scanner.web.uploads import CheckedUpload
 from scanner.web.texts import ko
 
@@ -60,6 +61,8 @@ class CheckinService(StationCore):
             return None
         with self.station() as st:
             job = st.job(job_id)
+            if job is not None and job.state == "running":  # a PDF's text read, not yet verified
+                job.preview = load_preview(self.preview_file(job))
             held = job.result if job is not None else None
             if job is not None and job.state == NEEDS_DECISION and held \
                     and held.get("decision") == PLAYER_DECISION and held.get("prepared"):
@@ -81,6 +84,10 @@ class CheckinService(StationCore):
         with self.station() as st:
             return st.jobs()
 
+    def preview_file(self, job: Job) -> Path | None:
+        """Where the job's reader writes the text layer's reading before it is verified."""
+        return preview_path(self.crops_dir(job.file_sha256), job.id)
+
     def original_path(self, job: Job) -> Path:
         with self.store() as store:
             return store.file_path(job.file_sha256)
@@ -89,16 +96,20 @@ class CheckinService(StationCore):
         """Store the registration a finished read makes (once), then close the job. The store
         is `flows.commit_registration`, the CLI's: every guard applies; one that asks for a
         judge's decision leaves the job `needs-decision` (nothing stored). Any refusal fails
-        the job with its reason: a job never stays running to be re-run forever."""
-        if outcome.error or outcome.prepared is None:
-            with self.station() as st:
-                st.finish(job.id, None, outcome.error or ko("read-failed"))
-            return
+        the job with its reason: a job never stays running to be re-run forever. The preview
+        of its text reading goes: the page shows the verified read from now on."""
         try:
-            self._commit(job, outcome.prepared, outcome.seconds)
-        except DecksheetError as exc:
-            with self.station() as st:
-                st.finish(job.id, None, exc.render("ko"))
+            if outcome.error or outcome.prepared is None:
+                with self.station() as st:
+                    st.finish(job.id, None, outcome.error or ko("read-failed"))
+                return
+            try:
+                self._commit(job, outcome.prepared, outcome.seconds)
+            except DecksheetError as exc:
+                with self.station() as st:
+                    st.finish(job.id, None, exc.render("ko"))
+        finally:
+            remove_preview(self.preview_file(job))
 
     def _commit(self, job: Job, prepared: PreparedRegistration, seconds: float,
                 choice: str | None = None, player: str | None = None,

@@ -164,19 +164,74 @@ if (form) {
     if (res.status !== 202) { bar.classList.add("hide"); say(body.error || "올리지 못했습니다", "err"); return; }
     watch(body.job);
   };
+  // A PDF's text reading while its pages are verified (issue 33): the lines and the player the
+  // text gives, under 「화면의 그림과 대조 중…」 — no verdict, no button. It goes entirely when
+  // the job ends: the verified read (its page, its refusal, its question) replaces it.
+  const first = document.getElementById("first-read");
+  let firstShown = "";
+  const showFirstRead = (p, seconds) => {
+    document.getElementById("first-read-time").textContent = ` ${seconds}초`;
+    const key = JSON.stringify(p);
+    if (key === firstShown) return;
+    firstShown = key;
+    const L = T.labels || {};
+    const pl = p.player || {};
+    document.getElementById("first-read-player").textContent =
+      fill(T.read, {name: pl.name || T.no_name, kid: pl.konami_id || T.no_id});
+    const groups = [];
+    for (const sec of p.sections || []) {
+      const cols = sec.section === "main" ? ["monster", "spell", "trap", null] : [undefined];
+      for (const col of cols) {
+        const lines = (sec.lines || []).filter(l => col === undefined ||
+          (col === null ? !["monster", "spell", "trap"].includes(l.column) : l.column === col));
+        if (col !== undefined && !lines.length) continue;
+        groups.push({label: L[col] || L[sec.section] || sec.section, lines});
+      }
+    }
+    first.querySelector("#first-read-lines").replaceChildren(...groups.map(g => {
+      const table = document.createElement("table");
+      const cap = table.createCaption();
+      cap.textContent = fill(T.count, {label: g.label, n: g.lines.reduce((n, l) => n + (l.count || 0), 0)});
+      for (const l of g.lines) {
+        const tr = table.insertRow();
+        const c = tr.insertCell(); c.className = "c"; c.textContent = l.count;
+        const n = tr.insertCell(); n.textContent = l.name;  // text, never HTML
+        if (l.unsure) {
+          tr.className = "flagged";
+          const w = document.createElement("span");
+          w.className = "small"; w.textContent = " ⚠ " + T.line_unsure;
+          n.append(w);
+        }
+      }
+      return table;
+    }));
+    first.classList.remove("hide");
+    status.classList.add("hide");
+  };
+  const dropFirstRead = () => {
+    first.classList.add("hide");
+    first.querySelector("#first-read-lines").replaceChildren();
+    document.getElementById("first-read-player").textContent = "";
+    firstShown = "";
+    status.classList.remove("hide");
+  };
   // Poll a reading job to its end: the result page, its refusal, or the decision it waits for.
   const watch = async jobId => {
     bar.classList.remove("hide");
     say("읽는 중… (사진은 몇 초 걸립니다)");
     const started = Date.now();
+    let state = "sent";  // the first answer is asked for soon: a reader may have begun at once
     for (;;) {
-      await new Promise(r => setTimeout(r, 700));
+      // A running read is asked after more often: a PDF's text reading shows within 0.3 s.
+      await new Promise(r => setTimeout(r, state === "queued" ? 700 : 300));
       let j;
       try {
         const res = await fetch("/api/jobs/" + jobId, {credentials: "same-origin"});
         if (!res.ok) continue;
         j = await res.json();
       } catch (e) { continue; }  // the server may be restarting: ask again
+      state = j.state;
+      if (j.state !== "running") dropFirstRead();
       if (j.state === "done") {
         say(`완료 (${((Date.now() - started) / 1000).toFixed(1)}초)`);
         location.href = `/players/${j.result.player}/v/${j.result.version}`;
@@ -184,8 +239,9 @@ if (form) {
       }
       if (j.state === "failed") { bar.classList.add("hide"); say(j.error || "읽지 못했습니다", "err"); return; }
       if (j.state === "needs-decision") { bar.classList.add("hide"); settle(j); return; }
-      say((j.state === "queued" ? "순서를 기다리는 중…" : "읽는 중…") +
-          ` ${Math.round((Date.now() - started) / 1000)}초`);
+      const seconds = Math.round((Date.now() - started) / 1000);
+      if (j.state === "running" && j.preview) { showFirstRead(j.preview, seconds); continue; }
+      say((j.state === "queued" ? "순서를 기다리는 중…" : "읽는 중…") + ` ${seconds}초`);
     }
   };
   const settle = j => (j.decision === "player" ? askPlayer : askDecision)(j);
