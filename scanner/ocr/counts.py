@@ -586,7 +586,7 @@ class StackTuning:
     """When a piece of ink beyond the row's rule is the neighbour row's digit, not the row's own
     digit poking out. On a form filled by hand, digits written large touch the rule from both
     sides; the rule's painted gap bridged (`bridge_painted_rules`) joins the two into one blob
-    whose middle lies in the row, and the count reader read the pair (a 2 over a 3 as a 1: 9 of
+    whose middle lies in the row, and the count reader read the pair (a 2 over a 3 as a 1: 7 of
     the 11 wrong counts of held-out set 3501, bench/bench_hand.py)."""
 
     tall: float = 0.3
@@ -610,8 +610,8 @@ def own_core(own: np.ndarray, beyond: np.ndarray) -> np.ndarray:
 
 
 def neighbour_digits(ink: np.ndarray, top: int, bottom: int, tuning: StackTuning = STACK) -> np.ndarray:
-    """The pieces of `ink` (the row's own, as bridged, unbridged here: the painted rule parts
-    them) that lie beyond the row (rows top..bottom of the band) and look like the neighbour
+    """The pieces of `ink` (the row's own blobs, parted at the painted rules) that lie beyond
+    the row (rows top..bottom of the band) and look like the neighbour
     row's digit: tall and running to the band's edge."""
     n, lab, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
     h, band_h = bottom - top, ink.shape[0]
