@@ -375,3 +375,61 @@ def test_a_three_whose_arc_ends_broke_off_is_one_digit():
     ink[5:8, 14:34] = ink[18:21, 20:34] = ink[32:35, 16:34] = ink[5:35, 31:34] = True  # a "3"
     glyphs = group_components(ink, 8)
     assert len(glyphs) == 2 and glyphs[0].x1 == 15 and glyphs[1].x0 == 14
+
+
+def test_a_neighbours_digit_joined_across_the_rule_is_cut_off_on_a_hand_filled_form():
+    """Digits written large touch the rule from both sides: the row above's 2 ends on the rule,
+    the row's 3 starts on it. Bridged across the painted rule they are one blob whose middle is
+    in the row, read as one glyph (a 2 over a 3 came out a 1); on a form filled by hand
+    (`stacked`) the piece beyond the rule that stands a digit high and runs to the band's edge is
+    the neighbour's and goes, with its soft edges."""
+    from tools.make_digit_templates import fonts_available, render_text
+    from scanner.ocr.counts import isolate_row, read_hand_count
+    require(fonts_available(["NanumPen"]) == ["NanumPen"],
+            "needs the Nanum Pen font (apt-get install fonts-nanum-extra)")
+    row_h, w = 40, 40
+    pad = row_h // 2
+    band = np.full((row_h + 2 * pad, w), 245, np.uint8)
+    top, bottom = pad + 3, pad + row_h - 3
+    painted = np.zeros_like(band, bool)
+    painted[pad - 3:pad + 3] = True  # the rule above the row, painted out
+
+    def put(glyph: np.ndarray, x: int, y: int) -> None:
+        y0, g = max(0, y), (255 - glyph * 235).astype(np.uint8)[max(0, -y):]
+        region = band[y0:y0 + g.shape[0], x:x + g.shape[1]]
+        band[y0:y0 + g.shape[0], x:x + g.shape[1]] = np.minimum(region, g[:region.shape[0], :region.shape[1]])
+
+    two = render_text("2", "NanumPen", 40, ink_height=True)
+    three = render_text("3", "NanumPen", 40, ink_height=True)
+    put(two, 8, pad + 2 - two.shape[0])  # the row above's 2, its foot over the rule
+    put(three, 8, pad - 2)  # the row's 3, its top bar over the rule
+    band[painted] = 255
+    plain = isolate_row(band, top, bottom, painted)
+    cut = isolate_row(band, top, bottom, painted, stacked=True)
+    assert plain.shape[0] > row_h  # joined: the 2 is kept with the 3
+    assert cut.shape[0] <= bottom - (pad - 3) + 1  # the 2 is gone, the 3's top over the rule kept
+    assert (cut < 170).sum() > 0.8 * (band[pad + 3:] < 170).sum()  # the 3 whole
+    got = read_hand_count(cut)
+    assert got.value == 3, got
+
+
+def test_a_digit_poking_over_the_rule_stays_on_a_hand_filled_form():
+    """The cut is for a neighbour's digit: a row's own tall digit poking over the rule (its top
+    a third of a row beyond it, not to the band's edge) is kept whole."""
+    from tools.make_digit_templates import fonts_available, render_text
+    from scanner.ocr.counts import isolate_row, read_hand_count
+    require(fonts_available(["NanumPen"]) == ["NanumPen"],
+            "needs the Nanum Pen font (apt-get install fonts-nanum-extra)")
+    row_h, w = 40, 48
+    pad = row_h // 2
+    band = np.full((row_h + 2 * pad, w), 245, np.uint8)
+    top, bottom = pad + 3, pad + row_h - 3
+    painted = np.zeros_like(band, bool)
+    painted[pad - 3:pad + 3] = True
+    seven = (render_text("7", "NanumPen", 50, ink_height=True) * 235)
+    y = pad - 14
+    band[y:y + seven.shape[0], 8:8 + seven.shape[1]] = (255 - seven).astype(np.uint8)[:band.shape[0] - y]
+    band[painted] = 255
+    cut = isolate_row(band, top, bottom, painted, stacked=True)
+    assert cut.shape == isolate_row(band, top, bottom, painted).shape
+    assert (cut < 170).sum() == (isolate_row(band, top, bottom, painted) < 170).sum()

@@ -532,14 +532,17 @@ def bridge_painted_rules(ink: np.ndarray, painted: np.ndarray) -> np.ndarray:
     return out
 
 
-def isolate_row(band: np.ndarray, top: int, bottom: int, painted: np.ndarray | None = None) -> np.ndarray:
+def isolate_row(band: np.ndarray, top: int, bottom: int, painted: np.ndarray | None = None,
+                stacked: bool = False) -> np.ndarray:
     """The ink of one table row, cut from a taller `band` (gray, rules removed) in which the row
     spans rows top..bottom: strokes are bridged across the painted-out rule to decide what belongs
     to the row (the gap itself stays white), and every ink blob whose middle lies outside the row
     is erased. A pen digit that pokes out of its row stays
     whole; the tail of a neighbour's tall writing is dropped. Returned cropped to the row plus
     whatever of its own ink pokes out. `painted`: the band's pixels painted out as rules (the
-    grid's rule mask), across which strokes are bridged however thick the rule was."""
+    grid's rule mask), across which strokes are bridged however thick the rule was. `stacked`
+    (a form filled by hand, digits written large): a neighbour's digit that the bridging joined
+    to the row's own across the rule is cut off again (`neighbour_digits`)."""
     if band is None or band.size == 0 or bottom - top < 6:
         return band
     h = bottom - top
@@ -559,6 +562,16 @@ def isolate_row(band: np.ndarray, top: int, bottom: int, painted: np.ndarray | N
     foreign = cv2.dilate((~keep[lab]).astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
     keep[0] = False
     own = keep[lab]
+    if stacked and painted is not None and painted.shape == band.shape:
+        # the row's blobs parted again at the painted rules
+        pieces = own & ~(painted.mean(axis=1) >= PAINTED_ROW)[:, None]
+        beyond = neighbour_digits(pieces, top, bottom)
+        if beyond.any():
+            # (with its soft edges: a photo's blur leaves a halo the cell's binarization sees)
+            halo = np.ones((STACK.halo, STACK.halo), np.uint8)
+            beyond = cv2.dilate(beyond.astype(np.uint8), halo).astype(bool) & ~own_core(pieces, beyond)
+            own &= ~beyond
+            foreign |= beyond
     # erase the neighbours' ink only: the row's own strokes keep their soft (anti-aliased) edges
     out = band.copy()
     out[foreign & ~cv2.dilate(own.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)] = 255
@@ -566,6 +579,56 @@ def isolate_row(band: np.ndarray, top: int, bottom: int, painted: np.ndarray | N
     y0 = min(top, int(ys.min())) if ys.size else top
     y1 = max(bottom, int(ys.max()) + 1) if ys.size else bottom
     return out[y0:y1]
+
+
+@dataclass(frozen=True)
+class StackTuning:
+    """When a piece of ink beyond the row's rule is the neighbour row's digit, not the row's own
+    digit poking out. On a form filled by hand, digits written large touch the rule from both
+    sides; the rule's painted gap bridged (`bridge_painted_rules`) joins the two into one blob
+    whose middle lies in the row, and the count reader read the pair (a 2 over a 3 as a 1: 7 of
+    the 11 wrong counts of held-out set 3501, bench/bench_hand.py)."""
+
+    tall: float = 0.3
+    """The piece, cut from the row at the painted rule, stands at least this share of the row
+    high (a digit's tail poking out of its row is shorter)…"""
+    edge: int = 2
+    """…and runs to within this many pixels of the band's far edge (half a row beyond the rule:
+    a digit centred in the next row does, a poke seldom)."""
+    inside: float = 0.15
+    """Share of the piece's ink that may lie within the row (the rule's own thickness)."""
+    halo: int = 11
+    """Pixels around the cut piece erased with it."""
+
+
+STACK = StackTuning()
+
+
+def own_core(own: np.ndarray, beyond: np.ndarray) -> np.ndarray:
+    """The row's own pieces, the cut ones apart: what the halo erased round them must spare."""
+    return cv2.dilate((own & ~beyond).astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+
+
+def neighbour_digits(ink: np.ndarray, top: int, bottom: int, tuning: StackTuning = STACK) -> np.ndarray:
+    """The pieces of `ink` (the row's own blobs, parted at the painted rules) that lie beyond
+    the row (rows top..bottom of the band) and look like the neighbour
+    row's digit: tall and running to the band's edge."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    h, band_h = bottom - top, ink.shape[0]
+    out = np.zeros(n, bool)
+    rows = np.arange(band_h)[:, None]
+    for i in range(1, n):
+        y, bh = int(stats[i][1]), int(stats[i][3])
+        above, below = y + bh <= top + 2, y >= bottom - 2
+        if not (above or below) or bh < tuning.tall * h:
+            continue
+        if (above and y > tuning.edge) or (below and y + bh < band_h - tuning.edge):
+            continue
+        piece = lab == i
+        if (piece & (rows >= top) & (rows < bottom)).sum() > tuning.inside * piece.sum():
+            continue
+        out[i] = True
+    return out[lab]
 
 
 def read_handwritten_count(cell: np.ndarray, beside: np.ndarray | None = None) -> CountRead:

@@ -196,7 +196,7 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
         else:
             ctx.hand_page.typed_rows += 1
     # Count: read from a band taller than the row, so a pen digit poking out stays whole.
-    count_band = row_band(grid.clean, cells.count, cells.box, rules=grid.rule_mask)
+    count_band = row_band(grid.clean, cells.count, cells.box, rules=grid.rule_mask, stacked=ctx.hand_filled)
     if ctx.hand_filled:
         count_band = RowBand(clear_count_bits(count_band.image), count_band.row_h)
     beside_box = Box(max(cells.name.x0, cells.name.x1 - max(BESIDE[0], cells.name.w // BESIDE[1])), cells.name.y0,
@@ -308,14 +308,17 @@ class RowBand:
     """Height of the row itself (the image may be taller: ink poking out)."""
 
 
-def row_band(clean: np.ndarray, cell: Box, row: Box, inset: int = 3, rules: np.ndarray | None = None) -> RowBand:
-    """`rules`: the page's rule mask (what `clean` has painted out), for strokes crossing a rule."""
+def row_band(clean: np.ndarray, cell: Box, row: Box, inset: int = 3, rules: np.ndarray | None = None,
+             stacked: bool = False) -> RowBand:
+    """`rules`: the page's rule mask (what `clean` has painted out), for strokes crossing a rule;
+    `stacked`: a form filled by hand (`counts.isolate_row`)."""
     pad = int(ROW_BAND_PAD * row.h)
     y0, y1 = max(0, row.y0 - pad), min(clean.shape[0], row.y1 + pad)
     xs = slice(cell.x0 + inset, cell.x1 - inset)
     band = clean[y0:y1, xs]
     painted = rules[y0:y1, xs] > 0 if rules is not None and rules.shape == clean.shape else None
-    return RowBand(isolate_row(band, row.y0 + inset - y0, row.y1 - inset - y0, painted), row.h - 2 * inset)
+    return RowBand(isolate_row(band, row.y0 + inset - y0, row.y1 - inset - y0, painted, stacked),
+                   row.h - 2 * inset)
 
 
 TYPED_CANDIDATES = 3
