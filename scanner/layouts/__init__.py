@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from scanner.layouts.cn import CN
 from scanner.layouts.dbko import DB_KO
+from scanner.layouts.genesys import GENESYS
 from scanner.layouts.kde import KDE
 from scanner.layouts.latam import LATAM
 from scanner.layouts.model import Box, Cells, FormFields, Layout, TableSpec
 
-FORMS: tuple[Layout, ...] = (KDE, CN, LATAM)
+FORMS: tuple[Layout, ...] = (KDE, CN, LATAM, GENESYS)
 """Fixed forms: read from their fields or their page words (PDF), placed on a page image by
 their printed rules (`ocr.form_fit`)."""
 
-__all__ = ["CN", "DB_KO", "FORMS", "KDE", "LATAM", "Box", "Cells", "FormFields", "Layout",
+__all__ = ["CN", "DB_KO", "FORMS", "GENESYS", "KDE", "LATAM", "Box", "Cells", "FormFields", "Layout",
            "TableSpec"]
