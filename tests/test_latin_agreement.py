@@ -131,3 +131,20 @@ def test_latin_renderings_are_cut_where_the_cells_descenders_are(tmp_path):
     assert latin.likeness(cell, "El Shaddoll Winda").score < R_CONFIRM
     # uncut, the cell is compared with the whole rendering, as before
     assert compare(drawn, latin.as_printed(drawn, drawn)).score > 0.95
+
+
+def test_the_genesys_page_is_placed_as_the_genesys_form(ko_en_db, en_names, tmp_path):
+    """Konami's current form fits a Genesys page's rules too (its columns at a scale), with the
+    points column inside its name cells: the Genesys form, which explains every column rule, is
+    the one placed; a current-form sheet stays the current form."""
+    from scanner.ocr.pipeline import locate
+    from scanner.pdf.render import render_pages
+
+    pdf = tmp_path / "genesys.pdf"
+    _sheet(ko_en_db, en_names, 4104, pdf, 3.0)
+    sample = Path(__file__).resolve().parent.parent / "samples" / "sheets" / "kde-flat-hero.pdf"
+    for path, name in ((pdf, "genesys"), (sample, "kde")):
+        image = render_pages(path, 200, 1, 10 ** 8).renderings[0].image
+        got = locate(image, is_scan=True)
+        assert got.layout.name == name
+        assert got.fit is not None and got.fit.strays == 0
