@@ -235,7 +235,7 @@ their column widths and row pitch, and each matches most rules of the other (87-
 
 
 def _as_form(page: PageImage, grid: Grid) -> Located | None:
-    """The fixed form (`layouts.FORMS`) whose rules the page fits best, placed on it (`grid`: the
+    """The fixed form (`layouts.PRINTED_FORMS`) whose rules the page fits best, placed on it (`grid`: the
     db-ko grid stage's result on the page), or None when no form fits."""
     fits: list[tuple[float, float, Located]] = []
     for layout in FORMS:
