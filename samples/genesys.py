@@ -19,16 +19,45 @@ PITCH = 17.0
 ROWS = {"main": 18, "lower": 15}
 
 
+QTY_W, NAME_W, PTS_W = 18.5, 148.2, 18.5
+"""The form's column widths (pt): a table is `QTY | name | PTS`, 185.2 pt from one to the next."""
+TITLE_H = 14.2
+"""Height of a table's grey title row (its rules: the title's top, then one per row)."""
+
+
+def draw_genesys_rules(c, H: float, low: float = 4.0) -> None:
+    """The form's printed structure: every table's column rules, its grey title row, a rule under
+    every row and its `<<< TOTAL` row (`low`: pt from a row's text baseline down to its rule —
+    Konami's fillers set names low, their descenders reaching the rule)."""
+    for col, x in XS.items():
+        band = "main" if col in ("monster", "spell", "trap") else "lower"
+        top, rows = TOPS[band] + low, ROWS[band]
+        title = top - TITLE_H
+        bottom = top + PITCH * (rows + 1)
+        c.setFillGray(0.75)
+        c.rect(x, H - top, QTY_W + NAME_W + PTS_W, TITLE_H, stroke=0, fill=1)
+        c.setFillGray(0)
+        c.setLineWidth(1.0)
+        for k in range(rows + 2):
+            c.line(x, H - (top + PITCH * k), x + QTY_W + NAME_W + PTS_W, H - (top + PITCH * k))
+        c.line(x, H - title, x + QTY_W + NAME_W + PTS_W, H - title)
+        for dx in (0, QTY_W, QTY_W + NAME_W, QTY_W + NAME_W + PTS_W):
+            c.line(x + dx, H - title, x + dx, H - bottom)
+
+
 def draw_genesys_like(path: Path, columns: dict[str, list[tuple[str, int]]], konami_id: str,
                       given: str, surname: str, points: dict[str, int], overflow: bool = False,
-                      totals: dict[str, int] | None = None) -> None:
-    """`totals`: printed totals that differ from the lines' sums (a filler's mistake)."""
+                      totals: dict[str, int] | None = None, ruled: bool = False, low: float = 4.0) -> None:
+    """`totals`: printed totals that differ from the lines' sums (a filler's mistake); `ruled`:
+    with the form's rules (`draw_genesys_rules`; else the text alone, as a filler's overlay)."""
     from reportlab.lib.pagesizes import letter
     from reportlab.pdfgen import canvas
 
     W, H = letter
     c = canvas.Canvas(str(path), pagesize=letter)
     y = lambda top: H - top  # noqa: E731  (top-left coordinates, as the readers use)
+    if ruled:
+        draw_genesys_rules(c, H, low)
     c.setFont("Helvetica", 7)
     c.drawString(38, y(70), "First & Middle")
     c.drawString(38, y(78), "Name(s):")
@@ -46,13 +75,14 @@ def draw_genesys_like(path: Path, columns: dict[str, list[tuple[str, int]]], kon
     c.setFont("Helvetica", 22)
     for i, d in enumerate(konami_id):
         c.drawString(104 + 18.6 * i, y(128), d)
+    pts = QTY_W + NAME_W + 3 if ruled else 165  # (the points column's digit)
     for col, x in XS.items():
         band = "main" if col in ("monster", "spell", "trap") else "lower"
         top, rows = TOPS[band], ROWS[band]
-        c.setFont("Helvetica-Bold", 9)
+        c.setFont("Helvetica-Bold", 9 if not ruled else 7)
         if band == "main":
-            c.drawString(x, y(top), "QTY")
-            c.drawString(x + 160, y(top), "PTS")
+            c.drawString(x + (0 if not ruled else 2), y(top), "QTY")
+            c.drawString(x + pts - 5 + (0 if not ruled else 3), y(top), "PTS")
         c.drawCentredString(x + 90, y(top), TITLES[col])
         lines = columns.get(col, [])
         for r, (name, n) in enumerate(lines if overflow else lines[:rows]):
@@ -65,12 +95,12 @@ def draw_genesys_like(path: Path, columns: dict[str, list[tuple[str, int]]], kon
             c.setFont("Helvetica", size)
             c.drawString(x + 25, y(ry), name)
             c.setFont("Helvetica", 8)
-            c.drawString(x + 165, y(ry), str(points.get(name, 0)))
+            c.drawString(x + pts, y(ry), str(points.get(name, 0)))
         ty = top + PITCH * (rows + 1)
         c.setFont("Helvetica-Bold", 8)
         c.drawString(x + 3, y(ty), str((totals or {}).get(col, sum(n for _, n in lines))))
         c.drawString(x + 25, y(ty), f"<<< TOTAL {TITLES[col]}")
-        c.drawString(x + 165, y(ty), "0")
+        c.drawString(x + pts, y(ty), "0")
     c.setFont("Helvetica", 6)
     for k, label in enumerate(("Deck List Checked?", "Judge Initials", "Infraction:",
                                "Description:", "Deck Check Round:", "Judge Initials",

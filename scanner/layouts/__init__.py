@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from scanner.layouts.cn import CN
 from scanner.layouts.dbko import DB_KO
+from scanner.layouts.genesys import GENESYS
 from scanner.layouts.kde import KDE
 from scanner.layouts.latam import LATAM
 from scanner.layouts.model import Box, Cells, FormFields, Layout, TableSpec
@@ -19,6 +20,9 @@ from scanner.layouts.model import Box, Cells, FormFields, Layout, TableSpec
 FORMS: tuple[Layout, ...] = (KDE, CN, LATAM)
 """Fixed forms: read from their fields or their page words (PDF), placed on a page image by
 their printed rules (`ocr.form_fit`)."""
+PRINTED_FORMS: tuple[Layout, ...] = FORMS + (GENESYS,)
+"""Every form the image reader places on a page: the fillable ones and Konami's Genesys deck
+list, which is filled as page text (the PDF reader reads it by its labels, `pdf.layout_dbko`)."""
 
-__all__ = ["CN", "DB_KO", "FORMS", "KDE", "LATAM", "Box", "Cells", "FormFields", "Layout",
-           "TableSpec"]
+__all__ = ["CN", "DB_KO", "FORMS", "GENESYS", "KDE", "LATAM", "PRINTED_FORMS", "Box", "Cells", "FormFields",
+           "Layout", "TableSpec"]

@@ -113,6 +113,10 @@ class Fit:
     oy: float
     x_match: float
     y_match: float
+    strays: int = 0
+    """The page's long vertical rules between the layout's outer rules that none of its rules
+    explains: a form that divides its columns further (Genesys's PTS column inside what would be
+    the current form's name cell) is another form."""
 
     def x(self, u: float) -> float:
         return self.ox + self.sx * u
@@ -192,6 +196,16 @@ def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int,
     return best[0], best[1], best[2]
 
 
+def _strays(peaks: np.ndarray, sx: float, ox: float, layout: Layout, width: int,
+            tuning: FormFitTuning = FORM_FIT) -> int:
+    """Vertical rules of the page strictly between the fitted layout's outer column rules that
+    lie on none of its rules (`Fit.strays`)."""
+    tol = max(tuning.x_tol[0], tuning.x_tol[1] * width)
+    xs = ox + sx * np.array(_rule_xs(layout))
+    inside = peaks[(peaks > xs.min() + tol) & (peaks < xs.max() - tol)]
+    return int((_matched(inside, xs, tol) > tol).sum())
+
+
 def row_rule_peaks(horiz: np.ndarray, sx: float, ox: float, layout: Layout,
                    tuning: FormFitTuning = FORM_FIT) -> np.ndarray:
     """Row rules across the whole form and across each table alone. A photo's residual keystone
@@ -247,7 +261,7 @@ def fit_form(gray: np.ndarray, layout: Layout,
     sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h, tuning)
     if ym < tuning.min_y_match:
         return None
-    fit = Fit(sx, ox, sy, oy, xm, ym)
+    fit = Fit(sx, ox, sy, oy, xm, ym, _strays(vpk, sx, ox, layout, w, tuning))
     if layout.fill:
         fit = _by_title_fill(gray, fit, layout, hpk, tuning)
     tables = [_table(spec, fit, vpk, horiz, vert, tuning) for spec in layout.tables]
@@ -316,7 +330,7 @@ def _by_title_fill(gray: np.ndarray, fit: Fit, layout: Layout, hpk: np.ndarray,
     for m in range(-tuning.row_shifts, tuning.row_shifts + 1):
         if m == 0:
             continue
-        f = Fit(fit.sx, fit.ox, fit.sy, fit.oy + m * fit.sy * pitch, fit.x_match, fit.y_match)
+        f = Fit(fit.sx, fit.ox, fit.sy, fit.oy + m * fit.sy * pitch, fit.x_match, fit.y_match, fit.strays)
         c = _title_contrast(gray, f, layout, tuning)
         if c > best_c + tuning.fill_gain:
             best, best_c = f, c

@@ -108,7 +108,7 @@ def latin_vocabulary(db: CardDatabase) -> Vocabulary:
             _BUILT[id(db)] = (weakref.ref(db), built)
     cols = built.columns
     return Vocabulary(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes,
-                      renderer=NameRenderer(latin_families(), latin_spares()),
+                      renderer=NameRenderer(latin_families(), latin_spares(), latin=True),
                       cut_leftovers=cols.cut_leftovers, script=LATIN)
 
 

@@ -230,13 +230,14 @@ def _other_quads(img: np.ndarray, got: Located) -> Located:
 
 
 FIT_TIE = 0.1
-"""Forms whose shares of matched rules differ by less than this are told apart by how close
-their row rules lie to the page's: Konami's current form and its Latin-American edition share
+"""Forms whose shares of matched rules differ by less than this are told apart by the page's
+column rules each leaves unexplained (`Fit.strays`), then by how close their row rules lie to the
+page's: Konami's current form and its Latin-American edition share
 their column widths and row pitch, and each matches most rules of the other (87-95 %)."""
 
 
 def _as_form(page: PageImage, grid: Grid) -> Located | None:
-    """The fixed form (`layouts.FORMS`) whose rules the page fits best, placed on it (`grid`: the
+    """The fixed form (`layouts.PRINTED_FORMS`) whose rules the page fits best, placed on it (`grid`: the
     db-ko grid stage's result on the page), or None when no form fits."""
     fits: list[tuple[float, float, Located]] = []
     for layout in FORMS:
@@ -249,7 +250,10 @@ def _as_form(page: PageImage, grid: Grid) -> Located | None:
     if not fits:
         return None
     top = max(score for score, _, _ in fits)
-    return min((f for f in fits if f[0] >= top - FIT_TIE), key=lambda f: (f[1], -f[0]))[2]
+    # Among close fits, the form that leaves none of the page's column rules unexplained first
+    # (the current form fits Genesys's page too, its PTS rules inside its name cells).
+    return min((f for f in fits if f[0] >= top - FIT_TIE),
+               key=lambda f: (f[2].fit.strays, f[1], -f[0]))[2]
 
 
 def _row_residual(page: PageImage, grid: Grid, layout: Layout, fit: Fit) -> float:

@@ -293,8 +293,8 @@ def print_fits(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> boo
         return False
     for fam in [r.family] if r.family is not None else list(r.families):
         rendered = r.rendered(match.name, fam)
-        if rendered is not None and any(compare(ink, rendered, blur=b, cell=r.windows(ink)).score
-                                        >= STRIKE_FREE_FIT for b in BLURS):
+        if rendered is not None and any(compare(ink, r.as_printed(rendered, ink), blur=b,
+                                                cell=r.windows(ink)).score >= STRIKE_FREE_FIT for b in BLURS):
             return True
     return False
 
@@ -364,7 +364,8 @@ def _fits_any_font(renderer: NameRenderer, ink: np.ndarray, name: str) -> bool:
         for blur in blurs:
             if blur == renderer.blur and renderer.family in (None, fam):
                 continue  # `NameRenderer.likeness` compared it already
-            if compare(ink, rendered, blur=blur, cell=renderer.windows(ink)).score >= TYPED_LIKENESS:
+            if compare(ink, renderer.as_printed(rendered, ink), blur=blur,
+                       cell=renderer.windows(ink)).score >= TYPED_LIKENESS:
                 return True
     return False
 

@@ -426,6 +426,33 @@ def print_variants(name: str) -> list[str]:
     return [name] + [_DASHES.sub(dash, name) for dash in (" - ", " – ")]
 
 
+BASELINE_SHARE = 0.45
+"""Rows of a Latin name's ink with at least this share of its fullest row's ink pixels are its
+body (x-height and capitals): the last of them is the baseline; under it, descenders alone
+(g j p q y, a Q's tail, a comma) fill a row at most a third as much."""
+
+
+def baseline(ink_gray: np.ndarray) -> int | None:
+    """The baseline row of a Latin name cut to its ink (`BASELINE_SHARE`), None when none stands out."""
+    rows = (ink_gray < ink_level(ink_gray)).sum(axis=1)
+    if rows.size == 0 or rows.max() <= 0:
+        return None
+    return int(np.flatnonzero(rows >= BASELINE_SHARE * rows.max())[-1])
+
+
+def descenders_as_cut(rendered: np.ndarray, cell_ink: np.ndarray) -> np.ndarray:
+    """The rendering cut under its baseline no deeper, relative to the body, than the cell's ink
+    goes under its own: a name printed low in its row has its descenders merged into the row's
+    rule, and painting the rule out cut them (`Shekhinaga` read exactly, its g's stumps). A cell
+    with whole descenders leaves the rendering as it is."""
+    cb, rb = baseline(cell_ink), baseline(rendered)
+    if cb is None or rb is None or cb < 1 or rb < 1:
+        return rendered
+    depth = (cell_ink.shape[0] - 1 - cb) / (cb + 1)  # the cell's ink under its baseline, per body row
+    keep = rb + 1 + int(math.ceil(depth * (rb + 1)))
+    return rendered if keep >= rendered.shape[0] else rendered[:keep]
+
+
 class NameRenderer:
     """Renders candidate names in the sheet's font and scores them against name cells.
     One per page: it learns the page's font from names OCR read exactly."""
@@ -434,9 +461,12 @@ class NameRenderer:
     """Exact reads used to tell the page's font."""
 
     def __init__(self, families: dict[str, Path] | None = None,
-                 spares: dict[str, Path] | None = None) -> None:
+                 spares: dict[str, Path] | None = None, latin: bool = False) -> None:
         """`families`/`spares`: the fonts to draw in (default: the Korean print fonts,
-        `available_families` and `spare_families`; a Latin-script page passes its own)."""
+        `available_families` and `spare_families`; a Latin-script page passes its own);
+        `latin`: names in Latin script, whose renderings are cut as the cell's descenders
+        are (`descenders_as_cut`)."""
+        self.latin = latin
         self.families = available_families() if families is None else dict(families)
         self.spares = spare_families() if spares is None else dict(spares)
         """Fonts tried only when the page fits none of `families` well (SPARE_BELOW): a page in
@@ -466,6 +496,10 @@ class NameRenderer:
         if key not in self._cache:
             self._cache[key] = render_name(name, self.families[family])
         return self._cache[key]
+
+    def as_printed(self, rendered: np.ndarray, cell_ink: np.ndarray) -> np.ndarray:
+        """A rendering as the cell can show it (Latin names: descenders cut as the cell's are)."""
+        return descenders_as_cut(rendered, cell_ink) if self.latin else rendered
 
     def observe(self, cell_ink: np.ndarray, name: str) -> None:
         """A name OCR read exactly: evidence of the page's font (a first guess from
@@ -498,7 +532,8 @@ class NameRenderer:
                 r = self.rendered(variant, fam)
                 if r is None:
                     continue
-                lk = compare(cell_ink, r, blur=self.blur, cell=self.windows(cell_ink))
+                lk = compare(cell_ink, self.as_printed(r, cell_ink), blur=self.blur,
+                             cell=self.windows(cell_ink))
                 if best is None or lk.score > best.score:
                     best = lk
         return best
@@ -533,7 +568,8 @@ class NameRenderer:
         got = self._scores.get(key)
         if got is None or got[0] is not cell:
             r = self.rendered(name, fam)
-            score = compare(cell, r, blur=blur, cell=self.windows(cell)).score if r is not None else -1.0
+            score = (compare(cell, self.as_printed(r, cell), blur=blur, cell=self.windows(cell)).score
+                     if r is not None else -1.0)
             got = self._scores[key] = (cell, score)
         return got[1]
 
