@@ -147,6 +147,9 @@ class GridTuning:
     split_gap_px: tuple[int, int] = (4, 12)
     """The blank strip between two tables is at least this wide side by side, and this high one
     above the other (pixels)."""
+    swap_pitch: float = 0.8
+    """A table of the other rule mode replaces its namesake only at least at this share of its
+    row pitch."""
     twin_rules: tuple[float, float] = (0.6, 0.5)
     """Two tables side by side whose gap the rules' blur closed: two vertical rules running at
     least this share of the group's height (each table's border), closer than this share of a
@@ -923,6 +926,10 @@ def page_to_grid(gray: np.ndarray, tuning: GridTuning = GRID) -> Grid:
             continue
         if ours is not None and (len(theirs.rows) <= len(ours.rows) or not _overlap(ours.box, theirs.box, tuning)):
             continue
+        if ours is not None and _pitch(theirs) < tuning.swap_pitch * _pitch(ours):
+            # More rows at a fraction of the pitch: the text's lines taken for rules (a table
+            # that lost its end rule has more rows at the same pitch).
+            continue
         rest = [t for t in grid.tables if t is not ours]
         if any(_overlap(t.box, theirs.box, tuning) for t in rest):
             continue
@@ -973,6 +980,11 @@ def _shared_ends(grid: Grid, horiz: np.ndarray, vert: np.ndarray, gray: np.ndarr
                 grid.notes.append(f"{t.kind}: end rule taken from the tables beside it")
                 changed = True
     return changed
+
+
+def _pitch(t: Table) -> float:
+    """The median spacing of a table's rules (0 with fewer than two)."""
+    return float(np.median(np.diff(t.ys))) if len(t.ys) >= 2 else 0.0
 
 
 def _complete(tables: list[Table], tuning: GridTuning = GRID) -> bool:
