@@ -245,3 +245,28 @@ def test_component_boxes_are_the_labelling_s_in_its_order(sample_page):
         n, _, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
         want = [tuple(int(v) for v in stats[i][:4]) for i in range(1, n)]
         assert component_boxes(mask) == want, mask.shape
+
+
+@pytest.mark.parametrize("sheet", ["db-ko-01", "db-ko-03"])
+def test_tables_side_by_side_stay_apart_when_blur_closes_their_gap(sheet, shared_dir):
+    """The card database prints its three main tables ~2.4 pt apart: in a soft photo at 150-200
+    dpi the row rules' blurred ends and the masks' gap bridging close that gap, and two tables
+    read as one (issue 34: a db-ko photo lost a column's lines). Each table's own border rule,
+    with no row rule ink between the two, keeps them apart. The sheet's text layer gives the
+    rows each table must have."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from renderings import render
+
+    from card_db.cdb import load_card_db
+    from scanner.read import load_decklist
+    pdf = shared_dir / "fixtures" / "sheets" / f"{sheet}.pdf"
+    truth = load_decklist(pdf, load_card_db(shared_dir / "carddb" / "ko-KR.cdb"))
+    last = {k: max((e.row for s in truth.sections.values() for e in s if e.column == k), default=0)
+            for k in KINDS}
+    for dpi, sigma in ((150, 1.6), (200, 1.6)):
+        gray = cv2.GaussianBlur(cv2.cvtColor(render(pdf, "poppler", dpi), cv2.COLOR_BGR2GRAY), (0, 0), sigma)
+        page = image_to_page(cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR), is_scan=True).gray
+        got = rows_of(page)
+        assert all(got[k] >= max(last[k], 15) for k in KINDS), (dpi, got)
+        assert got["monster"] == got["spell"] == got["trap"], (dpi, got)

@@ -147,6 +147,13 @@ class GridTuning:
     split_gap_px: tuple[int, int] = (4, 12)
     """The blank strip between two tables is at least this wide side by side, and this high one
     above the other (pixels)."""
+    swap_pitch: float = 0.8
+    """A table of the other rule mode replaces its namesake only at least at this share of its
+    row pitch."""
+    twin_rules: tuple[float, float] = (0.6, 0.5)
+    """Two tables side by side whose gap the rules' blur closed: two vertical rules running at
+    least this share of the group's height (each table's border), closer than this share of a
+    row pitch — no table has two columns that narrow."""
     across_share: float = 0.5
     """A row rule crosses a box when its coverage is more than this share of the box's width."""
     across_inset_px: int = 3
@@ -317,6 +324,12 @@ def line_masks(gray: np.ndarray, faint_rules: bool = False, tuning: GridTuning =
     With `faint_rules`, a rule is also ink by its contrast with the paper right beside it, not by an absolute level: in a
     blurred low-resolution photo a 0.4 pt rule is only a light grey line (gray ≈ 200), far above
     any ink threshold, while the light header fill (flat, no contrast inside) must not count."""
+    return _line_masks(gray, faint_rules, tuning)[:3]
+
+
+def _line_masks(gray: np.ndarray, faint_rules: bool = False, tuning: GridTuning = GRID
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`line_masks`, and the horizontal rules' own ink (the mask before gaps were bridged)."""
     ink = (gray < INK_RULE).astype(np.uint8) * MASK_ON
     ink_v = ink_h = ink
     span = 2 * tuning.rule_span + 1
@@ -333,7 +346,7 @@ def line_masks(gray: np.ndarray, faint_rules: bool = False, tuning: GridTuning =
                              cv2.MORPH_OPEN, hk)
     vert = cv2.morphologyEx(cv2.morphologyEx(ink_v, cv2.MORPH_CLOSE, np.ones((gap, 1), np.uint8)),
                             cv2.MORPH_OPEN, vk)
-    return ink, horiz, vert
+    return ink, horiz, vert, ink_h
 
 
 def profile_peaks(profile: np.ndarray, min_value: float, min_gap: int) -> list[tuple[int, float]]:
@@ -362,18 +375,28 @@ def row_pitch_px(page_w: int, tuning: GridTuning = GRID) -> int:
     return max(tuning.row_pitch_min_px, int(page_w * tuning.row_pitch_share))
 
 
-def _split(box: Box, horiz: np.ndarray, vert: np.ndarray, depth: int = 0, tuning: GridTuning = GRID) -> list[Box]:
+def _split(box: Box, horiz: np.ndarray, vert: np.ndarray, depth: int = 0, tuning: GridTuning = GRID,
+           rule_ink: np.ndarray | None = None) -> list[Box]:
     """Split a group of rules that glued several tables together (pen strokes, tight gaps):
     between two tables no horizontal rule crosses (side by side) or no vertical rule runs
-    (one above the other)."""
+    (one above the other). `rule_ink`: the horizontal rules' own ink (`_twin_rule_gap`)."""
     if depth > tuning.split_depth:
         return [box]
+
+    def halves(cut: int, side_by_side: bool) -> list[Box]:
+        if side_by_side:
+            parts = (Box(box.x0, box.y0, cut, box.y1), Box(cut, box.y0, box.x1, box.y1))
+        else:
+            parts = (Box(box.x0, box.y0, box.x1, cut), Box(box.x0, cut, box.x1, box.y1))
+        return [b for part in parts for b in _split(part, horiz, vert, depth + 1, tuning, rule_ink)]
+
     side_gap, stack_gap = tuning.split_gap_px
     hcov = box.crop(horiz).sum(axis=0) / MASK_ON
     for a, b in _gaps(hcov, side_gap, tuning):
-        mid = box.x0 + (a + b) // 2
-        return (_split(Box(box.x0, box.y0, mid, box.y1), horiz, vert, depth + 1, tuning)
-                + _split(Box(mid, box.y0, box.x1, box.y1), horiz, vert, depth + 1, tuning))
+        return halves(box.x0 + (a + b) // 2, True)
+    twin = _twin_rule_gap(box, vert, rule_ink, tuning) if rule_ink is not None else None
+    if twin is not None:
+        return halves(twin, True)
     vcov = box.crop(vert).sum(axis=1) / MASK_ON
     across = box.crop(horiz).sum(axis=1) / MASK_ON
     pitch = row_pitch_px(horiz.shape[1], tuning)
@@ -389,10 +412,30 @@ def _split(box: Box, horiz: np.ndarray, vert: np.ndarray, depth: int = 0, tuning
             # meets the row rule's halo): a row of the same table. Stacked tables leave at
             # least a row and a half of blank paper under the upper one's last rule.
             continue
-        mid = box.y0 + (a + b) // 2
-        return (_split(Box(box.x0, box.y0, box.x1, mid), horiz, vert, depth + 1, tuning)
-                + _split(Box(box.x0, mid, box.x1, box.y1), horiz, vert, depth + 1, tuning))
+        return halves(box.y0 + (a + b) // 2, False)
     return [_shrink(box, horiz, vert)]
+
+
+def _twin_rule_gap(box: Box, vert: np.ndarray, rule_ink: np.ndarray, tuning: GridTuning = GRID) -> int | None:
+    """Where two tables side by side are glued by their row rules (a gap of a millimetre or so,
+    which blur and the rule masks' gap bridging close in a photo of 200 dpi): two vertical
+    rules running the group's height, closer than any table's column, with the row rules'
+    own ink all but absent between them while it runs on both sides. The x to cut at, or None."""
+    height, closer = tuning.twin_rules
+    pitch = row_pitch_px(vert.shape[1], tuning)
+    vcov = box.crop(vert).sum(axis=0) / MASK_ON
+    rules = true_runs(vcov >= height * box.h)
+    ink = box.crop(rule_ink).sum(axis=0) / MASK_ON
+    for (a1, b1), (a2, b2) in zip(rules, rules[1:]):
+        if not 0 < a2 - b1 <= closer * pitch:
+            continue
+        left, right = ink[max(0, a1 - pitch):a1], ink[b2:b2 + pitch]
+        if not left.size or not right.size:
+            continue
+        flank = min(float(np.median(left)), float(np.median(right)))
+        if flank > 0 and float(ink[b1:a2].min()) <= tuning.blank_coverage * flank:
+            return box.x0 + (b1 + a2) // 2
+    return None
 
 
 def _shrink(box: Box, horiz: np.ndarray, vert: np.ndarray) -> Box:
@@ -466,8 +509,10 @@ def component_boxes(mask: np.ndarray) -> list[tuple[int, int, int, int]]:
     return [box for _, box in keyed]
 
 
-def find_tables(horiz: np.ndarray, vert: np.ndarray, tuning: GridTuning = GRID) -> list[Box]:
-    """Bounding boxes of rule groups big enough to be a table."""
+def find_tables(horiz: np.ndarray, vert: np.ndarray, tuning: GridTuning = GRID,
+                rule_ink: np.ndarray | None = None) -> list[Box]:
+    """Bounding boxes of rule groups big enough to be a table (`rule_ink`: the horizontal
+    rules' own ink, before their gaps were bridged: `_twin_rule_gap`)."""
     h, w = horiz.shape
     both = cv2.dilate(cv2.bitwise_or(horiz, vert), np.ones((3, 3), np.uint8))
     # A blurred rule end reaches into the narrow gap between two tables: the gaps are looked
@@ -479,7 +524,8 @@ def find_tables(horiz: np.ndarray, vert: np.ndarray, tuning: GridTuning = GRID) 
     boxes = []
     for x, y, bw, bh in component_boxes(both):
         if bw > w * min_w and bh > h * min_h:
-            boxes.extend(_split(Box(int(x), int(y), int(x + bw), int(y + bh)), h_short, v_short, tuning=tuning))
+            boxes.extend(_split(Box(int(x), int(y), int(x + bw), int(y + bh)), h_short, v_short, tuning=tuning,
+                                rule_ink=rule_ink))
     boxes = [b for b in boxes if b.w > w * min_w and b.h > h * min_h]
 
     def inside(a: Box, b: Box) -> bool:
@@ -880,6 +926,10 @@ def page_to_grid(gray: np.ndarray, tuning: GridTuning = GRID) -> Grid:
             continue
         if ours is not None and (len(theirs.rows) <= len(ours.rows) or not _overlap(ours.box, theirs.box, tuning)):
             continue
+        if ours is not None and _pitch(theirs) < tuning.swap_pitch * _pitch(ours):
+            # More rows at a fraction of the pitch: the text's lines taken for rules (a table
+            # that lost its end rule has more rows at the same pitch).
+            continue
         rest = [t for t in grid.tables if t is not ours]
         if any(_overlap(t.box, theirs.box, tuning) for t in rest):
             continue
@@ -930,6 +980,11 @@ def _shared_ends(grid: Grid, horiz: np.ndarray, vert: np.ndarray, gray: np.ndarr
                 grid.notes.append(f"{t.kind}: end rule taken from the tables beside it")
                 changed = True
     return changed
+
+
+def _pitch(t: Table) -> float:
+    """The median spacing of a table's rules (0 with fewer than two)."""
+    return float(np.median(np.diff(t.ys))) if len(t.ys) >= 2 else 0.0
 
 
 def _complete(tables: list[Table], tuning: GridTuning = GRID) -> bool:
@@ -1002,7 +1057,7 @@ class _RuleMode:
 
 
 def _find_rules(gray: np.ndarray, faint_rules: bool, tuning: GridTuning = GRID) -> _RuleMode:
-    _, horiz_whole, vert_whole = line_masks(gray, faint_rules, tuning)
+    _, horiz_whole, vert_whole, ink_h = _line_masks(gray, faint_rules, tuning)
     horiz, vert = horiz_whole.copy(), vert_whole.copy()
     # The page edge (and a sliver of background after the warp) is not a table.
     m = int(gray.shape[1] * tuning.page_edge)
@@ -1011,7 +1066,7 @@ def _find_rules(gray: np.ndarray, faint_rules: bool, tuning: GridTuning = GRID) 
         mask[-m:] = 0
         mask[:, :m] = 0
         mask[:, -m:] = 0
-    boxes = find_tables(horiz, vert, tuning)
+    boxes = find_tables(horiz, vert, tuning, rule_ink=cv2.bitwise_and(horiz, ink_h))
     row_pitch = row_pitch_px(gray.shape[1], tuning)
     tables = []
     for box in boxes:

@@ -16,9 +16,9 @@ from scanner.ocr.grid import Box, Grid
 from scanner.ocr.layouts import Layout
 from scanner.ocr.counts import COUNT_VALUES, H_NORM, binarize_cell, group_components
 from scanner.ocr.hand_digits import digit_probs
-from scanner.ocr.ink import trim_to_ink
+from scanner.ocr.ink import trim_to_ink, true_runs
 from scanner.ocr.rows import RowRead
-from scanner.ocr.thresholds import COUNT_ACCEPT, DECIMAL, INK_RULE, MASK_ON, MAX_PER_LINE, SURE_COUNT
+from scanner.ocr.thresholds import COUNT_ACCEPT, DECIMAL, INK_GLYPH, INK_RULE, MASK_ON, MAX_PER_LINE, SURE_COUNT
 from scanner.vocab import COLUMNS, MAIN_COLUMNS, Reason
 UNSURE_EXPLAIN = 2
 """At most this many unsure counts may explain a column total that does not add up (more
@@ -38,6 +38,9 @@ class TotalsTuning:
     """A total cell smaller than this either way holds no number to read…"""
     min_digit_px: int = 8
     """…nor does one with fewer digit pixels."""
+    label_gap: float = 0.6
+    """A blank run at least this share of the number's height wide parts a number from ink left
+    of it (`last_ink_group`)."""
     digit_overlap: float = 0.3
     """Pieces overlapping in x by more than this share of the narrower are one broken digit."""
     main_region: tuple[int, int, int] = (3, 4, 10)
@@ -61,7 +64,23 @@ TOTALS = TotalsTuning()
 
 
 def read_digits(tess: Tesseract, img: np.ndarray, tuning: TotalsTuning = TOTALS) -> int | None:
-    """A printed number of 1-3 digits, or None when Tesseract is not confident."""
+    """A printed number of 1-3 digits, or None when Tesseract is not confident. A cell that
+    does not read is read again as its number alone (`last_ink_group`, with paper before it) by
+    the form cells' digit reader (`read_form_digits`: digits picked out, read at several
+    heights, which must agree): a 합계 printed under the table, unruled, has its count column
+    found by the text's gap, the label's last letter reaches into it, and a soft photo's bold
+    digits do not read with it."""
+    value = _sure_digits(tess, img, tuning)
+    if value is None:
+        alone = last_ink_group(img, tuning)
+        if alone is not None:
+            pad = alone.shape[0] // 4 + 1
+            value = read_form_digits(tess, cv2.copyMakeBorder(alone, 0, 0, pad, 0, cv2.BORDER_CONSTANT,
+                                                              value=255))
+    return value
+
+
+def _sure_digits(tess: Tesseract, img: np.ndarray, tuning: TotalsTuning = TOTALS) -> int | None:
     trimmed = trim_to_ink(img)
     if trimmed is None:
         return None
@@ -70,6 +89,22 @@ def read_digits(tess: Tesseract, img: np.ndarray, tuning: TotalsTuning = TOTALS)
         s = height / trimmed.shape[0]
         trimmed = cv2.resize(trimmed, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
     return sure_number(tess, trimmed)
+
+
+def last_ink_group(img: np.ndarray, tuning: TotalsTuning = TOTALS) -> np.ndarray | None:
+    """The cell from the blank gap before its rightmost ink on (a gap wider than `label_gap`
+    of that ink's height), or None when no such gap parts the ink."""
+    ink = img < INK_GLYPH
+    runs = true_runs(ink.any(axis=0))
+    if len(runs) < 2:
+        return None
+    group = len(runs) - 1
+    while group > 0:
+        rows = np.flatnonzero(ink[:, runs[group][0]:runs[-1][1]].any(axis=1))
+        if runs[group][0] - runs[group - 1][1] >= tuning.label_gap * (rows[-1] - rows[0] + 1):
+            return img[:, runs[group][0]:]
+        group -= 1
+    return None
 
 
 def sure_number(tess: Tesseract, img: np.ndarray) -> int | None:
