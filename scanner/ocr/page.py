@@ -561,6 +561,27 @@ def paper_fills_frame(img: np.ndarray, tuning: PageTuning = PAGE) -> bool:
     return True
 
 
+def paper_width_px(img: np.ndarray, tuning: PageTuning = PAGE) -> float:
+    """Width (the image's pixels) of the largest paper-coloured region (`paper_hsv`, as
+    `paper_fills_frame`): how wide the sheet was taken when no page quad is used (the photo read
+    as a whole), for the retake advice — the whole width when the paper fills the frame."""
+    h, w = img.shape[:2]
+    step = max(1, -(-max(h, w) // tuning.frame_check_px))  # a copy at most frame_check_px large
+    small = img[::step, ::step]
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV) if small.ndim == 3 else None
+    if hsv is None:
+        paper = small >= tuning.paper_hsv[0]
+    else:
+        paper = (hsv[:, :, 2] >= tuning.paper_hsv[0]) & (hsv[:, :, 1] <= tuning.paper_hsv[1])
+    # printed ink inside the paper would cut it into pieces: closed across a line's width first
+    closed = cv2.morphologyEx(paper.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    if n <= 1:
+        return float(w)
+    biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    return float(stats[biggest, cv2.CC_STAT_WIDTH] * step)
+
+
 def find_page(img: np.ndarray) -> np.ndarray | None:
     """Corners (TL, TR, BR, BL) of the paper in a photo, or None when the paper fills the frame
     (a scan) or no page-like quad is found (`search_page` without what it looked at)."""

@@ -32,7 +32,7 @@ from scanner.ocr.header import read_form_header, read_header
 from scanner.ocr.lines import attempts_note, struck_review, to_read_line
 from scanner.ocr.latin import LATIN, page_vocabulary
 from scanner.ocr.orient import TURN_NAMES, TURNS, downscale, turned
-from scanner.ocr.page import PageImage, image_to_page, load_image
+from scanner.ocr.page import PageImage, image_to_page, load_image, paper_width_px
 from scanner.ocr.page_alternatives import alternative_corners
 from scanner.ocr.rasterize import MAX_PAGES, pdf_page_count, pdf_page_image
 from scanner.ocr.retake import layout_retake
@@ -444,8 +444,8 @@ the renderer lacks has many doubts too, and a retake would not help it.)"""
 def page_width_px(ctx: PageContext) -> float:
     """The page's width in the image it came from (a scan: the image is the page)."""
     c = ctx.page.corners if ctx.page is not None else None
-    if c is None:
-        return float(min(ctx.image.shape[:2]))
+    if c is None:  # a scan is the page; a photo read as a whole: the paper in it
+        return float(min(ctx.image.shape[:2])) if ctx.is_scan else paper_width_px(ctx.image)
     return float(np.mean([np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])]))
 
 
