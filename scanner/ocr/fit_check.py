@@ -22,7 +22,10 @@ class FitCheckTuning:
     min_letters: int = 5
     """A read with fewer Latin letters than this is no label (a few letters of garbage)."""
     min_ratio: float = 85.0
-    """A read this alike to a label (rapidfuzz ratio, letters only), or part of one, is it."""
+    """A read this alike to a label (rapidfuzz ratio, letters only) is it…"""
+    min_part: float = 0.6
+    """…and so is a part of a label at least this share of its letters (`GAMEID` of `CARD GAME
+    ID`; a lone `Cards` or `Spell`, the start of many a card's name, is not)."""
 
 
 FIT_CHECK = FitCheckTuning()
@@ -50,7 +53,7 @@ def reads_as_label(text: str, labels: tuple[str, ...], tuning: FitCheckTuning = 
         return None
     for label in labels:
         want = _letters(label)
-        if got in want or fuzz.ratio(got, want) >= tuning.min_ratio:
+        if (got in want and len(got) >= tuning.min_part * len(want)) or fuzz.ratio(got, want) >= tuning.min_ratio:
             return label
     return None
 
