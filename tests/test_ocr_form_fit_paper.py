@@ -95,3 +95,21 @@ def test_only_rows_at_a_tables_ends_are_looked_at():
             row_read("side", 15, 1, text="<<< TOTAL SIDE DECK"), row_read("trap", 1, 1, text="Trap Hole")]
     assert label_rows(rows, KDE, printed_labels(FORMS)) == [("monster", 2, "MONSTER CARDS"),
                                                            ("side", 15, "<<< TOTAL SIDE DECK")]
+
+
+def test_a_small_db_ko_photo_upside_down_is_not_squeezed_into_a_form():
+    """The swapped papers' scales give a false fit more room: a db-ko photo small and soft in
+    its frame, turned upside down, fitted the Latin-American form at 1.12 with ten of the page's
+    column rules unexplained. Such a fit is made at the paper's own aspect, as before."""
+    from scanner.ocr import form_fit
+    from scanner.ocr.orient import downscale, turned
+    from scanner.ocr.pipeline import locate
+    img = cv2.imread(str(SAMPLE.parent.parent / "photos" / "photo-01.jpg"))
+    small = cv2.GaussianBlur(cv2.resize(img, None, fx=0.35, fy=0.35, interpolation=cv2.INTER_AREA), (0, 0), 1.2)
+    frame = np.full_like(img, 40)
+    frame[:small.shape[0], :small.shape[1]] = small
+    image, _ = downscale(frame)
+    lo, hi, _ = form_fit.FORM_FIT.y_scale
+    for turn in (None, cv2.ROTATE_180):
+        got = locate(turned(image, turn) if turn is not None else image, is_scan=False)
+        assert got.fit is None or lo <= got.fit.sy / got.fit.sx <= hi + 1e-9, (turn, got.layout.name, got.fit)

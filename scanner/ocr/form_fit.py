@@ -49,6 +49,11 @@ class FormFitTuning:
     (Searched after the range above: only a fit matching more rules takes a swapped scale.)"""
     swapped_papers: tuple[str, ...] = ("A4", "Letter")
     """The papers taken for one another (Letter's aspect is also the form's own page's)."""
+    swap_max_strays: int = 2
+    """A fit at a swapped paper's scale stands only when it leaves at most this many of the
+    page's long vertical rules unexplained (`Fit.strays`: the form's own judge box gives one or
+    two); else the fit is made at the paper's own aspect as before. A small, soft db-ko photo
+    turned upside down fitted the Latin-American form at 1.12 with ten columns unexplained."""
     y_offsets: tuple[float, float] = (-0.5, 3.0)
     """Row offsets voted for: from this share of the page's height above it, in bins this many
     pixels wide (the winning bin's middle is the offset)."""
@@ -175,9 +180,10 @@ def fit_x(peaks: np.ndarray, rules: list[float], width: int, layout_w: float,
 
 
 def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int,
-          tuning: FormFitTuning = FORM_FIT) -> tuple[float, float, float]:
+          tuning: FormFitTuning = FORM_FIT, swaps: bool = True) -> tuple[float, float, float]:
     """(scale, offset, share matched): the paper keeps its aspect, so the y scale is the x
-    scale within `y_scale` (a photo's residual perspective)."""
+    scale within `y_scale` (a photo's residual perspective), or that of a paper swap
+    (`paper_swap`; not with `swaps` False)."""
     t = np.array(rules)
     px, share, pitch = tuning.y_tol
     tol = max(px, share * sx * pitch)
@@ -185,7 +191,10 @@ def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int,
     if peaks.size == 0:
         return best[:3]
     above, bin_px = tuning.y_offsets
+    lo, hi, _ = tuning.y_scale
     for k in y_scales(tuning):
+        if not swaps and not lo <= k <= hi + 1e-9:
+            continue
         s = sx * k
         offs = (peaks[:, None] - s * t[None, :]).ravel()
         offs = offs[(offs > above * height) & (offs < height)]
@@ -280,9 +289,13 @@ def fit_form(gray: np.ndarray, layout: Layout,
         return None
     hpk = row_rule_peaks(horiz, sx, ox, layout, tuning)
     sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h, tuning)
+    strays = _strays(vpk, sx, ox, layout, w, tuning)
+    lo, hi, _ = tuning.y_scale
+    if not lo <= sy / sx <= hi + 1e-9 and strays > tuning.swap_max_strays:
+        sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h, tuning, swaps=False)
     if ym < tuning.min_y_match:
         return None
-    fit = Fit(sx, ox, sy, oy, xm, ym, _strays(vpk, sx, ox, layout, w, tuning))
+    fit = Fit(sx, ox, sy, oy, xm, ym, strays)
     if layout.fill:
         fit = _by_title_fill(gray, fit, layout, hpk, tuning)
     tables = [_table(spec, fit, vpk, horiz, vert, tuning) for spec in layout.tables]
