@@ -73,4 +73,7 @@ KDE = Layout(
     page_words=("monster", "spell", "trap", "cards"),
     anchor=("monster", 93.1, 149.2),  # the MONSTER of the MONSTER CARDS title
     form=FIELDS,
+    printed_labels=("MONSTER CARDS", "SPELL CARDS", "TRAP CARDS", "SIDE DECK", "EXTRA DECK", "CARD GAME ID",
+                    "<<< TOTAL MONSTER CARDS", "<<< TOTAL SPELL CARDS", "<<< TOTAL TRAP CARDS",
+                    "<<< TOTAL SIDE DECK", "<<< TOTAL EXTRA DECK"),
 )

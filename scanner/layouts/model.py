@@ -125,6 +125,9 @@ class Layout:
     cell), or None."""
     form: FormFields | None = None
     """A fillable form's fields (None for printed-only sheets)."""
+    printed_labels: tuple[str, ...] = ()
+    """What the form prints in its tables' title and total rows and just above the tables (the
+    image reader: a row that reads as one of them was fitted rows off, `ocr.fit_check`)."""
 
     @property
     def fitted(self) -> bool:

@@ -15,6 +15,7 @@ import numpy as np
 
 from scanner.ocr.grid import Box, Grid, RowCells, Table, profile_peaks, line_masks, remove_rules
 from scanner.ocr.layouts import Layout, TableSpec
+from scanner.ocr.perspective import PAPERS
 from scanner.ocr.thresholds import PAPER
 
 
@@ -39,6 +40,20 @@ class FormFitTuning:
     """The y scale is looked for from 0.96 to 1.04 times the x scale, in steps of 0.005: the
     page stage keeps the paper's aspect (`perspective.paper_aspect`, within ~1 %), so the range
     need not be wider; a wider one only gives a false fit more scales to land on."""
+    paper_swap: float = 0.03
+    """The y scale is also looked for within this share around the ratios of two known papers'
+    aspects (`perspective.PAPERS`: A4 over Letter, 1.09, and back): the page stage takes the
+    paper's aspect from the corners, and a photo's strong perspective can take an A4 sheet for
+    Letter; the form on it is then squeezed by 0.915 down, its rows no longer those of the form
+    the x scale says, and a fit one or two rows off of another form with a smaller pitch wins.
+    (Searched after the range above: only a fit matching more rules takes a swapped scale.)"""
+    swapped_papers: tuple[str, ...] = ("A4", "Letter")
+    """The papers taken for one another (Letter's aspect is also the form's own page's)."""
+    swap_max_strays: int = 2
+    """A fit at a swapped paper's scale stands only when it leaves at most this many of the
+    page's long vertical rules unexplained (`Fit.strays`: the form's own judge box gives one or
+    two); else the fit is made at the paper's own aspect as before. A small, soft db-ko photo
+    turned upside down fitted the Latin-American form at 1.12 with ten columns unexplained."""
     y_offsets: tuple[float, float] = (-0.5, 3.0)
     """Row offsets voted for: from this share of the page's height above it, in bins this many
     pixels wide (the winning bin's middle is the offset)."""
@@ -165,18 +180,21 @@ def fit_x(peaks: np.ndarray, rules: list[float], width: int, layout_w: float,
 
 
 def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int,
-          tuning: FormFitTuning = FORM_FIT) -> tuple[float, float, float]:
+          tuning: FormFitTuning = FORM_FIT, swaps: bool = True) -> tuple[float, float, float]:
     """(scale, offset, share matched): the paper keeps its aspect, so the y scale is the x
-    scale within `y_scale` (a photo's residual perspective)."""
+    scale within `y_scale` (a photo's residual perspective), or that of a paper swap
+    (`paper_swap`; not with `swaps` False)."""
     t = np.array(rules)
     px, share, pitch = tuning.y_tol
     tol = max(px, share * sx * pitch)
     best = (sx, 0.0, 0.0, np.inf)
     if peaks.size == 0:
         return best[:3]
-    lo, hi, step = tuning.y_scale
     above, bin_px = tuning.y_offsets
-    for k in np.arange(lo, hi + step / 2, step):
+    lo, hi, _ = tuning.y_scale
+    for k in y_scales(tuning):
+        if not swaps and not lo <= k <= hi + 1e-9:
+            continue
         s = sx * k
         offs = (peaks[:, None] - s * t[None, :]).ravel()
         offs = offs[(offs > above * height) & (offs < height)]
@@ -194,6 +212,18 @@ def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int,
         if n > round(best[2] * len(t)) or (n == round(best[2] * len(t)) and err < best[3]):
             best = (s, o, n / len(t), err)
     return best[0], best[1], best[2]
+
+
+def y_scales(tuning: FormFitTuning = FORM_FIT) -> list[float]:
+    """The y scales over the x scale `fit_y` tries: the paper's own aspect kept (`y_scale`),
+    then the aspect of another known paper taken for it (`paper_swap`)."""
+    lo, hi, step = tuning.y_scale
+    out = [float(k) for k in np.arange(lo, hi + step / 2, step)]
+    aspects = [PAPERS[name] for name in tuning.swapped_papers]
+    swaps = sorted({a / b for a in aspects for b in aspects if not lo <= a / b <= hi})
+    for r in swaps:
+        out.extend(float(k) for k in np.arange(r * (1 - tuning.paper_swap), r * (1 + tuning.paper_swap) + step / 2, step))
+    return out
 
 
 def _strays(peaks: np.ndarray, sx: float, ox: float, layout: Layout, width: int,
@@ -259,9 +289,13 @@ def fit_form(gray: np.ndarray, layout: Layout,
         return None
     hpk = row_rule_peaks(horiz, sx, ox, layout, tuning)
     sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h, tuning)
+    strays = _strays(vpk, sx, ox, layout, w, tuning)
+    lo, hi, _ = tuning.y_scale
+    if not lo <= sy / sx <= hi + 1e-9 and strays > tuning.swap_max_strays:
+        sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h, tuning, swaps=False)
     if ym < tuning.min_y_match:
         return None
-    fit = Fit(sx, ox, sy, oy, xm, ym, _strays(vpk, sx, ox, layout, w, tuning))
+    fit = Fit(sx, ox, sy, oy, xm, ym, strays)
     if layout.fill:
         fit = _by_title_fill(gray, fit, layout, hpk, tuning)
     tables = [_table(spec, fit, vpk, horiz, vert, tuning) for spec in layout.tables]

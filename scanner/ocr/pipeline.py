@@ -24,6 +24,7 @@ from scanner.model import ReviewFlag, SheetRead
 from scanner.ocr.corrections import (ink_chroma, mark_handwritten_after_strike, mark_merged_rows,
                                      mark_pen_counts)
 from scanner.ocr.engine import Tesseract
+from scanner.ocr.fit_check import label_rows, printed_labels
 from scanner.ocr.form_fit import Fit, fit_form, row_rule_peaks
 from scanner.ocr.grid import Grid, line_masks, page_to_grid
 from scanner.ocr.hand_names import HandPage
@@ -76,6 +77,8 @@ class PageContext:
     tess: Tesseract | None = None
     rows: list[RowRead] = field(default_factory=list)
     sheet: SheetRead = field(default_factory=lambda: SheetRead(reader="ocr"))
+    rows_off: bool = False
+    """The form's rows were fitted rows off (`check_fit`): nothing read from the fit stands."""
 
 
 def read_photo(path: Path, db: "CardDatabase", options: "ReadOptions") -> SheetRead:
@@ -116,6 +119,7 @@ def read_page(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, is
     begin_warm_up(db)  # a process's first page: names, fonts and models load while tables are found
     find_tables(ctx)
     read_rows(ctx)
+    check_fit(ctx)
     check_rows(ctx)
     report(ctx)
     return ctx
@@ -377,9 +381,40 @@ def read_rows(ctx: PageContext) -> None:
         ctx.rows.extend(col_rows)
 
 
+def check_fit(ctx: PageContext) -> None:
+    """A fitted form whose rows read as its printed labels (`fit_check.label_rows`: the title
+    'MONSTER CARDS' read as row 1) was placed rows off, and every line with it: its lines are
+    not given (each would carry the card of another row), its tables are said unread, and the
+    sheet asks for another photo (`retake`), as for tables not found."""
+    if ctx.fit is None:
+        return
+    off = label_rows(ctx.rows, ctx.layout, printed_labels(FORMS))
+    if not off:
+        return
+    ctx.rows = []
+    ctx.rows_off = True
+    seen = "; ".join(f"{column} row {row} reads as the printed '{label}'" for column, row, label in off[:3])
+    for column in ctx.found:
+        ctx.sheet.review.append(ReviewFlag(
+            section=SECTION_OF[column], reason=Reason.UNREADABLE_LINE,
+            detail=f"{column} table: the form's rows were placed rows off ({seen}): its lines were not read"))
+    shown = ", ".join(f"'{label}'" for label in dict.fromkeys(label for _, _, label in off))
+    cause = f"인쇄된 {shown} 줄이 카드 줄 자리에 읽힘: 줄 위치가 어긋남"
+    item = next((r for r in ctx.sheet.review if r.reason == Reason.RETAKE), None)
+    if item is not None:
+        item.detail += f" ({cause})"
+        return
+    item = layout_retake(ctx.page, list(ctx.found), ctx.frame, ctx.is_scan)
+    if item is not None:
+        item.detail = item.detail.replace(" — ", f" ({cause}) — ", 1)
+        ctx.sheet.review.append(item)
+
+
 def check_rows(ctx: PageContext) -> None:
     """Page-level checks: pen counts, the printed totals, the header. A printed total or a
     header field that breaks a library is not read (as one that cannot be read)."""
+    if ctx.rows_off:  # the totals and header boxes sit where the same fit put them: not read
+        return
     mark_pen_counts(ctx.rows, ctx.sheet)
     with _stage_may_fail(ctx, "totals"):
         read_totals(ctx.grid, ctx.tess, ctx.sheet, main_box=ctx.layout is DB_KO, form=ctx.layout.fitted)
