@@ -125,6 +125,10 @@ class Layout:
     cell), or None."""
     form: FormFields | None = None
     """A fillable form's fields (None for printed-only sheets)."""
+    open_boxes: tuple[tuple[str, ...], ...] = ()
+    """A form whose deck tables are open boxes with no row rules (one box per column, lines of
+    `N Name` typed inside): the table kinds of each band of boxes, top band first, left to right.
+    The image reader finds the boxes by their rules and the lines by their ink (`ocr.boxed`)."""
 
     @property
     def fitted(self) -> bool:
