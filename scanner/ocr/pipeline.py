@@ -375,7 +375,8 @@ def read_rows(ctx: PageContext) -> None:
         table = ctx.grid.by_kind(column)
         tctx = TableContext(grid=ctx.grid, page=ctx.page, table=table, column=column, tess=tess,
                             vocab=vocab, chroma=chroma, hand_filled=ctx.layout.fitted,
-                            row_numbers=ctx.layout.row_numbers, hand_page=hand_page)
+                            row_numbers=ctx.layout.row_numbers, hand_page=hand_page,
+                            open_box=bool(ctx.layout.open_boxes))
         col_rows = []
         for cells in table.rows:
             try:
