@@ -224,7 +224,7 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
             count_conf, detail = SURE_COUNT, f"{detail}, {confirmed}"  # it stands without a total
         elif ctx.open_box and detail.startswith("digit "):
             # 7 pt counts of an open-box form: two readers together (`small_count_by_two_readers`)
-            confirmed = small_count_by_two_readers(count_band.image, count, ctx.tess, ctx.vocab)
+            confirmed = small_count_by_two_readers(count_band.image, count, detail, ctx.tess, ctx.vocab)
             if confirmed:
                 count_conf, detail = SURE_COUNT, f"{detail}, {confirmed}"
     if (detail == "empty" and (name_read.row_number_only or (not text.strip() and name_ink < EMPTY_INK))
