@@ -187,8 +187,10 @@ def _locate(img: np.ndarray, is_scan: bool) -> Located:
             got = _as_form(page2, grid2) or got
     if not got.found and got.fit is None:
         got = _by_text_alignment(got)
-    if not got.upright and not any(len(got.grid.by_kind(c).rows) >= MIN_DECK_ROWS for c in got.found):
-        # Nothing a ruled layout reads (the page would be refused): maybe a form of open boxes.
+    if not got.upright:
+        # No ruled layout whole (the page would be refused, or read as a few stray tables — a
+        # tilted boxed list's frame passes for a db-ko table): maybe a form of open boxes, which
+        # holds only when the page shows its bands of large boxes exactly.
         got = _as_open_boxes(got) or got
     return got
 
