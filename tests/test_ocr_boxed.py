@@ -82,27 +82,45 @@ def _needs():
     pytest.importorskip("reportlab")
 
 
+def _tilted(image, degrees: float):
+    """The page turned in plane (a scan fed askew), softened and saved as JPEG 85."""
+    import cv2
+
+    h, w = image.shape[:2]
+    turned = cv2.warpAffine(image, cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0), (w, h),
+                            borderValue=(255, 255, 255))
+    ok, data = cv2.imencode(".jpg", cv2.GaussianBlur(turned, (3, 3), 0.8), [cv2.IMWRITE_JPEG_QUALITY, 85])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [5101, 5102])
-def test_a_boxed_list_picture_reads_line_by_line(seed, ko_en_db, en_names, tmp_path):
-    """Every line of a clean 200-dpi picture read as drawn (card, count, column, its place in the
-    box), or flagged — never a wrong line unflagged; at least 95 % read right and sure."""
+@pytest.mark.parametrize("seed,degrees", [(5101, 0.0), (5102, 0.0), (5104, 2.0)])
+def test_a_boxed_list_picture_reads_line_by_line(seed, degrees, ko_en_db, en_names, tmp_path):
+    """Every line of a 200-dpi picture (clean, or turned 2° and saved as JPEG) read as drawn (card,
+    count, column, its place in the box), or flagged — never a wrong line unflagged; at least 95 %
+    read right and sure."""
     from scanner.ocr.pipeline import read_page
 
     pdf = tmp_path / f"boxed-{seed}.pdf"
     columns = _deck(ko_en_db, en_names, seed)
     draw_boxed_list(pdf, columns)
-    ctx = read_page(_image(pdf), ko_en_db, ReadOptions(), is_scan=True, label=pdf.stem)
+    image = _image(pdf) if not degrees else _tilted(_image(pdf), degrees)
+    ctx = read_page(image, ko_en_db, ReadOptions(), is_scan=True, label=pdf.stem)
     assert ctx.layout.name == "kde-boxed-list"
     lines = ctx.sheet.lines
     assert len(lines) == sum(len(v) for v in columns.values())
-    right = 0
+    right = cards = 0
     for ln in lines:
         name, count = columns[ln.column][ln.row - 1]
         ok = ln.card_id is not None and en_names.get(ln.card_id) == name and ln.count == count
         assert ok or ln.flags, (ln.column, ln.row, ln.text, ln.count, name, count)
         right += ok and not ln.flags
-    assert right >= 0.95 * len(lines), right
+        cards += ln.card_id is not None and en_names.get(ln.card_id) == name
+    # (turned, blurred and JPEG'd, a 7 pt `2` is read by Tesseract and its template alone, which
+    # is not enough for a count to stand: those counts stay flagged `count-unclear`)
+    assert cards >= 0.95 * len(lines), cards
+    if not degrees:
+        assert right >= 0.95 * len(lines), right
 
 
 def test_a_page_of_other_boxes_is_not_a_boxed_list():
