@@ -10,6 +10,7 @@ reader the one the page's rules fit best.
 """
 from __future__ import annotations
 
+from scanner.layouts.boxed import BOXED_LIST
 from scanner.layouts.cn import CN
 from scanner.layouts.dbko import DB_KO
 from scanner.layouts.genesys import GENESYS
@@ -24,5 +25,9 @@ PRINTED_FORMS: tuple[Layout, ...] = FORMS + (GENESYS,)
 """Every form the image reader places on a page: the fillable ones and Konami's Genesys deck
 list, which is filled as page text (the PDF reader reads it by its labels, `pdf.layout_dbko`)."""
 
-__all__ = ["CN", "DB_KO", "FORMS", "GENESYS", "KDE", "LATAM", "PRINTED_FORMS", "Box", "Cells", "FormFields",
+OPEN_BOX_FORMS: tuple[Layout, ...] = (BOXED_LIST,)
+"""Forms whose deck tables are open boxes with no row rules (`Layout.open_boxes`): the image
+reader finds their boxes and lines by the ink (`ocr.boxed`) on a page no ruled form fits."""
+
+__all__ = ["BOXED_LIST", "CN", "OPEN_BOX_FORMS", "DB_KO", "FORMS", "GENESYS", "KDE", "LATAM", "PRINTED_FORMS", "Box", "Cells", "FormFields",
            "Layout", "TableSpec"]

@@ -128,6 +128,10 @@ class Layout:
     printed_labels: tuple[str, ...] = ()
     """What the form prints in its tables' title and total rows and just above the tables (the
     image reader: a row that reads as one of them was fitted rows off, `ocr.fit_check`)."""
+    open_boxes: tuple[tuple[str, ...], ...] = ()
+    """A form whose deck tables are open boxes with no row rules (one box per column, lines of
+    `N Name` typed inside): the table kinds of each band of boxes, top band first, left to right.
+    The image reader finds the boxes by their rules and the lines by their ink (`ocr.boxed`)."""
 
     @property
     def fitted(self) -> bool:

@@ -2,7 +2,7 @@
 (one place for the PDF and the image readers); this module names them for the OCR stages."""
 from __future__ import annotations
 
-from scanner.layouts import CN, DB_KO, KDE, Layout, TableSpec
+from scanner.layouts import CN, DB_KO, KDE, OPEN_BOX_FORMS, Layout, TableSpec
 from scanner.layouts import PRINTED_FORMS as FORMS
 
-__all__ = ["CN", "DB_KO", "FORMS", "KDE", "Layout", "TableSpec"]
+__all__ = ["CN", "DB_KO", "FORMS", "KDE", "OPEN_BOX_FORMS", "Layout", "TableSpec"]

@@ -21,6 +21,7 @@ import numpy as np
 
 from scanner.errors import UnreadableInput
 from scanner.model import ReviewFlag, SheetRead
+from scanner.ocr.boxed import find_open_boxes
 from scanner.ocr.corrections import (ink_chroma, mark_handwritten_after_strike, mark_merged_rows,
                                      mark_pen_counts)
 from scanner.ocr.engine import Tesseract
@@ -28,7 +29,7 @@ from scanner.ocr.fit_check import label_rows, printed_labels
 from scanner.ocr.form_fit import Fit, fit_form, row_rule_peaks
 from scanner.ocr.grid import Grid, line_masks, page_to_grid
 from scanner.ocr.hand_names import HandPage
-from scanner.ocr.layouts import DB_KO, FORMS, Layout
+from scanner.ocr.layouts import DB_KO, FORMS, OPEN_BOX_FORMS, Layout
 from scanner.ocr.header import read_form_header, read_header
 from scanner.ocr.lines import attempts_note, struck_review, to_read_line
 from scanner.ocr.latin import LATIN, page_vocabulary
@@ -140,13 +141,15 @@ class Located:
     fit: Fit | None = None
     frame: tuple[int, int] = (0, 0)
     """(height, width) of the image the page was found in (its corners' frame)."""
+    boxed: bool = False
+    """The layout's open boxes were found in their bands (`boxed`): upright by that alone."""
 
     @property
     def upright(self) -> bool:
         """A whole layout found the right way up: the db-ko sheet's three main columns taller
         than the extra | side tables under them (upside down, the short tables come first), or
-        the form fitted with its grey title rows above row 1."""
-        if self.fit is not None:
+        the form fitted with its grey title rows above row 1, or an open-box form's bands."""
+        if self.fit is not None or self.boxed:
             return True
         if not all(c in self.found for c in MAIN):
             return False
@@ -188,7 +191,22 @@ def _locate(img: np.ndarray, is_scan: bool) -> Located:
             got = _as_form(page2, grid2) or got
     if not got.found and got.fit is None:
         got = _by_text_alignment(got)
+    if not got.upright:
+        # No ruled layout whole (the page would be refused, or read as a few stray tables — a
+        # tilted boxed list's frame passes for a db-ko table): maybe a form of open boxes, which
+        # holds only when the page shows its bands of large boxes exactly.
+        got = _as_open_boxes(got) or got
     return got
+
+
+def _as_open_boxes(got: Located) -> Located | None:
+    """The open-box form (`layouts.OPEN_BOX_FORMS`) whose bands of boxes the page shows, with
+    its lines found by their ink (`boxed`); every box found is a table (an empty box: no lines)."""
+    for layout in OPEN_BOX_FORMS:
+        grid = find_open_boxes(got.page.gray, layout)
+        if grid is not None:
+            return Located(got.page, grid, [t.kind for t in grid.tables], layout, boxed=True)
+    return None
 
 
 def _by_text_alignment(got: Located) -> Located:
@@ -363,7 +381,8 @@ def read_rows(ctx: PageContext) -> None:
         table = ctx.grid.by_kind(column)
         tctx = TableContext(grid=ctx.grid, page=ctx.page, table=table, column=column, tess=tess,
                             vocab=vocab, chroma=chroma, hand_filled=ctx.layout.fitted,
-                            row_numbers=ctx.layout.row_numbers, hand_page=hand_page)
+                            row_numbers=ctx.layout.row_numbers, hand_page=hand_page,
+                            open_box=bool(ctx.layout.open_boxes))
         col_rows = []
         for cells in table.rows:
             try:

@@ -18,7 +18,7 @@ from scanner.ocr.engine import Tesseract
 from scanner.ocr.grid import Box, Grid, RowCells, Table
 from scanner.ocr.hand_names import HandName, HandPage, read_hand_name
 from scanner.ocr.ink import ink_share
-from scanner.ocr.latin import LATIN, count_by_rendering, read_latin_name
+from scanner.ocr.latin import LATIN, count_by_rendering, read_latin_name, small_count_by_two_readers
 from scanner.ocr.marks import row_marks
 from scanner.ocr.names import NameMatch, NameRead, Vocabulary, read_name, tesseract_image
 from scanner.ocr.page import PageImage
@@ -103,6 +103,9 @@ class TableContext:
     """The layout prints row numbers (`Layout.row_numbers`)."""
     hand_page: HandPage = field(default_factory=HandPage)
     """The page's hand (shared by its tables: how wide it writes, how many rows are written)."""
+    open_box: bool = False
+    """The table is an open box of an open-box form (`Layout.open_boxes`): its rows are lines
+    found by their ink, their counts small print."""
 
     @property
     def presumed_hand(self) -> bool:
@@ -219,6 +222,11 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
         confirmed = count_by_rendering(count_band.image, count, detail, ctx.vocab)
         if confirmed:
             count_conf, detail = SURE_COUNT, f"{detail}, {confirmed}"  # it stands without a total
+        elif ctx.open_box and detail.startswith("digit "):
+            # 7 pt counts of an open-box form: two readers together (`small_count_by_two_readers`)
+            confirmed = small_count_by_two_readers(count_band.image, count, detail, ctx.tess, ctx.vocab)
+            if confirmed:
+                count_conf, detail = SURE_COUNT, f"{detail}, {confirmed}"
     if (detail == "empty" and (name_read.row_number_only or (not text.strip() and name_ink < EMPTY_INK))
             and not (struck or handwritten or marks.struck or simple_strike)):
         # A blank row whose cells kept slivers of bent rules: both readers see nothing (but
