@@ -222,6 +222,7 @@ def test_a_lease_reader_outlives_a_database_down_at_a_renewal(monkeypatch, tmp_p
         config=SimpleNamespace(job_timeout_s=600, shutdown_grace_s=5,
                                event_path="postgresql://x@localhost/db?event=e"),
         crops_dir=lambda sha: tmp_path / sha, original_path=lambda job: tmp_path / "f",
+        preview_file=lambda job: None,
         complete=lambda job, outcome: completed.append(job.id), db=None, limits=None)
     runner = lease_jobs.LeaseRunner(service, 1, lease_s=0.0)  # renew at every slice
     opened = []
