@@ -54,9 +54,6 @@ for extra in (REPO, REPO / "tests", REPO / "samples"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-CHROMIUM = os.environ.get("DECKSHEET_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 FAMILY = "김이박최정강조윤장임한오서신권황안송류홍"
 GIVEN = ("하늘", "서준", "지우", "민서", "도윤", "서연", "하준", "지민", "예은", "시우",
          "수아", "주원", "지호", "채원", "건우", "다은", "우진", "소율", "현우", "유나")
@@ -498,7 +495,7 @@ def run(cases: list[Case], work: Path, workers: int = 2, log=print) -> list[Figu
     from playwright.sync_api import sync_playwright
 
     from card_db.cdb import demo_db_path, load_card_db
-    from web.station import make_event, start_server
+    from web.station import ARGS, CHROMIUM, make_event, sign_in, start_server
 
     db = load_card_db(demo_db_path())
 
@@ -514,11 +511,7 @@ def run(cases: list[Case], work: Path, workers: int = 2, log=print) -> list[Figu
             ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
                                       has_touch=True, locale="ko-KR")
             page = ctx.new_page()
-            page.goto(server.sign_in)
-            page.goto(server.url + "/judge")
-            page.fill("#name", "벤치저지")
-            page.click("button[type=submit]")
-            page.wait_for_url(server.url + "/")
+            sign_in(page, server, "벤치저지")
             for case in cases:
                 fig = check_in(page, server, client, case)
                 if case.truth is not None and fig.ok:

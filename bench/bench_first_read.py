@@ -28,9 +28,6 @@ for extra in (REPO, REPO / "tests"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-CHROMIUM = os.environ.get("DECKSHEET_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 def sheet_players(pdfs: list[Path], db) -> dict[Path, tuple[str, str]]:
@@ -78,7 +75,7 @@ def run(pdfs: list[Path], runs: int, work: Path) -> list[dict]:
     from card_db.cdb import load_card_db
     from playwright.sync_api import sync_playwright
 
-    from web.station import make_event, start_server
+    from web.station import ARGS, CHROMIUM, make_event, sign_in, start_server
 
     db = load_card_db(None)
     players = sheet_players(pdfs, db)
@@ -96,11 +93,7 @@ def run(pdfs: list[Path], runs: int, work: Path) -> list[dict]:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.goto(server.sign_in)
-                page.goto(server.url + "/judge")
-                page.fill("#name", "벤치")
-                page.click("button[type=submit]")
-                page.wait_for_url(server.url + "/")
+                sign_in(page, server, "벤치")
                 for pdf in pdfs:
                     kid, _ = players[pdf]
                     page.goto(server.url + f"/checkin?player={kid}")

@@ -16,6 +16,10 @@ REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "samples"
 KEY = "test-event-key-123"
 JUDGE = "test-judge"
+CHROMIUM = os.environ.get("DECKSHEET_CHROMIUM", "/usr/bin/chromium")
+"""Debian's Chromium, driven by Playwright (no browser download)."""
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
 """Every recorded action names a judge: API clients send `X-Judge`."""
 
 
@@ -106,3 +110,12 @@ def wait_job(client, job_id: str, timeout: float = 120) -> dict:
             return data
         time.sleep(0.2)
     raise AssertionError(f"job {job_id} not finished in {timeout}s: {data}")
+
+
+def sign_in(page, server, judge: str = "박저지") -> None:
+    """Sign in with the printed URL and name the judge, as at a desk (lands on the dashboard)."""
+    page.goto(server.sign_in)
+    page.goto(server.url + "/judge")
+    page.fill("#name", judge)
+    page.click("button[type=submit]")
+    page.wait_for_url(server.url + "/")

@@ -8,11 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from web.station import SAMPLES, wait_job
-
-CHROMIUM = os.environ.get("DECKSHEET_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+from web.station import ARGS, CHROMIUM, SAMPLES, sign_in, wait_job
 SHOTS = Path(os.environ.get("DECKSHEET_SCREENSHOTS", "")) if os.environ.get("DECKSHEET_SCREENSHOTS") else None
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
@@ -42,15 +38,6 @@ def shot(page, name: str) -> None:
 
 def no_sideways_scroll(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-
-
-def sign_in(page, server, judge: str = "박저지") -> None:
-    """Sign in with the printed URL and name the judge, as at a desk (lands on the dashboard)."""
-    page.goto(server.sign_in)
-    page.goto(server.url + "/judge")
-    page.fill("#name", judge)
-    page.click("button[type=submit]")
-    page.wait_for_url(server.url + "/")
 
 
 def judge_page(browser, server, viewport: dict, path: str = "/"):

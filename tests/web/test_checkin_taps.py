@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from web.station import REPO
+from web.station import CHROMIUM, REPO
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +27,7 @@ def _bench():
 
 def test_a_clean_pdf_check_in_takes_four_taps_and_no_keystroke(tmp_path, clean_env):
     bench = _bench()
-    if not Path(bench.CHROMIUM).is_file() and not shutil.which("chromium"):
+    if not Path(CHROMIUM).is_file() and not shutil.which("chromium"):
         pytest.skip("needs Debian's chromium")
     cases = bench.make_cases(tmp_path / "sheets", players=6, id_off=2, photos=0)
     figs = bench.run(cases, tmp_path, workers=1, log=lambda _: None)
