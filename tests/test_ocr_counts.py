@@ -377,22 +377,29 @@ def test_a_three_whose_arc_ends_broke_off_is_one_digit():
     assert len(glyphs) == 2 and glyphs[0].x1 == 15 and glyphs[1].x0 == 14
 
 
+def _ruled_row_band(row_h: int, w: int) -> tuple[np.ndarray, int, int, int, np.ndarray]:
+    """A hand-filled form's count band: the row and half a row either side, paper grey, with the
+    rule above the row painted out. (band, pad, row top, row bottom, painted mask)."""
+    from tools.make_digit_templates import fonts_available
+    require(fonts_available(["NanumPen"]) == ["NanumPen"],
+            "needs the Nanum Pen font (apt-get install fonts-nanum-extra)")
+    pad = row_h // 2
+    band = np.full((row_h + 2 * pad, w), 245, np.uint8)
+    painted = np.zeros_like(band, bool)
+    painted[pad - 3:pad + 3] = True  # the rule above the row, painted out
+    return band, pad, pad + 3, pad + row_h - 3, painted
+
+
 def test_a_neighbours_digit_joined_across_the_rule_is_cut_off_on_a_hand_filled_form():
     """Digits written large touch the rule from both sides: the row above's 2 ends on the rule,
     the row's 3 starts on it. Bridged across the painted rule they are one blob whose middle is
     in the row, read as one glyph (a 2 over a 3 came out a 1); on a form filled by hand
     (`stacked`) the piece beyond the rule that stands a digit high and runs to the band's edge is
     the neighbour's and goes, with its soft edges."""
-    from tools.make_digit_templates import fonts_available, render_text
+    from tools.make_digit_templates import render_text
     from scanner.ocr.counts import isolate_row, read_hand_count
-    require(fonts_available(["NanumPen"]) == ["NanumPen"],
-            "needs the Nanum Pen font (apt-get install fonts-nanum-extra)")
-    row_h, w = 40, 40
-    pad = row_h // 2
-    band = np.full((row_h + 2 * pad, w), 245, np.uint8)
-    top, bottom = pad + 3, pad + row_h - 3
-    painted = np.zeros_like(band, bool)
-    painted[pad - 3:pad + 3] = True  # the rule above the row, painted out
+    row_h = 40
+    band, pad, top, bottom, painted = _ruled_row_band(row_h, 40)
 
     def put(glyph: np.ndarray, x: int, y: int) -> None:
         y0, g = max(0, y), (255 - glyph * 235).astype(np.uint8)[max(0, -y):]
@@ -416,16 +423,9 @@ def test_a_neighbours_digit_joined_across_the_rule_is_cut_off_on_a_hand_filled_f
 def test_a_digit_poking_over_the_rule_stays_on_a_hand_filled_form():
     """The cut is for a neighbour's digit: a row's own tall digit poking over the rule (its top
     a third of a row beyond it, not to the band's edge) is kept whole."""
-    from tools.make_digit_templates import fonts_available, render_text
-    from scanner.ocr.counts import isolate_row, read_hand_count
-    require(fonts_available(["NanumPen"]) == ["NanumPen"],
-            "needs the Nanum Pen font (apt-get install fonts-nanum-extra)")
-    row_h, w = 40, 48
-    pad = row_h // 2
-    band = np.full((row_h + 2 * pad, w), 245, np.uint8)
-    top, bottom = pad + 3, pad + row_h - 3
-    painted = np.zeros_like(band, bool)
-    painted[pad - 3:pad + 3] = True
+    from tools.make_digit_templates import render_text
+    from scanner.ocr.counts import isolate_row
+    band, pad, top, bottom, painted = _ruled_row_band(40, 48)
     seven = (render_text("7", "NanumPen", 50, ink_height=True) * 235)
     y = pad - 14
     band[y:y + seven.shape[0], 8:8 + seven.shape[1]] = (255 - seven).astype(np.uint8)[:band.shape[0] - y]
