@@ -11,7 +11,6 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 import logging  # noqa: E402
 import struct  # noqa: E402
-import threading  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -74,9 +73,6 @@ _ENGINES: dict[tuple[str, str, int, str], object] = {}
 """Loaded engines, shared by every `Tesseract` of the process: loading a model takes
 0.1–0.2 s, a cell read 10 ms, so a batch of sheets must not reload them. Engines hold no state
 between reads (each read sets its own image)."""
-_LOADING = threading.Lock()
-"""Held while a model loads: the warm-up thread (`scanner.ocr.warm`) loads engines beside the
-page reader, and one model must not be loaded twice at once."""
 
 
 class Tesseract:
@@ -94,12 +90,7 @@ class Tesseract:
     def _api(self, lang: str, psm: int, whitelist: str = ""):
         key = (self._path, lang, psm, whitelist)
         api = self._apis.get(key)
-        if api is not None:
-            return api
-        with _LOADING:
-            api = self._apis.get(key)
-            if api is not None:
-                return api
+        if api is None:
             try:
                 api = self._tesserocr.PyTessBaseAPI(path=self._path, lang=lang, psm=psm)
             except RuntimeError as exc:
@@ -108,10 +99,6 @@ class Tesseract:
                 api.SetVariable("tessedit_char_whitelist", whitelist)
             self._apis[key] = api
         return api
-
-    def load(self, lang: str, psm: int = 7, whitelist: str = "") -> None:
-        """Load the engine a later `read` with these arguments uses (a warm-up)."""
-        self._api(lang, psm, whitelist)
 
     def characters(self, lang: str = "kor") -> frozenset[str]:
         """What the `lang` model can write at all: a card name holding a syllable outside it

@@ -14,7 +14,6 @@ looked at here: the Korean reader's answers do not change.
 from __future__ import annotations
 
 import re
-import threading
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,8 +69,6 @@ class _LatinColumns:
 
 _BUILT: dict[int, tuple["weakref.ref[CardDatabase]", _LatinColumns]] = {}
 """Per-database Latin tables by id(db) (a cache, as `names._BUILT`)."""
-_BUILDING = threading.Lock()
-"""Held while the Latin tables are built (see `scanner.ocr.names._BUILDING`)."""
 
 
 def has_latin_names(db: CardDatabase) -> bool:
@@ -99,14 +96,13 @@ def _entries(db: CardDatabase, printed: dict[int, str]) -> Iterable[tuple[int, s
 def latin_vocabulary(db: CardDatabase) -> Vocabulary:
     """The columns' names in Latin script, with a renderer of Latin print fonts (one per page:
     it learns the page's font)."""
-    with _BUILDING:
-        ref, built = _BUILT.get(id(db), (None, None))
-        if built is None or ref is None or ref() is not db:
-            printed = printed_names(db, LATIN)
-            built = _LatinColumns(_columns_from(_entries(db, printed)), printed)
-            for k in [k for k, (r, _) in _BUILT.items() if r() is None]:
-                del _BUILT[k]
-            _BUILT[id(db)] = (weakref.ref(db), built)
+    ref, built = _BUILT.get(id(db), (None, None))
+    if built is None or ref is None or ref() is not db:
+        printed = printed_names(db, LATIN)
+        built = _LatinColumns(_columns_from(_entries(db, printed)), printed)
+        for k in [k for k, (r, _) in _BUILT.items() if r() is None]:
+            del _BUILT[k]
+        _BUILT[id(db)] = (weakref.ref(db), built)
     cols = built.columns
     return Vocabulary(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes,
                       renderer=NameRenderer(latin_families(), latin_spares(), latin=True),

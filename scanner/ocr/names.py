@@ -14,7 +14,6 @@ differing in one run of digits/letters the rendering cannot tell apart on a soft
 from __future__ import annotations
 
 import re
-import threading
 import weakref
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
@@ -168,8 +167,6 @@ class _Columns:
 _BUILT: dict[int, tuple["weakref.ref[CardDatabase]", _Columns]] = {}
 """Per-database tables by id(db), with a weak reference to tell a reused id from the same
 database (a cache only: the result is the same either way)."""
-_BUILDING = threading.Lock()
-"""Held while the tables are built (the warm-up thread builds them beside the page reader)."""
 
 
 def _build_columns(db: CardDatabase) -> _Columns:
@@ -251,13 +248,12 @@ class Vocabulary:
 
     @classmethod
     def build(cls, db: CardDatabase) -> "Vocabulary":
-        with _BUILDING:
-            ref, cols = _BUILT.get(id(db), (None, None))
-            if cols is None or ref is None or ref() is not db:
-                cols = _build_columns(db)
-                for k in [k for k, (r, _) in _BUILT.items() if r() is None]:
-                    del _BUILT[k]
-                _BUILT[id(db)] = (weakref.ref(db), cols)
+        ref, cols = _BUILT.get(id(db), (None, None))
+        if cols is None or ref is None or ref() is not db:
+            cols = _build_columns(db)
+            for k in [k for k, (r, _) in _BUILT.items() if r() is None]:
+                del _BUILT[k]
+            _BUILT[id(db)] = (weakref.ref(db), cols)
         return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes,
                    cut_leftovers=cols.cut_leftovers)
 

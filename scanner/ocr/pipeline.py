@@ -40,7 +40,6 @@ from scanner.ocr.rasterize import MAX_PAGES, pdf_page_count, pdf_page_image
 from scanner.ocr.retake import layout_retake
 from scanner.ocr.rows import RowRead, TableContext, name_cells, read_row
 from scanner.ocr.text_rules import ruled_by_text
-from scanner.ocr.warm import begin_warm_up
 from scanner.ocr.totals import (cross_check_totals, form_total_odds, read_form_main_total, read_totals,
                                  settle_hand_counts)
 from scanner.vocab import COLUMNS, SECTION_OF, Reason
@@ -117,7 +116,6 @@ def read_page(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, is
               label: str) -> PageContext:
     """`read_image`, keeping the page and its grid (where each row was read: crops of any row)."""
     ctx = PageContext(image=img, db=db, options=options, is_scan=is_scan, label=label)
-    begin_warm_up(db)  # a process's first page: names, fonts and models load while tables are found
     find_tables(ctx)
     read_rows(ctx)
     check_fit(ctx)
