@@ -568,7 +568,7 @@ def paper_width_px(img: np.ndarray, tuning: PageTuning = PAGE) -> float:
     h, w = img.shape[:2]
     step = max(1, -(-max(h, w) // tuning.frame_check_px))  # a copy at most frame_check_px large
     small = img[::step, ::step]
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV) if small.ndim == 3 else None
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV) if small.ndim > 2 else None
     if hsv is None:
         paper = small >= tuning.paper_hsv[0]
     else:
