@@ -70,6 +70,9 @@ def _cmap(path: str) -> frozenset[int]:
     try:
         from fontTools.ttLib import TTFont  # late: only when a name is rendered
         with TTFont(path, lazy=True, fontNumber=0) as font:
+            # Only the code points matter: numbered glyphs spare fontTools reading every glyph's
+            # name from `post` and the cmap (¾ of a Korean font's load, 0.4 s of a cold scan).
+            font.setGlyphOrder([f"g{i}" for i in range(font["maxp"].numGlyphs)])
             return frozenset(font.getBestCmap() or {})
     except Exception as exc:  # noqa: BLE001 - an unreadable font only loses its fallback check
         log.debug("cmap of %s unreadable: %s", path, exc)
