@@ -10,7 +10,7 @@ import hashlib
 import logging
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -282,7 +282,7 @@ def _needs_reader(source: str) -> tuple[bool, bytes | None]:
 
 
 def load_decklists(sources: list[str], db, options: ReadOptions | None = None,
-                   workers: int = 1, spec=None
+                   workers: int = 1, spec=None, meanwhile: Callable[[], None] | None = None
                    ) -> Iterator[tuple[str, Decklist | DecksheetError]]:
     """`load_decklist` for many inputs, in their order. Every PDF and image is read in a
     reader process (`inputs.pool`: spawned, memory-capped), `workers` at once — one input too:
@@ -291,7 +291,8 @@ def load_decklists(sources: list[str], db, options: ReadOptions | None = None,
     that dies fails only the input it was reading alone (the others are read again, alone).
 
     `db`: the card database, or a function loading it (called only when a text input needs
-    it here); `spec`: its `CardDbSpec` when `db` is a function."""
+    it here); `spec`: its `CardDbSpec` when `db` is a function; `meanwhile`: run here once the
+    readers have started, before the first result is waited for (what it raises ends them)."""
     options = options or ReadOptions()
     get_db = db if callable(db) else (lambda: db)
     plan = [(src, *_needs_reader(src)) for src in sources]
@@ -308,6 +309,8 @@ def load_decklists(sources: list[str], db, options: ReadOptions | None = None,
     alone = _AloneReader(spec or (None if callable(db) else db.spec), options)
     first_death = size == 1
     try:
+        if meanwhile is not None:
+            meanwhile()
         for i, (src, needs, data) in enumerate(plan):
             if not needs:
                 try:

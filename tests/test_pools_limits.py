@@ -169,3 +169,40 @@ def test_a_missing_font_is_probed_too(monkeypatch):
     finally:
         monkeypatch.undo()
         verify._find_font.cache_clear()
+
+
+def test_readers_are_forked_only_from_a_process_without_threads_or_reading_libraries():
+    """`decksheet scan` forks its reader (the interpreter and the package already loaded); a
+    process with another thread, or one that has loaded OpenCV, Tesseract or pdfium, spawns."""
+    import subprocess
+    import sys
+
+    script = ("import sys, threading, time\n"
+              "from scanner.inputs.pool import start_context\n"
+              "print(start_context().get_start_method())\n"
+              "t = threading.Thread(target=time.sleep, args=(0.5,)); t.start()\n"
+              "print(start_context().get_start_method()); t.join()\n"
+              "import cv2\n"
+              "print(start_context().get_start_method())\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         cwd=REPO, check=True).stdout.split()
+    assert out == ["fork", "spawn", "spawn"]
+
+
+@pytest.mark.slow
+def test_a_forked_reader_has_the_memory_bound_too(tmp_path):
+    """The memory cap is set in the reader after the fork: `decksheet scan` of a photo that
+    needs more than the bound fails with its coded error, the command does not."""
+    import os
+    import subprocess
+    import sys
+
+    from scanner.inputs.pool import ENV_WORKER_MEMORY
+
+    photo = str(SAMPLES / "photos" / "photo-corrected-02.jpg")
+    env = {**os.environ, ENV_WORKER_MEMORY: "450", "DECKSHEET_LANG": "en"}
+    exe = str(Path(sys.executable).with_name("decksheet"))
+    r = subprocess.run([exe, "scan", photo], capture_output=True, text=True, cwd=tmp_path, env=env,
+                       timeout=120)
+    assert r.returncode == 2, (r.returncode, r.stderr[-2000:])
+    assert "450 MB" in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]

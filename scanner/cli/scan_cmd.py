@@ -96,9 +96,12 @@ def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir
     for option, folder in (("--out", out_dir), ("--crops", crops_dir), ("--debug", debug_dir)):
         if folder is not None:
             writable_folder(folder, option)  # before any reading: refuse at once, in one line
+    probe = None
     if any(_may_need_ocr(src) for src in inputs):
         from scanner.ocr.tools import probe_tools
-        probe_tools()  # one line now rather than every photo failing later
+        # One line now rather than every photo failing later; probed while the readers start
+        # (after a reader is forked: the probe loads Tesseract, which is never forked).
+        probe = probe_tools
     spec = settings.db_spec()  # PDFs and images are read, and the database loaded, by readers
     options = ReadOptions(crops_dir=crops_dir, debug_dir=debug_dir)
     results: list[dict] = []
@@ -106,7 +109,7 @@ def scan(inputs: tuple[str, ...], as_json: bool, out_dir: Path | None, crops_dir
     out_names = OutputNames()
     with _progress(len(inputs)) as bar:
         for src, deck in load_decklists(list(inputs), settings.db, options, workers=jobs,
-                                        spec=spec):
+                                        spec=spec, meanwhile=probe):
             bar.update(1)
             if isinstance(deck, DecksheetError):
                 if len(inputs) == 1:
