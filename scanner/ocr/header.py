@@ -312,10 +312,16 @@ class WrittenIdTuning:
     """A rule between boxes is a straight vertical run at least this share of the box high…"""
     rule_near: float = 0.15
     """…within this share of a box's width of where the layout puts it."""
+    rule_row: float = 0.4
+    """A pixel row near the strip's top or foot inked over this share of its width is rule."""
     bridge: int = 5
     """Pixels (at H_NORM) of a rule's gap bridged across a stroke."""
     speck: float = 0.15
     """Ink shorter than this share of the box's height (both ways) is no part of a digit."""
+    sliver_px: int = 3
+    """Ink at most this many pixels high (at H_NORM) is a rule's remnant, no part of a digit…"""
+    widest: float = 1.6
+    """…and so is ink wider than this many boxes (a rule joining the digits it touches)."""
     digit_h: float = 0.3
     """A digit is at least this share of the box's height."""
     unsure_digit: float = 0.6
@@ -354,6 +360,12 @@ def written_id_glyphs(gray: np.ndarray, strip: Box, boxes: int = ID_DIGITS,
     near = np.min(np.abs(xs[:, None] - (bx0 + step * np.arange(boxes + 1))[None, :]), axis=1) <= tuning.rule_near * step
     upright[:, ~near] = 0
     flat = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((1, max(3, int(2 * step))), np.uint8))
+    # (a photo's soft or dashed strip rule breaks into runs shorter than the opening: the rows
+    # near the strip's top and foot that are ink most of the strip's width are rule too)
+    inside = dark[:, max(0, int(bx0)):int(bx1)]
+    rows = np.flatnonzero(inside.mean(axis=1) >= tuning.rule_row)
+    rows = rows[np.minimum(np.abs(rows - by0), np.abs(rows - by1)) <= tuning.rule_near * (by1 - by0)]
+    flat[rows, max(0, int(bx0) - 2):int(bx1) + 2] = 1
     rules = cv2.dilate(upright | flat, np.ones((3, 3), np.uint8))
     paper = region.copy()
     paper[rules > 0] = 255
@@ -367,6 +379,10 @@ def written_id_glyphs(gray: np.ndarray, strip: Box, boxes: int = ID_DIGITS,
     # a digit over them into one glyph)
     mid = stats[:, cv2.CC_STAT_TOP] + stats[:, cv2.CC_STAT_HEIGHT] / 2
     big &= (mid >= by0) & (mid <= by1)
+    # (a rule's remnant the openings missed, on a photo's soft or dashed rule: a flat sliver,
+    # or a run across boxes; joined to a digit it skews its shape: a small 0 read as 6)
+    w, h = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+    big &= (h > tuning.sliver_px) & (w <= tuning.widest * step)
     big[0] = False
     glyphs = [g for g in group_components(big[lab], tuning.digit_h * H_NORM)
               if g.height >= tuning.digit_h * H_NORM and by0 - 0.2 * H_NORM <= (g.y0 + g.y1) / 2 <= by1 + 0.2 * H_NORM]
