@@ -250,8 +250,7 @@ def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract
     if not written_name and HANGUL_NAME.match("".join(parts)):
         sheet.player_name = "".join(parts)
     elif written_name and written:
-        read_written_name([trim_to_ink(without_lines(_box(fit, boxes[k]).crop(gray, inset=2))) for k in keys],
-                          keys, tess, sheet)
+        read_written_name([written_name_ink(gray, _box(fit, boxes[k])) for k in keys], keys, tess, sheet)
 
 
 HAND_SHARE = 0.5
@@ -326,6 +325,10 @@ class WrittenIdTuning:
     """A digit is at least this share of the box's height."""
     unsure_digit: float = 0.6
     """A digit read less likely than this is named in the review item."""
+    most_slant: float = 0.3
+    """A hand whose digits lean more than this (median `slant`) is read sheared upright: the
+    digit reader learnt from hands up to about this (the tuning faces lean 0-0.18 on the median,
+    their digits at most about 0.4), and misreads a heavier italic (a 4 as 9, a 9 as 1)."""
     tesseract_weight: float = 0.3
     """Weight of Tesseract's own read of a box (at its confidence) beside the hand-digit
     reader's odds."""
@@ -402,6 +405,32 @@ def _largest_glyph(cell: np.ndarray, tuning: WrittenIdTuning = WRITTEN_ID) -> np
     return max(glyphs, key=lambda g: int(g.mask.sum())).mask if glyphs else None
 
 
+def slant(mask: np.ndarray) -> float:
+    """A glyph's slant: its second moments' skew (x shift per row down; 0 upright)."""
+    mo = cv2.moments(mask.astype(np.float32))
+    return 0.0 if mo["mu02"] < 1e-2 or mo["m00"] < 1 else float(mo["mu11"] / mo["mu02"])
+
+
+def deslanted(mask: np.ndarray) -> np.ndarray:
+    """The glyph sheared upright (`slant` taken out), cropped to its ink."""
+    skew = slant(mask)
+    if skew == 0.0:
+        return mask
+    h, w = mask.shape
+    pad = int(abs(skew) * h) + 2
+    shear = np.float32([[1, -skew, pad + skew * h / 2], [0, 1, 0]])
+    out = cv2.warpAffine(mask.astype(np.float32), shear, (w + 2 * pad, h), flags=cv2.INTER_NEAREST) > 0.5
+    ys, xs = np.nonzero(out)
+    return out[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(xs) else mask
+
+
+def upright_hand(masks: list[np.ndarray], tuning: "WrittenIdTuning") -> bool:
+    """The ID's digits lean further than any hand the digit reader learnt from: read upright.
+    (One hand writes all ten: their median slant says it, not one digit's shape, a 7 or a 4
+    leaning by its build.)"""
+    return bool(masks) and abs(float(np.median([slant(m) for m in masks]))) > tuning.most_slant
+
+
 def read_written_id(gray: np.ndarray, strip: Box, cells: list[np.ndarray], tess_digits: list[str | None],
                     sheet: SheetRead, tuning: WrittenIdTuning = WRITTEN_ID) -> None:
     """A Konami ID written by hand, one digit per box (`written_id_glyphs`; a box where none is
@@ -410,12 +439,17 @@ def read_written_id(gray: np.ndarray, strip: Box, cells: list[np.ndarray], tess_
     (the product of the digits') and always as a review item (`konami-id-unclear`), so no
     station takes it for a read it can trust: the judge confirms it against the player's card."""
     from scanner.ocr.hand_digits import digit_probs
-    out, probs = [], []
-    for mask, cell, td in zip(written_id_glyphs(gray, strip, len(tess_digits), tuning), cells, tess_digits):
+    masks = []
+    for mask, cell in zip(written_id_glyphs(gray, strip, len(tess_digits), tuning), cells):
         if mask is None:
             mask = _largest_glyph(cell)
         if mask is None:
             return  # an empty box: no ID to propose
+        masks.append(mask)
+    if upright_hand(masks, tuning):
+        masks = [deslanted(m) for m in masks]
+    out, probs = [], []
+    for mask, td in zip(masks, tess_digits):
         p = digit_probs(mask)
         if td is not None:
             p = (1 - tuning.tesseract_weight) * p
@@ -477,6 +511,51 @@ def _surname(reads: list[tuple[str, float]]) -> tuple[str, float]:
         return head, conf
     near = min(SURNAMES, key=lambda s: (Levenshtein.distance(jamo(s), jamo(head)), SURNAMES.index(s)))
     return near, conf * HEADER.snapped_surname
+
+
+NAME_RISE = 0.4
+"""Of a name box's height, taken above it: a written name rises over the box's top rule…"""
+NAME_SINK = 0.15
+"""…and this much below it."""
+NAME_TOUCH = 0.15
+"""Ink wholly over the top rule, ending this share of the box's height above it or nearer, and
+over ink kept, is a syllable's part cut off by the rule."""
+NAME_SLIVER_PX = 3
+"""Ink at most this many pixels high left by the rules (a photo's dashed rule) is no writing."""
+NAME_BRIDGE_PX = 7
+"""Pixels of a painted rule's gap bridged down a stroke that crosses it."""
+
+
+def written_name_ink(gray: np.ndarray, box: Box) -> np.ndarray | None:
+    """A name box's writing, cut with a margin over the box (its rules painted out, the strokes
+    across them bridged): a syllable that rises over the top rule (a 황's ㅎ, a 류's ㄹ) cut at
+    the rule was read as another (황 → 설, 류 → 조). The ink in the box's rows is kept, with the
+    parts of its syllables just over the rule; not the field above's writing nor the print below."""
+    up, down = int(round(NAME_RISE * box.h)), int(round(NAME_SINK * box.h))
+    y0, y1 = max(0, box.y0 - up), min(gray.shape[0], box.y1 + down)
+    x0, x1 = max(0, box.x0 + 2), min(gray.shape[1], box.x1 - 2)
+    if y1 - y0 < MIN_CELL_PX or x1 - x0 < MIN_CELL_PX:
+        return None
+    src = gray[y0:y1, x0:x1]
+    region = without_lines(src)
+    painted = (region != src) & (src < INK_RULE)
+    ink = (region < INK_RULE).astype(np.uint8)
+    bridged = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((NAME_BRIDGE_PX, 1), np.uint8))
+    fill = (bridged > 0) & (ink == 0) & cv2.dilate(painted.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    region[fill] = src[fill]
+    ink = (region < INK_RULE).astype(np.uint8)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    top, foot = box.y0 - y0, box.y1 - y0
+    cy, ch = stats[:, cv2.CC_STAT_TOP], stats[:, cv2.CC_STAT_HEIGHT]
+    cx, cw = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_WIDTH]
+    writing = ch > NAME_SLIVER_PX
+    writing[0] = False
+    keep = writing & (cy < foot) & (cy + ch > top)
+    for i in np.flatnonzero(writing & ~keep):
+        touching = top - NAME_TOUCH * box.h <= cy[i] + ch[i] <= top
+        keep[i] = touching and bool(np.any(keep & (cx < cx[i] + cw[i]) & (cx + cw > cx[i])))
+    region[~keep[lab]] = PAPER
+    return trim_to_ink(region)
 
 
 def read_written_name(imgs: list[np.ndarray | None], keys: tuple[str, ...], tess: Tesseract,
