@@ -95,7 +95,8 @@ class HeaderTuning:
     label_part: int = 3
     """…else it is taken at 1/(this) of the block's width."""
     snapped_surname: float = 0.5
-    """A written surname snapped to the nearest known one keeps this share of its confidence."""
+    """A written surname (or given name) snapped to the nearest known one (name syllables) keeps
+    this share of its confidence."""
 
 
 HEADER = HeaderTuning()
@@ -472,6 +473,10 @@ def read_written_id(gray: np.ndarray, strip: Box, cells: list[np.ndarray], tess_
 SURNAMES = ("김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진지엄채원천방공현함변염"
             "여추도소석선설마길연위표명기반왕금옥육인맹제모탁국어은편용예경봉사부가복태목형피두감호")
 """Korean surnames, the common ones first: a written surname is read as the nearest of these."""
+GIVEN_SYLLABLES = ("민서준도윤하지현우수연예주은유성재승정영진혁호채아원시건동태훈경상희혜다나가소리린빈온율찬석환규용철종"
+                   "한인선미숙자순옥남기광명병세형범무효근식창길봉덕만국대일이해보의람슬별솔결담새봄빛늘")
+"""Syllables Korean given names are mostly made of: a written syllable read as none of these (a
+hand's 연 read 얻, 윤 read 옴) is read as the nearest of them."""
 NAME_READ_SCALES = (1.5, 1.1, 0.8)
 """Scales a written name box is read at (Tesseract reads each hand differently at each)."""
 
@@ -501,16 +506,13 @@ def _vote(reads: list[tuple[str, float]]) -> tuple[str, float]:
 
 def _surname(reads: list[tuple[str, float]]) -> tuple[str, float]:
     """A written surname: the read's first syllable snapped to the nearest known surname."""
-    from card_db.names import jamo
-    from rapidfuzz.distance import Levenshtein
     text, conf = _vote(reads)
     if not text:
         return "", 0.0
     head = text[0]
     if head in SURNAMES:
         return head, conf
-    near = min(SURNAMES, key=lambda s: (Levenshtein.distance(jamo(s), jamo(head)), SURNAMES.index(s)))
-    return near, conf * HEADER.snapped_surname
+    return _nearest(head, SURNAMES), conf * HEADER.snapped_surname
 
 
 NAME_RISE = 0.4
@@ -558,6 +560,24 @@ def written_name_ink(gray: np.ndarray, box: Box) -> np.ndarray | None:
     return trim_to_ink(region)
 
 
+def _nearest(ch: str, among: str) -> str:
+    from card_db.names import jamo
+    from rapidfuzz.distance import Levenshtein
+    return min(among, key=lambda s: (Levenshtein.distance(jamo(s), jamo(ch)), among.index(s)))
+
+
+def _given_name(reads: list[tuple[str, float]]) -> tuple[str, float]:
+    """A written given name: each read's syllables snapped to the nearest name syllables
+    (`GIVEN_SYLLABLES`), then voted; a name made of snapped syllables keeps
+    `HEADER.snapped_surname` of its confidence (it is a guess at the hand, for the judge)."""
+    snapped = [("".join(ch if ch in GIVEN_SYLLABLES else _nearest(ch, GIVEN_SYLLABLES) for ch in text), conf)
+               for text, conf in reads]
+    text, conf = _vote(snapped)
+    if text and text not in {t for t, _ in reads}:
+        conf *= HEADER.snapped_surname
+    return text, conf
+
+
 def read_written_name(imgs: list[np.ndarray | None], keys: tuple[str, ...], tess: Tesseract,
                       sheet: SheetRead) -> None:
     """A player's name written by hand in the form's boxes (surname, given name), read at
@@ -568,7 +588,8 @@ def read_written_name(imgs: list[np.ndarray | None], keys: tuple[str, ...], tess
         if img is None:
             return
         reads = _name_reads(img, tess)
-        part, conf = _surname(reads) if key == "surname" else _vote(reads)
+        part, conf = (_surname(reads) if key == "surname" else _given_name(reads) if key == "given_name"
+                      else _vote(reads))
         if not part:
             return
         parts.append(part)
