@@ -78,3 +78,46 @@ def test_a_written_id_and_name_are_read_off_a_photographed_form(tmp_path, real_d
             if player["name"] != true["name"]:
                 assert player["name_confidence"] < SURE, (face, player, true)
     assert ids_right >= 3, ids_right
+
+
+def test_a_given_name_read_as_no_name_syllables_is_snapped_and_less_sure():
+    from scanner.ocr.header import GIVEN_SYLLABLES, HEADER, _given_name
+    # three reads of one hand: 연윤 read 얻옴 twice (no name has 얻 or 옴), once as 연윤
+    text, _ = _given_name([("얻옴", 0.6), ("얻옴", 0.6), ("연윤", 0.9)])
+    assert len(text) == 2 and all(ch in GIVEN_SYLLABLES for ch in text), text
+    got, sure = _given_name([("서연", 0.8), ("서연", 0.8), ("서연", 0.8)])
+    assert got == "서연" and sure == pytest.approx(0.8)  # name syllables as read: kept, as sure
+    snapped, less = _given_name([("서얻", 0.8), ("서얻", 0.8), ("서얻", 0.8)])
+    assert snapped[0] == "서" and snapped[1] in GIVEN_SYLLABLES and snapped != "서얻"
+    assert less == pytest.approx(0.8 * HEADER.snapped_surname)
+
+
+def test_a_hand_leaning_further_than_learnt_is_read_upright():
+    import cv2
+    from scanner.ocr.header import WRITTEN_ID, deslanted, slant, upright_hand
+    upright = np.zeros((40, 12), bool)
+    upright[2:38, 4:8] = True  # a 1
+    sheared = cv2.warpAffine(np.pad(upright, ((0, 0), (20, 20))).astype(np.float32),
+                             np.float32([[1, -0.6, 24], [0, 1, 0]]), (52, 40), flags=cv2.INTER_NEAREST) > 0.5
+    assert abs(slant(upright)) < 0.05 and abs(slant(sheared)) > 0.5
+    assert abs(slant(deslanted(sheared))) < 0.1
+    assert upright_hand([sheared] * 10, WRITTEN_ID) and not upright_hand([upright] * 10, WRITTEN_ID)
+
+
+def test_a_written_name_rising_over_its_box_is_read_whole():
+    from scanner.ocr.grid import Box
+    from scanner.ocr.header import written_name_ink
+    gray = np.full((200, 400), 255, np.uint8)
+    gray[60:62, 20:380] = 0   # the box's top rule
+    gray[110:112, 20:380] = 0  # its foot
+    gray[56:100, 60:66] = 0   # a stroke rising over the top rule, cut by it
+    gray[70:100, 70:90] = 0   # the rest of the syllable
+    gray[52:57, 75:85] = 0    # a part of it wholly over the rule, just above it
+    gray[5:30, 200:240] = 0   # the field above's writing: not this box's
+    gray[130:140, 60:200] = 0  # print under the box
+    ink = written_name_ink(gray, Box(20, 60, 380, 112))
+    assert ink is not None
+    ys, xs = np.nonzero(ink < 128)
+    # the syllable from its part over the rule (y 52) to its foot (y 100), nothing else
+    assert ys.max() - ys.min() + 1 == 100 - 52, (ys.min(), ys.max())
+    assert xs.max() - xs.min() + 1 == 90 - 60, (xs.min(), xs.max())
