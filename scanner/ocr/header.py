@@ -95,7 +95,8 @@ class HeaderTuning:
     label_part: int = 3
     """…else it is taken at 1/(this) of the block's width."""
     snapped_surname: float = 0.5
-    """A written surname snapped to the nearest known one keeps this share of its confidence."""
+    """A written surname (or given name) snapped to the nearest known one (name syllables) keeps
+    this share of its confidence."""
 
 
 HEADER = HeaderTuning()
@@ -250,8 +251,7 @@ def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract
     if not written_name and HANGUL_NAME.match("".join(parts)):
         sheet.player_name = "".join(parts)
     elif written_name and written:
-        read_written_name([trim_to_ink(without_lines(_box(fit, boxes[k]).crop(gray, inset=2))) for k in keys],
-                          keys, tess, sheet)
+        read_written_name([written_name_ink(gray, _box(fit, boxes[k])) for k in keys], keys, tess, sheet)
 
 
 HAND_SHARE = 0.5
@@ -312,14 +312,24 @@ class WrittenIdTuning:
     """A rule between boxes is a straight vertical run at least this share of the box high…"""
     rule_near: float = 0.15
     """…within this share of a box's width of where the layout puts it."""
+    rule_row: float = 0.4
+    """A pixel row near the strip's top or foot inked over this share of its width is rule."""
     bridge: int = 5
     """Pixels (at H_NORM) of a rule's gap bridged across a stroke."""
     speck: float = 0.15
     """Ink shorter than this share of the box's height (both ways) is no part of a digit."""
+    sliver_px: int = 3
+    """Ink at most this many pixels high (at H_NORM) is a rule's remnant, no part of a digit…"""
+    widest: float = 1.6
+    """…and so is ink wider than this many boxes (a rule joining the digits it touches)."""
     digit_h: float = 0.3
     """A digit is at least this share of the box's height."""
     unsure_digit: float = 0.6
     """A digit read less likely than this is named in the review item."""
+    most_slant: float = 0.3
+    """A hand whose digits lean more than this (median `slant`) is read sheared upright: the
+    digit reader learnt from hands up to about this (the tuning faces lean 0-0.18 on the median,
+    their digits at most about 0.4), and misreads a heavier italic (a 4 as 9, a 9 as 1)."""
     tesseract_weight: float = 0.3
     """Weight of Tesseract's own read of a box (at its confidence) beside the hand-digit
     reader's odds."""
@@ -354,6 +364,12 @@ def written_id_glyphs(gray: np.ndarray, strip: Box, boxes: int = ID_DIGITS,
     near = np.min(np.abs(xs[:, None] - (bx0 + step * np.arange(boxes + 1))[None, :]), axis=1) <= tuning.rule_near * step
     upright[:, ~near] = 0
     flat = cv2.morphologyEx(dark, cv2.MORPH_OPEN, np.ones((1, max(3, int(2 * step))), np.uint8))
+    # (a photo's soft or dashed strip rule breaks into runs shorter than the opening: the rows
+    # near the strip's top and foot that are ink most of the strip's width are rule too)
+    inside = dark[:, max(0, int(bx0)):int(bx1)]
+    rows = np.flatnonzero(inside.mean(axis=1) >= tuning.rule_row)
+    rows = rows[np.minimum(np.abs(rows - by0), np.abs(rows - by1)) <= tuning.rule_near * (by1 - by0)]
+    flat[rows, max(0, int(bx0) - 2):int(bx1) + 2] = 1
     rules = cv2.dilate(upright | flat, np.ones((3, 3), np.uint8))
     paper = region.copy()
     paper[rules > 0] = 255
@@ -367,6 +383,10 @@ def written_id_glyphs(gray: np.ndarray, strip: Box, boxes: int = ID_DIGITS,
     # a digit over them into one glyph)
     mid = stats[:, cv2.CC_STAT_TOP] + stats[:, cv2.CC_STAT_HEIGHT] / 2
     big &= (mid >= by0) & (mid <= by1)
+    # (a rule's remnant the openings missed, on a photo's soft or dashed rule: a flat sliver,
+    # or a run across boxes; joined to a digit it skews its shape: a small 0 read as 6)
+    w, h = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+    big &= (h > tuning.sliver_px) & (w <= tuning.widest * step)
     big[0] = False
     glyphs = [g for g in group_components(big[lab], tuning.digit_h * H_NORM)
               if g.height >= tuning.digit_h * H_NORM and by0 - 0.2 * H_NORM <= (g.y0 + g.y1) / 2 <= by1 + 0.2 * H_NORM]
@@ -386,6 +406,32 @@ def _largest_glyph(cell: np.ndarray, tuning: WrittenIdTuning = WRITTEN_ID) -> np
     return max(glyphs, key=lambda g: int(g.mask.sum())).mask if glyphs else None
 
 
+def slant(mask: np.ndarray) -> float:
+    """A glyph's slant: its second moments' skew (x shift per row down; 0 upright)."""
+    mo = cv2.moments(mask.astype(np.float32))
+    return 0.0 if mo["mu02"] < 1e-2 or mo["m00"] < 1 else float(mo["mu11"] / mo["mu02"])
+
+
+def deslanted(mask: np.ndarray) -> np.ndarray:
+    """The glyph sheared upright (`slant` taken out), cropped to its ink."""
+    skew = slant(mask)
+    if skew == 0.0:
+        return mask
+    h, w = mask.shape
+    pad = int(abs(skew) * h) + 2
+    shear = np.float32([[1, -skew, pad + skew * h / 2], [0, 1, 0]])
+    out = cv2.warpAffine(mask.astype(np.float32), shear, (w + 2 * pad, h), flags=cv2.INTER_NEAREST) > 0.5
+    ys, xs = np.nonzero(out)
+    return out[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(xs) else mask
+
+
+def upright_hand(masks: list[np.ndarray], tuning: "WrittenIdTuning") -> bool:
+    """The ID's digits lean further than any hand the digit reader learnt from: read upright.
+    (One hand writes all ten: their median slant says it, not one digit's shape, a 7 or a 4
+    leaning by its build.)"""
+    return bool(masks) and abs(float(np.median([slant(m) for m in masks]))) > tuning.most_slant
+
+
 def read_written_id(gray: np.ndarray, strip: Box, cells: list[np.ndarray], tess_digits: list[str | None],
                     sheet: SheetRead, tuning: WrittenIdTuning = WRITTEN_ID) -> None:
     """A Konami ID written by hand, one digit per box (`written_id_glyphs`; a box where none is
@@ -394,12 +440,17 @@ def read_written_id(gray: np.ndarray, strip: Box, cells: list[np.ndarray], tess_
     (the product of the digits') and always as a review item (`konami-id-unclear`), so no
     station takes it for a read it can trust: the judge confirms it against the player's card."""
     from scanner.ocr.hand_digits import digit_probs
-    out, probs = [], []
-    for mask, cell, td in zip(written_id_glyphs(gray, strip, len(tess_digits), tuning), cells, tess_digits):
+    masks = []
+    for mask, cell in zip(written_id_glyphs(gray, strip, len(tess_digits), tuning), cells):
         if mask is None:
             mask = _largest_glyph(cell)
         if mask is None:
             return  # an empty box: no ID to propose
+        masks.append(mask)
+    if upright_hand(masks, tuning):
+        masks = [deslanted(m) for m in masks]
+    out, probs = [], []
+    for mask, td in zip(masks, tess_digits):
         p = digit_probs(mask)
         if td is not None:
             p = (1 - tuning.tesseract_weight) * p
@@ -422,6 +473,10 @@ def read_written_id(gray: np.ndarray, strip: Box, cells: list[np.ndarray], tess_
 SURNAMES = ("김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진지엄채원천방공현함변염"
             "여추도소석선설마길연위표명기반왕금옥육인맹제모탁국어은편용예경봉사부가복태목형피두감호")
 """Korean surnames, the common ones first: a written surname is read as the nearest of these."""
+GIVEN_SYLLABLES = ("민서준도윤하지현우수연예주은유성재승정영진혁호채아원시건동태훈경상희혜다나가소리린빈온율찬석환규용철종"
+                   "한인선미숙자순옥남기광명병세형범무효근식창길봉덕만국대일이해보의람슬별솔결담새봄빛늘")
+"""Syllables Korean given names are mostly made of: a written syllable read as none of these (a
+hand's 연 read 얻, 윤 read 옴) is read as the nearest of them."""
 NAME_READ_SCALES = (1.5, 1.1, 0.8)
 """Scales a written name box is read at (Tesseract reads each hand differently at each)."""
 
@@ -451,16 +506,76 @@ def _vote(reads: list[tuple[str, float]]) -> tuple[str, float]:
 
 def _surname(reads: list[tuple[str, float]]) -> tuple[str, float]:
     """A written surname: the read's first syllable snapped to the nearest known surname."""
-    from card_db.names import jamo
-    from rapidfuzz.distance import Levenshtein
     text, conf = _vote(reads)
     if not text:
         return "", 0.0
     head = text[0]
     if head in SURNAMES:
         return head, conf
-    near = min(SURNAMES, key=lambda s: (Levenshtein.distance(jamo(s), jamo(head)), SURNAMES.index(s)))
-    return near, conf * HEADER.snapped_surname
+    return _nearest(head, SURNAMES), conf * HEADER.snapped_surname
+
+
+NAME_RISE = 0.4
+"""Of a name box's height, taken above it: a written name rises over the box's top rule…"""
+NAME_SINK = 0.15
+"""…and this much below it."""
+NAME_TOUCH = 0.15
+"""Ink wholly over the top rule, ending this share of the box's height above it or nearer, and
+over ink kept, is a syllable's part cut off by the rule."""
+NAME_SLIVER_PX = 3
+"""Ink at most this many pixels high left by the rules (a photo's dashed rule) is no writing."""
+NAME_BRIDGE_PX = 7
+"""Pixels of a painted rule's gap bridged down a stroke that crosses it."""
+
+
+def written_name_ink(gray: np.ndarray, box: Box) -> np.ndarray | None:
+    """A name box's writing, cut with a margin over the box (its rules painted out, the strokes
+    across them bridged): a syllable that rises over the top rule (a 황's ㅎ, a 류's ㄹ) cut at
+    the rule was read as another (황 → 설, 류 → 조). The ink in the box's rows is kept, with the
+    parts of its syllables just over the rule; not the field above's writing nor the print below."""
+    up, down = int(round(NAME_RISE * box.h)), int(round(NAME_SINK * box.h))
+    y0, y1 = max(0, box.y0 - up), min(gray.shape[0], box.y1 + down)
+    x0, x1 = max(0, box.x0 + 2), min(gray.shape[1], box.x1 - 2)
+    if y1 - y0 < MIN_CELL_PX or x1 - x0 < MIN_CELL_PX:
+        return None
+    src = gray[y0:y1, x0:x1]
+    region = without_lines(src)
+    painted = (region != src) & (src < INK_RULE)
+    ink = (region < INK_RULE).astype(np.uint8)
+    bridged = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((NAME_BRIDGE_PX, 1), np.uint8))
+    fill = (bridged > 0) & (ink == 0) & cv2.dilate(painted.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    region[fill] = src[fill]
+    ink = (region < INK_RULE).astype(np.uint8)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    top, foot = box.y0 - y0, box.y1 - y0
+    cy, ch = stats[:, cv2.CC_STAT_TOP], stats[:, cv2.CC_STAT_HEIGHT]
+    cx, cw = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_WIDTH]
+    writing = ch > NAME_SLIVER_PX
+    writing[0] = False
+    keep = writing & (cy < foot) & (cy + ch > top)
+    for i in np.flatnonzero(writing & ~keep):
+        touching = top - NAME_TOUCH * box.h <= cy[i] + ch[i] <= top
+        keep[i] = touching and bool(np.any(keep & (cx < cx[i] + cw[i]) & (cx + cw > cx[i])))
+    region[~keep[lab]] = PAPER
+    return trim_to_ink(region)
+
+
+def _nearest(ch: str, among: str) -> str:
+    from card_db.names import jamo
+    from rapidfuzz.distance import Levenshtein
+    return min(among, key=lambda s: (Levenshtein.distance(jamo(s), jamo(ch)), among.index(s)))
+
+
+def _given_name(reads: list[tuple[str, float]]) -> tuple[str, float]:
+    """A written given name: each read's syllables snapped to the nearest name syllables
+    (`GIVEN_SYLLABLES`), then voted; a name made of snapped syllables keeps
+    `HEADER.snapped_surname` of its confidence (it is a guess at the hand, for the judge)."""
+    snapped = [("".join(ch if ch in GIVEN_SYLLABLES else _nearest(ch, GIVEN_SYLLABLES) for ch in text), conf)
+               for text, conf in reads]
+    text, conf = _vote(snapped)
+    if text and text not in {t for t, _ in reads}:
+        conf *= HEADER.snapped_surname
+    return text, conf
 
 
 def read_written_name(imgs: list[np.ndarray | None], keys: tuple[str, ...], tess: Tesseract,
@@ -473,7 +588,8 @@ def read_written_name(imgs: list[np.ndarray | None], keys: tuple[str, ...], tess
         if img is None:
             return
         reads = _name_reads(img, tess)
-        part, conf = _surname(reads) if key == "surname" else _vote(reads)
+        part, conf = (_surname(reads) if key == "surname" else _given_name(reads) if key == "given_name"
+                      else _vote(reads))
         if not part:
             return
         parts.append(part)
