@@ -555,3 +555,25 @@ def test_a_read_names_its_reading(tess):
     got = read_name(sheet_cell("하루 우라라"), "monster", tess, vocab_for_page())
     assert got.match.card_id == 14558127 and not got.flags
     assert got.attempt == "as-cut: kor", got.attempt
+
+
+def test_a_kept_match_is_the_one_a_fresh_vocabulary_gives(real_db):
+    """`Vocabulary.match` keeps each read's best choices per column: asked again with another
+    limit, in another column, or after the column's names changed, it answers as a vocabulary
+    that never matched anything (ties among many same-score names included)."""
+    from scanner.ocr.names import MATCH_HITS
+    kept = Vocabulary.build(real_db)
+    reads = ["블루아이즈 화이트 드래곤", "블루", "하루 우라라", "룡검사 이그니스", "가", "Evil Twin 키스킬", "엘리멘탈 히어로"]
+    for text in reads:
+        for column in ("monster", "spell", "extra", "side"):
+            for limit in (10, 5, 1, 3, 10, MATCH_HITS):  # larger than the kept best: computed anew
+                fresh = Vocabulary.build(real_db)
+                got, want = kept.match(text, column, limit=limit), fresh.match(text, column, limit=limit)
+                assert got == want, (text, column, limit)
+    assert kept._hits and all(len(h) == MATCH_HITS for _, _, h in kept._hits.values())
+    # a column whose names were replaced is not answered from what was kept for the old ones
+    ids, choices = kept.by_column["spell"]
+    kept.by_column = {**kept.by_column, "spell": (ids[::-1], choices[::-1])}
+    fresh = Vocabulary.build(real_db)
+    fresh.by_column = dict(kept.by_column)
+    assert kept.match("하루 우라라", "spell", limit=10) == fresh.match("하루 우라라", "spell", limit=10)

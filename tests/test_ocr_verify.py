@@ -345,3 +345,70 @@ def test_latin_read_as_junk_beside_exact_hangul_is_picked_by_a_clear_rendering()
     assert spelled_hangul("510 크로스", names, [1, 2, 3], {}) == {1}
     assert spelled_hangul("H5R－60M건", names, [5, 6], {}) == set()  # one syllable is too little
     assert spelled_hangul("510 크로스", names, [1, 4], {1: [4], 4: [1]}) == set()
+
+
+def test_a_bounded_compare_answers_at_least_as_the_full_score_does():
+    """`compare(at_least=…)` and `NameRenderer.fits` stop comparing glyph windows once the score
+    cannot reach the bound: their yes or no must be the full score's, at every bound, for a true
+    name, a namesake, a name far off and handwriting-like ink (a printed name sheared and thickened)."""
+    cell_ink = ink_crop(printed_cell("암드 드래곤 LV5", squeeze=0.9, blur=1.2))
+    hand = cv2.erode(printed_cell("바렐로드 드래곤", family="NanumMyeongjo"), np.ones((2, 2), np.uint8))
+    hand = cv2.warpAffine(hand, np.float32([[1, 0.3, 0], [0, 1, 0]]), (hand.shape[1] + 12, hand.shape[0]),
+                          borderValue=255)
+    hand_ink = ink_crop(hand)
+    stopped = 0
+    for ink in (cell_ink, hand_ink):
+        r = NameRenderer()
+        for name in NAMES.values():
+            rendered = render_name(name, FAMILIES["NanumGothic"])
+            full = compare(ink, rendered, blur=1.6)
+            best = r.likeness(ink, name)
+            for bound in (-0.5, 0.0, 0.3, 0.5, 0.6, 0.75, 0.9, 1.0):
+                bounded = compare(ink, rendered, blur=1.6, at_least=bound)
+                assert (bounded.score >= bound) == (full.score >= bound), (name, bound)
+                assert bounded.overall == full.overall and bounded.worst >= full.worst
+                stopped += bounded.worst != full.worst
+                assert r.fits(ink, name, bound) == (best.score >= bound), (name, bound)
+            only = compare(ink, rendered, blur=1.6, overall_only=True)
+            assert only.overall == full.overall
+    assert stopped  # the bound did cut some comparisons short
+
+
+def test_an_engine_shared_across_page_modes_reads_as_a_fresh_one():
+    """One engine per language and whitelist, its page-segmentation mode set per read: a read in
+    a mode after reads in another gives what an engine loaded for that mode gives."""
+    from scanner.ocr import engine
+    require(_has_tesseract(), "needs tesserocr and Tesseract's kor model")
+    img = printed_cell("하루 우라라 3", px=30, blur=0.5)
+    digit = np.full((60, 50), 255, np.uint8)
+    cv2.putText(digit, "3", (10, 48), cv2.FONT_HERSHEY_SIMPLEX, 1.5, 0, 3)
+    saved = dict(engine._ENGINES)
+    engine._ENGINES.clear()
+    try:
+        t = engine.Tesseract()
+        shared = [t.read(img, psm=7), t.read(digit, lang="eng", psm=10, whitelist="0123456789"),
+                  t.read(img, psm=8), t.read(digit, lang="eng", psm=7, whitelist="0123456789"),
+                  t.read(img, psm=7), t.read(digit, lang="eng", psm=10, whitelist="0123456789")]
+        assert len(engine._ENGINES) == 2  # kor, and eng with its whitelist: one engine each
+        fresh = []
+        for im, lang, psm, wl in ((img, "kor", 7, ""), (digit, "eng", 10, "0123456789"), (img, "kor", 8, ""),
+                                  (digit, "eng", 7, "0123456789"), (img, "kor", 7, ""),
+                                  (digit, "eng", 10, "0123456789")):
+            engine._ENGINES.clear()
+            fresh.append(engine.Tesseract().read(im, lang=lang, psm=psm, whitelist=wl))
+            engine.Tesseract().close()
+        assert [(r.text, r.confidence) for r in shared] == [(r.text, r.confidence) for r in fresh]
+        assert shared[1].text == "3"
+    finally:
+        engine.Tesseract().close()
+        engine._ENGINES.update(saved)
+
+
+def _has_tesseract() -> bool:
+    try:
+        from scanner.ocr.engine import tessdata_dir
+        import tesserocr  # noqa: F401
+        tessdata_dir()
+        return True
+    except Exception:
+        return False

@@ -69,10 +69,12 @@ class OcrText:
     """(word, confidence 0..1, box x, y, w, h)."""
 
 
-_ENGINES: dict[tuple[str, str, int, str], object] = {}
+_ENGINES: dict[tuple[str, str, str], object] = {}
 """Loaded engines, shared by every `Tesseract` of the process: loading a model takes
-0.1–0.2 s, a cell read 10 ms, so a batch of sheets must not reload them. Engines hold no state
-between reads (each read sets its own image)."""
+0.05–0.2 s, a cell read 10 ms, so a batch of sheets must not reload them. One engine per
+(model, language, whitelist): the page-segmentation mode is set on it per read (what
+`PyTessBaseAPI(psm=…)` does after loading), so `eng` read as a line and as one character is
+loaded once. Engines hold no state between reads (each read sets its own image)."""
 
 
 class Tesseract:
@@ -88,7 +90,7 @@ class Tesseract:
         self._apis = _ENGINES
 
     def _api(self, lang: str, psm: int, whitelist: str = ""):
-        key = (self._path, lang, psm, whitelist)
+        key = (self._path, lang, whitelist)
         api = self._apis.get(key)
         if api is None:
             try:
@@ -98,6 +100,8 @@ class Tesseract:
             if whitelist:
                 api.SetVariable("tessedit_char_whitelist", whitelist)
             self._apis[key] = api
+        elif api.GetPageSegMode() != psm:
+            api.SetPageSegMode(psm)
         return api
 
     def characters(self, lang: str = "kor") -> frozenset[str]:

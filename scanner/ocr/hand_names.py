@@ -114,8 +114,10 @@ def _width_font() -> ImageFont.FreeTypeFont | None:
     return ImageFont.truetype(str(path), 32) if path is not None else None
 
 
+@lru_cache(maxsize=4096)
 def name_width(name: str) -> float | None:
-    """A name's printed width per pixel of font size (None without the font)."""
+    """A name's printed width per pixel of font size (None without the font); kept per name
+    (a page's rows share many candidates)."""
     font = _width_font()
     return font.getlength(name) / 32 if font is not None else None
 
@@ -229,7 +231,7 @@ def ink_likeness(ink: np.ndarray, name: str, tuning: InkTuning = INK,
         drawn = _drawn(name, font)
         if drawn is None:
             continue
-        lk = compare(ink, drawn, blur=tuning.blur, cell=windows).overall
+        lk = compare(ink, drawn, blur=tuning.blur, cell=windows, overall_only=True).overall
         best = lk if best is None else max(best, lk)
     return best
 

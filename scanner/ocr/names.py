@@ -223,6 +223,13 @@ def _columns_from(entries: Iterable[tuple[int, str, str]], tuning: NameTuning = 
     return _Columns(by_column=cols, names=names, namesakes=namesakes, cut_leftovers=cut_leftovers)
 
 
+MATCH_HITS = 20
+"""Best choices kept per (read, column) by `Vocabulary.match`: what `hand_names.fuse` asks
+(10 candidates, twice as many choices for namesakes); a cell's plain read asks for fewer."""
+MATCH_KEPT = 4096
+"""Reads kept per page (one page reads at most a few hundred)."""
+
+
 @dataclass
 class Vocabulary:
     """Card names per sheet column, and the page's name renderer (one Vocabulary per page)."""
@@ -266,12 +273,17 @@ class Vocabulary:
         return cls(by_column=cols.by_column, names=cols.names, namesakes=cols.namesakes,
                    cut_leftovers=cols.cut_leftovers)
 
+    _hits: dict[tuple[str, str], tuple[list[str], list[int], list]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
+    """(jamo key, column) → (its choices, ids, the column's MATCH_HITS best) (`match`): one cell's text is matched
+    again (a written name's plain read by `rows.glance`, then among its reads by `hand_names.fuse`)."""
+
     def match(self, text: str, column: str, limit: int = 5) -> NameMatch:
         key = name_key(text)
         if not key:
             return NameMatch(None, "", 0.0, 0.0)
         ids, choices = self.by_column.get(column) or self.by_column["side"]
-        hits = process.extract(jamo(key), choices, scorer=fuzz.ratio, limit=limit * 2)
+        hits = self._best(jamo(key), column, ids, choices, limit * 2)
         cands: list[tuple[int, str, float]] = []
         seen: set[int] = set()
         for _, score, idx in hits:
@@ -287,6 +299,20 @@ class Vocabulary:
         best = cands[0]
         margin = best[2] - cands[1][2] if len(cands) > 1 else 1.0
         return NameMatch(best[0], best[1], best[2], margin, cands)
+
+    def _best(self, jkey: str, column: str, ids: list[int], choices: list[str], count: int) -> list:
+        """`process.extract`'s `count` best of the column for a jamo key. Its answer is sorted by
+        score, then by choice index (rapidfuzz's order), so the first `count` of the
+        MATCH_HITS best are its `count` best: those are computed once per key and column."""
+        if count > MATCH_HITS:
+            return process.extract(jkey, choices, scorer=fuzz.ratio, limit=count)
+        got = self._hits.get((jkey, column))
+        if got is None or got[0] is not choices or got[1] is not ids:
+            if len(self._hits) >= MATCH_KEPT:
+                self._hits.clear()
+            got = self._hits[(jkey, column)] = (choices, ids, process.extract(jkey, choices, scorer=fuzz.ratio,
+                                                                               limit=MATCH_HITS))
+        return got[2][:count]
 
     def rivals(self, card_ids: list[int], column: str) -> dict[int, list[int]]:
         """card → the namesakes OCR cannot tell from it, for each of `card_ids`."""

@@ -279,8 +279,7 @@ def typed_at_a_glance(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary)
     ink = cell_name_ink(name_img)
     if ink is None:
         return False
-    lk = vocab.renderer.likeness(ink, match.name)
-    return lk is not None and lk.score >= TYPED_LIKENESS
+    return vocab.renderer.fits(ink, match.name, TYPED_LIKENESS)
 
 
 STRIKE_FREE_FIT = 0.75
@@ -301,8 +300,9 @@ def print_fits(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> boo
         return False
     for fam in [r.family] if r.family is not None else list(r.families):
         rendered = r.rendered(match.name, fam)
-        if rendered is not None and any(compare(ink, r.as_printed(rendered, ink), blur=b,
-                                                cell=r.windows(ink)).score >= STRIKE_FREE_FIT for b in BLURS):
+        if rendered is not None and any(compare(ink, r.as_printed(rendered, ink), blur=b, cell=r.windows(ink),
+                                                at_least=STRIKE_FREE_FIT).score >= STRIKE_FREE_FIT
+                                        for b in BLURS):
             return True
     return False
 
@@ -350,8 +350,7 @@ def looks_typed(name_img: np.ndarray, match: NameMatch, vocab: Vocabulary) -> bo
     for name in names:
         if not _has_hangul(name) and vocab.renderer.blur > LATIN_BLUR:
             continue
-        lk = vocab.renderer.likeness(ink, name)
-        if lk is not None and lk.score >= TYPED_LIKENESS:
+        if vocab.renderer.fits(ink, name, TYPED_LIKENESS):
             return True
     return any(_fits_any_font(vocab.renderer, ink, name) for name in names)
 
@@ -372,8 +371,8 @@ def _fits_any_font(renderer: NameRenderer, ink: np.ndarray, name: str) -> bool:
         for blur in blurs:
             if blur == renderer.blur and renderer.family in (None, fam):
                 continue  # `NameRenderer.likeness` compared it already
-            if compare(ink, renderer.as_printed(rendered, ink), blur=blur,
-                       cell=renderer.windows(ink)).score >= TYPED_LIKENESS:
+            if compare(ink, renderer.as_printed(rendered, ink), blur=blur, cell=renderer.windows(ink),
+                       at_least=TYPED_LIKENESS).score >= TYPED_LIKENESS:
                 return True
     return False
 

@@ -381,9 +381,15 @@ def cell_windows(cell_ink: np.ndarray) -> CellWindows:
 
 
 def compare(cell_ink: np.ndarray, rendered_ink: np.ndarray, shift: int = 2,
-            blur: float = BLURS[0], cell: CellWindows | None = None) -> Likeness:
+            blur: float = BLURS[0], cell: CellWindows | None = None,
+            at_least: float | None = None, overall_only: bool = False) -> Likeness:
     """Likeness of a cell (cut to its ink) and a rendered name (cut to its ink); `cell`:
-    `cell_windows(cell_ink)` when the caller has it (one cell is compared with many names)."""
+    `cell_windows(cell_ink)` when the caller has it (one cell is compared with many names).
+
+    For a caller that only asks whether the score reaches `at_least`, the glyph windows stop as
+    soon as it cannot (the score only falls with each window's likeness: the `worst` returned
+    is then an upper bound, the score already below `at_least`). `overall_only`: the caller
+    reads `Likeness.overall` alone (`worst` is left at 1.0, the windows not compared)."""
     cell = cell or cell_windows(cell_ink)
     ch, cw = cell.shape
     rh, rw = rendered_ink.shape
@@ -392,9 +398,13 @@ def compare(cell_ink: np.ndarray, rendered_ink: np.ndarray, shift: int = 2,
     aspect = (cw / ch) / max(rw / rh, 1e-6)
     b = _norm(rendered_ink, w, NORM_H, blur)
     overall = _ncc(a, b)
-    pad_b = cv2.copyMakeBorder(b, 0, 0, shift, shift, cv2.BORDER_CONSTANT, value=0)
     worst = 1.0
+    if overall_only or (at_least is not None and Likeness(overall, worst, aspect).score < at_least):
+        return Likeness(overall=overall, worst=worst, aspect=aspect)
+    pad_b = cv2.copyMakeBorder(b, 0, 0, shift, shift, cv2.BORDER_CONSTANT, value=0)
     for x, aw in cell.windows:
+        if at_least is not None and Likeness(overall, worst, aspect).score < at_least:
+            break  # no later window can raise the score again
         region = pad_b[:, x:x + aw.shape[1] + 2 * shift]
         if _flat(region):
             worst = min(worst, 0.0)  # ink in the cell where the name has none
@@ -540,6 +550,20 @@ class NameRenderer:
                 if best is None or lk.score > best.score:
                     best = lk
         return best
+
+    def fits(self, cell_ink: np.ndarray, name: str, at_least: float) -> bool:
+        """`likeness(cell_ink, name).score >= at_least`, comparing no more glyph windows than
+        the answer needs (`compare(at_least=…)`): a yes or no, the same as the full scores'."""
+        fams = [self.family] if self.family else list(self.families)
+        for fam in fams:
+            for variant in print_variants(name):
+                r = self.rendered(variant, fam)
+                if r is None:
+                    continue
+                if compare(cell_ink, self.as_printed(r, cell_ink), blur=self.blur,
+                           cell=self.windows(cell_ink), at_least=at_least).score >= at_least:
+                    return True
+        return False
 
     def estimate_family(self, samples: list[tuple[np.ndarray, str]]) -> FontEstimate:
         """The family whose renderings of well-read names fit their cells best."""
