@@ -46,9 +46,21 @@ def test_the_same_read_with_a_column_total_that_disagrees_stays_flagged():
     assert all("handwritten" in r.flags and "column-total-mismatch" in r.flags for r in rows)
 
 
-def test_the_same_read_with_no_total_stays_flagged():
-    rows, _, n = _column(None)
-    assert n == 0 and all("handwritten" in r.flags for r in rows)
+def test_with_no_total_to_read_only_a_surer_count_stands():
+    rows, _, n = _column(None, odds=0.985)  # enough with a total that agrees, not alone
+    assert n == 2 and "handwritten" in rows[0].flags
+    rows, _, n = _column(None, odds=0.995)
+    assert n == 3 and "spell total not written" in rows[0].accepted
+
+
+def test_with_no_column_total_a_main_total_that_disagrees_keeps_the_main_lines():
+    rows = [_written(1, 3), _written(2, 2), _written(3, 1)]
+    sheet = SheetRead(reader="ocr")
+    sheet.printed_totals["main"] = 7  # the main lines make 6
+    verdicts = cross_check_totals(rows, sheet, hand_filled=True)
+    assert accept_on_evidence(rows, verdicts, sheet) == 0
+    sheet.printed_totals["main"] = 6
+    assert accept_on_evidence(rows, verdicts, sheet) == 3
 
 
 def test_the_same_read_with_weaker_evidence_stays_flagged():

@@ -9,7 +9,9 @@ unflagged only when every piece of evidence the sheet gives agrees:
   high, and the card leads the next one (no 'ambiguous-name');
 - the count: its own odds (`counts.read_hand_count`), before any total raised them, are sure;
 - the column: the form's total for the line's column adds up with the column's lines
-  (`totals.cross_check_totals` 'confirmed': a total written by the player, or printed);
+  (`totals.cross_check_totals` 'confirmed': a total written by the player, or printed); a
+  column whose total box holds nothing readable takes a surer count instead (and, in the main
+  deck, the main total, if read, must add up); a total that disagrees, never;
 - together: the line's certainty (name × count, `lines.line_certainty`) is at least
   `EvidenceTuning.certainty`;
 - and the line has no other flag (a strike, an unclear or corrected count, merged rows, a total
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from scanner.model import SheetRead
 from scanner.ocr.lines import line_certainty
 from scanner.ocr.rows import RowRead
-from scanner.vocab import Reason
+from scanner.vocab import MAIN_COLUMNS, Reason
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,8 @@ class EvidenceTuning:
     """What conclusive is. Chosen on the tuning faces (seeds 3502, 3504): the wrong written lines
     there had line certainty ≤ 0.92 and, for a wrong card, fused likeness ≤ 0.55 — each bound
     alone kept every wrong line flagged; they are used together, with the reads' majority and
-    the column total, so that one misleading piece of evidence is not enough."""
+    the column total, so that one misleading piece of evidence is not enough (every wrong
+    tuning line without a column total fell short of two other bounds too)."""
 
     certainty: float = 0.98
     """Least line certainty (name × count)."""
@@ -44,6 +47,9 @@ class EvidenceTuning:
     """Least number of reads naming the card as their own best."""
     count_odds: float = 0.98
     """Least odds of the count's value by the count's own reading (not raised by a total)."""
+    count_odds_alone: float = 0.99
+    """…in a column whose total is not there to read (left blank, or unreadable): the count
+    then stands on its own reading, which must be surer."""
 
 
 EVIDENCE = EvidenceTuning()
@@ -53,22 +59,63 @@ ACCEPTABLE_FLAGS = frozenset({Reason.HANDWRITTEN, Reason.UNCERTAIN_NAME})
 below the printed-name bar (`NAME_ACCEPT`, set for print; handwriting is weighed here instead)."""
 
 
+def shortfalls(r: RowRead, verdict: str | None, certainty: float, tuning: EvidenceTuning = EVIDENCE
+               ) -> list[str]:
+    """What keeps the written line `r` from being accepted (empty: its evidence is conclusive).
+    `verdict`: its column's total check (`totals.cross_check_totals`); `certainty`: the line's
+    (`lines.line_certainty`)."""
+    if not r.handwritten or r.struck_row or r.count_struck or r.name_certainty is None:
+        return ["not a written line read by the hand reader"]
+    short = []
+    if r.match.card_id is None:
+        short.append("no card")
+    other = [f for f in dict.fromkeys(r.flags) if f not in ACCEPTABLE_FLAGS]
+    if other:
+        short.append("flags " + ", ".join(other))
+    if verdict not in ("confirmed", NO_TOTAL):
+        short.append(f"{r.column} total {verdict or 'unread'}")
+    odds = r.count_odds.get(r.count, 0.0) if r.count is not None else 0.0
+    if odds < (tuning.count_odds if verdict == "confirmed" else tuning.count_odds_alone):
+        short.append(f"count {odds:.2f}")
+    if r.name_agree < tuning.agree:
+        short.append(f"{r.name_agree} of {r.name_reads} reads")
+    if r.match.score < tuning.fused:
+        short.append(f"fused {r.match.score:.2f}")
+    if certainty < tuning.certainty:
+        short.append(f"certainty {certainty:.3f}")
+    return short
+
+
 def conclusive(r: RowRead, verdict: str | None, certainty: float, tuning: EvidenceTuning = EVIDENCE) -> str:
     """Why the written line `r` needs no review (a short text of its evidence), or '' when
-    some evidence is missing or short. `verdict`: its column's total check
-    (`totals.cross_check_totals`); `certainty`: the line's (`lines.line_certainty`)."""
-    if not r.handwritten or r.struck_row or r.count_struck or r.name_certainty is None:
+    some evidence is missing or short (`shortfalls`)."""
+    if shortfalls(r, verdict, certainty, tuning):
         return ""
-    if r.match.card_id is None or not set(r.flags) <= ACCEPTABLE_FLAGS:
-        return ""
-    if verdict != "confirmed" or r.count not in r.count_odds:
-        return ""
-    odds = r.count_odds[r.count]
-    if (certainty < tuning.certainty or r.match.score < tuning.fused or r.name_agree < tuning.agree
-            or odds < tuning.count_odds):
-        return ""
-    return (f"{r.name_agree} of {r.name_reads} reads, fused {r.match.score:.2f}, count {odds:.2f}, "
-            f"{r.column} total agrees, certainty {certainty:.3f}")
+    total = "agrees" if verdict == "confirmed" else "not written"
+    return (f"{r.name_agree} of {r.name_reads} reads, fused {r.match.score:.2f}, "
+            f"count {r.count_odds[r.count]:.2f}, {r.column} total {total}, certainty {certainty:.3f}")
+
+
+NO_TOTAL = "no-total"
+"""A column whose total box was read as nothing (left blank, or no digit read in it), while the
+main deck's total, if read, agrees with the main deck's lines."""
+
+
+def column_verdict(column: str, rows: list[RowRead], verdicts: dict[str, str], sheet: SheetRead) -> str | None:
+    """The column's total check as evidence: `cross_check_totals`' verdict, or NO_TOTAL for a
+    column with no total read (a main column only when the main total, if read, agrees)."""
+    verdict = verdicts.get(column)
+    if verdict != "unchecked":
+        return verdict
+    printed = sheet.column_totals.get(column) if column in MAIN_COLUMNS else sheet.printed_totals.get(column)
+    if printed is not None:
+        return verdict  # a total read that its lines do not make: no evidence for them
+    if column in MAIN_COLUMNS:
+        main = sheet.printed_totals.get("main")
+        if main is not None and main != sum(r.count or 0 for r in rows
+                                            if r.column in MAIN_COLUMNS and not r.struck_row):
+            return "main-mismatch"
+    return NO_TOTAL
 
 
 def accept_on_evidence(rows: list[RowRead], verdicts: dict[str, str], sheet: SheetRead,
@@ -79,12 +126,16 @@ def accept_on_evidence(rows: list[RowRead], verdicts: dict[str, str], sheet: She
     # a column with a pen correction: its total may be from before it (it confirms nothing new)
     corrected = {r.column for r in rows if r.struck_row or r.count_struck}
     for r in rows:
-        verdict = None if r.column in corrected else verdicts.get(r.column)
-        why = conclusive(r, verdict, line_certainty(r, r.match.card_id), tuning)
-        if why:
-            r.accepted = why
+        verdict = None if r.column in corrected else column_verdict(r.column, rows, verdicts, sheet)
+        certainty = line_certainty(r, r.match.card_id)
+        short = shortfalls(r, verdict, certainty, tuning)
+        if not short:
+            r.accepted = conclusive(r, verdict, certainty, tuning)
             r.flags = []
             accepted.append(r)
+        elif r.name_certainty is not None and r.handwritten:
+            # the judge (and the bench) see what the line lacked to go through
+            r.name_detail = "; ".join(filter(None, [r.name_detail, "not accepted on evidence: " + ", ".join(short)]))
     if accepted:
         sheet.notes.append(f"{len(accepted)} written lines accepted on evidence (several reads agree, "
                            f"count sure, column total agrees): "
