@@ -85,6 +85,16 @@ def test_any_other_flag_keeps_a_written_line_for_the_judge():
         assert flag in rows[0].flags and "handwritten" in rows[0].flags, flag
 
 
+def test_a_card_on_two_lines_is_accepted_on_neither():
+    rows = [_written(1, 3), _written(2, 2), _written(3, 1)]
+    rows[2].match = rows[0].match  # the same card read on rows 1 and 3
+    sheet = SheetRead(reader="ocr")
+    sheet.column_totals["spell"] = 6
+    assert accept_on_evidence(rows, cross_check_totals(rows, sheet, hand_filled=True), sheet) == 1
+    assert rows[1].flags == [] and "handwritten" in rows[0].flags and "handwritten" in rows[2].flags
+    assert "card on another line" in rows[0].name_detail
+
+
 def test_a_column_with_a_pen_correction_accepts_nothing():
     # a struck row: the total may be from before the correction, it confirms no new line
     rows = [_written(1, 3), _written(2, 2), row_read("spell", 3, 1, struck_row=True)]

@@ -15,7 +15,8 @@ unflagged only when every piece of evidence the sheet gives agrees:
 - together: the line's certainty (name × count, `lines.line_certainty`) is at least
   `EvidenceTuning.certainty`;
 - and the line has no other flag (a strike, an unclear or corrected count, merged rows, a total
-  that disagrees...).
+  that disagrees...), and its card is on no other line of its section (a sheet lists a card
+  once: two lines of one card say one of them is another card).
 
 Any one missing keeps the line flagged as before. Pen-corrected printed sheets are not touched:
 a pen line there is read by the printed-name reader (no several reads) and the printed totals
@@ -23,12 +24,13 @@ are from before the correction (they cannot confirm the new line).
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from scanner.model import SheetRead
 from scanner.ocr.lines import line_certainty
 from scanner.ocr.rows import RowRead
-from scanner.vocab import MAIN_COLUMNS, Reason
+from scanner.vocab import MAIN_COLUMNS, SECTION_OF, Reason
 
 
 @dataclass(frozen=True)
@@ -59,16 +61,18 @@ ACCEPTABLE_FLAGS = frozenset({Reason.HANDWRITTEN, Reason.UNCERTAIN_NAME})
 below the printed-name bar (`NAME_ACCEPT`, set for print; handwriting is weighed here instead)."""
 
 
-def shortfalls(r: RowRead, verdict: str | None, certainty: float, tuning: EvidenceTuning = EVIDENCE
-               ) -> list[str]:
+def shortfalls(r: RowRead, verdict: str | None, certainty: float, tuning: EvidenceTuning = EVIDENCE,
+               repeated: bool = False) -> list[str]:
     """What keeps the written line `r` from being accepted (empty: its evidence is conclusive).
     `verdict`: its column's total check (`totals.cross_check_totals`); `certainty`: the line's
-    (`lines.line_certainty`)."""
+    (`lines.line_certainty`); `repeated`: its card is on another line of its section too."""
     if not r.handwritten or r.struck_row or r.count_struck or r.name_certainty is None:
         return ["not a written line read by the hand reader"]
     short = []
     if r.match.card_id is None:
         short.append("no card")
+    if repeated:
+        short.append("card on another line")
     other = [f for f in dict.fromkeys(r.flags) if f not in ACCEPTABLE_FLAGS]
     if other:
         short.append("flags " + ", ".join(other))
@@ -125,10 +129,13 @@ def accept_on_evidence(rows: list[RowRead], verdicts: dict[str, str], sheet: She
     accepted = []
     # a column with a pen correction: its total may be from before it (it confirms nothing new)
     corrected = {r.column for r in rows if r.struck_row or r.count_struck}
+    cards = Counter((SECTION_OF[r.column], r.match.card_id) for r in rows
+                    if not r.struck_row and r.match.card_id is not None)
     for r in rows:
         verdict = None if r.column in corrected else column_verdict(r.column, rows, verdicts, sheet)
         certainty = line_certainty(r, r.match.card_id)
-        short = shortfalls(r, verdict, certainty, tuning)
+        short = shortfalls(r, verdict, certainty, tuning,
+                           repeated=cards[(SECTION_OF[r.column], r.match.card_id)] > 1)
         if not short:
             r.accepted = conclusive(r, verdict, certainty, tuning)
             r.flags = []
