@@ -68,7 +68,9 @@ def test_the_same_read_with_weaker_evidence_stays_flagged():
     for weaker in ({"odds": 0.9},                # count not sure by its own reading
                    {"agree": 1},                 # one read of three names the card
                    {"score": 0.55},              # fused likeness too low, however far it leads
-                   {"margin": 0.02}):            # the next card is as close: certainty falls
+                   {"margin": 0.02},             # the next card is as close: certainty falls
+                   {"margin": 0.08}):            # certainty holds, but a namesake is close behind
+                                                 # (`스쿱 슈터` read as `스톰 슈터`: fused 0.78, lead 0.08)
         rows, _, n = _column(6, **weaker)
         assert n == 2, weaker
         assert "handwritten" in rows[0].flags and not rows[0].accepted, weaker

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from scanner.model import SheetRead
 from scanner.ocr.lines import line_certainty
 from scanner.ocr.rows import RowRead
+from scanner.ocr.thresholds import NAME_MARGIN
 from scanner.vocab import MAIN_COLUMNS, SECTION_OF, Reason
 
 
@@ -47,6 +48,12 @@ class EvidenceTuning:
     """Least fused likeness of the written name's reads to the card (`hand_names.fuse`)."""
     agree: int = 2
     """Least number of reads naming the card as their own best."""
+    lead: float = NAME_MARGIN
+    """Least lead of the card's fused likeness over the next card's (the printed names' own
+    ambiguity bar; the hand reader applies it only from `NAME_ACCEPT` up). Added after the first
+    fresh set (3621): `스쿱 슈터` written, read `스콤 슈터`, fused 0.78 to `스톰 슈터` with its
+    count and column total right, was accepted wrong: one syllable apart, the namesake was close
+    behind."""
     count_odds: float = 0.98
     """Least odds of the count's value by the count's own reading (not raised by a total)."""
     count_odds_alone: float = 0.99
@@ -85,6 +92,8 @@ def shortfalls(r: RowRead, verdict: str | None, certainty: float, tuning: Eviden
         short.append(f"{r.name_agree} of {r.name_reads} reads")
     if r.match.score < tuning.fused:
         short.append(f"fused {r.match.score:.2f}")
+    if r.match.margin < tuning.lead:
+        short.append(f"lead {r.match.margin:.2f}")
     if certainty < tuning.certainty:
         short.append(f"certainty {certainty:.3f}")
     return short
