@@ -53,6 +53,16 @@ def test_with_no_total_to_read_only_a_surer_count_stands():
     assert n == 3 and "spell total not written" in rows[0].accepted
 
 
+def test_a_written_total_that_does_not_read_as_the_sum_is_doubt_not_absence():
+    rows = [_written(1, 3, odds=0.995), _written(2, 2, odds=0.995), _written(3, 1, odds=0.995)]
+    sheet = SheetRead(reader="ocr")
+    verdicts = cross_check_totals(rows, sheet, hand_filled=True)
+    assert accept_on_evidence(rows, verdicts, sheet, written={"spell"}) == 0
+    assert "spell total unchecked" in rows[0].name_detail
+    assert accept_on_evidence(rows, verdicts, sheet, written={"main"}) == 0  # the main total's box
+    assert accept_on_evidence(rows, verdicts, sheet, written={"extra"}) == 3  # another column's
+
+
 def test_with_no_column_total_a_main_total_that_disagrees_keeps_the_main_lines():
     rows = [_written(1, 3), _written(2, 2), _written(3, 1)]
     sheet = SheetRead(reader="ocr")

@@ -10,8 +10,9 @@ unflagged only when every piece of evidence the sheet gives agrees:
 - the count: its own odds (`counts.read_hand_count`), before any total raised them, are sure;
 - the column: the form's total for the line's column adds up with the column's lines
   (`totals.cross_check_totals` 'confirmed': a total written by the player, or printed); a
-  column whose total box holds nothing readable takes a surer count instead (and, in the main
-  deck, the main total, if read, must add up); a total that disagrees, never;
+  column whose total box is left blank takes a surer count instead (and, in the main deck, the
+  main total, if written, must add up); a total that disagrees or whose writing does not read
+  as the lines' sum, never;
 - together: the line's certainty (name × count, `lines.line_certainty`) is at least
   `EvidenceTuning.certainty`;
 - and the line has no other flag (a strike, an unclear or corrected count, merged rows, a total
@@ -110,38 +111,42 @@ def conclusive(r: RowRead, verdict: str | None, certainty: float, tuning: Eviden
 
 
 NO_TOTAL = "no-total"
-"""A column whose total box was read as nothing (left blank, or no digit read in it), while the
-main deck's total, if read, agrees with the main deck's lines."""
+"""A column whose total box holds no writing, while the main deck's total, if written, agrees
+with the main deck's lines."""
 
 
-def column_verdict(column: str, rows: list[RowRead], verdicts: dict[str, str], sheet: SheetRead) -> str | None:
+def column_verdict(column: str, rows: list[RowRead], verdicts: dict[str, str], sheet: SheetRead,
+                   written: frozenset[str] | set[str] = frozenset()) -> str | None:
     """The column's total check as evidence: `cross_check_totals`' verdict, or NO_TOTAL for a
-    column with no total read (a main column only when the main total, if read, agrees)."""
+    column with no total read (a main column only when the main total, if read, agrees).
+    `written`: the total boxes (columns, 'main') with writing in them (`totals.form_total_odds`):
+    one whose writing did not read as its lines' sum is no absence, it is doubt."""
     verdict = verdicts.get(column)
     if verdict != "unchecked":
         return verdict
     printed = sheet.column_totals.get(column) if column in MAIN_COLUMNS else sheet.printed_totals.get(column)
-    if printed is not None:
-        return verdict  # a total read that its lines do not make: no evidence for them
+    if printed is not None or column in written:
+        return verdict  # a total read (or written) that its lines do not make: no evidence for them
     if column in MAIN_COLUMNS:
         main = sheet.printed_totals.get("main")
-        if main is not None and main != sum(r.count or 0 for r in rows
-                                            if r.column in MAIN_COLUMNS and not r.struck_row):
+        if (main is None and "main" in written) or (main is not None and main != sum(
+                r.count or 0 for r in rows if r.column in MAIN_COLUMNS and not r.struck_row)):
             return "main-mismatch"
     return NO_TOTAL
 
 
 def accept_on_evidence(rows: list[RowRead], verdicts: dict[str, str], sheet: SheetRead,
-                       tuning: EvidenceTuning = EVIDENCE) -> int:
+                       written: frozenset[str] | set[str] = frozenset(), tuning: EvidenceTuning = EVIDENCE) -> int:
     """Written lines whose evidence is conclusive lose their flags (they stay `handwritten`
-    rows: the page is still known to be written); how many, noted on the sheet."""
+    rows: the page is still known to be written); how many, noted on the sheet. `verdicts`:
+    `totals.cross_check_totals`'; `written`: the total boxes with writing (`column_verdict`)."""
     accepted = []
     # a column with a pen correction: its total may be from before it (it confirms nothing new)
     corrected = {r.column for r in rows if r.struck_row or r.count_struck}
     cards = Counter((SECTION_OF[r.column], r.match.card_id) for r in rows
                     if not r.struck_row and r.match.card_id is not None)
     for r in rows:
-        verdict = None if r.column in corrected else column_verdict(r.column, rows, verdicts, sheet)
+        verdict = None if r.column in corrected else column_verdict(r.column, rows, verdicts, sheet, written)
         certainty = line_certainty(r, r.match.card_id)
         short = shortfalls(r, verdict, certainty, tuning,
                            repeated=cards[(SECTION_OF[r.column], r.match.card_id)] > 1)
