@@ -15,8 +15,11 @@ written by hand:
 
 - **right**: the line at the row's place carries the true card and count as its answer (the
   reader's first answer, whatever it flags: the judge confirms it at a glance);
-- **silent**: a line written by hand that is not flagged (right or wrong), and every wrong line
-  not flagged (`tests/scoring.py`): both must be 0;
+- **accepted on evidence**: lines written by hand the reader leaves unflagged (its evidence is
+  conclusive: `scanner/ocr/evidence.py`), and of them **accepted wrong** (wrong card or count,
+  not flagged): must be 0;
+- **silent**: every wrong line not flagged, as the project scores it (`tests/scoring.py`: by card
+  over the whole sheet, printed lines too): must be 0;
 - **missing / phantom**: a written row with no line; a line where nothing is written;
 - **doubt order**: how the reader's `certainty` ranks its lines: wrong lines among those it
   gives ≥ 0.8 (`likely`) and among the others (`check`, the ones the station lists first);
@@ -134,8 +137,9 @@ def score_hand(out: dict, truth: dict) -> dict:
     typed = {(ln["column"], ln["row"]) for ln in truth["layout"]["lines"]} - set(want)
     ids, review_lines = _flagged_keys(out)
     got: dict[tuple, dict] = {}
+    unflagged: set[tuple] = set()
     res = {"hand_lines": len(want), "right": 0, "card_right": 0, "count_right": 0, "missing": 0,
-           "phantom": 0, "hand_unflagged": 0, "wrong": [], "doubt": {}}
+           "phantom": 0, "hand_unflagged": 0, "accepted_wrong": 0, "wrong": [], "doubt": {}}
     for s, entries in (out.get("sections") or {}).items():
         for pos, e in enumerate(entries, 1):
             key = (e.get("column"), e.get("row"))
@@ -144,6 +148,7 @@ def score_hand(out: dict, truth: dict) -> dict:
                 got[key] = e
                 if not flagged:
                     res["hand_unflagged"] += 1
+                    unflagged.add(key)
             elif key not in typed:
                 res["phantom"] += 1
                 res["wrong"].append(f"{key[0]} row {key[1]}: phantom line {e.get('name')} ×{e.get('count')}")
@@ -164,8 +169,9 @@ def score_hand(out: dict, truth: dict) -> dict:
         d[0] += 1
         d[1] += not (card and count)
         if not (card and count):
+            res["accepted_wrong"] += key in unflagged
             res["wrong"].append(f"{key[0]} row {key[1]}: read {e.get('read')!r} → {e.get('name')} ×{e.get('count')} "
-                                f"[{doubt}]; true {ln['name']} ×{ln['count']}")
+                                f"[{doubt}{', ACCEPTED' if key in unflagged else ''}]; true {ln['name']} ×{ln['count']}")
     sc = score_scan(out, truth)
     res["silent"] = sc["silent"]
     res["silent_errors"] = sc["errors"]
@@ -195,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     label = f"{args.faces.replace(',', '+')}-{args.mode}-s{args.seed}"
     truths = make_set(args.sets / label, faces, args.count, args.seed, args.mode, args.card_db)
     total = {"sheets": 0, "hand_lines": 0, "right": 0, "card_right": 0, "count_right": 0, "missing": 0,
-             "phantom": 0, "hand_unflagged": 0, "silent": 0, "failed": 0, "doubt": {},
+             "phantom": 0, "hand_unflagged": 0, "accepted_wrong": 0, "silent": 0, "failed": 0, "doubt": {},
              "konami_id": {"right": 0, "wrong": 0, "unread": 0}, "name": {"right": 0, "wrong": 0, "unread": 0}}
     walls, cpus, sheets = [], [], []
     by_face: dict[str, list[int]] = {}
@@ -219,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         f[0] += sc["hand_lines"]
         f[1] += sc["right"]
         for k in ("hand_lines", "right", "card_right", "count_right", "missing", "phantom", "hand_unflagged",
-                  "silent"):
+                  "accepted_wrong", "silent"):
             total[k] += sc[k]
         for k in ("konami_id", "name"):
             total[k][sc[k]] += 1
@@ -231,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
                        **{k: v for k, v in sc.items()}})
         print(f"{src.name:20s} {face:18s} {sc['right']:2d}/{sc['hand_lines']:2d} right "
               f"(card {sc['card_right']}, count {sc['count_right']}), missing {sc['missing']}, "
-              f"phantom {sc['phantom']}, unflagged {sc['hand_unflagged']}, silent {sc['silent']}, "
+              f"phantom {sc['phantom']}, accepted {sc['hand_unflagged']} (wrong {sc['accepted_wrong']}), "
+              f"silent {sc['silent']}, "
               f"ID {sc['konami_id']}, name {sc['name']}, {wall:.2f} s wall, {cpu:.2f} s CPU", flush=True)
         if args.verbose:
             for w in sc["wrong"]:
@@ -247,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     doubt = ", ".join(f"{d}: {bad} wrong of {k}" for d, (k, bad) in sorted(total["doubt"].items()))
     print(f"\n{label}: {total['sheets']} sheets, {total['right']}/{total['hand_lines']} hand lines right "
           f"({summary['right_share']:.1%}; card {total['card_right']}, count {total['count_right']}), "
-          f"missing {total['missing']}, phantom {total['phantom']}, hand unflagged {total['hand_unflagged']}, "
+          f"missing {total['missing']}, phantom {total['phantom']}, hand lines accepted on evidence "
+          f"{total['hand_unflagged']} (wrong {total['accepted_wrong']}), "
           f"silent {total['silent']}, failed {total['failed']}\n"
           f"doubt: {doubt}\n"
           f"ID {total['konami_id']}, name {total['name']}\n"

@@ -35,7 +35,7 @@ def to_read_line(r: RowRead, grid: Grid, page: PageImage, options: "ReadOptions"
                     flags=flags, detail="; ".join(detail_parts),
                     confidence=round(min(m.score, 1.0) * (1.0 if not flags else 0.5), 3),
                     alternatives=[r.text] if r.text and card_id else [], seen=r.text,
-                    certainty=line_certainty(r, card_id) if flags else None)
+                    certainty=line_certainty(r, card_id) if flags or r.accepted else None)
     if options.crops_dir and flags:
         line.crop = save_crop(Path(options.crops_dir), label, r.column, r.row, grid, page)
     return line

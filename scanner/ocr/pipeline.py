@@ -31,6 +31,7 @@ from scanner.ocr.grid import Grid, line_masks, page_to_grid
 from scanner.ocr.hand_names import HandPage
 from scanner.ocr.layouts import DB_KO, FORMS, OPEN_BOX_FORMS, Layout
 from scanner.ocr.header import read_form_header, read_header
+from scanner.ocr.evidence import accept_on_evidence
 from scanner.ocr.lines import attempts_note, struck_review, to_read_line
 from scanner.ocr.latin import LATIN, page_vocabulary
 from scanner.ocr.orient import TURN_NAMES, TURNS, downscale, turned
@@ -433,15 +434,20 @@ def check_rows(ctx: PageContext) -> None:
     if ctx.rows_off:  # the totals and header boxes sit where the same fit put them: not read
         return
     mark_pen_counts(ctx.rows, ctx.sheet)
+    written_totals: set[str] = set()  # total boxes with writing in them (read or not)
     with _stage_may_fail(ctx, "totals"):
         read_totals(ctx.grid, ctx.tess, ctx.sheet, main_box=ctx.layout is DB_KO, form=ctx.layout.fitted)
         if ctx.fit is not None:
             read_form_main_total(ctx.grid, ctx.fit, ctx.layout, ctx.tess, ctx.sheet)
         if ctx.layout.fitted and any(r.count_odds for r in ctx.rows):
             # counts written by hand, with the totals written beside them (`totals.settle_hand_counts`)
-            settle_hand_counts(ctx.rows, form_total_odds(ctx.grid, ctx.fit, ctx.layout, ctx.sheet),
-                               ctx.sheet)
-    cross_check_totals(ctx.rows, ctx.sheet, hand_filled=ctx.layout.fitted)
+            written = form_total_odds(ctx.grid, ctx.fit, ctx.layout, ctx.sheet)
+            settle_hand_counts(ctx.rows, written, ctx.sheet)
+            written_totals = set(written)
+    verdicts = cross_check_totals(ctx.rows, ctx.sheet, hand_filled=ctx.layout.fitted)
+    if ctx.layout.fitted:
+        # a written line whose reads, count and column total all agree needs no comparison
+        accept_on_evidence(ctx.rows, verdicts, ctx.sheet, written_totals)
     if not ctx.rows:  # tables found and every row empty: a blank sheet, or ink too faint to see
         ctx.sheet.review.append(ReviewFlag(section=None, reason=Reason.UNREADABLE_LINE,
                                            detail="no deck line read on the sheet"))

@@ -77,6 +77,12 @@ class RowRead:
     the column's written total may choose among them (`totals`)."""
     name_certainty: float | None = None
     """A name written by hand: how likely its card is right (`hand_names.name_certainty`)."""
+    name_agree: int = 0
+    """A name written by hand: how many of its reads name its card as their own best."""
+    name_reads: int = 0
+    """A name written by hand: how many ways it was read (`hand_names.HAND_READS`)."""
+    accepted: str = ""
+    """A written line accepted without review, and on what evidence (`evidence.accept_on_evidence`)."""
     name_detail: str = ""
     """What the judge may want to know of the name's reading (a written name: its reads)."""
     name_attempt: str = ""
@@ -247,6 +253,8 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
                    count_height=count_h, count_old=count_old_digit(detail),
                    pen_like=marks.handwriting, count_odds=odds,
                    name_certainty=hand.certainty if hand is not None else None,
+                   name_agree=hand.agree if hand is not None else 0,
+                   name_reads=len(hand.texts) if hand is not None else 0,
                    name_detail=hand.read.detail if hand is not None else "",
                    name_attempt=HAND_ATTEMPT if hand is not None else name_read.attempt)
 

@@ -290,7 +290,7 @@ def main_total_box(page: np.ndarray, region: Box, tuning: TotalsTuning = TOTALS)
     return Box(region.x0 + x + m, region.y0 + y + m, region.x0 + x + w - m, region.y0 + y + h - m)
 
 
-def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool = False) -> None:
+def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool = False) -> dict[str, str]:
     """Check each column's counts against its printed total.
 
     The printed totals were printed BEFORE any pen correction, so they are compared with the
@@ -305,6 +305,8 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
     player wrote it, and the total, with the rest. A total no column of these lines can make
     (fewer than one card a line, more than three) is a misread total and checks nothing.
     The main deck's printed total can then settle one main column (`main_total_confirms`).
+    Returns each column's verdict: 'confirmed' (its lines add up to its total), 'unchecked' or
+    'mismatch'; a column with no line has none.
     """
     verdicts: dict[str, str] = {}
     drop_impossible_main_total(rows, sheet)
@@ -373,6 +375,7 @@ def cross_check_totals(rows: list[RowRead], sheet: SheetRead, hand_filled: bool 
             for r in kept:
                 if Reason.COLUMN_TOTAL_MISMATCH not in r.flags:
                     r.flags.append(Reason.COLUMN_TOTAL_MISMATCH)
+    return verdicts
 
 
 def drop_impossible_main_total(rows: list[RowRead], sheet: SheetRead) -> None:
