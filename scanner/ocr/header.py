@@ -409,7 +409,8 @@ def _largest_glyph(cell: np.ndarray, tuning: WrittenIdTuning = WRITTEN_ID) -> np
 def slant(mask: np.ndarray) -> float:
     """A glyph's slant: its second moments' skew (x shift per row down; 0 upright)."""
     mo = cv2.moments(mask.astype(np.float32))
-    return 0.0 if mo["mu02"] < 1e-2 or mo["m00"] < 1 else float(mo["mu11"] / mo["mu02"])
+    # A pixel mask's mu02 is 0 (one row of ink) or at least 0.5: nothing to divide by, or a slant.
+    return 0.0 if mo["mu02"] <= 0 or mo["m00"] < 1 else float(mo["mu11"] / mo["mu02"])
 
 
 def deslanted(mask: np.ndarray) -> np.ndarray:
@@ -420,7 +421,7 @@ def deslanted(mask: np.ndarray) -> np.ndarray:
     h, w = mask.shape
     pad = int(abs(skew) * h) + 2
     shear = np.float32([[1, -skew, pad + skew * h / 2], [0, 1, 0]])
-    out = cv2.warpAffine(mask.astype(np.float32), shear, (w + 2 * pad, h), flags=cv2.INTER_NEAREST) > 0.5
+    out = cv2.warpAffine(mask.astype(np.uint8), shear, (w + 2 * pad, h), flags=cv2.INTER_NEAREST) > 0
     ys, xs = np.nonzero(out)
     return out[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(xs) else mask
 
