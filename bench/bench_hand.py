@@ -31,7 +31,6 @@ Results go to `bench/results/hand-<label>-<stamp>.json`.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import resource
@@ -48,18 +47,11 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "samples"))
 
+from sample_makers import make_photos as _make_photos  # noqa: E402
 from scoring import score_scan  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 DEFAULT_DB = SHARED / "carddb" / "ko-KR.cdb"
-
-
-def _make_photos():
-    if "make_photos" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("make_photos", REPO / "samples" / "make_photos.py")
-        sys.modules["make_photos"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules["make_photos"])
-    return sys.modules["make_photos"]
 
 
 def face_names(spec: str) -> tuple[str, ...]:

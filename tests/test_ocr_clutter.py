@@ -138,14 +138,9 @@ def test_a_quad_on_one_table_s_rules_gives_way_to_the_quad_whose_grid_finds_the_
 def _generated(tmp_path: Path, db, seed: int, sheet: int) -> tuple[Path, dict]:
     """Sheet `sheet` (1-based) of `make_photos.py --kinds photo-cluttered --seed SEED --card-db
     ../shared/carddb/ko-KR.cdb`, made by the generator's own functions: the same bytes."""
-    import importlib.util
+    from sample_makers import make_photos
 
-    sys.path.insert(0, str(REPO / "samples"))
-    if "make_photos" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("make_photos", REPO / "samples" / "make_photos.py")
-        sys.modules["make_photos"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules["make_photos"])
-    mp = sys.modules["make_photos"]
+    mp = make_photos()
     require(all((mp.FONT_DIR / f).is_file() for pair in mp.FONTS.values() for f in pair),
             "needs the Nanum fonts of samples/make_samples.py (fonts-nanum)")
     kind, index = "photo-cluttered", seed * 1000 + sheet - 1

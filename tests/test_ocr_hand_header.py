@@ -3,14 +3,13 @@ photographed (tests/camera.py): read with a confidence, always as a review item,
 one presented as sure (a wrong ID unflagged registers the sheet to another player)."""
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from needs import require
+from sample_makers import kde_paper, make_photos
 
 pytest.importorskip("tesserocr")
 
@@ -24,13 +23,7 @@ SURE = 0.5
 
 
 def _samples():
-    sys.path.insert(0, str(REPO / "samples"))
-    if "make_photos" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("make_photos", REPO / "samples" / "make_photos.py")
-        sys.modules["make_photos"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules["make_photos"])
-    import kde_paper
-    return sys.modules["make_photos"], kde_paper
+    return make_photos(), kde_paper()
 
 
 def _photographed_form(tmp_path: Path, db, pools, i: int, face: str) -> tuple[Path, dict]:

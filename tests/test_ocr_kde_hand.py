@@ -6,7 +6,6 @@ The form is made by the held-out generator itself (samples/kde_paper.py, as make
 --kinds kde-hand does) on Konami's blank KDE_DeckList.pdf from ../shared/forms."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 
 from needs import require
 from scoring import score_scan
+from sample_makers import kde_paper, make_photos
 
 pytest.importorskip("tesserocr")
 
@@ -24,13 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def _samples():
     """samples/make_photos.py and samples/kde_paper.py as modules."""
-    sys.path.insert(0, str(REPO / "samples"))
-    if "make_photos" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("make_photos", REPO / "samples" / "make_photos.py")
-        sys.modules["make_photos"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules["make_photos"])
-    import kde_paper
-    return sys.modules["make_photos"], kde_paper
+    return make_photos(), kde_paper()
 
 
 def _hand_form(tmp_path: Path, db, mode: str, seed: int) -> tuple[Path, dict]:

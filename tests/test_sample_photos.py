@@ -2,9 +2,7 @@
 they read through `decksheet scan` with the demo database, with no ../shared needed."""
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +11,7 @@ from click.testing import CliRunner
 
 from scanner.model import SECTIONS
 from scoring import score_scan
+from sample_makers import make_photos
 
 REPO = Path(__file__).resolve().parent.parent
 PHOTOS = REPO / "samples" / "photos"
@@ -20,12 +19,7 @@ ALL = sorted(p.name for p in PHOTOS.glob("*") if p.suffix in (".pdf", ".jpg"))
 
 
 def _make_photos():
-    sys.path.insert(0, str(REPO / "samples"))
-    spec = importlib.util.spec_from_file_location("make_photos", REPO / "samples" / "make_photos.py")
-    if "make_photos" not in sys.modules:
-        sys.modules["make_photos"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules["make_photos"])
-    return sys.modules["make_photos"]
+    return make_photos()
 
 
 def truth_of(name: str) -> dict:
