@@ -285,8 +285,8 @@ def load_decklists(sources: list[str], db, options: ReadOptions | None = None,
                    workers: int = 1, spec=None, meanwhile: Callable[[], None] | None = None
                    ) -> Iterator[tuple[str, Decklist | DecksheetError]]:
     """`load_decklist` for many inputs, in their order. Every PDF and image is read in a
-    reader process (`inputs.pool`: spawned, memory-capped), `workers` at once — one input too:
-    a hostile file ends its own reader, never this process. Text decklists are read here.
+    reader process (`inputs.pool`: forked or spawned, memory-capped), `workers` at once — one
+    input too: a hostile file ends its own reader, never this process. Text decklists are read here.
     An input that cannot be read yields its error instead of stopping the others; a reader
     that dies fails only the input it was reading alone (the others are read again, alone).
 

@@ -100,11 +100,8 @@ def shortfalls(r: RowRead, verdict: str | None, certainty: float, tuning: Eviden
     return short
 
 
-def conclusive(r: RowRead, verdict: str | None, certainty: float, tuning: EvidenceTuning = EVIDENCE) -> str:
-    """Why the written line `r` needs no review (a short text of its evidence), or '' when
-    some evidence is missing or short (`shortfalls`)."""
-    if shortfalls(r, verdict, certainty, tuning):
-        return ""
+def evidence_text(r: RowRead, verdict: str | None, certainty: float) -> str:
+    """Why the written line `r`, whose evidence has no `shortfalls`, needs no review (short)."""
     total = "agrees" if verdict == "confirmed" else "not written"
     return (f"{r.name_agree} of {r.name_reads} reads, fused {r.match.score:.2f}, "
             f"count {r.count_odds[r.count]:.2f}, {r.column} total {total}, certainty {certainty:.3f}")
@@ -151,7 +148,7 @@ def accept_on_evidence(rows: list[RowRead], verdicts: dict[str, str], sheet: She
         short = shortfalls(r, verdict, certainty, tuning,
                            repeated=cards[(SECTION_OF[r.column], r.match.card_id)] > 1)
         if not short:
-            r.accepted = conclusive(r, verdict, certainty, tuning)
+            r.accepted = evidence_text(r, verdict, certainty)
             r.flags = []
             accepted.append(r)
         elif r.name_certainty is not None and r.handwritten:

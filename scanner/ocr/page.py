@@ -541,6 +541,11 @@ class PageSearch:
         return self.seen
 
 
+def _paper(hsv: np.ndarray, tuning: PageTuning = PAGE) -> np.ndarray:
+    """Where an HSV image is paper: at least `paper_hsv[0]` bright, at most `paper_hsv[1]` coloured."""
+    return (hsv[..., 2] >= tuning.paper_hsv[0]) & (hsv[..., 1] <= tuning.paper_hsv[1])
+
+
 def paper_fills_frame(img: np.ndarray, tuning: PageTuning = PAGE) -> bool:
     """The image is all paper to its edges: a rendering ("save as image"), a flatbed scan or a
     phone scanner's crop. Every edge band is bright and colourless nearly everywhere (a photo
@@ -554,9 +559,7 @@ def paper_fills_frame(img: np.ndarray, tuning: PageTuning = PAGE) -> bool:
     bh, bw = max(2, bh * sh // h), max(2, bw * sw // w)
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     for band in (hsv[:bh], hsv[-bh:], hsv[:, :bw], hsv[:, -bw:]):
-        value, sat = band[:, :, 2].astype(np.int16), band[:, :, 1].astype(np.int16)
-        paper = (value >= tuning.paper_hsv[0]) & (sat <= tuning.paper_hsv[1])
-        if paper.mean() < tuning.paper_share:
+        if _paper(band, tuning).mean() < tuning.paper_share:
             return False
     return True
 
@@ -568,11 +571,9 @@ def paper_width_px(img: np.ndarray, tuning: PageTuning = PAGE) -> float:
     h, w = img.shape[:2]
     step = max(1, -(-max(h, w) // tuning.frame_check_px))  # a copy at most frame_check_px large
     small = img[::step, ::step]
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV) if small.ndim > 2 else None
-    if hsv is None:
-        paper = small >= tuning.paper_hsv[0]
-    else:
-        paper = (hsv[:, :, 2] >= tuning.paper_hsv[0]) & (hsv[:, :, 1] <= tuning.paper_hsv[1])
+    # (a grey image: paper is what is bright enough)
+    paper = _paper(cv2.cvtColor(small, cv2.COLOR_BGR2HSV), tuning) if small.ndim > 2 \
+        else small >= tuning.paper_hsv[0]
     # printed ink inside the paper would cut it into pieces: closed across a line's width first
     closed = cv2.morphologyEx(paper.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
     n, _, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)

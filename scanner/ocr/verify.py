@@ -17,6 +17,7 @@ import re
 
 import logging
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -535,35 +536,31 @@ class NameRenderer:
             got = self._cells[id(cell_ink)] = (cell_ink, cell_windows(cell_ink))
         return got[1]
 
-    def likeness(self, cell_ink: np.ndarray, name: str) -> Likeness | None:
-        """Likeness in the page's family; before the family is known, the best over families.
-        A name with a dash is also drawn the ways sheets print it (`print_variants`)."""
-        fams = [self.family] if self.family else list(self.families)
-        best: Likeness | None = None
-        for fam in fams:
+    def _drawings(self, cell_ink: np.ndarray, name: str) -> Iterator[np.ndarray]:
+        """`name` drawn as the cell prints it: in the page's family (before it is known, in
+        each), and a name with a dash also the ways sheets print it (`print_variants`)."""
+        for fam in [self.family] if self.family else list(self.families):
             for variant in print_variants(name):
                 r = self.rendered(variant, fam)
-                if r is None:
-                    continue
-                lk = compare(cell_ink, self.as_printed(r, cell_ink), blur=self.blur,
-                             cell=self.windows(cell_ink))
-                if best is None or lk.score > best.score:
-                    best = lk
+                if r is not None:
+                    yield self.as_printed(r, cell_ink)
+
+    def likeness(self, cell_ink: np.ndarray, name: str) -> Likeness | None:
+        """Likeness in the page's family; before the family is known, the best over families
+        (and over a dashed name's printed variants)."""
+        best: Likeness | None = None
+        for drawn in self._drawings(cell_ink, name):
+            lk = compare(cell_ink, drawn, blur=self.blur, cell=self.windows(cell_ink))
+            if best is None or lk.score > best.score:
+                best = lk
         return best
 
     def fits(self, cell_ink: np.ndarray, name: str, at_least: float) -> bool:
         """`likeness(cell_ink, name).score >= at_least`, comparing no more glyph windows than
         the answer needs (`compare(at_least=…)`): a yes or no, the same as the full scores'."""
-        fams = [self.family] if self.family else list(self.families)
-        for fam in fams:
-            for variant in print_variants(name):
-                r = self.rendered(variant, fam)
-                if r is None:
-                    continue
-                if compare(cell_ink, self.as_printed(r, cell_ink), blur=self.blur,
-                           cell=self.windows(cell_ink), at_least=at_least).score >= at_least:
-                    return True
-        return False
+        return any(compare(cell_ink, drawn, blur=self.blur, cell=self.windows(cell_ink),
+                           at_least=at_least).score >= at_least
+                   for drawn in self._drawings(cell_ink, name))
 
     def estimate_family(self, samples: list[tuple[np.ndarray, str]]) -> FontEstimate:
         """The family whose renderings of well-read names fit their cells best."""
