@@ -34,6 +34,24 @@ def _append_only(tables: tuple[str, ...], revoke: bool = False) -> str:
         + (f"\nREVOKE ALL ON {t} FROM PUBLIC;" if revoke else "")
         for t in tables)
 
+_KEYS = {"konami_id": "players(event, konami_id)", "file_sha256": "files(event, sha256)",
+         "registration_id": "registrations(event, id)", "deck_check_id": "deck_checks(event, id)",
+         "infraction_id": "infractions(event, id)"}
+"""What a record's reference column points at: always a key of the same event."""
+
+
+def _record_table(table: str, columns: tuple[str, ...], refs: tuple[str, ...],
+                  unique: tuple[str, ...] = ()) -> str:
+    """A per-event record table: its event, its per-event `id`, `columns` (definitions, or a
+    record's shared DDL from migrations.py), keyed (event, id), `unique` column lists unique
+    within the event, and each of `refs` a reference (`_KEYS`) within the event."""
+    lines = ["event TEXT NOT NULL", "id BIGINT NOT NULL", *(c.strip() for c in columns),
+             "PRIMARY KEY (event, id)",
+             *(f"UNIQUE (event, {u})" for u in unique),
+             *(f"FOREIGN KEY (event, {r}) REFERENCES {_KEYS[r]}" for r in refs)]
+    return f"CREATE TABLE {table} (\n" + ",\n".join("    " + line for line in lines) + "\n);"
+
+
 _TABLES = """
 CREATE TABLE events (
     event TEXT PRIMARY KEY CHECK (event ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$'),
@@ -56,67 +74,22 @@ CREATE TABLE files (
     created_at TEXT NOT NULL,
     PRIMARY KEY (event, sha256)
 );
-CREATE TABLE registrations (
-    event TEXT NOT NULL,
-    id BIGINT NOT NULL,
-    konami_id TEXT NOT NULL,
-""" + REGISTRATION_DDL + """,
-    job_id TEXT,
-    PRIMARY KEY (event, id),
-    UNIQUE (event, konami_id, version),
-    UNIQUE (event, job_id),
-    FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id),
-    FOREIGN KEY (event, file_sha256) REFERENCES files(event, sha256)
-);
-CREATE TABLE review_decisions (
-    event TEXT NOT NULL,
-    id BIGINT NOT NULL,
-    registration_id BIGINT NOT NULL,
-    section TEXT,
-    line INTEGER,
-    read TEXT NOT NULL,
-    action TEXT NOT NULL CHECK (action IN ('keep', 'choose', 'skip')),
-    card_id BIGINT,
-    count INTEGER,
-    judge TEXT,
-    created_at TEXT NOT NULL,
-    before_json TEXT,
-    after_json TEXT,
-    PRIMARY KEY (event, id),
-    FOREIGN KEY (event, registration_id) REFERENCES registrations(event, id)
-);
-CREATE TABLE deck_checks (
-    event TEXT NOT NULL,
-    id BIGINT NOT NULL,
-    konami_id TEXT NOT NULL,
-    round INTEGER NOT NULL,
-    registration_id BIGINT NOT NULL,
-""" + DECK_CHECK_DDL + """,
-    confirmed INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (event, id),
-    FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id),
-    FOREIGN KEY (event, registration_id) REFERENCES registrations(event, id)
-);
-CREATE TABLE infractions (
-    event TEXT NOT NULL,
-    id BIGINT NOT NULL,
-    konami_id TEXT NOT NULL,
-""" + INFRACTION_DDL + """,
-    deck_check_id BIGINT,
-    created_at TEXT NOT NULL,
-    findings_json TEXT,
-    PRIMARY KEY (event, id),
-    FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id),
-    FOREIGN KEY (event, deck_check_id) REFERENCES deck_checks(event, id)
-);
-CREATE TABLE infraction_amendments (
-    event TEXT NOT NULL,
-    id BIGINT NOT NULL,
-    infraction_id BIGINT NOT NULL,
-""" + AMENDMENT_DDL + """,
-    PRIMARY KEY (event, id),
-    FOREIGN KEY (event, infraction_id) REFERENCES infractions(event, id)
-);
+""" + _record_table("registrations", ("konami_id TEXT NOT NULL", REGISTRATION_DDL, "job_id TEXT"),
+                  ("konami_id", "file_sha256"), unique=("konami_id, version", "job_id")) + """
+""" + _record_table("review_decisions", (
+    "registration_id BIGINT NOT NULL", "section TEXT", "line INTEGER", "read TEXT NOT NULL",
+    "action TEXT NOT NULL CHECK (action IN ('keep', 'choose', 'skip'))", "card_id BIGINT",
+    "count INTEGER", "judge TEXT", "created_at TEXT NOT NULL", "before_json TEXT", "after_json TEXT"),
+    ("registration_id",)) + """
+""" + _record_table("deck_checks", ("konami_id TEXT NOT NULL", "round INTEGER NOT NULL",
+                                    "registration_id BIGINT NOT NULL", DECK_CHECK_DDL,
+                                    "confirmed INTEGER NOT NULL DEFAULT 0"),
+                    ("konami_id", "registration_id")) + """
+""" + _record_table("infractions", ("konami_id TEXT NOT NULL", INFRACTION_DDL, "deck_check_id BIGINT",
+                                    "created_at TEXT NOT NULL", "findings_json TEXT"),
+                    ("konami_id", "deck_check_id")) + """
+""" + _record_table("infraction_amendments", ("infraction_id BIGINT NOT NULL", AMENDMENT_DDL),
+                    ("infraction_id",)) + """
 CREATE TABLE audit_log (
     event TEXT NOT NULL REFERENCES events(event),
     id BIGINT NOT NULL,
@@ -239,18 +212,10 @@ ALTER TABLE station_jobs ADD CONSTRAINT station_jobs_state_check
     CHECK (state IN ('queued', 'running', 'needs-decision', 'done', 'failed'));
 """
 
-_WITHDRAWALS = f"""
-CREATE TABLE registration_withdrawals (
-    event TEXT NOT NULL,
-    id BIGINT NOT NULL,
-    registration_id BIGINT NOT NULL,
-    konami_id TEXT NOT NULL,
-{WITHDRAWAL_DDL},
-    PRIMARY KEY (event, id),
-    UNIQUE (event, registration_id),
-    FOREIGN KEY (event, registration_id) REFERENCES registrations(event, id),
-    FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id)
-);
+_WITHDRAWALS = """
+""" + _record_table("registration_withdrawals", ("registration_id BIGINT NOT NULL",
+                                                 "konami_id TEXT NOT NULL", WITHDRAWAL_DDL),
+                    ("registration_id", "konami_id"), unique=("registration_id",)) + f"""
 CREATE TRIGGER registration_withdrawals_append_only BEFORE UPDATE OR DELETE
     ON registration_withdrawals FOR EACH ROW EXECUTE FUNCTION decksheet_refuse_change();
 CREATE TRIGGER registration_withdrawals_no_truncate BEFORE TRUNCATE ON registration_withdrawals
@@ -267,30 +232,14 @@ END $$;
 """A judge withdraws a registration version (a wrong sheet on the wrong player): a row of its
 own, append-only like every record; the version stays."""
 
-_IDENTITY_AND_CHECK_VOIDS = f"""
-CREATE TABLE sheet_confirmations (
-    event TEXT NOT NULL,
-    id BIGINT NOT NULL,
-    registration_id BIGINT NOT NULL,
-    konami_id TEXT NOT NULL,
-{SHEET_CONFIRMATION_DDL},
-    CHECK (kind != 'other-id' OR sheet_id IS NOT NULL),
-    PRIMARY KEY (event, id),
-    FOREIGN KEY (event, registration_id) REFERENCES registrations(event, id),
-    FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id)
-);
+_IDENTITY_AND_CHECK_VOIDS = """
+""" + _record_table("sheet_confirmations", (
+    "registration_id BIGINT NOT NULL", "konami_id TEXT NOT NULL", SHEET_CONFIRMATION_DDL,
+    "CHECK (kind != 'other-id' OR sheet_id IS NOT NULL)"), ("registration_id", "konami_id")) + """
 CREATE INDEX sheet_confirmations_by_reg ON sheet_confirmations (event, registration_id);
-CREATE TABLE deck_check_voids (
-    event TEXT NOT NULL,
-    id BIGINT NOT NULL,
-    deck_check_id BIGINT NOT NULL,
-    konami_id TEXT NOT NULL,
-{DECK_CHECK_VOID_DDL},
-    PRIMARY KEY (event, id),
-    UNIQUE (event, deck_check_id),
-    FOREIGN KEY (event, deck_check_id) REFERENCES deck_checks(event, id),
-    FOREIGN KEY (event, konami_id) REFERENCES players(event, konami_id)
-);
+""" + _record_table("deck_check_voids", ("deck_check_id BIGINT NOT NULL", "konami_id TEXT NOT NULL",
+                                         DECK_CHECK_VOID_DDL),
+                    ("deck_check_id", "konami_id"), unique=("deck_check_id",)) + """
 """ + _append_only(("sheet_confirmations", "deck_check_voids"), revoke=True) + f"""
 DO $$
 BEGIN
