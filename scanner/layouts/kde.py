@@ -67,9 +67,7 @@ KDE = Layout(
     name="kde", width=644.21, height=833.68, count_side="left", row_numbers=False,
     title="Konami deck list form",
     tables=_TABLES,
-    boxes={"main_total": (551.0, 120.0, 605.0, 144.0),  # under the box's printed label
-           "konami_id": FIELD_BOXES["CARD GAME ID"], "given_name": FIELD_BOXES["First  Middle Names"],
-           "surname": FIELD_BOXES["Last Names"]},
+    boxes=FIELDS.header_boxes(main_total=(551.0, 120.0, 605.0, 144.0)),  # under its printed label
     page_words=("monster", "spell", "trap", "cards"),
     anchor=("monster", 93.1, 149.2),  # the MONSTER of the MONSTER CARDS title
     form=FIELDS,

@@ -62,9 +62,10 @@ LATAM = Layout(
     name="kde-latam", width=612.0, height=792.0, count_side="left", row_numbers=False,
     title="Konami deck list form, Latin-American edition",
     tables=_TABLES,
-    boxes={"main_total": (531.8, 101.0, 586.2, 122.8),  # under the box's printed label
-           "konami_id": (94.1, 100.7, 283.9, 122.8), "given_name": FIELD_BOXES["First Name"],
-           "surname": FIELD_BOXES["Last.Names"]},
+    # the main total under its printed label; the ten ID digits' boxes as printed (the field
+    # lies a little inside them)
+    boxes=FIELDS.header_boxes(main_total=(531.8, 101.0, 586.2, 122.8),
+                              konami_id=(94.1, 100.7, 283.9, 122.8)),
     page_words=("cartas", "monstruo", "trampa"),
     anchor=("monstruo", 75.3, 133.2),  # the Monstruo of `Cartas Monstruo (Monster Cards)`
     form=FIELDS,

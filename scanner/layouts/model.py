@@ -95,6 +95,15 @@ class FormFields:
     def is_filled_in(self, names: set[str]) -> bool:
         return any(req <= names for req in self.recognise)
 
+    def header_boxes(self, **measured: Box) -> dict[str, Box]:
+        """The image reader's header boxes (`Layout.boxes`): `measured` ones (the main total
+        under its printed label, …), and where the form's own fields of the Konami ID, given
+        name and surname sit (the first field naming each) unless measured."""
+        out = dict(measured)
+        for key in ("konami_id", "given_name", "surname"):
+            out.setdefault(key, self.boxes[self.header[key][0]])
+        return out
+
 
 @dataclass(frozen=True)
 class Layout:
