@@ -371,19 +371,30 @@ class Amendment(_Columns):
 
 
 @dataclass
-class IssuedInfraction:
-    """An infraction a judge issued (at a deck check), with its penalty and remedy."""
+class InfractionEntry:
+    """What an issued infraction records, as every reader of the record shows it (the station's
+    view adds its own readings)."""
 
     id: int
     konami_id: str
     code: str
     penalty: str
-    """The penalty as recorded; see `effective_penalty` for amendments."""
+    """The penalty as recorded; see `IssuedInfraction.effective_penalty` for amendments."""
     remedy: str
     rule: str | None
     message: str | None
     round: int | None
     judge: str | None
+
+    def entry(self) -> dict[str, Any]:
+        """These fields by name (to build another reading of the same infraction)."""
+        return {f.name: getattr(self, f.name) for f in fields(InfractionEntry)}
+
+
+@dataclass
+class IssuedInfraction(InfractionEntry):
+    """An infraction a judge issued (at a deck check), with its penalty and remedy."""
+
     deck_check_id: int | None
     created_at: str
     findings: list[dict] = field(default_factory=list)

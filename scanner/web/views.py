@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from scanner.event.records import withdrawal_json
+from scanner.event.records import InfractionEntry, withdrawal_json
 
 NOT_REGISTERED, NEEDS_REVIEW, ILLEGAL, LEGAL = "not-registered", "needs-review", "illegal", "legal"
 STATUS_KO = {NOT_REGISTERED: "미등록", NEEDS_REVIEW: "확인 필요", ILLEGAL: "부적합", LEGAL: "적합"}
@@ -180,17 +180,8 @@ class DecisionView:
 
 
 @dataclass
-class InfractionView:
-    id: int
-    konami_id: str
+class InfractionView(InfractionEntry):
     name: str | None
-    code: str
-    penalty: str
-    remedy: str
-    rule: str | None
-    message: str | None
-    round: int | None
-    judge: str | None
     at: str
     voids: list[dict] = field(default_factory=list)
     """Voids/amendments recorded later, oldest first: {reason, judge, at, new_penalty}."""

@@ -24,9 +24,8 @@ class RecordsService(StationCore):
         check = checks.get(i.deck_check_id) if i.deck_check_id is not None else None
         pen = (check.result_json.get("penalty") or {}) if check else {}
         return InfractionView(
-            i.id, i.konami_id, name, i.code, i.penalty, i.remedy, i.rule, i.message, i.round,
-            i.judge, i.created_at,
-            [{"reason": a.reason, "new_penalty": a.new_penalty if a.action != "void" else None,
+            **i.entry(), name=name, at=i.created_at,
+            voids=[{"reason": a.reason, "new_penalty": a.new_penalty if a.action != "void" else None,
               "judge": a.judge, "at": a.created_at} for a in i.amendments],
             status=i.status, penalty_now=i.effective_penalty,
             undo_to=i.penalty_before_last if i.amendments else None,
