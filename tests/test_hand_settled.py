@@ -9,7 +9,8 @@ from scanner.ocr.hand_names import HAND_READS, SETTLED_AFTER, _reads, read_hand_
 from scanner.ocr.names import Vocabulary
 
 VOCAB = Vocabulary.from_names([(1, "봉인된 자의 왼쪽 다리", "monster"), (2, "봉인된 자의 오른쪽 팔", "monster"),
-                               (3, "네오스 퓨전", "spell"), (4, "네오스 포스", "spell")])
+                               (3, "네오스 퓨전", "spell"), (4, "네오스 포스", "spell"),
+                               (5, "D·D·D 마왕 다르크", "monster")])
 
 
 class CountingTess:
@@ -36,6 +37,11 @@ def test_reads_naming_one_card_settle_it():
     assert not settled(["봉인된 자의 왼쪽 다리"], "monster", VOCAB)  # one read settles nothing
     assert not settled(["봉인된 자의 왼쪽 다리", "봉인된 자의 오른쪽 팔"], "monster", VOCAB)
     assert not settled(["봉인된 자의 왼쪽 다리", "   "], "monster", VOCAB)  # a read of nothing
+    # near-misses agreeing on a card far from what they read: the third read may still tell
+    assert not settled(["봉인 왼", "봉인 왼"], "monster", VOCAB)
+    # kor writes digits and junk where Latin letters stand; kor+eng reads them
+    assert not settled(["0.0.0 마왕 다르크", "0.0.0 마왕 다르크"], "monster", VOCAB)
+    assert not settled(["마왕 다르크", "마왕 다르크"], "monster", VOCAB)  # a Latin name read without it
 
 
 def test_the_third_read_is_made_only_when_the_first_two_disagree():

@@ -14,6 +14,7 @@ reads' agreement says how sure the answer is (`HandName.certainty`).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -79,18 +80,25 @@ def _sheared(img: np.ndarray, k: float) -> np.ndarray:
 
 
 SETTLED_AFTER = 2
-"""Reads after which a written name is read no further when each of them names the same card as
-its best (`settled`): the third, `kor+eng` read costs as much as the first two together and, on
-the held-out forms, changed the card of 1 row in 114 such rows (see bench/README.md)."""
+"""Reads after which a written name is read no further when they settle it (`settled`): the
+third, `kor+eng` read costs as much as the first two together."""
+SETTLED_SCORE = 0.7
+"""…each of them naming the same card as its best at least this well. Below it, or with Latin
+letters or digits in a read or in the card's name (`kor` writes digits and junk where Latin
+letters stand; `kor+eng` reads them), the third read still changed the answer on the held-out
+forms (bench/README.md, issue 35 speed, second round)."""
+_LATIN = re.compile(r"[A-Za-z0-9]")
 
 
 def settled(texts: list[str], column: str, vocab: Vocabulary) -> bool:
-    """The reads so far (`SETTLED_AFTER` of them) each have one and the same card as their best."""
-    if len(texts) < SETTLED_AFTER:
+    """The reads so far (`SETTLED_AFTER` of them) each have one and the same all-Hangul card as
+    their best, at least `SETTLED_SCORE` alike, and none of them holds a Latin letter or digit."""
+    if len(texts) < SETTLED_AFTER or any(_LATIN.search(t) or not name_key(t) for t in texts):
         return False
-    tops = {vocab.match(t, column, limit=CANDIDATES_PER_READ).card_id if name_key(t) else None
-            for t in texts}
-    return len(tops) == 1 and None not in tops
+    matches = [vocab.match(t, column, limit=CANDIDATES_PER_READ) for t in texts]
+    card = matches[0].card_id
+    return (card is not None and all(m.card_id == card and m.score >= SETTLED_SCORE for m in matches)
+            and not _LATIN.search(vocab.names[card]))
 
 
 def _reads(cell: np.ndarray, scale: float, tess: Tesseract, known: dict[HandRead, str],
