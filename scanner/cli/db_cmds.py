@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from card_db.fetch import FetchError
+from card_db.errors import FetchError  # (card_db.fetch, urllib and all, only when fetching)
 from scanner.cli.common import Settings, common_options, echo_json, group_options, main
 from scanner.errors import ExitCode
 

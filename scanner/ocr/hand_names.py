@@ -14,6 +14,7 @@ reads' agreement says how sure the answer is (`HandName.certainty`).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -78,12 +79,39 @@ def _sheared(img: np.ndarray, k: float) -> np.ndarray:
     return cv2.warpAffine(img, m, (w + int(abs(k) * h), h), borderValue=255)
 
 
-def _reads(cell: np.ndarray, scale: float, tess: Tesseract, known: dict[HandRead, str]) -> list[str]:
+SETTLED_AFTER = 2
+"""Reads after which a written name is read no further when they settle it (`settled`): the
+third, `kor+eng` read costs as much as the first two together."""
+SETTLED_SCORE = 0.7
+"""…each of them naming the same card as its best at least this well. Below it, or with Latin
+letters or digits in a read or in the card's name (`kor` writes digits and junk where Latin
+letters stand; `kor+eng` reads them), the third read still changed the answer on the held-out
+forms (bench/README.md, issue 35 speed, second round)."""
+_LATIN = re.compile(r"[A-Za-z0-9]")
+
+
+def settled(texts: list[str], column: str, vocab: Vocabulary) -> bool:
+    """The reads so far (`SETTLED_AFTER` of them) each have one and the same all-Hangul card as
+    their best, at least `SETTLED_SCORE` alike, and none of them holds a Latin letter or digit."""
+    if len(texts) < SETTLED_AFTER or any(_LATIN.search(t) or not name_key(t) for t in texts):
+        return False
+    matches = [vocab.match(t, column, limit=CANDIDATES_PER_READ) for t in texts]
+    card = matches[0].card_id
+    return (card is not None and all(m.card_id == card and m.score >= SETTLED_SCORE for m in matches)
+            and not _LATIN.search(vocab.names[card]))
+
+
+def _reads(cell: np.ndarray, scale: float, tess: Tesseract, known: dict[HandRead, str],
+           done=None) -> list[str]:
+    """The cell read each of `HAND_READS`' ways (`known` texts taken as given), stopping as soon
+    as `done(texts)` says the reads so far settle the name."""
     base = tesseract_image(cell, scale)
     if base is None:
         return []
-    texts = []
+    texts: list[str] = []
     for how in HAND_READS:
+        if done is not None and done(texts):
+            break
         if how in known:
             texts.append(known[how])
             continue
@@ -273,7 +301,7 @@ def read_hand_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
     """A name cell written by hand, read `HAND_READS` ways and fused (`fuse`); `first`: the
     cell's read so far (its text stands for the first, plain read); `page`: the page's hand."""
     known = {HAND_READS[0]: first.text} if first is not None else {}
-    texts = _reads(cell, scale, tess, known)
+    texts = _reads(cell, scale, tess, known, done=lambda ts: settled(ts, column, vocab))
     ink = cell_name_ink(cell)
     aspect = ink.shape[1] / ink.shape[0] if ink is not None and ink.shape[0] else None
     match, agree = fuse(texts, column, vocab, aspect, page, ink=ink)
