@@ -107,6 +107,24 @@ def test_a_card_on_two_lines_is_accepted_on_neither():
     assert "card on another line" in rows[0].name_detail
 
 
+def test_a_rival_with_letters_the_card_lacks_keeps_the_line():
+    """`VS 록스` written, read `혹스 | 옥스 | 6 독스` (a `kor` read drops letters written by hand):
+    바록스 fused 0.70, lead 0.12, with VS 록스 close behind, is not conclusive; a rival as close
+    with no letters the card lacks, or one with letters far behind, leaves the line accepted."""
+    for rival, behind, accepted in (("VS 록스", 0.12, False), ("록스 박스", 0.12, True), ("VS 록스", 0.3, True)):
+        rows = [_written(1, 3, score=0.70, margin=behind), _written(2, 2), _written(3, 1)]
+        m = rows[0].match
+        m.name = "바록스"
+        m.candidates = [(m.card_id, "바록스", 0.70), (999, rival, 0.70 - behind)]
+        sheet = SheetRead(reader="ocr")
+        sheet.column_totals["spell"] = 6
+        n = accept_on_evidence(rows, cross_check_totals(rows, sheet, hand_filled=True), sheet)
+        assert n == (3 if accepted else 2), (rival, behind)
+        assert ("handwritten" not in rows[0].flags) == accepted, (rival, behind)
+        if not accepted:
+            assert "rival VS 록스" in rows[0].name_detail
+
+
 def test_a_column_with_a_pen_correction_accepts_nothing():
     # a struck row: the total may be from before the correction, it confirms no new line
     rows = [_written(1, 3), _written(2, 2), row_read("spell", 3, 1, struck_row=True)]

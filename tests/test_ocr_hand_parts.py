@@ -74,6 +74,44 @@ def test_written_counts_in_a_held_out_hand_are_read(face):
     assert right >= 0.85 * total, (right, total)
 
 
+@pytest.mark.parametrize("face", ["Guseul+DkgBI", "UnPilgia"])
+def test_a_pages_counts_are_read_with_their_likes(face):
+    """A page of counts in one hand the reader never saw (eight 3s, eight 1s, three 2s): each
+    read with its likes on the page (`count_hand.page_odds`) is right at least as often as read
+    alone, and the bold italic dkg 3s the network alone takes for 1s are put right; a page's
+    few 2s are not outvoted by its many 1s and 3s (Un Pilgi-a's cursive 2)."""
+    from types import SimpleNamespace
+
+    from scanner.ocr.count_hand import page_odds
+    from scanner.ocr.counts import read_hand_count
+    values = [3] * 8 + [1] * 8 + [2] * 3
+    alone = together = 0
+    for seed in range(4):
+        hand = _hand(200 + seed, face)
+        rows = []
+        for v in values:
+            got = read_hand_count(_written(str(v), hand, 70, 44))
+            rows.append(SimpleNamespace(count_odds=got.odds, count_shape=got.shape, struck_row=False))
+        weighed = page_odds(rows)
+        assert set(weighed) == set(range(len(values)))
+        for i, (r, v) in enumerate(zip(rows, values)):
+            assert abs(sum(weighed[i].values()) - 1) < 1e-6
+            alone += max(r.count_odds, key=r.count_odds.get) == v
+            together += max(weighed[i], key=weighed[i].get) == v
+    assert together >= alone and together >= 0.95 * 4 * len(values), (alone, together)
+    if face == "Guseul+DkgBI":
+        assert together > alone, (alone, together)
+
+
+def test_too_few_counts_are_not_weighed():
+    from types import SimpleNamespace
+
+    from scanner.ocr.count_hand import PAGE_HAND, page_odds
+    rows = [SimpleNamespace(count_odds={1: 0.6, 2: 0.1, 3: 0.3}, count_shape=np.zeros(4), struck_row=False)
+            for _ in range(PAGE_HAND.least_counts - 1)]
+    assert page_odds(rows) == {}
+
+
 def test_digit_odds_are_odds():
     from scanner.ocr.hand_digits import TUNING, digit_probs, odds_among
     mask = np.zeros((40, 12), bool)

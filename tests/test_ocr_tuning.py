@@ -12,7 +12,7 @@ import pytest
 OCR = Path(__file__).resolve().parent.parent / "scanner" / "ocr"
 
 CONVERTED = ("grid", "page", "form_fit", "rows", "names", "latin", "verify", "marks", "corrections",
-             "totals", "header", "lines")
+             "totals", "header", "lines", "count_hand")
 """Stages whose comparisons name every number (the hand reader and the count reader,
 `hand_names` and `counts`, are not converted yet)."""
 
@@ -48,9 +48,9 @@ def test_the_check_sees_a_bare_number():
 def test_each_stage_tuning_is_frozen_and_documented():
     """Every tuning object is a frozen dataclass whose fields carry a docstring (the field's own,
     or, for a field that completes the one before it, the next one's: `a`…`b` read together)."""
-    from scanner.ocr import (corrections, form_fit, grid, header, marks, names, page, perspective, retake,
-                             text_rules, totals, verify)
-    tunings = [corrections.CORRECTIONS, form_fit.FORM_FIT, grid.GRID, header.HEADER, marks.MARKS,
+    from scanner.ocr import (corrections, count_hand, form_fit, grid, header, marks, names, page, perspective,
+                             retake, text_rules, totals, verify)
+    tunings = [count_hand.PAGE_HAND, corrections.CORRECTIONS, form_fit.FORM_FIT, grid.GRID, header.HEADER, marks.MARKS,
                names.NAMES, page.PAGE, perspective.PERSPECTIVE, retake.RETAKE, text_rules.TEXT_RULES,
                totals.TOTALS, verify.VERIFY]
     for tuning in tunings:

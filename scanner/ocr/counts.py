@@ -50,6 +50,9 @@ class CountRead:
     odds: dict[int, float] = field(default_factory=dict)
     """A hand-written count (`read_hand_count`): how likely each of `COUNT_VALUES` is (sums to
     1); empty for other reads. The column's written total may then choose among them."""
+    shape: np.ndarray | None = None
+    """A hand-written count: the digit's `glyph_features` (the page's other counts in the same
+    hand are compared with it: `count_hand.page_odds`)."""
 
 
 @dataclass
@@ -685,4 +688,4 @@ def read_hand_count(cell: np.ndarray, beside: np.ndarray | None = None) -> Count
     detail = (f"hand digit {value} ({', '.join(f'{v}: {p:.2f}' for v, p in odds.items())})"
               + ("; a struck digit beside it" if struck and clean else ""))
     return CountRead(value, odds[value], len(pool), struck and bool(clean), detail,
-                     height=g.height / H_NORM, odds=odds)
+                     height=g.height / H_NORM, odds=odds, shape=glyph_features(g.mask))

@@ -17,7 +17,8 @@ unflagged only when every piece of evidence the sheet gives agrees:
   `EvidenceTuning.certainty`;
 - and the line has no other flag (a strike, an unclear or corrected count, merged rows, a total
   that disagrees...), and its card is on no other line of its section (a sheet lists a card
-  once: two lines of one card say one of them is another card).
+  once: two lines of one card say one of them is another card), nor has a rival close behind
+  whose Latin letters or digits it lacks (a `kor` read drops letters written by hand).
 
 Any one missing keeps the line flagged as before. Pen-corrected printed sheets are not touched:
 a pen line there is read by the printed-name reader (no several reads) and the printed totals
@@ -55,6 +56,11 @@ class EvidenceTuning:
     fresh set (3621): `스쿱 슈터` written, read `스콤 슈터`, fused 0.78 to `스톰 슈터` with its
     count and column total right, was accepted wrong: one syllable apart, the namesake was close
     behind."""
+    latin_rival: float = 0.2
+    """A card with a rival this close behind it (fused likeness) whose name holds Latin letters
+    or digits the card's lacks is not conclusive: Tesseract `kor` reads letters written by hand
+    as junk or nothing (`DD 고스트` read `고스트`; on the fresh set 3711 `VS 록스` read `혹스 |
+    옥스 | 6 독스`, accepted as 바록스 at fused 0.70, lead 0.12, its rival VS 록스 at 0.59)."""
     count_odds: float = 0.98
     """Least odds of the count's value by the count's own reading (not raised by a total)."""
     count_odds_alone: float = 0.99
@@ -97,7 +103,24 @@ def shortfalls(r: RowRead, verdict: str | None, certainty: float, tuning: Eviden
         short.append(f"lead {r.match.margin:.2f}")
     if certainty < tuning.certainty:
         short.append(f"certainty {certainty:.3f}")
+    rival = latin_rival(r, tuning)
+    if rival:
+        short.append(f"rival {rival} (letters a written read loses)")
     return short
+
+
+def _latin(name: str) -> set[str]:
+    return {c.upper() for c in name if c.isascii() and c.isalnum()}
+
+
+def latin_rival(r: RowRead, tuning: EvidenceTuning = EVIDENCE) -> str | None:
+    """A candidate close behind the line's card (within `latin_rival`) whose name holds Latin
+    letters or digits the card's name lacks (the part of the writing a `kor` read drops)."""
+    own = _latin(r.match.name or "")
+    for card_id, name, score in r.match.candidates:
+        if card_id != r.match.card_id and score >= r.match.score - tuning.latin_rival and _latin(name) - own:
+            return name
+    return None
 
 
 def evidence_text(r: RowRead, verdict: str | None, certainty: float) -> str:

@@ -75,6 +75,8 @@ class RowRead:
     count_odds: dict[int, float] = field(default_factory=dict)
     """A count written by hand: how likely each line count is (`counts.read_hand_count`);
     the column's written total may choose among them (`totals`)."""
+    count_shape: np.ndarray | None = None
+    """A count written by hand: its digit's `glyph_features` (`count_hand.page_odds`)."""
     name_certainty: float | None = None
     """A name written by hand: how likely its card is right (`hand_names.name_certainty`)."""
     name_agree: int = 0
@@ -212,11 +214,13 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
                      cells.name.x1, cells.name.y1)
     beside_band = row_band(grid.clean, beside_box, cells.box, rules=grid.rule_mask)
     odds: dict[int, float] = {}
+    shape = None
     if ctx.hand_filled and (handwritten or handwritten_name):
         # A form filled by hand: its counts are written too, and read as line counts (1-3).
         written = read_hand_count(count_band.image, beside_band.image)
         count, count_conf, detail, count_struck, odds = (written.value, written.confidence, written.detail,
                                                          written.struck, written.odds)
+        shape = written.shape
         count_h = written.height * count_band.image.shape[0] / max(count_band.row_h, 1)
     else:
         count, count_conf, detail, count_struck, count_h = read_count(count_band, beside_band,
@@ -251,7 +255,7 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
                    count_conf=count_conf, count_detail=detail, struck_row=struck,
                    count_struck=count_struck, handwritten=handwritten, flags=flags,
                    count_height=count_h, count_old=count_old_digit(detail),
-                   pen_like=marks.handwriting, count_odds=odds,
+                   pen_like=marks.handwriting, count_odds=odds, count_shape=shape,
                    name_certainty=hand.certainty if hand is not None else None,
                    name_agree=hand.agree if hand is not None else 0,
                    name_reads=len(hand.texts) if hand is not None else 0,

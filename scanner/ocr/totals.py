@@ -14,6 +14,7 @@ from scanner.ocr.engine import Tesseract
 from scanner.ocr.form_fit import Fit
 from scanner.ocr.grid import Box, Grid
 from scanner.ocr.layouts import Layout
+from scanner.ocr.count_hand import page_odds
 from scanner.ocr.counts import COUNT_VALUES, H_NORM, binarize_cell, group_components
 from scanner.ocr.hand_digits import digit_probs
 from scanner.ocr.ink import trim_to_ink, true_runs
@@ -640,16 +641,20 @@ def _log(p: float) -> float:
     return math.log(max(p, LEAST_ODDS))
 
 
-def _sum_table(col: list[RowRead]) -> tuple[int, dict[int, tuple[float, list[int]]]]:
+def _sum_table(col: list[RowRead], weighed: dict[int, dict[int, float]] | None = None,
+               ) -> tuple[int, dict[int, tuple[float, list[int]]]]:
     """(sum of the fixed counts, sum of the hand counts → (best log-odds, the counts)) of a
-    column: DP over its hand-written counts' odds."""
+    column: DP over its hand-written counts' odds (`weighed` by `id` of the row, when given:
+    the odds with the page's likes, `count_hand.page_odds`)."""
+    weighed = weighed or {}
     fixed = sum(r.count or 0 for r in col if not r.count_odds)
     table: dict[int, tuple[float, list[int]]] = {0: (0.0, [])}
     for r in (r for r in col if r.count_odds):
+        odds = weighed.get(id(r), r.count_odds)
         nxt: dict[int, tuple[float, list[int]]] = {}
         for s, (lp, picks) in table.items():
             for v in COUNT_VALUES:
-                val = lp + _log(r.count_odds.get(v, 0.0))
+                val = lp + _log(odds.get(v, 0.0))
                 if s + v not in nxt or val > nxt[s + v][0]:
                     nxt[s + v] = (val, picks + [v])
         table = nxt
@@ -673,15 +678,18 @@ def settle_hand_counts(rows: list[RowRead], totals: dict[str, TotalOdds], sheet:
     """Counts written by hand chosen with the written totals: each column's counts and its total
     (and the main deck's three columns with the main total) are taken together, the likeliest
     whole. A count the lines' own odds held only narrowly may then change to make the column add
-    up to its total (a hand 2 read nearest a 1, the column total 2 short). A total that no
+    up to its total (a hand 2 read nearest a 1, the column total 2 short). Each count's odds are
+    first weighed by its likes' on the page (`count_hand.page_odds`: the same hand writes a digit
+    alike), the line's own odds kept for the evidence rule. A total that no
     likely set of counts makes says nothing (TOTAL_SLIP). Only columns with hand-written
     counts; the rest, and every flag, as before."""
     tables: dict[str, dict[int, tuple[float, list[int]]]] = {}
+    weighed = {id(rows[i]): odds for i, odds in page_odds(rows).items()}
     for column in COLUMNS:
         col = [r for r in rows if r.column == column and not r.struck_row]
         if not any(r.count_odds for r in col):
             continue
-        fixed, table = _sum_table(col)
+        fixed, table = _sum_table(col, weighed)
         table = _with_total(fixed, table, totals.get(column))
         top = max(v[0] for v in table.values())
         tables[column] = {k: v for k, v in table.items() if v[0] >= top - UNLIKELY}
@@ -711,10 +719,14 @@ def settle_hand_counts(rows: list[RowRead], totals: dict[str, TotalOdds], sheet:
     for column, (s, picks) in chosen.items():
         hand = [r for r in rows if r.column == column and not r.struck_row and r.count_odds]
         for r, v in zip(hand, picks):
+            odds = weighed.get(id(r), r.count_odds)
             if r.count != v:
-                r.count_detail = f"{r.count_detail}; {v} makes the column add up to its written total"
+                why = ("makes the column add up to its written total" if column in totals
+                       or (column in MAIN_COLUMNS and main_total is not None)
+                       else "as its likes on the page are read")
+                r.count_detail = f"{r.count_detail}; {v} {why} (with the page's likes {odds.get(v, 0.0):.2f})"
                 r.count = v
-            r.count_conf = r.count_odds.get(v, 0.0)
+            r.count_conf = odds.get(v, 0.0)
         total = totals.get(column)
         if total is not None and total.source == "hand" and total.odds.get(s, 0.0) >= TOTAL_AGREE:
             # the written total agrees with its lines: it is the sheet's printed total
