@@ -579,18 +579,91 @@ def _given_name(reads: list[tuple[str, float]]) -> tuple[str, float]:
     return text, conf
 
 
+@dataclass(frozen=True)
+class WrittenNameTuning:
+    """How a name box's writing is cut into syllables and each read against the syllables names
+    are made of (`hand_syllables`), with Tesseract's reads beside."""
+
+    two_syllables: float = 1.15
+    """A given-name box whose ink is this many times as wide as high holds two syllables…"""
+    three_syllables: float = 2.3
+    """…from this on, three (the tuning faces' one-syllable names 0.6-1.0, two 1.26-1.6)."""
+    cut_window: float = 0.35
+    """The cut between two syllables is the column of least ink within this share of a
+    syllable's width around its even place."""
+    tesseract_weight: float = 0.3
+    """Weight of Tesseract's reads of the box (a read of as many syllables gives its syllable at
+    its place this much, shared among the scales) beside the drawings' odds."""
+
+
+WRITTEN_NAME = WrittenNameTuning()
+
+
+def syllable_count(ink: np.ndarray, tuning: WrittenNameTuning = WRITTEN_NAME) -> int:
+    """How many syllables a given name's ink (bool mask, cropped) holds, by its width."""
+    aspect = ink.shape[1] / max(1, ink.shape[0])
+    return 1 if aspect < tuning.two_syllables else 2 if aspect < tuning.three_syllables else 3
+
+
+def split_syllables(ink: np.ndarray, n: int, tuning: WrittenNameTuning = WRITTEN_NAME) -> list[np.ndarray]:
+    """The ink cut into `n` syllables at the columns of least ink near their even places, each
+    cropped to its ink (an empty part: the whole width's share, for the odds to say little)."""
+    w = ink.shape[1]
+    col = np.convolve(ink.sum(axis=0).astype(np.float32), np.ones(3, np.float32) / 3, mode="same")
+    cuts = [0]
+    for k in range(1, n):
+        mid, half = k * w / n, tuning.cut_window * w / n
+        lo, hi = max(cuts[-1] + 1, int(mid - half)), min(w - 1, int(mid + half) + 1)
+        cuts.append(lo + int(np.argmin(col[lo:hi])) if hi > lo else int(mid))
+    cuts.append(w)
+    parts = []
+    for a, b in zip(cuts, cuts[1:]):
+        part = ink[:, a:b]
+        ys, xs = np.nonzero(part)
+        parts.append(part[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(xs) else part)
+    return parts
+
+
+def _written_part(img: np.ndarray, key: str, reads: list[tuple[str, float]],
+                  tuning: WrittenNameTuning = WRITTEN_NAME) -> tuple[str, float]:
+    """A surname or given name box's writing: each syllable the likeliest of the name syllables
+    by its likeness to their drawings and Tesseract's reads together; the confidence the product
+    of the syllables' odds."""
+    from scanner.ocr.hand_syllables import syllable_odds
+    among = SURNAMES if key == "surname" else GIVEN_SYLLABLES
+    ink = img < INK_RULE
+    if not ink.any():
+        return "", 0.0
+    n = 1 if key == "surname" else syllable_count(ink, tuning)
+    text, conf = "", 1.0
+    for i, part in enumerate(split_syllables(ink, n, tuning)):
+        odds = syllable_odds(part, among) if part.any() else {}
+        p = {s: (1 - tuning.tesseract_weight) * v for s, v in odds.items()}
+        for read, _ in reads:
+            if len(read) == n:
+                ch = read[i] if read[i] in among else _nearest(read[i], among)
+                p[ch] = p.get(ch, 0.0) + tuning.tesseract_weight / len(NAME_READ_SCALES)
+        if not p:
+            return "", 0.0
+        best = max(p, key=p.get)
+        text += best
+        conf *= p[best]
+    return text, conf
+
+
 def read_written_name(imgs: list[np.ndarray | None], keys: tuple[str, ...], tess: Tesseract,
                       sheet: SheetRead) -> None:
-    """A player's name written by hand in the form's boxes (surname, given name), read at
-    several scales and voted; reported with its confidence and always as a review item
-    (`player-name-unclear`): the judge confirms it (a name read wrong is a wrong player)."""
+    """A player's name written by hand in the form's boxes (surname, given name): each box cut
+    into syllables, each read against the syllables names are made of (`_written_part`), with
+    Tesseract's reads at several scales; a single name box is read by Tesseract alone (voted).
+    Reported with its confidence and always as a review item (`player-name-unclear`): the judge
+    confirms it (a name read wrong is a wrong player)."""
     parts, confs = [], []
     for img, key in zip(imgs, keys):
         if img is None:
             return
         reads = _name_reads(img, tess)
-        part, conf = (_surname(reads) if key == "surname" else _given_name(reads) if key == "given_name"
-                      else _vote(reads))
+        part, conf = (_written_part(img, key, reads) if key in ("surname", "given_name") else _vote(reads))
         if not part:
             return
         parts.append(part)
