@@ -529,7 +529,21 @@ NAME_BRIDGE_PX = 7
 """Pixels of a painted rule's gap bridged down a stroke that crosses it."""
 
 
-def written_name_ink(gray: np.ndarray, box: Box) -> np.ndarray | None:
+NAME_PALE_GAIN = 2.0
+"""A name box where no writing is found is looked at again with the ink's darkness over the paper
+(its local background) multiplied by this: a pale pen (light blue, little pressure) stays over
+the ink level of the rules' black, and the name was lost."""
+
+
+def _darkened(src: np.ndarray, gain: float) -> np.ndarray:
+    """The crop with every pixel's darkness under its local paper multiplied by `gain`."""
+    g = src.astype(np.float32)
+    k = max(3, (min(g.shape) // 2) | 1)
+    bg = cv2.GaussianBlur(cv2.dilate(g, np.ones((5, 5), np.uint8)), (k, k), 0)
+    return (PAPER - np.clip((bg - g) * gain, 0, PAPER)).astype(np.uint8)
+
+
+def written_name_ink(gray: np.ndarray, box: Box, gain: float = 1.0) -> np.ndarray | None:
     """A name box's writing, cut with a margin over the box (its rules painted out, the strokes
     across them bridged): a syllable that rises over the top rule (a 황's ㅎ, a 류's ㄹ) cut at
     the rule was read as another (황 → 설, 류 → 조). The ink in the box's rows is kept, with the
@@ -539,7 +553,7 @@ def written_name_ink(gray: np.ndarray, box: Box) -> np.ndarray | None:
     x0, x1 = max(0, box.x0 + 2), min(gray.shape[1], box.x1 - 2)
     if y1 - y0 < MIN_CELL_PX or x1 - x0 < MIN_CELL_PX:
         return None
-    src = gray[y0:y1, x0:x1]
+    src = gray[y0:y1, x0:x1] if gain == 1 else _darkened(gray[y0:y1, x0:x1], gain)
     region = without_lines(src)
     painted = (region != src) & (src < INK_RULE)
     ink = (region < INK_RULE).astype(np.uint8)
@@ -558,7 +572,8 @@ def written_name_ink(gray: np.ndarray, box: Box) -> np.ndarray | None:
         touching = top - NAME_TOUCH * box.h <= cy[i] + ch[i] <= top
         keep[i] = touching and bool(np.any(keep & (cx < cx[i] + cw[i]) & (cx + cw > cx[i])))
     region[~keep[lab]] = PAPER
-    return trim_to_ink(region)
+    got = trim_to_ink(region)
+    return written_name_ink(gray, box, NAME_PALE_GAIN) if got is None and gain == 1 else got
 
 
 def _nearest(ch: str, among: str) -> str:
