@@ -1,11 +1,11 @@
 """Build the drawings of name syllables that `scanner.ocr.hand_syllables` ships
 (scanner/ocr/data/name_syllables.npz).
 
-    python -m tools.make_name_syllables            # ≈ 20 s on one core
+    python -m tools.make_name_syllables            # ≈ 6 s CPU
 
 Every surname and given-name syllable of the header reader (`header.SURNAMES`,
 `header.GIVEN_SYLLABLES`) is drawn in handwriting and print fonts from Debian packages (those
-missing are skipped), upright and leaning, thin and thick, and kept as its
+missing are skipped), upright and leaning, and kept as its
 `syllable_features`. Held out: no font of the faces `bench/bench_hand.py` measures on
 (`samples/kde_paper.py` HELD_OUT_FACES, HELD_OUT_LATER: Un Pilgi-a, Un Pen, the alee fonts,
 BM Kirang-haerang, the dkg handwriting) is drawn here.
