@@ -163,3 +163,17 @@ def test_a_written_syllable_is_read_among_the_closed_set_of_name_syllables():
         right += max(odds, key=odds.get) == ch
     assert right >= 9, right
     assert syllable_odds(_drawn("김", UNDRAWN_FACE) < INK_RULE, "김") == {"김": pytest.approx(1.0)}
+
+
+def test_between_two_syllables_the_drawings_find_alike_the_commoner_wins():
+    import dataclasses
+    from scanner.ocr.header import SURNAMES, WRITTEN_NAME, _with_prior
+    odds = {"김": 0.5, "감": 0.5} if "감" in SURNAMES else {"김": 0.5, SURNAMES[-1]: 0.5}
+    got = _with_prior(odds, SURNAMES, WRITTEN_NAME)
+    assert max(got, key=got.get) == "김" and sum(got.values()) == pytest.approx(1.0)
+    # a clear likeness is not overturned: the prior only weighs
+    rare = SURNAMES[30]
+    got = _with_prior({"김": 0.05, rare: 0.95}, SURNAMES, WRITTEN_NAME)
+    assert max(got, key=got.get) == rare
+    flat = dataclasses.replace(WRITTEN_NAME, prior_power=0.0)
+    assert _with_prior(odds, SURNAMES, flat) == odds

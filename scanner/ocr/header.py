@@ -609,6 +609,11 @@ class WrittenNameTuning:
     tesseract_weight: float = 0.3
     """Weight of Tesseract's reads of the box (a read of as many syllables gives its syllable at
     its place this much, shared among the scales) beside the drawings' odds."""
+    prior_power: float = 1.0
+    """How much a syllable's commonness weighs (0: not at all; 1 named 23 of 47 names on the
+    tuning and older held-out sets instead of 21, 7 of 20 held-out instead of 6)…"""
+    prior_rank: float = 20.0
+    """…a syllable this far down the list counts 2 ** -prior_power as much as the first."""
 
 
 WRITTEN_NAME = WrittenNameTuning()
@@ -639,6 +644,16 @@ def split_syllables(ink: np.ndarray, n: int, tuning: WrittenNameTuning = WRITTEN
     return parts
 
 
+def _with_prior(odds: dict[str, float], among: str, tuning: WrittenNameTuning) -> dict[str, float]:
+    """The odds weighed by how common each syllable is (`among` lists the common ones first): a
+    syllable at rank r counts (1 + r / prior_rank) ** -prior_power as much as the first."""
+    if not odds or tuning.prior_power == 0:
+        return odds
+    w = {s: v * (1 + among.index(s) / tuning.prior_rank) ** -tuning.prior_power for s, v in odds.items()}
+    total = sum(w.values())
+    return {s: v / total for s, v in w.items()}
+
+
 def _written_part(img: np.ndarray, key: str, reads: list[tuple[str, float]],
                   tuning: WrittenNameTuning = WRITTEN_NAME) -> tuple[str, float]:
     """A surname or given name box's writing: each syllable the likeliest of the name syllables
@@ -653,6 +668,7 @@ def _written_part(img: np.ndarray, key: str, reads: list[tuple[str, float]],
     text, conf = "", 1.0
     for i, part in enumerate(split_syllables(ink, n, tuning)):
         odds = syllable_odds(part, among) if part.any() else {}
+        odds = _with_prior(odds, among, tuning)
         p = {s: (1 - tuning.tesseract_weight) * v for s, v in odds.items()}
         for read, _ in reads:
             if len(read) == n:
