@@ -114,3 +114,66 @@ def test_a_written_name_rising_over_its_box_is_read_whole():
     # the syllable from its part over the rule (y 52) to its foot (y 100), nothing else
     assert ys.max() - ys.min() + 1 == 100 - 52, (ys.min(), ys.max())
     assert xs.max() - xs.min() + 1 == 90 - 60, (xs.min(), xs.max())
+
+
+def _drawn(text: str, font_path: Path, size: int = 60) -> np.ndarray:
+    """`text` drawn black on white in a font (a page's name box, as grey)."""
+    from PIL import Image, ImageDraw, ImageFont
+    font = ImageFont.truetype(str(font_path), size)
+    img = Image.new("L", (size * (len(text) + 1), size * 2), 255)
+    ImageDraw.Draw(img).text((size // 2, size // 3), text, font=font, fill=0)
+    a = np.asarray(img)
+    ys, xs = np.nonzero(a < 128)
+    return a[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
+# A print face none of the name syllables' drawings is made in (tools/make_name_syllables.py)
+UNDRAWN_FACE = Path("/usr/share/fonts/truetype/nanum/NanumBarunGothic.ttf")
+
+
+def test_a_given_name_is_cut_into_its_syllables_and_each_read_among_name_syllables():
+    from scanner.ocr.header import GIVEN_SYLLABLES, _written_part, split_syllables, syllable_count
+    from scanner.ocr.thresholds import INK_RULE
+    if not UNDRAWN_FACE.is_file():
+        pytest.skip(f"needs {UNDRAWN_FACE} (fonts-nanum)")
+    one, two = _drawn("민", UNDRAWN_FACE), _drawn("서준", UNDRAWN_FACE)
+    assert syllable_count(one < INK_RULE) == 1 and syllable_count(two < INK_RULE) == 2
+    left, right = split_syllables(two < INK_RULE, 2)
+    assert left.shape[1] < two.shape[1] * 0.6 and right.shape[1] < two.shape[1] * 0.6
+    # no Tesseract read of it at all: the drawings alone name both syllables
+    text, sure = _written_part(two, "given_name", [])
+    assert text == "서준" and all(ch in GIVEN_SYLLABLES for ch in text), text
+    assert 0.0 < sure <= 1.0
+    # Tesseract's reads, as many syllables, weigh in; a read of another length does not
+    text2, sure2 = _written_part(two, "given_name", [("서준", 0.9)] * 3)
+    assert text2 == "서준" and sure2 > sure
+    assert _written_part(two, "given_name", [("서", 0.9)] * 3) == (text, sure)
+
+
+def test_a_written_syllable_is_read_among_the_closed_set_of_name_syllables():
+    from scanner.ocr.hand_syllables import syllable_odds
+    from scanner.ocr.header import SURNAMES
+    from scanner.ocr.thresholds import INK_RULE
+    if not UNDRAWN_FACE.is_file():
+        pytest.skip(f"needs {UNDRAWN_FACE} (fonts-nanum)")
+    right = 0
+    for ch in "김이박최정강조윤장임":
+        odds = syllable_odds(_drawn(ch, UNDRAWN_FACE) < INK_RULE, SURNAMES)
+        assert set(odds) <= set(SURNAMES) and sum(odds.values()) == pytest.approx(1.0)
+        right += max(odds, key=odds.get) == ch
+    assert right >= 9, right
+    assert syllable_odds(_drawn("김", UNDRAWN_FACE) < INK_RULE, "김") == {"김": pytest.approx(1.0)}
+
+
+def test_between_two_syllables_the_drawings_find_alike_the_commoner_wins():
+    import dataclasses
+    from scanner.ocr.header import SURNAMES, WRITTEN_NAME, _with_prior
+    odds = {"김": 0.5, "감": 0.5} if "감" in SURNAMES else {"김": 0.5, SURNAMES[-1]: 0.5}
+    got = _with_prior(odds, SURNAMES, WRITTEN_NAME)
+    assert max(got, key=got.get) == "김" and sum(got.values()) == pytest.approx(1.0)
+    # a clear likeness is not overturned: the prior only weighs
+    rare = SURNAMES[30]
+    got = _with_prior({"김": 0.05, rare: 0.95}, SURNAMES, WRITTEN_NAME)
+    assert max(got, key=got.get) == rare
+    flat = dataclasses.replace(WRITTEN_NAME, prior_power=0.0)
+    assert _with_prior(odds, SURNAMES, flat) == odds
