@@ -364,7 +364,8 @@ def review(page, client, case: Case, judge: "Judge", event: Path, db) -> None:
         fig.retake = True
         return
     if glance:
-        rows = page.eval_on_selector_all("#glance li.gl", "els => els.map(e => e.dataset.line)")
+        rows = page.eval_on_selector_all("#glance li.gl[data-line]",
+                                         "els => els.map(e => e.dataset.line)")
     else:
         rows = page.eval_on_selector_all(".flag:not(.done)[data-line]",
                                          "els => els.map(e => e.dataset.line)")
@@ -373,6 +374,7 @@ def review(page, client, case: Case, judge: "Judge", event: Path, db) -> None:
     steps, left = plan_review(read, rows, candidates, expected, db)
     if glance:
         _review_glance(page, judge, steps, read, db)
+        _struck_rows(page, judge, data, left)
     else:
         _review_cards(page, judge, steps, read, db)
     _sheet_items(page, judge, data, left, glance, db)
@@ -428,6 +430,34 @@ def _review_glance(page, judge: "Judge", steps: list[_Step], read, db) -> None:
                 _pick_card(page, judge, row, db.get(st.card_id).name, st.card_id)
         if st.action == "count" or st.count != st.read_count:
             row.locator(".counts label", has_text=str(st.count)).first.click()
+            fig.taps += 1
+
+
+def _struck_rows(page, judge: "Judge", data: dict, left: dict) -> None:
+    """Struck rows shown as lines of the glance list ("not in the deck", ticked): each is a
+    line compared with the paper; one the paper still lists is opened and restored."""
+    fig = judge.figures
+    flags = {f["flag"]: f for f in data["sheet_flags"]}
+    notes = page.locator("#glance-title ~ .gnote").count()  # a total the pen edits explain
+    rows = page.locator("#glance li.gs").all()
+    if (rows or notes) and not fig.lines_shown:
+        fig.items += 1  # the list as a whole (no flagged line opened it)
+    fig.lines_shown += notes
+    for row in rows:
+        fig.lines_shown += 1
+        f = flags.get(int(row.get_attribute("data-struck")), {})
+        restore, s = f.get("restore"), f.get("section")
+        tick = row.locator("input[type=checkbox]")
+        if restore and s in left and left[s].get(restore["card_id"], 0) > 0:
+            if tick.is_checked():
+                fig.wrong_first_tap = True  # the first button alone would leave it out
+            row.locator("summary.gdiff").click()
+            row.locator("input[value='restore']").check()
+            fig.taps += 2
+            fig.items += 1
+            left[s][restore["card_id"]] -= restore["count"]
+        elif not tick.is_checked():
+            row.locator("label.tick").click()
             fig.taps += 1
 
 
