@@ -216,13 +216,21 @@ def roster_csv(cases: list[Case]) -> str:
 def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Figures:
     """One player at the desk, from the 체크인 tab to their registration page."""
     judge = Judge(page, Figures(case.player, case.kind))
-    judge.tap("nav.tabs >> text=체크인")
-    page.wait_for_selector("#file", state="attached")
-    started = time.monotonic()
     photo = case.kind in ("photo", "pen", "hand") and case.path.suffix.lower() != ".pdf"
-    with page.expect_response("**/api/registrations") as resp:
-        judge.pick_file("#photo" if photo else "#file", case.path)
-    job = resp.value.json()["job"]
+    # The page the last player left (their registration) offers the next sheet's buttons.
+    nxt = page.locator("#next-photo").count() > 0
+    if not nxt:
+        judge.tap("nav.tabs >> text=체크인")
+        page.wait_for_selector("#file", state="attached")
+    started = time.monotonic()
+    if nxt:  # sent from there, then the 체크인 page watches the job (named in its address)
+        judge.pick_file("#next-photo" if photo else "#next-file", case.path)
+        page.wait_for_url("**/checkin?job=*", timeout=timeout_ms)
+        job = page.url.rsplit("job=", 1)[1].split("&")[0]
+    else:
+        with page.expect_response("**/api/registrations") as resp:
+            judge.pick_file("#photo" if photo else "#file", case.path)
+        job = resp.value.json()["job"]
     page.wait_for_selector("#whose:not(.hide)", timeout=timeout_ms)
     judge.figures.wait_seconds = round(time.monotonic() - started, 2)
     mine = f"#whose button[data-player='{case.player}']"
@@ -542,6 +550,10 @@ def run(cases: list[Case], work: Path, workers: int = 2, log=print) -> list[Figu
                                       has_touch=True, locale="ko-KR")
             page = ctx.new_page()
             sign_in(page, server, "벤치저지")
+            # The desk opens its 체크인 tab once a session (not counted); from then on each
+            # player's page offers the next sheet's buttons (before them, every check-in
+            # started with a tap on the tab: counted).
+            page.goto(server.url + "/checkin")
             for case in cases:
                 fig = check_in(page, server, client, case)
                 if case.truth is not None and fig.ok:

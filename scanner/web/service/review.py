@@ -187,7 +187,8 @@ class ReviewService(StationCore):
             return {}
         restored = {d.read for d in decisions if d.line is None and d.action == CHOOSE}
         old_of = {(r.section, r.line): struck_old_count(r.detail) for r in read.review
-                  if r.line is not None and r.reason == Reason.COUNT_CORRECTED}
+                  if r.line is not None and r.reason == Reason.COUNT_CORRECTED
+                  and struck_old_count(r.detail) is not None}
         sums = deck.totals()
         notes: dict[str, str] = {}
         for s in SECTIONS:
