@@ -43,7 +43,7 @@ def _register_json(server, data: dict, player: str = KID) -> None:
 
 
 def _rows(page) -> list[str]:
-    return page.eval_on_selector_all("#glance li.gl", "els => els.map(e => e.dataset.line)")
+    return page.eval_on_selector_all("#glance li.gl[data-line]", "els => els.map(e => e.dataset.line)")
 
 
 def _differs(page, line: str):
@@ -68,8 +68,12 @@ def test_a_photo_is_confirmed_at_a_glance_in_one_tap(browser, server, viewport):
                                    .read_bytes())})
         assert wait_job(c, r.json()["job"], timeout=180)["state"] == "done"
     ctx, page, errors = judge_page(browser, server, viewport, f"/players/{KID}")
-    rows = page.locator("#glance li.gl")
+    rows = page.locator("#glance li.gl[data-line]")
     assert rows.count() == 2
+    # The struck row is a line of the list too: 「그어짐: 덱에 없음」, ticked, its crop shown.
+    struck = page.locator("#glance li.gs")
+    assert struck.count() == 1 and struck.locator("input[type=checkbox]").is_checked()
+    assert struck.locator(".gcrop img").evaluate("i => i.complete && i.naturalWidth > 50")
     for i in range(rows.count()):
         row = rows.nth(i)
         assert row.locator(".gcrop img").evaluate("i => i.complete && i.naturalWidth > 50")
@@ -81,14 +85,15 @@ def test_a_photo_is_confirmed_at_a_glance_in_one_tap(browser, server, viewport):
     assert max(heights) <= 844 / 8, heights
     assert page.locator("#review-form input[name^='fix-']:checked").count() == 0
     assert page.locator("#review-form input[name^='count-']:checked").count() == 0
-    assert "2줄은 읽은 그대로" in page.inner_text("#confirm-review")
+    assert "3줄은 읽은 그대로" in page.inner_text("#confirm-review")
     shot(page, f"glance-photo-{viewport['width']}")
-    # The sheet items (the struck row; the printed total) answered, then the one tap.
+    # The printed total (a note of the list when the pen edits explain it, else an item)
+    # answered, then the one tap.
     for flag in page.locator("[data-flag]").all():
         flag.locator("input[value='keep']").check()
     page.click("#confirm-review")
     assert "결정 4건을 저장했습니다" in page.inner_text("#message")
-    assert page.locator("#glance li.gl").count() == 0
+    assert page.locator("#glance li.gl").count() == 0 and page.locator(".gnote").count() == 0
     # The pen made it 하루 우라라 ×3 (준제한): the list as confirmed is judged, now.
     assert page.inner_text("#verdict") == "부적합 1"
     assert "하루 우라라" in page.inner_text("#infractions")
