@@ -219,7 +219,7 @@ def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Fig
     photo = case.kind in ("photo", "pen", "hand") and case.path.suffix.lower() != ".pdf"
     # The page the last player left (their registration) offers the next sheet's buttons.
     nxt = page.locator("#next-photo").count() > 0
-    if not nxt:
+    if not nxt and page.locator("#checkin-form").count() == 0:  # elsewhere: the tab first
         judge.tap("nav.tabs >> text=체크인")
         page.wait_for_selector("#file", state="attached")
     started = time.monotonic()
