@@ -292,6 +292,16 @@ def test_pen_edits_are_lines_of_the_glance_and_explain_the_printed_total(browser
     assert page.locator("#glance li.gl").count() == 3  # the two pen lines and the struck row
     assert "이 3줄은 읽은 그대로" in page.inner_text("#confirm-review")
     assert page.locator("#next-photo").count() == 1  # the next player's sheet from here
+    # The note holds for the lines as read: a line changed (the struck row put back), it is
+    # not confirmed with them; ticked again as read, it is.
+    hidden = page.locator(".gnote input[type=hidden]")
+    struck.locator("summary.gdiff").click()
+    struck.locator("input[value='restore']").check()
+    assert hidden.is_disabled()
+    struck.locator("label.tick").click()
+    assert struck.locator("input[type=checkbox]").is_checked() and not hidden.is_disabled()
+    assert struck.locator("input[name^='fix-']:checked").count() == 0
+    struck.locator("summary.gdiff").click()  # closed again
     shot(page, f"glance-pen-{viewport['width']}")
     page.click("#confirm-review")
     assert "결정 4건을 저장했습니다" in page.inner_text("#message")
