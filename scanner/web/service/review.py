@@ -181,8 +181,9 @@ class ReviewService(StationCore):
         A corrected count whose struck digit was not read (or read as no count 1–3) is solved
         for when it is the only one of its section; the note then says the old count it takes,
         which the judge sees struck on that line's crop. Anything else (a struck row's count
-        not read, two unknown old counts, lines of the paper not read, a line taken out) leaves
-        the total as an item of its own."""
+        not read, two unknown old counts, lines of the paper not read, a line taken out, no
+        strike or corrected count, as many lines written as printed) leaves the total as an
+        item of its own."""
         if any(lines_missing(r) for r in read.review):
             return {}
         restored = {d.read for d in decisions if d.line is None and d.action == CHOOSE}
@@ -196,7 +197,7 @@ class ReviewService(StationCore):
             if printed is None or printed == sums[s]:
                 continue
             edits: list[str] = []
-            delta, unknown, ok = 0, [], True
+            delta, unknown, ok, pen = 0, [], True, 0  # pen: struck rows and corrected counts
             for r in read.review:
                 if r.section != s or r.line is not None or r.card_id is not None \
                         or r.reason != Reason.STRUCK_THROUGH or sheet_flag_key(r) in restored:
@@ -206,7 +207,7 @@ class ReviewService(StationCore):
                 if card is None:
                     ok = False
                     break
-                delta -= found[1]
+                delta, pen = delta - found[1], pen + 1
                 edits.append(f"{card.name} ×{found[1]} 그음")
             for i, (e_read, e_now) in enumerate(zip(read.sections[s], deck.sections[s]), 1):
                 if not ok:
@@ -215,7 +216,7 @@ class ReviewService(StationCore):
                     if e_now.removed or e_now.card_id is None:
                         ok = False
                         break
-                    old = old_of.get((s, i))
+                    old, pen = old_of.get((s, i)), pen + 1
                     if old in (1, 2, 3) and old != e_now.count:
                         delta += e_now.count - old
                         edits.append(f"{e_now.name} {old}→{e_now.count}")
@@ -226,7 +227,11 @@ class ReviewService(StationCore):
                     edits.append(f"{e_now.name} ×{e_now.count} 써넣음")
                 elif e_now.removed:
                     ok = False  # a printed line taken out: its count is the judge's, not the pen's
-            if not ok or not edits and not unknown or len(unknown) > 1:
+            written = sum(1 for e in read.sections[s] if Reason.HANDWRITTEN in e.reasons
+                          and Reason.COUNT_CORRECTED not in e.reasons)
+            # A printed sheet corrected by pen: a strike or a corrected count, and most lines
+            # printed (on a form filled by hand every line is written: its total is no pen's).
+            if not ok or not pen or 2 * written >= len(read.sections[s]) or len(unknown) > 1:
                 continue
             if unknown:
                 e = unknown[0]
