@@ -216,13 +216,21 @@ def roster_csv(cases: list[Case]) -> str:
 def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Figures:
     """One player at the desk, from the 체크인 tab to their registration page."""
     judge = Judge(page, Figures(case.player, case.kind))
-    judge.tap("nav.tabs >> text=체크인")
-    page.wait_for_selector("#file", state="attached")
-    started = time.monotonic()
     photo = case.kind in ("photo", "pen", "hand") and case.path.suffix.lower() != ".pdf"
-    with page.expect_response("**/api/registrations") as resp:
-        judge.pick_file("#photo" if photo else "#file", case.path)
-    job = resp.value.json()["job"]
+    # The page the last player left (their registration) offers the next sheet's buttons.
+    nxt = page.locator("#next-photo").count() > 0
+    if not nxt and page.locator("#checkin-form").count() == 0:  # elsewhere: the tab first
+        judge.tap("nav.tabs >> text=체크인")
+        page.wait_for_selector("#file", state="attached")
+    started = time.monotonic()
+    if nxt:  # sent from there, then the 체크인 page watches the job (named in its address)
+        judge.pick_file("#next-photo" if photo else "#next-file", case.path)
+        page.wait_for_url("**/checkin?job=*", timeout=timeout_ms)
+        job = page.url.rsplit("job=", 1)[1].split("&")[0]
+    else:
+        with page.expect_response("**/api/registrations") as resp:
+            judge.pick_file("#photo" if photo else "#file", case.path)
+        job = resp.value.json()["job"]
     page.wait_for_selector("#whose:not(.hide)", timeout=timeout_ms)
     judge.figures.wait_seconds = round(time.monotonic() - started, 2)
     mine = f"#whose button[data-player='{case.player}']"
@@ -364,7 +372,8 @@ def review(page, client, case: Case, judge: "Judge", event: Path, db) -> None:
         fig.retake = True
         return
     if glance:
-        rows = page.eval_on_selector_all("#glance li.gl", "els => els.map(e => e.dataset.line)")
+        rows = page.eval_on_selector_all("#glance li.gl[data-line]",
+                                         "els => els.map(e => e.dataset.line)")
     else:
         rows = page.eval_on_selector_all(".flag:not(.done)[data-line]",
                                          "els => els.map(e => e.dataset.line)")
@@ -373,6 +382,7 @@ def review(page, client, case: Case, judge: "Judge", event: Path, db) -> None:
     steps, left = plan_review(read, rows, candidates, expected, db)
     if glance:
         _review_glance(page, judge, steps, read, db)
+        _struck_rows(page, judge, data, left)
     else:
         _review_cards(page, judge, steps, read, db)
     _sheet_items(page, judge, data, left, glance, db)
@@ -428,6 +438,34 @@ def _review_glance(page, judge: "Judge", steps: list[_Step], read, db) -> None:
                 _pick_card(page, judge, row, db.get(st.card_id).name, st.card_id)
         if st.action == "count" or st.count != st.read_count:
             row.locator(".counts label", has_text=str(st.count)).first.click()
+            fig.taps += 1
+
+
+def _struck_rows(page, judge: "Judge", data: dict, left: dict) -> None:
+    """Struck rows shown as lines of the glance list ("not in the deck", ticked): each is a
+    line compared with the paper; one the paper still lists is opened and restored."""
+    fig = judge.figures
+    flags = {f["flag"]: f for f in data["sheet_flags"]}
+    notes = page.locator("#glance-title ~ .gnote").count()  # a total the pen edits explain
+    rows = page.locator("#glance li.gs").all()
+    if (rows or notes) and not fig.lines_shown:
+        fig.items += 1  # the list as a whole (no flagged line opened it)
+    fig.lines_shown += notes
+    for row in rows:
+        fig.lines_shown += 1
+        f = flags.get(int(row.get_attribute("data-struck")), {})
+        restore, s = f.get("restore"), f.get("section")
+        tick = row.locator("input[type=checkbox]")
+        if restore and s in left and left[s].get(restore["card_id"], 0) > 0:
+            if tick.is_checked():
+                fig.wrong_first_tap = True  # the first button alone would leave it out
+            row.locator("summary.gdiff").click()
+            row.locator("input[value='restore']").check()
+            fig.taps += 2
+            fig.items += 1
+            left[s][restore["card_id"]] -= restore["count"]
+        elif not tick.is_checked():
+            row.locator("label.tick").click()
             fig.taps += 1
 
 
@@ -512,6 +550,10 @@ def run(cases: list[Case], work: Path, workers: int = 2, log=print) -> list[Figu
                                       has_touch=True, locale="ko-KR")
             page = ctx.new_page()
             sign_in(page, server, "벤치저지")
+            # The desk opens its 체크인 tab once a session (not counted); from then on each
+            # player's page offers the next sheet's buttons (before them, every check-in
+            # started with a tap on the tab: counted).
+            page.goto(server.url + "/checkin")
             for case in cases:
                 fig = check_in(page, server, client, case)
                 if case.truth is not None and fig.ok:

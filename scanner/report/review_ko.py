@@ -20,6 +20,7 @@ _COLUMN = r"(monster|spell|trap|extra|side)"
 
 _ROW = re.compile(rf"^{_COLUMN} row (\d+):")
 _STRUCK_CARD = re.compile(r"\[(\d+)\]\)? ×([123])\b")
+_STRUCK_OLD = re.compile(r"struck \[(\d+)\]")
 _TABLE_MISSING = re.compile(rf"^{_COLUMN} table (?:not found|cut off after row (\d+))")
 _STRUCK = re.compile(r"^(\w+) row (\d+): printed line struck through, left out of the deck: "
                      r"(.*) ×(\S+)$")
@@ -42,6 +43,13 @@ def struck_card(detail: str) -> tuple[int, int] | None:
     """(card ID, count) a struck-through printed row names (`… [14558127]) ×3`), or None."""
     m = _STRUCK_CARD.search(detail)
     return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def struck_old_count(detail: str) -> int | None:
+    """The count a corrected count's struck digit reads (`count: struck [2] → new 3`), or
+    None when the detail gives none."""
+    m = _STRUCK_OLD.search(detail or "")
+    return int(m.group(1)) if m else None
 
 
 def row_of(detail: str) -> tuple[str, int] | None:

@@ -227,6 +227,7 @@ async def get_player(request: Request) -> Response:
                     for lv in view.flagged + view.decided_lines],
         "sheet_flags": [{"flag": f.index, "section": f.section, "reason": f.reason, "detail": f.detail,
                          "crop": f.crop_url, "kind": f.kind, "keep_closes": f.keepable,
+                         "explained": f.explained or None,
                          "entered": [{"card_id": c, "name": n, "count": k}
                                      for c, n, k in f.entered],
                          "restore": ({"card_id": f.restore[0], "name": f.restore[1],

@@ -203,8 +203,10 @@ def _review_answers(form) -> list[dict]:
     the line is as read), `fix-S-L` = card:ID | other (with `card-S-L`) | remove | skip (what
     the judge chose after opening it; it wins over the tick), `count-S-L` = the count tapped
     (alone: the card as read with this count). Per sheet-level item: `act-flag-I`; a line
-    entered for a table not read: `enter-I-N` (card) with `enter-count-I-N`."""
+    entered for a table not read: `enter-I-N` (card) with `enter-count-I-N`; a struck row in
+    the glance list: `act-flag-I` = keep (its tick), `fix-flag-I` = restore or skip."""
     lines: dict[tuple[str, str], dict[str, str]] = {}
+    flag_answers: dict[str, dict[str, str]] = {}
     answers = []
     for key in form:
         value = form_text(form, key) or ""
@@ -213,9 +215,9 @@ def _review_answers(form) -> list[dict]:
             if field is None:
                 raise StationError(ko("review-field-bad", field=key[:40]))
             kind, section, line = field.groups()
-            if section == "flag":
-                if kind == "act" and value:
-                    answers.append({"flag": line, "action": value})
+            if section == "flag":  # a sheet item; on a struck row of the glance list its
+                if value:           # 「다름」 (`fix-flag-I`: restore) wins over its tick
+                    flag_answers.setdefault(line, {})[kind] = value
                 continue
             lines.setdefault((section, line), {})[kind] = value
         elif (count := _COUNT_FIELD.fullmatch(key)) and value.strip():
@@ -226,6 +228,8 @@ def _review_answers(form) -> list[dict]:
                             "card_id": _form_int(value, 1, 2 ** 31 - 1, ko("pick-other-card")),
                             "count": _form_int(form_text(form, f"enter-count-{flag}-{n}"), 1, 3,
                                                ko("count-1-3"))})
+    for flag, got in flag_answers.items():
+        answers.append({"flag": flag, "action": got.get("fix") or got["act"]})
     for (section, line), got in lines.items():
         value = got.get("fix") or (got.get("act") if got.get("act") != "keep" else "") or ""
         count = got.get("count")

@@ -113,6 +113,15 @@ class SheetFlagView:
     """Lines a judge entered for a `missing` item so far: (card_id, name, count)."""
     next_entry: int = 1
     """The number the next line entered for it takes."""
+    explained: str = ""
+    """A `total` item the sheet's own pen edits account for exactly (struck rows, corrected
+    counts, added lines): what the glance list says instead of a separate item (issue 35)."""
+
+    @property
+    def in_glance(self) -> bool:
+        """Shown as a line or a note of the glance list, confirmed with its lines: a struck row
+        ("not in the deck") and a printed total the pen edits explain."""
+        return self.kind == "struck" or bool(self.explained)
 
 
 @dataclass

@@ -107,9 +107,13 @@ def test_a_judge_runs_check_in_review_and_a_deck_check_from_a_phone(browser, ser
     assert img.evaluate("i => i.complete && i.naturalWidth > 50")
     assert card.locator(".gread").inner_text().startswith("하루 우라라 ×3")
     assert card.locator("input[type=checkbox]").is_checked()
-    # Sheet-level items (the struck row, the printed total left at 40): as the sheet says.
+    # The struck row: a line of the list with its crop, ticked (not in the deck); the printed
+    # total left at 40: a note of the list when the pen edits explain it, else an item.
+    struck = page.locator("#glance li.gs")
+    assert struck.count() >= 1 and struck.first.locator(".gcrop img").count() == 1
+    assert struck.first.locator("input[type=checkbox]").is_checked()
     flags = page.locator("[data-flag]")
-    assert flags.count() >= 1 and flags.first.locator("img.crop").count() == 1
+    assert flags.count() + page.locator(".gnote").count() >= 1
     for i in range(flags.count()):
         flags.nth(i).locator("input[value='keep']").check()
     page.click("#confirm-review")

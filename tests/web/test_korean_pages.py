@@ -52,7 +52,11 @@ def _phone(browser, server):  # noqa: F811
 def _answer_every_item(page, struck: str = "keep") -> None:
     """Each flagged line: 「다름」, then its first candidate; each sheet item: keep (a struck
     row: `struck`)."""
-    for card in page.locator("#glance li.gl").all():
+    for row in page.locator("#glance li.gs").all():  # a struck row, a line of the list
+        if struck != "keep":
+            row.locator("summary.gdiff").click()
+            row.locator(f"input[value='{struck}']").check()
+    for card in page.locator("#glance li.gl[data-line]").all():
         card.locator("summary.gdiff").click()
         radios = card.locator("input[value^='card:']")
         if radios.count():
@@ -70,7 +74,7 @@ def test_the_decision_on_a_struck_row_is_logged_in_korean_on_a_phone(browser, se
     _register(server, PHOTO, "1098765432")
     ctx, page = _phone(browser, server)
     page.goto(server.url + "/players/1098765432")
-    struck = page.locator("[data-flag]", has=page.locator("input[value='restore']"))
+    struck = page.locator("#glance li.gs", has=page.locator("input[value='restore']"))
     assert struck.count() >= 1
     assert "printed line" not in page.inner_text("#review-form")  # the reader's English detail
     _answer_every_item(page, struck="restore")

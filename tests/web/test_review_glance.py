@@ -43,7 +43,7 @@ def _register_json(server, data: dict, player: str = KID) -> None:
 
 
 def _rows(page) -> list[str]:
-    return page.eval_on_selector_all("#glance li.gl", "els => els.map(e => e.dataset.line)")
+    return page.eval_on_selector_all("#glance li.gl[data-line]", "els => els.map(e => e.dataset.line)")
 
 
 def _differs(page, line: str):
@@ -68,8 +68,12 @@ def test_a_photo_is_confirmed_at_a_glance_in_one_tap(browser, server, viewport):
                                    .read_bytes())})
         assert wait_job(c, r.json()["job"], timeout=180)["state"] == "done"
     ctx, page, errors = judge_page(browser, server, viewport, f"/players/{KID}")
-    rows = page.locator("#glance li.gl")
+    rows = page.locator("#glance li.gl[data-line]")
     assert rows.count() == 2
+    # The struck row is a line of the list too: 「그어짐: 덱에 없음」, ticked, its crop shown.
+    struck = page.locator("#glance li.gs")
+    assert struck.count() == 1 and struck.locator("input[type=checkbox]").is_checked()
+    assert struck.locator(".gcrop img").evaluate("i => i.complete && i.naturalWidth > 50")
     for i in range(rows.count()):
         row = rows.nth(i)
         assert row.locator(".gcrop img").evaluate("i => i.complete && i.naturalWidth > 50")
@@ -81,14 +85,15 @@ def test_a_photo_is_confirmed_at_a_glance_in_one_tap(browser, server, viewport):
     assert max(heights) <= 844 / 8, heights
     assert page.locator("#review-form input[name^='fix-']:checked").count() == 0
     assert page.locator("#review-form input[name^='count-']:checked").count() == 0
-    assert "2줄은 읽은 그대로" in page.inner_text("#confirm-review")
+    assert "3줄은 읽은 그대로" in page.inner_text("#confirm-review")
     shot(page, f"glance-photo-{viewport['width']}")
-    # The sheet items (the struck row; the printed total) answered, then the one tap.
+    # The printed total (a note of the list when the pen edits explain it, else an item)
+    # answered, then the one tap.
     for flag in page.locator("[data-flag]").all():
         flag.locator("input[value='keep']").check()
     page.click("#confirm-review")
     assert "결정 4건을 저장했습니다" in page.inner_text("#message")
-    assert page.locator("#glance li.gl").count() == 0
+    assert page.locator("#glance li.gl").count() == 0 and page.locator(".gnote").count() == 0
     # The pen made it 하루 우라라 ×3 (준제한): the list as confirmed is judged, now.
     assert page.inner_text("#verdict") == "부적합 1"
     assert "하루 우라라" in page.inner_text("#infractions")
@@ -246,4 +251,102 @@ def test_the_verdict_infractions_and_total_follow_the_judges_decisions(browser, 
     assert player["totals"]["main"] == 40
     shot(page, f"glance-truth-{viewport['width']}")
     assert errors == [] and no_sideways_scroll(page)
+    ctx.close()
+
+
+STRUCK = {"section": "main", "reason": "struck-through",
+          "detail": "spell row 13: printed line struck through, left out of the deck: "
+                    "삼전의 재 [25311006] ×2"}
+"""A printed row the pen struck (a sheet-level item as the photo reader gives it)."""
+
+
+def _pen_sheet(printed: int) -> dict:
+    """A pen-corrected sheet: LEGAL_MAIN as read (40), its first line's count corrected to 2
+    (the struck digit read as 9: no count), its 11th (×3) written in by hand, and a printed row
+    (×2) struck: `printed` 38 is explained (the old count 1), 45 is not (it would be 8)."""
+    names = _names()
+    main = [_line(cid, n, names) for cid, n in LEGAL_MAIN]
+    main[0].update(needs_review=True, confidence=0.5, reasons=["count-corrected"])
+    main[10].update(needs_review=True, confidence=0.5, reasons=["handwritten"])
+    review = [STRUCK, {"section": "main", "line": 1, "reason": "count-corrected",
+                       "detail": "count: struck [9] → new 2"}]
+    return {"sections": {"main": main, "extra": [], "side": []},
+            "printed_totals": {"main": printed}, "review": review}
+
+
+@WIDTHS
+def test_pen_edits_are_lines_of_the_glance_and_explain_the_printed_total(browser, server, viewport):  # noqa: F811
+    """Issue 35 (pen at a glance): a struck row is a line of the list, 「그어짐: 덱에 없음」
+    ticked like a line as read; a printed total the pen edits account for exactly (38 − 2
+    struck + 3 written in + 2 − 1 corrected, the old count solved for) is a note of the list
+    confirmed with it, not an item: one tap stores all. A total they do not explain stays an
+    item; a struck row the paper still lists is put back from its 「다름」."""
+    _register_json(server, _pen_sheet(38))
+    ctx, page, errors = judge_page(browser, server, viewport, f"/players/{KID}")
+    assert page.locator("#review-form [data-flag]").count() == 0  # no separate item
+    note = page.inner_text(".gnote[data-total-note='main']")
+    assert "합계 38장" in note and "삼전의 재 ×2 그음" in note and "1→2 (고치기 전 1장" in note
+    struck = page.locator("#glance li.gs")
+    assert struck.count() == 1 and "덱에 없음" in struck.inner_text()
+    assert struck.locator("input[type=checkbox]").is_checked()
+    assert page.locator("#glance li.gl").count() == 3  # the two pen lines and the struck row
+    assert "이 3줄은 읽은 그대로" in page.inner_text("#confirm-review")
+    assert page.locator("#next-photo").count() == 1  # the next player's sheet from here
+    # The note holds for the lines as read: a line changed (the struck row put back), it is
+    # not confirmed with them; ticked again as read, it is.
+    hidden = page.locator(".gnote input[type=hidden]")
+    struck.locator("summary.gdiff").click()
+    struck.locator("input[value='restore']").check()
+    assert hidden.is_disabled()
+    struck.locator("label.tick").click()
+    assert struck.locator("input[type=checkbox]").is_checked() and not hidden.is_disabled()
+    assert struck.locator("input[name^='fix-']:checked").count() == 0
+    struck.locator("summary.gdiff").click()  # closed again
+    shot(page, f"glance-pen-{viewport['width']}")
+    page.click("#confirm-review")
+    assert "결정 4건을 저장했습니다" in page.inner_text("#message")
+    assert page.inner_text("#verdict") == "적합"
+    with server.client() as c:
+        player = c.get(f"/api/players/{KID}").json()
+        log = c.get("/api/decisions").json()
+    assert player["needs_review"] == 0 and player["totals"]["main"] == 40
+    assert any("삼전의 재" in d["before"] and d["after"] == "확정" for d in log)
+    # A second version whose printed total the edits cannot explain (the old count would be 6).
+    with server.client() as c:
+        r = c.post("/api/registrations", data={"player": KID},
+                   files={"file": ("sheet.json", json.dumps(_pen_sheet(45), ensure_ascii=False)
+                                   .encode())})
+        assert wait_job(c, r.json()["job"], timeout=180)["state"] == "done"
+    page.goto(server.url + f"/players/{KID}")
+    assert page.locator(".gnote").count() == 0
+    total = page.locator("#review-form [data-flag]")
+    assert total.count() == 1 and "합계 45장" in total.inner_text()
+    # The struck row is still on the paper's list (the judge sees no strike): put back.
+    row = page.locator("#glance li.gs")
+    row.locator("summary.gdiff").click()
+    row.locator("input[value='restore']").check()
+    assert not row.locator("input[type=checkbox]").is_checked()
+    total.locator("input[value='keep']").check()
+    page.click("#confirm-review")
+    assert "저장했습니다" in page.inner_text("#message")
+    assert "줄 되살림" in page.inner_text("#decisions")
+    with server.client() as c:
+        player = c.get(f"/api/players/{KID}").json()
+    assert player["totals"]["main"] == 42 and player["needs_review"] == 0
+    shot(page, f"glance-pen-restored-{viewport['width']}")
+    assert no_sideways_scroll(page) and errors == []
+    ctx.close()
+
+
+def test_the_next_sheet_goes_up_from_a_registration_page(browser, server, tmp_path):  # noqa: F811
+    """The desk's next player from the page the last one left: the sheet goes up as from the
+    체크인 tab and that page asks whose it is (one tap fewer per player)."""
+    _register_json(server, _pen_sheet(38))
+    ctx, page, errors = judge_page(browser, server, PHONE, f"/players/{KID}")
+    sheet = tmp_path / "next.ydk"
+    sheet.write_text((SAMPLES / "decks" / "legal.ydk").read_text(encoding="utf-8"), encoding="utf-8")
+    page.set_input_files("#next-file", str(sheet))
+    page.wait_for_url("**/checkin?job=*", timeout=30_000)
+    page.wait_for_selector("#whose:not(.hide)", timeout=180_000)
+    assert errors == []
     ctx.close()

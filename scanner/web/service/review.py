@@ -5,7 +5,8 @@ from __future__ import annotations
 from scanner.errors import EventError
 from scanner.event import flows
 from scanner.event.flows import (CHOOSE, KEEP, REMOVE, SKIP, apply_decisions,
-                                 decklist_from_json, entered_line_of, lines_missing, sum_agrees)
+                                 decklist_from_json, entered_line_of, lines_missing,
+                                 sheet_flag_key, sum_agrees)
 from scanner.event.records import Registration, ReviewDecision
 from scanner.model import SECTIONS, Decklist, Entry, ReviewFlag
 from scanner.rules.codes import REVIEW_CODES
@@ -15,7 +16,7 @@ from scanner.web.service.core import StationCore, StationError
 from scanner.web.views import (DecisionView, LineView, RegistrationView, SheetFlagView,
                                WithdrawalView)
 from scanner.report.review_ko import (detail_ko, is_korean, missing_table, row_of, split_crop,
-                                      struck_card)
+                                      struck_card, struck_old_count)
 from scanner.web.texts import ko
 from scanner.vocab import COLUMN_KO, REASON_KO, SECTION_SHORT_KO, Reason
 
@@ -72,6 +73,10 @@ class ReviewService(StationCore):
                                        deck=deck, decisions=decisions, flag=r)
                        for n, r in enumerate(r for r in deck.review
                                              if r.line is None and r.card_id is None)]
+        notes = self._pen_explains_totals(read, deck, decisions)
+        for f in sheet_flags:
+            if f.kind == "total" and f.reason == Reason.TOTAL_MISMATCH and f.section in notes:
+                f.explained = notes[f.section]
         data = reg.decklist_json
         # One truth on the page: the infractions of the list as the judges' decisions leave it
         # (never those stored when the sheet was read).
@@ -166,6 +171,79 @@ class ReviewService(StationCore):
                              crop_url=crop, restore=restore, place=place, detail_ko=shown,
                              kind=kind, keepable=keepable, entered=entered,
                              next_entry=next_entry)
+
+    def _pen_explains_totals(self, read: Decklist, deck: Decklist,
+                             decisions: list[ReviewDecision]) -> dict[str, str]:
+        """Section → the glance list's note, for each section whose printed total differs from
+        its lines only by the pen edits the reader saw, and exactly: printed total − struck
+        rows + (new − old) of corrected counts + lines written in == the lines' sum now.
+
+        A corrected count whose struck digit was not read (or read as no count 1–3) is solved
+        for when it is the only one of its section; the note then says the old count it takes,
+        which the judge sees struck on that line's crop. Anything else (a struck row's count
+        not read, two unknown old counts, lines of the paper not read, a line taken out, no
+        strike or corrected count, as many lines written as printed) leaves the total as an
+        item of its own."""
+        if any(lines_missing(r) for r in read.review):
+            return {}
+        restored = {d.read for d in decisions if d.line is None and d.action == CHOOSE}
+        old_of = {(r.section, r.line): struck_old_count(r.detail) for r in read.review
+                  if r.line is not None and r.reason == Reason.COUNT_CORRECTED
+                  and struck_old_count(r.detail) is not None}
+        sums = deck.totals()
+        notes: dict[str, str] = {}
+        for s in SECTIONS:
+            printed = deck.printed_totals.get(s)
+            if printed is None or printed == sums[s]:
+                continue
+            edits: list[str] = []
+            delta, unknown, ok, pen = 0, [], True, 0  # pen: struck rows and corrected counts
+            for r in read.review:
+                if r.section != s or r.line is not None or r.card_id is not None \
+                        or r.reason != Reason.STRUCK_THROUGH or sheet_flag_key(r) in restored:
+                    continue
+                found = struck_card(split_crop(r.detail)[0])
+                card = self.db.get(found[0]) if found else None
+                if card is None:
+                    ok = False
+                    break
+                delta, pen = delta - found[1], pen + 1
+                edits.append(f"{card.name} ×{found[1]} 그음")
+            for i, (e_read, e_now) in enumerate(zip(read.sections[s], deck.sections[s]), 1):
+                if not ok:
+                    break
+                if Reason.COUNT_CORRECTED in e_read.reasons:
+                    if e_now.removed or e_now.card_id is None:
+                        ok = False
+                        break
+                    old, pen = old_of.get((s, i)), pen + 1
+                    if old in (1, 2, 3) and old != e_now.count:
+                        delta += e_now.count - old
+                        edits.append(f"{e_now.name} {old}→{e_now.count}")
+                    else:
+                        unknown.append(e_now)
+                elif Reason.HANDWRITTEN in e_read.reasons and not e_now.removed:
+                    delta += e_now.count  # a line written in: the printed total lacks it
+                    edits.append(f"{e_now.name} ×{e_now.count} 써넣음")
+                elif e_now.removed:
+                    ok = False  # a printed line taken out: its count is the judge's, not the pen's
+            written = sum(1 for e in read.sections[s] if Reason.HANDWRITTEN in e.reasons
+                          and Reason.COUNT_CORRECTED not in e.reasons)
+            # A printed sheet corrected by pen: a strike or a corrected count, and most lines
+            # printed (on a form filled by hand every line is written: its total is no pen's).
+            if not ok or not pen or 2 * written >= len(read.sections[s]) or len(unknown) > 1:
+                continue
+            if unknown:
+                e = unknown[0]
+                old = printed + delta + e.count - sums[s]
+                if old not in (1, 2, 3) or old == e.count:
+                    continue
+                edits.append(f"{e.name} {old}→{e.count} (고치기 전 {old}장으로 보면)")
+            elif printed + delta != sums[s]:
+                continue
+            notes[s] = (f"시트에 적힌 {SECTION_SHORT_KO[s]} 합계 {printed}장 · 줄의 합 {sums[s]}장 "
+                        f"— 펜으로 고친 것과 맞음: {', '.join(edits)}")
+        return notes
 
     @staticmethod
     def _missing_ko(section: str | None, detail: str) -> str:

@@ -430,6 +430,13 @@ if (review && document.getElementById("confirm-review")) {
       li.classList.toggle("ok", !fixed && tick.checked);
       if (fixed) changed++; else if (tick.checked) kept++; else open++;
     });
+    // A printed total the pen edits explain holds for the lines as read: once a line of the
+    // list is changed, it is not confirmed with them (it comes back as an item if still off).
+    const edited = changed > 0;
+    review.querySelectorAll(".gnote").forEach(note => {
+      note.classList.toggle("stale", edited);
+      note.querySelectorAll("input[type=hidden]").forEach(i => { i.disabled = edited; });
+    });
     review.querySelectorAll("#decided .flag").forEach(el => { if (chosen(el)) changed++; });
     flagGroups.forEach(g => {
       if (document.querySelector(`input[name='${g}']:checked`)) changed++; else openFlags++;
@@ -546,3 +553,31 @@ document.querySelectorAll("[data-audit]").forEach(button => {
 document.querySelectorAll("[data-audit-job]").forEach(box => {
   if (box.dataset.state === "queued" || box.dataset.state === "running") watchAudit(box);
 });
+
+// The next player's sheet from a registration page (issue 35): sent as the 체크인 tab sends it
+// (no player: whose sheet it is is asked there), then the 체크인 page watches its read.
+for (const id of ["next-photo", "next-file"]) {
+  const input = document.getElementById(id);
+  if (!input) continue;
+  input.addEventListener("change", async () => {
+    const file = input.files && input.files[0];
+    if (!file) return;
+    const status = document.getElementById("next-status");
+    const data = new FormData();
+    data.append("file", file, file.name || "photo.jpg");
+    data.append("upload_key", (crypto.randomUUID ? crypto.randomUUID()
+      : Date.now().toString(36) + Math.random().toString(36).slice(2)).replace(/[^A-Za-z0-9_-]/g, ""));
+    data.append("player", "");
+    data.append("ask_player", "1");
+    status.textContent = "올리는 중…"; status.className = "msg";
+    try {
+      const res = await fetch("/api/registrations", {method: "POST", body: data,
+        headers: {"X-CSRF-Token": CSRF}, credentials: "same-origin"});
+      const body = await res.json().catch(() => ({}));
+      if (res.status !== 202 || !body.job) throw new Error(body.error || "올리지 못했습니다");
+      location.href = `/checkin?job=${encodeURIComponent(body.job)}`;
+    } catch (e) {
+      status.textContent = `${e.message || e} — 체크인 탭에서 다시 올리세요`; status.className = "err";
+    }
+  });
+}
