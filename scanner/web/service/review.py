@@ -208,7 +208,7 @@ class ReviewService(StationCore):
                     ok = False
                     break
                 delta, pen = delta - found[1], pen + 1
-                edits.append(f"{card.name} ×{found[1]} 그음")
+                edits.append(ko("pen-struck", name=card.name, n=found[1]))
             for i, (e_read, e_now) in enumerate(zip(read.sections[s], deck.sections[s]), 1):
                 if not ok:
                     break
@@ -219,12 +219,12 @@ class ReviewService(StationCore):
                     old, pen = old_of.get((s, i)), pen + 1
                     if old in (1, 2, 3) and old != e_now.count:
                         delta += e_now.count - old
-                        edits.append(f"{e_now.name} {old}→{e_now.count}")
+                        edits.append(ko("pen-corrected", name=e_now.name, old=old, new=e_now.count))
                     else:
                         unknown.append(e_now)
                 elif Reason.HANDWRITTEN in e_read.reasons and not e_now.removed:
                     delta += e_now.count  # a line written in: the printed total lacks it
-                    edits.append(f"{e_now.name} ×{e_now.count} 써넣음")
+                    edits.append(ko("pen-written-in", name=e_now.name, n=e_now.count))
                 elif e_now.removed:
                     ok = False  # a printed line taken out: its count is the judge's, not the pen's
             written = sum(1 for e in read.sections[s] if Reason.HANDWRITTEN in e.reasons
@@ -238,11 +238,11 @@ class ReviewService(StationCore):
                 old = printed + delta + e.count - sums[s]
                 if old not in (1, 2, 3) or old == e.count:
                     continue
-                edits.append(f"{e.name} {old}→{e.count} (고치기 전 {old}장으로 보면)")
+                edits.append(ko("pen-corrected-solved", name=e.name, old=old, new=e.count))
             elif printed + delta != sums[s]:
                 continue
-            notes[s] = (f"시트에 적힌 {SECTION_SHORT_KO[s]} 합계 {printed}장 · 줄의 합 {sums[s]}장 "
-                        f"— 펜으로 고친 것과 맞음: {', '.join(edits)}")
+            notes[s] = ko("pen-explains-total", section=SECTION_SHORT_KO[s], printed=printed,
+                          lines=sums[s], edits=", ".join(edits))
         return notes
 
     @staticmethod
