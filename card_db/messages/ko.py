@@ -248,7 +248,7 @@ MESSAGES: dict[str, str] = {
     "web.kid-digits": "코나미 ID는 숫자만 입력하세요 (예: 0123456789)",
     "web.no-such-sheet-item": "그런 시트 항목이 없습니다",
     "web.pen-struck": "{name} ×{n} 그음",
-    "web.pen-corrected": "{name} {old}→{new}",
+    "web.pen-corrected": "{name} {old}장→{new}장",
     "web.pen-corrected-solved": "{name} {old}→{new} (고치기 전 {old}장으로 보면)",
     "web.pen-written-in": "{name} ×{n} 써넣음",
     "web.pen-explains-total": "시트에 적힌 {section} 합계 {printed}장 · 줄의 합 {lines}장 — 펜으로 고친 것과 맞음: {edits}",
