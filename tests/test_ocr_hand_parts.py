@@ -234,7 +234,7 @@ def test_a_written_names_syllables_tell_it_from_its_near_misses(face):
     from scanner.ocr.hand_syllables import drawn_fonts
     from scanner.ocr.names import Vocabulary
     from scanner.ocr.verify import cell_name_ink
-    require(len(drawn_fonts()) >= 2, "needs the name-syllable fonts (fonts-nanum, fonts-nanum-extra)")
+    require(len(drawn_fonts()) >= 2, "needs the name-syllable fonts (fonts-nanum-extra, fonts-woowa-bm, fonts-unfonts-extra)")
     pairs = [("해피의 깃털", "그리폰의 깃털"), ("카오스 실드", "카오스 필드"), ("디프 스위퍼", "도트스케이퍼"),
              ("마력정화", "마력 포착")]
     wins = 0
@@ -255,7 +255,7 @@ def test_a_name_without_hangul_syllables_keeps_its_place():
     from scanner.ocr.hand_syllables import drawn_fonts, name_cuts, name_likeness
     from scanner.ocr.names import Vocabulary
     from scanner.ocr.verify import cell_name_ink, ink_level
-    require(len(drawn_fonts()) >= 2, "needs the name-syllable fonts (fonts-nanum, fonts-nanum-extra)")
+    require(len(drawn_fonts()) >= 2, "needs the name-syllable fonts (fonts-nanum-extra, fonts-woowa-bm, fonts-unfonts-extra)")
     vocab = Vocabulary.from_names([(1, "TG1－EM1", "monster"), (2, "TG2－EM2", "monster")])
     ink = cell_name_ink(_written("TG1-EM1", _hand(7), 300, 40, centre=False))
     assert by_syllable_likeness([(0.5, 2), (0.49, 1)], ink, vocab) == [(0.5, 2), (0.49, 1)]

@@ -240,9 +240,10 @@ class InkTuning:
     syllable_weight: float = 1.0
     """Then, while the best still leads by less than `doubt_lead`: score a candidate gains per
     unit of its syllables' likeness to the ink (`hand_syllables.name_likeness`) above the
-    compared candidates' mean. Tuning faces (sets 3502, 3504; 902 written names, the right card
-    among the first five 730 times): right first answers 683 → 705 (0.5-2: 703-706); held-out
-    3501 377 → 378 of 385, 3503 260 of 263 unchanged (bench/README.md)."""
+    compared candidates' mean. Offline on the reads of the tuning faces (sets 3502, 3504; 902
+    written names, the right card among the first five 730 times): right first answers 683 →
+    709 (weights 0.5-2: 703-709); held-out 3501 377 → 378 of 385, 3503 260 of 263 unchanged
+    (bench/README.md)."""
 
 
 INK = InkTuning()
