@@ -223,3 +223,44 @@ def test_the_ink_tells_a_written_name_from_its_near_misses():
             order = by_ink_likeness([(0.5, other), (0.49, true)], ink, vocab)
             wins += order[0][1] == true
     assert wins >= 6, wins
+
+
+@pytest.mark.parametrize("face", ["EunjinNakseo", "UnPilgia"])
+def test_a_written_names_syllables_tell_it_from_its_near_misses(face):
+    """Cut into each candidate's own syllables, the ink of a card name written in a face no
+    drawing is made in looks more like the written card's syllables than a near-miss's (pairs
+    the reads of the tuning forms left in the wrong order): put 0.01 behind, it comes first."""
+    from scanner.ocr.hand_names import by_syllable_likeness
+    from scanner.ocr.hand_syllables import drawn_fonts
+    from scanner.ocr.names import Vocabulary
+    from scanner.ocr.verify import cell_name_ink
+    require(len(drawn_fonts()) >= 2, "needs the name-syllable fonts (fonts-nanum-extra, fonts-woowa-bm, fonts-unfonts-extra)")
+    pairs = [("해피의 깃털", "그리폰의 깃털"), ("카오스 실드", "카오스 필드"), ("디프 스위퍼", "도트스케이퍼"),
+             ("마력정화", "마력 포착")]
+    wins = 0
+    for seed in range(4):
+        for true, other in pairs:
+            vocab = Vocabulary.from_names([(1, true, "spell"), (2, other, "spell")])
+            ink = cell_name_ink(_written(true, _hand(500 + seed, face), 420, 40, centre=False))
+            order = by_syllable_likeness([(0.5, 2), (0.49, 1)], ink, vocab)
+            wins += order[0][1] == 1
+    assert wins >= 12, wins
+
+
+def test_a_name_without_hangul_syllables_keeps_its_place():
+    """Latin letters and digits are not compared (no drawing of them is made): candidates with
+    no Hangul syllable leave the order as the reads gave it; a name's cuts are one per
+    character and run left to right."""
+    from scanner.ocr.hand_names import by_syllable_likeness
+    from scanner.ocr.hand_syllables import drawn_fonts, name_cuts, name_likeness
+    from scanner.ocr.names import Vocabulary
+    from scanner.ocr.verify import cell_name_ink, ink_level
+    require(len(drawn_fonts()) >= 2, "needs the name-syllable fonts (fonts-nanum-extra, fonts-woowa-bm, fonts-unfonts-extra)")
+    vocab = Vocabulary.from_names([(1, "TG1－EM1", "monster"), (2, "TG2－EM2", "monster")])
+    ink = cell_name_ink(_written("TG1-EM1", _hand(7), 300, 40, centre=False))
+    assert by_syllable_likeness([(0.5, 2), (0.49, 1)], ink, vocab) == [(0.5, 2), (0.49, 1)]
+    mask = ink < ink_level(ink)
+    assert name_likeness(mask, "TG1－EM1") is None
+    cuts = name_cuts(mask, "DD 고스트")
+    assert len(cuts) == len("DD 고스트") + 1 and cuts == sorted(cuts) and cuts[-1] == mask.shape[1]
+    assert name_likeness(mask, "DD 고스트") is not None

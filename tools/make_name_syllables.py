@@ -19,15 +19,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from scanner.ocr.hand_syllables import MODEL_PATH, syllable_features
+from scanner.ocr.hand_syllables import DRAWN_FONTS, FONTS, MODEL_PATH, syllable_features
 
-FONTS = Path("/usr/share/fonts/truetype")
-DRAWN_FONTS = ["nanum/NanumPen.ttf", "nanum/NanumBrush.ttf", "nanum/NanumBarunpenR.ttf",
-               "nanum/NanumBarunpenB.ttf", "woowa-bm/BMYEONSUNG_ttf.ttf", "unfonts-extra/UnPenheulim.ttf",
-               "woowa-bm/BMEuljirooraeorae.ttf", "nanum/NanumGothic.ttf", "nanum/NanumMyeongjo.ttf",
-               "nanum/NanumSquareRoundR.ttf", "unfonts-core/UnDotum.ttf", "woowa-bm/BMJUA_ttf.ttf",
-               "woowa-bm/BMHANNAAir_ttf.ttf", "unfonts-core/UnGungseo.ttf"]
-"""Handwriting faces the reader may be tuned on (kde_paper.TUNING_FACES) and others, and print."""
 SHEARS = (-0.2, 0.0, 0.12)
 """Leanings drawn (a right-leaning hand is negative: tops go right)."""
 THICKEN = (0,)
