@@ -109,19 +109,7 @@ MIN_CELL_PX = 4
 def read_id_boxes(grid: Grid, t: Table, y0: int, y1: int, tess: Tesseract) -> str | None:
     """The 10 one-digit boxes of the Konami ID: 11 evenly spaced short rules; one digit each.
     Only a full, confident read is returned (never a guessed ID)."""
-    xs = t.xs
-    best: list[int] = []
-    for i in range(len(xs)):
-        run = [xs[i]]
-        for x in xs[i + 1:]:
-            gap = x - run[-1]
-            if len(run) >= 2 and abs(gap - (run[1] - run[0])) > HEADER.id_spacing * (run[1] - run[0]):
-                break
-            if gap < HEADER.id_min_gap_px:
-                break
-            run.append(x)
-        if len(run) > len(best):
-            best = run
+    best = id_rules(t.xs)
     if len(best) != ID_DIGITS + 1:
         return None
     out = []
@@ -131,6 +119,37 @@ def read_id_boxes(grid: Grid, t: Table, y0: int, y1: int, tess: Tesseract) -> st
             return None
         out.append(d)
     return "".join(out)
+
+
+def id_rules(xs: list[int], tuning: HeaderTuning = HEADER) -> list[int]:
+    """The longest run of evenly spaced rules among a header's column rules. A rule that
+    breaks the spacing is passed over when the next one keeps it: the table's rules include
+    the name row's (a name's stroke, a cell rule above) falling between two ID boxes, and one
+    of them cost the whole ID (a sheet of 1098765432 in clear print read as no ID). Of runs
+    as long, the most even."""
+    best: list[int] = []
+    for i, first in enumerate(xs):
+        for j in range(i + 1, len(xs)):
+            step = xs[j] - first
+            if step < tuning.id_min_gap_px:
+                continue
+            run = [first, xs[j]]
+            for x in xs[j + 1:]:
+                gap = x - run[-1]
+                if abs(gap - step) <= tuning.id_spacing * step:
+                    run.append(x)
+                elif gap > step * (1 + tuning.id_spacing):
+                    break  # past the next box: the run ends here
+            if (len(run), -_spread(run)) > (len(best), -_spread(best)):
+                best = run
+    return best
+
+
+def _spread(run: list[int]) -> int:
+    """How uneven a run of rules is: its widest gap less its narrowest (of two runs as long,
+    the even one is the ID's; the other starts at a doubled rule or takes a stray one)."""
+    gaps = [b - a for a, b in zip(run, run[1:])]
+    return max(gaps) - min(gaps) if gaps else 0
 
 
 def read_id_digit(cell: np.ndarray, tess: Tesseract) -> str | None:
