@@ -111,6 +111,8 @@ class Figures:
     paper)}."""
     wrong_first_tap: bool = False
     """Tapping the page's first button alone stored a line that is not the paper's."""
+    trace: list = field(default_factory=list)
+    """What each line shown and each extra tap or item was (the per-sheet log, -v)."""
 
     @property
     def seconds(self) -> float:
@@ -235,6 +237,7 @@ def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Fig
     judge.figures.wait_seconds = round(time.monotonic() - started, 2)
     mine = f"#whose button[data-player='{case.player}']"
     if page.locator(mine).count() == 0:  # not offered: the judge searches by name
+        judge.figures.trace.append(f"whose: not offered, found by name ({case.player})")
         judge.type("#whose-search", case.name)
         page.wait_for_selector("#whose .auto li", timeout=10_000)
         page.locator("#whose .auto li", has_text=case.player).first.click()
@@ -415,6 +418,8 @@ def _review_glance(page, judge: "Judge", steps: list[_Step], read, db) -> None:
         row = page.locator(f"#glance li.gl[data-line='{st.key}']")
         tick = row.locator("input[type=checkbox]")
         ticked = tick.is_checked()
+        fig.trace.append(f"line {st.key} {st.action} {'ticked' if ticked else 'unticked'}: "
+                         + " ".join(row.inner_text().split())[:90])
         if st.action != "ok" and ticked:
             fig.wrong_first_tap = True  # the first button alone would store it as read
         if st.action == "ok":
@@ -451,8 +456,12 @@ def _struck_rows(page, judge: "Judge", data: dict, left: dict) -> None:
     if (rows or notes) and not fig.lines_shown:
         fig.items += 1  # the list as a whole (no flagged line opened it)
     fig.lines_shown += notes
+    for k in range(notes):
+        fig.trace.append("note: " + " ".join(
+            page.locator("#glance-title ~ .gnote").nth(k).inner_text().split())[:140])
     for row in rows:
         fig.lines_shown += 1
+        fig.trace.append("struck: " + " ".join(row.inner_text().split())[:90])
         f = flags.get(int(row.get_attribute("data-struck")), {})
         restore, s = f.get("restore"), f.get("section")
         tick = row.locator("input[type=checkbox]")
@@ -502,6 +511,8 @@ def _sheet_items(page, judge: "Judge", data: dict, left: dict, glance: bool, db)
             continue
         f = flags.get(int(el.get_attribute("data-flag")), {})
         fig.items += 1
+        fig.trace.append(f"item {f.get('flag_code') or f.get('code') or ''}: "
+                         + " ".join(el.inner_text().split())[:120])
         restore = f.get("restore")
         s = f.get("section")
         if restore and s in left and left[s].get(restore["card_id"], 0) > 0:
@@ -512,6 +523,7 @@ def _sheet_items(page, judge: "Judge", data: dict, left: dict, glance: bool, db)
         fig.taps += 1
     for box in page.locator("details.enter").all():  # a table the reader did not read
         fig.items += 1
+        fig.trace.append("enter: a table not read")
         box.locator("summary").click()
         fig.taps += 1
         s = flags.get(int(box.get_attribute("data-enter")), {}).get("section")
@@ -571,6 +583,8 @@ def run(cases: list[Case], work: Path, workers: int = 2, log=print) -> list[Figu
                     + (f" list {'ok' if fig.list_ok else 'WRONG'} left {fig.left} {fig.verdict}"
                        if fig.reviewed else "") + (" RETAKE" if fig.retake else "")
                     + (" wrong-if-first-tap" if fig.wrong_first_tap else ""))
+                for t in fig.trace:
+                    log("    " + t)
             browser.close()
     finally:
         server.stop()

@@ -119,8 +119,8 @@ class SheetFlagView:
 
     @property
     def in_glance(self) -> bool:
-        """Shown as a line or a note of the glance list, confirmed with its lines: a struck row
-        ("not in the deck") and a printed total the pen edits explain."""
+        """Confirmed with the glance list's lines: a struck row (a line of the list, "not in the
+        deck") and a printed total the pen edits explain (no line: a note by the deck's totals)."""
         return self.kind == "struck" or bool(self.explained)
 
 

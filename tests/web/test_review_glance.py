@@ -286,6 +286,9 @@ def test_pen_edits_are_lines_of_the_glance_and_explain_the_printed_total(browser
     assert page.locator("#review-form [data-flag]").count() == 0  # no separate item
     note = page.inner_text(".gnote[data-total-note='main']")
     assert "합계 38장" in note and "삼전의 재 ×2 그음" in note and "1→2 (고치기 전 1장" in note
+    # not a line of the list (every edit it rests on is one): it stands by the deck's totals
+    assert page.locator("#glance .gnote, #glance-title ~ .gnote").count() == 0
+    assert page.locator(".gnote").evaluate("n => n.previousElementSibling.tagName") == "H2"
     struck = page.locator("#glance li.gs")
     assert struck.count() == 1 and "덱에 없음" in struck.inner_text()
     assert struck.locator("input[type=checkbox]").is_checked()
@@ -294,12 +297,13 @@ def test_pen_edits_are_lines_of_the_glance_and_explain_the_printed_total(browser
     assert page.locator("#next-photo").count() == 1  # the next player's sheet from here
     # The note holds for the lines as read: a line changed (the struck row put back), it is
     # not confirmed with them; ticked again as read, it is.
-    hidden = page.locator(".gnote input[type=hidden]")
+    hidden = page.locator("#review-form input.explained[data-total-note='main']")
     struck.locator("summary.gdiff").click()
     struck.locator("input[value='restore']").check()
-    assert hidden.is_disabled()
+    assert hidden.is_disabled() and "stale" in page.locator(".gnote").get_attribute("class")
     struck.locator("label.tick").click()
     assert struck.locator("input[type=checkbox]").is_checked() and not hidden.is_disabled()
+    assert "stale" not in page.locator(".gnote").get_attribute("class")
     assert struck.locator("input[name^='fix-']:checked").count() == 0
     struck.locator("summary.gdiff").click()  # closed again
     shot(page, f"glance-pen-{viewport['width']}")

@@ -433,10 +433,8 @@ if (review && document.getElementById("confirm-review")) {
     // A printed total the pen edits explain holds for the lines as read: once a line of the
     // list is changed, it is not confirmed with them (it comes back as an item if still off).
     const edited = changed > 0;
-    review.querySelectorAll(".gnote").forEach(note => {
-      note.classList.toggle("stale", edited);
-      note.querySelectorAll("input[type=hidden]").forEach(i => { i.disabled = edited; });
-    });
+    document.querySelectorAll(".gnote").forEach(note => note.classList.toggle("stale", edited));
+    review.querySelectorAll("input.explained").forEach(i => { i.disabled = edited; });
     review.querySelectorAll("#decided .flag").forEach(el => { if (chosen(el)) changed++; });
     flagGroups.forEach(g => {
       if (document.querySelector(`input[name='${g}']:checked`)) changed++; else openFlags++;
