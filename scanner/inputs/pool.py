@@ -146,12 +146,18 @@ def end_pool(pool: ProcessPoolExecutor | None) -> None:
     if pool is None:
         return
     procs = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for p in procs:
         if p.is_alive():
             p.kill()
     for p in procs:
         p.join(5)
+    if manager is not None:
+        # Let the pool's manager thread finish closing its wake-up pipe before this process may
+        # exit: Python 3.11's exit hook writes to that pipe unlocked, and a close racing it
+        # printed a traceback after a refusal's one line (seen under load).
+        manager.join(5)
 
 
 def out_of_memory(exc: BaseException) -> bool:
