@@ -225,8 +225,11 @@ class JobRunner:
         Reads that were not alone are suspects, each read again alone."""
         lost = [f for f in self._inflight.values() if f.future.done()
                 and isinstance(f.future.exception(), BrokenProcessPool)]
+        # a read whose answer came back before the death was not beside it (its answer is
+        # written by the caller): only reads still running, or lost, make a death "not alone"
+        running = [f for f in self._inflight.values() if not f.future.done() or f in lost]
         failed = []
-        if len(self._inflight) == 1 and lost:
+        if len(running) == 1 and lost:
             f = lost[0]
             deaths = self._solo_deaths[f.job.id] = self._solo_deaths.get(f.job.id, 0) + 1
             if deaths >= SOLO_DEATHS:
