@@ -99,6 +99,12 @@ def syllable_features(mask: np.ndarray, tuning: SyllableTuning = TUNING) -> np.n
     return np.concatenate([h, 0.5 * dens]).astype(np.float32)
 
 
+def _unit_features(mask: np.ndarray, tuning: SyllableTuning = TUNING) -> np.ndarray:
+    """`syllable_features` scaled to unit length (compared by cosine with the drawings')."""
+    f = syllable_features(mask, tuning)
+    return f / max(1e-6, float(np.linalg.norm(f)))
+
+
 @dataclass(frozen=True)
 class SyllableModel:
     syllables: str
@@ -125,9 +131,7 @@ def syllable_odds(mask: np.ndarray, among: str, tuning: SyllableTuning = TUNING,
     """How likely the written syllable (bool ink mask) is each of `among` (sums to 1; syllables
     not drawn in the model are left out)."""
     model = model or load_model()
-    f = syllable_features(mask, tuning)
-    f = f / max(1e-6, float(np.linalg.norm(f)))
-    sims = model.features @ f
+    sims = model.features @ _unit_features(mask, tuning)
     scores: dict[str, float] = {}
     for s in among:
         k = model.syllables.find(s)
@@ -210,14 +214,21 @@ def name_cuts(mask: np.ndarray, name: str, tuning: NameShapeTuning = NAME_SHAPE)
     if font is None or not name:
         return None
     adv = np.maximum(np.array([font.getlength(c) for c in name], np.float32), 1.0)
+    pos = np.concatenate([[0.0], np.cumsum(adv)]) / float(adv.sum()) * mask.shape[1]
+    return least_ink_cuts(mask, [(pos[k], tuning.cut_window * (pos[k + 1] - pos[k - 1]) / 2)
+                                 for k in range(1, len(name))])
+
+
+def least_ink_cuts(mask: np.ndarray, places: list[tuple[float, float]]) -> list[int]:
+    """Columns cutting written ink (bool mask) into parts: 0, then for each (place, half) the
+    column of least ink (smoothed over three) within `half` of `place` and after the cut before,
+    then the mask's width."""
     w = mask.shape[1]
-    pos = np.concatenate([[0.0], np.cumsum(adv)]) / float(adv.sum()) * w
     col = np.convolve(mask.sum(axis=0).astype(np.float32), np.ones(3, np.float32) / 3, mode="same")
     cuts = [0]
-    for k in range(1, len(name)):
-        half = tuning.cut_window * (pos[k + 1] - pos[k - 1]) / 2
-        lo, hi = max(cuts[-1] + 1, int(pos[k] - half)), min(w - 1, int(pos[k] + half) + 1)
-        cuts.append(lo + int(np.argmin(col[lo:hi])) if hi > lo else int(pos[k]))
+    for place, half in places:
+        lo, hi = max(cuts[-1] + 1, int(place - half)), min(w - 1, int(place + half) + 1)
+        cuts.append(lo + int(np.argmin(col[lo:hi])) if hi > lo else int(place))
     cuts.append(w)
     return cuts
 
@@ -242,7 +253,5 @@ def name_likeness(mask: np.ndarray, name: str, tuning: SyllableTuning = TUNING,
         if not part.any():
             likes.append(0.0)
             continue
-        f = syllable_features(part, tuning)
-        f = f / max(1e-6, float(np.linalg.norm(f)))
-        likes.append(float(np.mean(np.sort(drawn @ f)[::-1][:tuning.nearest])))
+        likes.append(float(np.mean(np.sort(drawn @ _unit_features(part, tuning))[::-1][:tuning.nearest])))
     return float(np.mean(likes)) if likes else None

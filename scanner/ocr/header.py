@@ -673,14 +673,9 @@ def syllable_count(ink: np.ndarray, tuning: WrittenNameTuning = WRITTEN_NAME) ->
 def split_syllables(ink: np.ndarray, n: int, tuning: WrittenNameTuning = WRITTEN_NAME) -> list[np.ndarray]:
     """The ink cut into `n` syllables at the columns of least ink near their even places, each
     cropped to its ink (an empty part: the whole width's share, for the odds to say little)."""
+    from scanner.ocr.hand_syllables import least_ink_cuts
     w = ink.shape[1]
-    col = np.convolve(ink.sum(axis=0).astype(np.float32), np.ones(3, np.float32) / 3, mode="same")
-    cuts = [0]
-    for k in range(1, n):
-        mid, half = k * w / n, tuning.cut_window * w / n
-        lo, hi = max(cuts[-1] + 1, int(mid - half)), min(w - 1, int(mid + half) + 1)
-        cuts.append(lo + int(np.argmin(col[lo:hi])) if hi > lo else int(mid))
-    cuts.append(w)
+    cuts = least_ink_cuts(ink, [(k * w / n, tuning.cut_window * w / n) for k in range(1, n)])
     parts = []
     for a, b in zip(cuts, cuts[1:]):
         part = ink[:, a:b]
