@@ -27,6 +27,19 @@ function autocomplete(input, url, label, onPick) {
   });
 }
 // Texts of the message table (web.*) a page hands over: `{name}` placeholders filled here.
+// A new upload's idempotency key (a sheet sent again after a dropped connection keeps its own).
+const newUploadKey = () => (crypto.randomUUID ? crypto.randomUUID()
+  : Date.now().toString(36) + Math.random().toString(36).slice(2)).replace(/[^A-Za-z0-9_-]/g, "");
+// A sheet sent to be read; with no player, whose sheet it is is asked when its read is done.
+const postSheet = (file, key, player) => {
+  const data = new FormData();
+  data.append("file", file, file.name || "photo.jpg");
+  data.append("upload_key", key);
+  data.append("player", player);
+  if (!player) data.append("ask_player", "1");
+  return fetch("/api/registrations", {method: "POST", body: data,
+    headers: {"X-CSRF-Token": CSRF}, credentials: "same-origin"});
+};
 const fill = (text, params) => (text || "").replace(/\{(\w+)\}/g, (_, k) => params[k] ?? "");
 const cardLabel = c => `${c.name} [${c.card_id}]`;
 const playerLabel = p => `${p.name || ""} · ${p.player}${p.table ? " · 테이블 " + p.table : ""}`;
@@ -132,25 +145,18 @@ if (form) {
   // (one job, one version), never a second one.
   const keys = new WeakMap();
   const keyOf = file => {
-    if (!keys.has(file)) keys.set(file, (crypto.randomUUID ? crypto.randomUUID()
-      : Date.now().toString(36) + Math.random().toString(36).slice(2)).replace(/[^A-Za-z0-9_-]/g, ""));
+    if (!keys.has(file)) keys.set(file, newUploadKey());
     return keys.get(file);
   };
   const send = async file => {
     if (!file) return;
     document.getElementById("send-again")?.remove();
-    const data = new FormData();
-    data.append("file", file, file.name || "photo.jpg");
-    data.append("upload_key", keyOf(file));
-    data.append("player", pid.value);
-    // No player typed: the desk flow. The read waits for the judge's one tap on whose sheet it is.
-    if (!pid.value) data.append("ask_player", "1");
     bar.classList.remove("hide");
     say("올리는 중…");
     let res;
     try {
-      res = await fetch("/api/registrations", {method: "POST", body: data,
-        headers: {"X-CSRF-Token": CSRF}, credentials: "same-origin"});
+      // No player typed: the desk flow. The read waits for the judge's one tap on whose sheet it is.
+      res = await postSheet(file, keyOf(file), pid.value);
     } catch (e) {
       bar.classList.add("hide"); say("연결이 끊겼습니다: 다시 보내세요 (같은 시트는 한 번만 등록됩니다)", "err");
       const again = document.createElement("button");
@@ -561,16 +567,9 @@ for (const id of ["next-photo", "next-file"]) {
     const file = input.files && input.files[0];
     if (!file) return;
     const status = document.getElementById("next-status");
-    const data = new FormData();
-    data.append("file", file, file.name || "photo.jpg");
-    data.append("upload_key", (crypto.randomUUID ? crypto.randomUUID()
-      : Date.now().toString(36) + Math.random().toString(36).slice(2)).replace(/[^A-Za-z0-9_-]/g, ""));
-    data.append("player", "");
-    data.append("ask_player", "1");
     status.textContent = "올리는 중…"; status.className = "msg";
     try {
-      const res = await fetch("/api/registrations", {method: "POST", body: data,
-        headers: {"X-CSRF-Token": CSRF}, credentials: "same-origin"});
+      const res = await postSheet(file, newUploadKey(), "");
       const body = await res.json().catch(() => ({}));
       if (res.status !== 202 || !body.job) throw new Error(body.error || "올리지 못했습니다");
       location.href = `/checkin?job=${encodeURIComponent(body.job)}`;
