@@ -261,6 +261,7 @@ MESSAGES: dict[str, str] = {
     "tool.kor-model-not-found": "Tesseract Korean model (kor.traineddata) not found; install it "
                                 "with: apt-get install tesseract-ocr tesseract-ocr-kor && pip "
                                 "install tesserocr",
+    "tool.model-missing": "the reader's data file {path} is missing; build it with: python -m {make}",
     "tool.no-tesserocr": "tesserocr is not installed; install it with: apt-get install "
                          "tesseract-ocr tesseract-ocr-kor && pip install tesserocr",
     "tool.cannot-load": "Tesseract cannot load '{lang}': {detail}; install it with: apt-get "

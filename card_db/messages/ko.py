@@ -351,6 +351,7 @@ MESSAGES: dict[str, str] = {
                              "스테이션을 쓰거나 먼저 멈추세요",
     "tool.kor-model-not-found": "Tesseract 한국어 모델(kor.traineddata)이 없습니다: apt-get install "
                                 "tesseract-ocr tesseract-ocr-kor 로 설치하세요",
+    "tool.model-missing": "읽기에 쓰는 데이터 파일이 없습니다: {path} (python -m {make} 로 만드세요)",
     "tool.no-tesserocr": "tesserocr가 설치되어 있지 않습니다: apt-get install tesseract-ocr "
                          "tesseract-ocr-kor 후 pip install tesserocr",
     "tool.cannot-load": "Tesseract가 '{lang}' 모델을 불러오지 못했습니다: {detail}",

@@ -49,19 +49,29 @@ from scanner.inputs.pdf_syntax import (
     Ref,
     Steps,
     SyntaxFault,
+    REGULAR,
+    REGULAR_RE,
+    WS,
+    WS_RE,
     parse_object,
     skip_ws,
 )
 
-_R = rb"[^\0\t\n\f\r ()<>\[\]{}/%]"
-_OBJ = re.compile(rb"(?<![0-9])(\d{1,10})[\0\t\n\f\r ]+(\d{1,5})[\0\t\n\f\r ]+obj(?!" + _R + rb")")
-_STREAM = re.compile(rb"(?<!" + _R + rb")stream(?!" + _R + rb")")
-_ENDSTREAM = re.compile(rb"(?<!" + _R + rb")endstream(?!" + _R + rb")")
-_ENDOBJ = re.compile(rb"(?<!" + _R + rb")endobj(?!" + _R + rb")")
-_TRAILER = re.compile(rb"(?<!" + _R + rb")trailer(?!" + _R + rb")")
+
+def _keyword(word: bytes) -> re.Pattern[bytes]:
+    """`word` as a whole token: no regular byte right before or after it."""
+    return re.compile(rb"(?<!" + REGULAR_RE + rb")" + word + rb"(?!" + REGULAR_RE + rb")")
+
+
+_OBJ = re.compile(rb"(?<![0-9])(\d{1,10})" + WS_RE + rb"+(\d{1,5})" + WS_RE + rb"+obj(?!" + REGULAR_RE + rb")")
+_STREAM = _keyword(rb"stream")
+_ENDSTREAM = _keyword(rb"endstream")
+_ENDOBJ = _keyword(rb"endobj")
+_TRAILER = _keyword(rb"trailer")
 _EOL = re.compile(rb"\r\n|\n|\r")
 _INLINE = re.compile(rb"(?<![^\0\t\n\f\r ])BI(?=[\0\t\n\f\r /])")
-_PAIRS = re.compile(rb"[\0\t\n\f\r ]*(?:\d+[\0\t\n\f\r ]+\d+[\0\t\n\f\r ]*)*")
+"""`BI` after white space (or at the start), before white space or a name."""
+_PAIRS = re.compile(WS_RE + rb"*(?:\d+" + WS_RE + rb"+\d+" + WS_RE + rb"*)*")
 MAX_NESTING = 64
 """Page-tree levels and form XObjects inside each other (an honest sheet has < 5)."""
 MAX_KEPT_OBJECT_STREAMS = 64 * 1024 * 1024
@@ -383,7 +393,7 @@ class _Guard:
                 while True:
                     pos = skip_ws(content, pos)
                     if content.startswith(b"ID", pos) and pos + 2 < len(content) \
-                            and content[pos + 2] in b"\0\t\n\f\r ":
+                            and content[pos + 2] in WS:
                         break
                     key, pos = parse_object(content, pos, self.steps)
                     value, pos = parse_object(content, pos, self.steps)
@@ -618,17 +628,14 @@ def _ref_key(value):
     return (value.num, value.gen) if isinstance(value, Ref) else id(value) if value is not None else None
 
 
-_REGULAR = frozenset(range(256)) - frozenset(b"\0\t\n\f\r ()<>[]{}/%")
-
-
 def _keywords(data: bytes, steps: Steps) -> list[int]:
     """Offsets of `stream` as a whole token (never the end of `endstream`)."""
     out = []
     at = data.find(b"stream")
     while at >= 0:
         steps.take()
-        if (at == 0 or data[at - 1] not in _REGULAR) and \
-                (at + 6 >= len(data) or data[at + 6] not in _REGULAR):
+        if (at == 0 or data[at - 1] not in REGULAR) and \
+                (at + 6 >= len(data) or data[at + 6] not in REGULAR):
             out.append(at)
         at = data.find(b"stream", at + 6)
     return out

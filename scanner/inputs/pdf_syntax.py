@@ -13,12 +13,19 @@ from dataclasses import dataclass
 from scanner.errors import UnreadableInput
 
 WS = b"\0\t\n\f\r "
+"""PDF's six white-space bytes."""
 _DELIM = b"()<>[]{}/%"
-_REGULAR = rb"[^\0\t\n\f\r ()<>\[\]{}/%]"
-_SKIP = re.compile(rb"(?:[\0\t\n\f\r ]+|%[^\r\n]*)*")
-_TOKEN = re.compile(rb"<<|>>|[\[\]{}]|/" + _REGULAR + rb"*|" + _REGULAR + rb"+|[()<>]")
-_REF_RUN = re.compile(rb"(?:[\0\t\n\f\r ]*\d+[\0\t\n\f\r ]+\d+[\0\t\n\f\r ]+R(?![^\0\t\n\f\r ()<>\[\]{}/%]))*"
-                      rb"[\0\t\n\f\r ]*")
+REGULAR = frozenset(range(256)) - frozenset(WS + _DELIM)
+"""Bytes that are neither white space nor a delimiter: what a name, number or keyword is made of."""
+WS_RE = rb"[\0\t\n\f\r ]"
+"""`WS` as a regex character class: one white-space byte."""
+REGULAR_RE = rb"[^\0\t\n\f\r ()<>\[\]{}/%]"
+"""`REGULAR` as a regex character class: one regular byte."""
+_SKIP = re.compile(rb"(?:" + WS_RE + rb"+|%[^\r\n]*)*")
+_TOKEN = re.compile(rb"<<|>>|[\[\]{}]|/" + REGULAR_RE + rb"*|" + REGULAR_RE + rb"+|[()<>]")
+_REF = WS_RE + rb"*\d+" + WS_RE + rb"+\d+" + WS_RE + rb"+R(?!" + REGULAR_RE + rb")"
+"""`N G R`, white space before it."""
+_REF_RUN = re.compile(rb"(?:" + _REF + rb")*" + WS_RE + rb"*")
 _NAME_ESC = re.compile(rb"#([0-9A-Fa-f]{2})")
 _HEX_DROP = re.compile(rb"[^0-9A-Fa-f]")
 _NUMBER = re.compile(rb"[+-]?(?:\d+\.?\d*|\.\d+)$")

@@ -4,7 +4,8 @@ readers (`scanner.pdf`) and the image reader (`scanner.ocr`).
 A form is a `Layout` (`model`): its deck tables (column rules, row rules, which side the count is
 on), its header boxes (player, Konami ID, totals), the words printed on it that identify it, and
 for fillable forms how its fields are named and where they sit (`FormFields`). A new form is
-added by writing its description here (one file) and a test; the readers take every form of
+added by writing its description here (one file; a fillable form's measured geometry — rules,
+field tops and boxes — in one TOML file beside it, `kde.py` ↔ `kde.toml`) and a test; the readers take every form of
 `FORMS` in turn: the PDF reader the one whose fields or printed words the file has, the image
 reader the one the page's rules fit best.
 """

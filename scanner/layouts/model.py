@@ -2,8 +2,10 @@
 top-left corner), and for fillable forms how its fields are named and where they sit."""
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass, field
-from typing import Mapping
+from pathlib import Path
+from typing import Any, Mapping
 
 Box = tuple[float, float, float, float]
 """x0, top, x1, bottom in the form's points, top-left origin."""
@@ -107,6 +109,9 @@ class FormFields:
 
 @dataclass(frozen=True)
 class Layout:
+    """One form: its deck tables, where values are written on it, the words that identify it,
+    and for a fillable form how its fields are named (`FormFields`)."""
+
     name: str
     width: float
     height: float
@@ -168,6 +173,17 @@ def numbered_cells(names: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]],
     return out
 
 
+def measurements(description: str) -> dict[str, Any]:
+    """A fixed form's geometry as measured on the blank form, from the TOML file beside its
+    description (`measurements(__file__)` in `kde.py` reads `kde.toml`): every array a tuple."""
+    def frozen(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: frozen(v) for k, v in value.items()}
+        return tuple(frozen(v) for v in value) if isinstance(value, list) else value
+    with Path(description).with_suffix(".toml").open("rb") as f:
+        return frozen(tomllib.load(f))
+
+
 @dataclass(frozen=True)
 class Band:
     """Tables side by side that share their rows (a form's main columns, or its lower tables):
@@ -181,19 +197,40 @@ class Band:
     field_tops: tuple[float, ...] = ()
     field_height: float = 0.0
 
+    @classmethod
+    def measured(cls, band: Mapping[str, Any]) -> Band:
+        """A band of a form's measurements (`title_top`, `first_row`, `last_rule`, `rows`,
+        `total_bottom`, `field_tops`, `field_height`): the rows evenly spaced between the first
+        and the last rule."""
+        pitch = (band["last_rule"] - band["first_row"]) / band["rows"]
+        return cls(band["title_top"], band["first_row"], pitch, band["rows"], band["total_bottom"],
+                   band["field_tops"], band["field_height"])
 
-def three_over_two(xs: tuple[float, ...], main: Band, lower: Band, lower_kinds: tuple[str, str],
-                   count_x: Mapping[str, tuple[float, float]] | None = None,
-                   name_x: Mapping[str, tuple[float, float]] | None = None) -> tuple[TableSpec, ...]:
-    """Konami's deck tables: monster | spell | trap over two lower tables (`lower_kinds`, left
-    to right: which deck each prints), every table `count | name` between the column rules `xs`
-    (7 of them); `count_x`/`name_x`: the fields' x ranges by table kind, for fillable forms."""
+
+def three_over_two(measured: Mapping[str, Any]) -> tuple[TableSpec, ...]:
+    """Konami's deck tables, from a fillable form's measurements: monster | spell | trap (the
+    `main` band) over the two `lower_tables` (left to right: which deck each prints), every table
+    `count | name` between the `column_rules` (7 of them), its fields where `cells_x` says (count
+    x0, x1, name x0, x1)."""
+    main, lower = Band.measured(measured["main"]), Band.measured(measured["lower"])
+    xs, left, middle = measured["column_rules"], *measured["lower_tables"]
     out = []
     for kind, band, i in (("monster", main, 0), ("spell", main, 2), ("trap", main, 4),
-                          (lower_kinds[0], lower, 0), (lower_kinds[1], lower, 2)):
-        cells = None
-        if count_x is not None and name_x is not None:
-            cells = Cells(count_x[kind], name_x[kind], band.field_tops, band.field_height)
+                          (left, lower, 0), (middle, lower, 2)):
+        count_x0, count_x1, name_x0, name_x1 = measured["cells_x"][kind]
+        cells = Cells((count_x0, count_x1), (name_x0, name_x1), band.field_tops, band.field_height)
         out.append(TableSpec(kind, xs[i], xs[i + 1], xs[i + 2], band.title_top, band.first_row,
                              band.pitch, band.rows, band.total_bottom, cells=cells))
     return tuple(out)
+
+
+def konami_form(measured: Mapping[str, Any], tables: tuple[TableSpec, ...], fields: FormFields,
+                boxes: dict[str, Box] | None = None, **described: Any) -> Layout:
+    """One of Konami's fillable forms (`count | name` tables, no row numbers): its size, tables
+    and anchor from its measurements; its header boxes, unless given, where its fields sit or
+    where `written_boxes` says a value is written; `described`: the rest (name, title, …)."""
+    width, height = measured["size"]
+    if boxes is None:
+        boxes = fields.header_boxes(**measured.get("written_boxes", {}))
+    return Layout(width=width, height=height, tables=tables, count_side="left", row_numbers=False,
+                  boxes=boxes, anchor=measured["anchor"], form=fields, **described)

@@ -18,6 +18,9 @@ from scanner.ocr.grid import Box, Grid, RowCells, Table, line_masks
 
 @dataclass(frozen=True)
 class BoxedTuning:
+    """The numbers of the open-box reader: which boxes are the deck's, and how their ink is cut
+    into lines, counts and names."""
+
     box_min: float = 0.1
     """A deck box is at least this share of the page's width and of its height."""
     band_tol: float = 0.03
@@ -29,9 +32,9 @@ class BoxedTuning:
     ink_px: int = 2
     """Ink pixels a pixel row needs to belong to a line (specks of a scan do not)."""
     join_gap: int = 2
-    """Ink runs this close are one line (an i's dot, a line's accents) when together they stay
-    no taller than `join_height` × the page's typical line."""
+    """Ink runs this close are one line (an i's dot, a line's accents)…"""
     join_height: float = 1.3
+    """…when together they stay no taller than this × the page's typical line."""
     split_height: float = 1.7
     """A run this many typical lines tall is lines touching (descender on ascender): cut evenly."""
     word_gap: float = 0.22

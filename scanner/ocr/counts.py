@@ -18,6 +18,7 @@ from scanner.ocr.glyphs import FEAT_SIZE, glyph_features  # noqa: F401 (the feat
 from scanner.ocr.hand_digits import odds_among
 from scanner.ocr.order_stats import median, percentile
 from scanner.ocr.thresholds import INK_RULE
+from scanner.ocr.tools import shipped_data
 
 H_NORM = 64
 """Cells are scaled to this height before anything is measured (a 44 px row at ~218 dpi → 64)."""
@@ -387,9 +388,7 @@ class DigitTemplates:
 @lru_cache(maxsize=4)
 def load_templates(path: Path = TEMPLATES_PATH) -> DigitTemplates:
     """The shipped templates (built by `python -m tools.make_digit_templates`)."""
-    if not path.is_file():
-        raise FileNotFoundError(f"digit templates missing: {path} (run python -m tools.make_digit_templates)")
-    with np.load(path) as z:
+    with np.load(shipped_data(path, "tools.make_digit_templates")) as z:
         return DigitTemplates(z["features"].astype(np.float32), z["labels"].astype(int), z["fonts"], z["hand"])
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from scanner.ocr.glyphs import glyph_features
+from scanner.ocr.tools import shipped_data
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "hand_digits.npz"
 
@@ -54,9 +55,7 @@ class HandDigitModel:
 @lru_cache(maxsize=2)
 def load_model(path: Path = MODEL_PATH) -> HandDigitModel:
     """The shipped network (built by `python -m tools.make_hand_digits`)."""
-    if not path.is_file():
-        raise FileNotFoundError(f"hand digit model missing: {path} (run python -m tools.make_hand_digits)")
-    with np.load(path) as z:
+    with np.load(shipped_data(path, "tools.make_hand_digits")) as z:
         return HandDigitModel(*(z[k].astype(np.float32) for k in ("mean", "std", "w1", "b1", "w2", "b2")))
 
 

@@ -27,6 +27,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from scanner.ocr.tools import shipped_data
+
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "name_syllables.npz"
 FONTS = Path("/usr/share/fonts/truetype")
 DRAWN_FONTS = ("nanum/NanumPen.ttf", "nanum/NanumBrush.ttf", "nanum/NanumBarunpenR.ttf",
@@ -118,9 +120,7 @@ class SyllableModel:
 @lru_cache(maxsize=2)
 def load_model(path: Path = MODEL_PATH) -> SyllableModel:
     """The shipped drawings (built by `python -m tools.make_name_syllables`)."""
-    if not path.is_file():
-        raise FileNotFoundError(f"name syllable drawings missing: {path} (run python -m tools.make_name_syllables)")
-    with np.load(path) as z:
+    with np.load(shipped_data(path, "tools.make_name_syllables")) as z:
         feats = z["features"].astype(np.float32)
         feats /= np.maximum(1e-6, np.linalg.norm(feats, axis=1, keepdims=True))
         return SyllableModel(str(z["syllables"]), z["labels"].astype(np.int32), feats)

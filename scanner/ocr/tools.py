@@ -2,7 +2,17 @@
 a missing one refuses with one line naming the package, instead of failing every photo later."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from scanner.errors import MissingToolError
+
+
+def shipped_data(path: Path, make: str) -> Path:
+    """`path`, a data file the reader ships (a network, templates, drawings), or
+    `MissingToolError` naming the module that builds it (`python -m make`) when it is missing."""
+    if not path.is_file():
+        raise MissingToolError("tool.model-missing", path=str(path), make=make)
+    return path
 
 
 def probe_tools() -> None:

@@ -1,0 +1,31 @@
+"""The reader's shipped data files (the hand-digit network, the digit templates, the syllable
+drawings): a missing one refuses with a coded error naming the file and what builds it, in
+English and Korean — not a bare FileNotFoundError halfway through a read."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from scanner.errors import MissingToolError
+from scanner.ocr import counts, hand_digits, hand_syllables
+
+
+@pytest.mark.parametrize("load, make", [(hand_digits.load_model, "tools.make_hand_digits"),
+                                        (counts.load_templates, "tools.make_digit_templates"),
+                                        (hand_syllables.load_model, "tools.make_name_syllables")])
+def test_a_missing_data_file_is_a_coded_error(tmp_path, load, make):
+    missing = tmp_path / "gone.npz"
+    with pytest.raises(MissingToolError) as caught:
+        load(missing)
+    err = caught.value
+    assert err.code == "tool.model-missing"
+    assert str(missing) in str(err) and f"python -m {make}" in str(err)
+    ko = err.render("ko")
+    assert str(missing) in ko and make in ko and re.search(r"[가-힣]", ko)
+
+
+def test_the_shipped_files_load():
+    assert hand_digits.load_model().w1.ndim == 2
+    assert len(counts.load_templates().labels) > 0
+    assert hand_syllables.load_model() is not None
