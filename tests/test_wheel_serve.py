@@ -37,7 +37,9 @@ def test_wheel_ships_station_files_and_serves(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     for shipped in ("scanner/web/templates/base.html", "scanner/web/static/station.css",
                     "scanner/web/static/station.js", "scanner/ocr/data/digit_templates.npz",
-                    "card_db/data/demo.cdb"):
+                    "scanner/ocr/data/hand_digits.npz", "scanner/ocr/data/name_syllables.npz",
+                    "scanner/layouts/kde.toml", "scanner/layouts/latam.toml",
+                    "scanner/layouts/cn.toml", "card_db/data/demo.cdb"):
         assert shipped in names, shipped
 
     env_dir = tmp_path / "venv"
@@ -54,6 +56,10 @@ def test_wheel_ships_station_files_and_serves(tmp_path):
     where = subprocess.run([str(py), "-c", "import scanner; print(scanner.__file__)"],
                            check=True, capture_output=True, text=True, cwd=tmp_path).stdout
     assert where.startswith(site), where
+    # The forms' measured geometry is read from the installed package's TOML files.
+    forms = subprocess.run([str(py), "-c", "from scanner.layouts import FORMS; print(len(FORMS))"],
+                           check=True, capture_output=True, text=True, cwd=tmp_path).stdout
+    assert int(forms) >= 3, forms
 
     from scanner.event.stores import create_event
     import datetime as dt
