@@ -86,6 +86,10 @@ class Figures:
     keystrokes: int = 0
     reader_seconds: float = 0.0
     """The worker's read (the job's `seconds`)."""
+    reader_cpu: float = 0.0
+    """Processor seconds the station's readers spent from the file picked to the whose-sheet
+    buttons (the read, and a reader's start and first loads when they fall on it): the wait's
+    own part, which the machine's load does not stretch."""
     wait_seconds: float = 0.0
     """File picked → the judge's button shown (queue + read + page)."""
     needs_review: int = 0
@@ -223,6 +227,21 @@ def roster_csv(cases: list[Case]) -> str:
         f"{c.player},{c.name},{i + 1}\n" for i, c in enumerate(cases))
 
 
+def readers_cpu(server_pid: int) -> dict[int, float]:
+    """Processor seconds (user + system) of each reader process the station started so far."""
+    from web.station import spawned_readers
+
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[int, float] = {}
+    for pid in spawned_readers(server_pid):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[pid] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return out
+
+
 def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Figures:
     """One player at the desk, from the 체크인 tab to their registration page."""
     judge = Judge(page, Figures(case.player, case.kind))
@@ -232,6 +251,7 @@ def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Fig
     if not nxt and page.locator("#checkin-form").count() == 0:  # elsewhere: the tab first
         judge.tap("nav.tabs >> text=체크인")
         page.wait_for_selector("#file", state="attached")
+    cpu_before = readers_cpu(server.proc.pid)
     started = time.monotonic()
     if nxt:  # sent from there, then the 체크인 page watches the job (named in its address)
         judge.pick_file("#next-photo" if photo else "#next-file", case.path)
@@ -243,6 +263,8 @@ def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Fig
         job = resp.value.json()["job"]
     page.wait_for_selector("#whose:not(.hide)", timeout=timeout_ms)
     judge.figures.wait_seconds = round(time.monotonic() - started, 2)
+    judge.figures.reader_cpu = round(sum(t - cpu_before.get(pid, 0.0)
+                                         for pid, t in readers_cpu(server.proc.pid).items()), 2)
     mine = f"#whose button[data-player='{case.player}']"
     if page.locator(mine).count() == 0:  # not offered: the judge searches by name
         judge.figures.trace.append(f"whose: not offered, found by name ({case.player})")
@@ -590,7 +612,7 @@ def run(cases: list[Case], work: Path, workers: int = 2, log=print) -> list[Figu
                 log(f"{fig.player} {fig.kind:7} taps {fig.taps:3} keys {fig.keystrokes:3} "
                     f"items {fig.items:2} lines {fig.lines_shown:2} "
                     f"reader {fig.reader_seconds:5.2f}s wait {fig.wait_seconds:5.2f}s "
-                    f"+{fig.whose_wait:4.2f}s "
+                    f"+{fig.whose_wait:4.2f}s cpu {fig.reader_cpu:4.2f}s "
                     f"judge {fig.seconds:6.1f}s flagged {fig.needs_review:2} "
                     f"{'ok' if fig.ok else 'WRONG PLAYER'}"
                     + (f" list {'ok' if fig.list_ok else 'WRONG'} left {fig.left} {fig.verdict}"
@@ -629,6 +651,7 @@ def summary(figs: list[Figures]) -> dict:
                 "median_read_wait_seconds": round(statistics.median(f.wait_seconds for f in rows), 2),
                 "median_whose_wait_seconds": round(statistics.median(f.whose_wait for f in rows), 2),
                 "median_reader_seconds": round(statistics.median(f.reader_seconds for f in rows), 2),
+                "median_reader_cpu": round(statistics.median(f.reader_cpu for f in rows), 2),
                 "median_taps": statistics.median(f.taps for f in rows),
                 "median_keystrokes": statistics.median(f.keystrokes for f in rows),
                 "median_items": statistics.median(f.items for f in rows),
