@@ -86,6 +86,10 @@ class Figures:
     keystrokes: int = 0
     reader_seconds: float = 0.0
     """The worker's read (the job's `seconds`)."""
+    reader_cpu: float = 0.0
+    """Processor seconds the station's readers spent from the file picked to the whose-sheet
+    buttons (the read, and a reader's start and first loads when they fall on it): the wait's
+    own part, which the machine's load does not stretch."""
     wait_seconds: float = 0.0
     """File picked → the judge's button shown (queue + read + page)."""
     needs_review: int = 0
@@ -98,6 +102,9 @@ class Figures:
     """Lines compared with the paper."""
     review_wait: float = 0.0
     """Measured waits of the review (the page after each submit)."""
+    whose_wait: float = 0.0
+    """The tap on whose sheet it is → the player's page loaded (the sheet stored, its page
+    drawn): a wait like the others (not counted before 2026-12-07 09:00)."""
     reviewed: bool = False
     list_ok: bool | None = None
     """After the review: the stored list is the truth's deck, nothing left to review."""
@@ -117,7 +124,12 @@ class Figures:
     @property
     def seconds(self) -> float:
         return round(self.taps * TAP + self.keystrokes * KEY + self.items * ITEM
-                     + self.lines_shown * LINE + self.wait_seconds + self.review_wait, 1)
+                     + self.lines_shown * LINE + self.waits, 1)
+
+    @property
+    def waits(self) -> float:
+        """Every measured wait: for the read, for the player's page, for each review page."""
+        return self.wait_seconds + self.whose_wait + self.review_wait
 
 
 @dataclass
@@ -215,6 +227,21 @@ def roster_csv(cases: list[Case]) -> str:
         f"{c.player},{c.name},{i + 1}\n" for i, c in enumerate(cases))
 
 
+def readers_cpu(server_pid: int) -> dict[int, float]:
+    """Processor seconds (user + system) of each reader process the station started so far."""
+    from web.station import spawned_readers
+
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[int, float] = {}
+    for pid in spawned_readers(server_pid):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[pid] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return out
+
+
 def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Figures:
     """One player at the desk, from the 체크인 tab to their registration page."""
     judge = Judge(page, Figures(case.player, case.kind))
@@ -224,6 +251,7 @@ def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Fig
     if not nxt and page.locator("#checkin-form").count() == 0:  # elsewhere: the tab first
         judge.tap("nav.tabs >> text=체크인")
         page.wait_for_selector("#file", state="attached")
+    cpu_before = readers_cpu(server.proc.pid)
     started = time.monotonic()
     if nxt:  # sent from there, then the 체크인 page watches the job (named in its address)
         judge.pick_file("#next-photo" if photo else "#next-file", case.path)
@@ -235,6 +263,8 @@ def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Fig
         job = resp.value.json()["job"]
     page.wait_for_selector("#whose:not(.hide)", timeout=timeout_ms)
     judge.figures.wait_seconds = round(time.monotonic() - started, 2)
+    judge.figures.reader_cpu = round(sum(t - cpu_before.get(pid, 0.0)
+                                         for pid, t in readers_cpu(server.proc.pid).items()), 2)
     mine = f"#whose button[data-player='{case.player}']"
     if page.locator(mine).count() == 0:  # not offered: the judge searches by name
         judge.figures.trace.append(f"whose: not offered, found by name ({case.player})")
@@ -242,13 +272,17 @@ def check_in(page, server, client, case: Case, timeout_ms: int = 180_000) -> Fig
         page.wait_for_selector("#whose .auto li", timeout=10_000)
         page.locator("#whose .auto li", has_text=case.player).first.click()
         judge.figures.taps += 1
+    tapped = time.monotonic()
     judge.tap(mine)
     if page.locator("#whose-confirm:not(.hide)").count():
         # A player other than the sheet's own ID (issue 36): stored once the judge types what
         # the player says — here the last four digits of their Konami ID.
         judge.type("#whose-confirm-text", case.player[-4:])
+        tapped = time.monotonic()
         judge.tap("#whose-confirm-store")
     page.wait_for_url(f"**/players/{case.player}/v/*", timeout=timeout_ms)
+    page.wait_for_load_state("load")
+    judge.figures.whose_wait = round(time.monotonic() - tapped, 2)
     result = client.get(f"/api/jobs/{job}").json().get("result") or {}
     judge.figures.reader_seconds = float(result.get("seconds") or 0)
     judge.figures.needs_review = int(result.get("needs_review") or 0)
@@ -578,6 +612,7 @@ def run(cases: list[Case], work: Path, workers: int = 2, log=print) -> list[Figu
                 log(f"{fig.player} {fig.kind:7} taps {fig.taps:3} keys {fig.keystrokes:3} "
                     f"items {fig.items:2} lines {fig.lines_shown:2} "
                     f"reader {fig.reader_seconds:5.2f}s wait {fig.wait_seconds:5.2f}s "
+                    f"+{fig.whose_wait:4.2f}s cpu {fig.reader_cpu:4.2f}s "
                     f"judge {fig.seconds:6.1f}s flagged {fig.needs_review:2} "
                     f"{'ok' if fig.ok else 'WRONG PLAYER'}"
                     + (f" list {'ok' if fig.list_ok else 'WRONG'} left {fig.left} {fig.verdict}"
@@ -607,13 +642,16 @@ def summary(figs: list[Figures]) -> dict:
         """Judge time per player (the module's note), with and without the reader's wait."""
         if not rows:
             return {"players": 0}
-        active = [round(f.seconds - f.wait_seconds - f.review_wait, 1) for f in rows]
+        active = [round(f.seconds - f.waits, 1) for f in rows]
         return {"players": len(rows),
                 "median_judge_seconds": statistics.median(f.seconds for f in rows),
                 "max_judge_seconds": max(f.seconds for f in rows),
                 "median_seconds_without_waits": statistics.median(active),
-                "median_wait_seconds": round(statistics.median(
-                    f.wait_seconds + f.review_wait for f in rows), 2),
+                "median_wait_seconds": round(statistics.median(f.waits for f in rows), 2),
+                "median_read_wait_seconds": round(statistics.median(f.wait_seconds for f in rows), 2),
+                "median_whose_wait_seconds": round(statistics.median(f.whose_wait for f in rows), 2),
+                "median_reader_seconds": round(statistics.median(f.reader_seconds for f in rows), 2),
+                "median_reader_cpu": round(statistics.median(f.reader_cpu for f in rows), 2),
                 "median_taps": statistics.median(f.taps for f in rows),
                 "median_keystrokes": statistics.median(f.keystrokes for f in rows),
                 "median_items": statistics.median(f.items for f in rows),

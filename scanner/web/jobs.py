@@ -26,7 +26,7 @@ from card_db.messages import render
 from scanner.inputs.pool import end_pool, reader_pool
 from scanner.event.records import now_iso
 from scanner.web.faults import QueueState, storage_fault
-from scanner.web.reader import ReadOutcome, init_worker, read_original
+from scanner.web.reader import ReadOutcome, init_worker, read_original, reader_ready
 from scanner.web.service import StationService
 from scanner.web.station_store import Job
 from scanner.web.texts import ko
@@ -60,6 +60,8 @@ class JobRunner:
         self._thread: threading.Thread | None = None
         self._pool: ProcessPoolExecutor | None = None
         self._inflight: dict[str, _InFlight] = {}
+        self.ready: list[Future] = []
+        """The current pool's `reader_ready` answers (its readers started and warmed)."""
         self._unwritten: list[tuple[Job, ReadOutcome | None, str | None]] = []
         """Finished jobs whose end could not be written yet: (job, outcome to register, or the
         error to fail it with)."""
@@ -98,8 +100,13 @@ class JobRunner:
         self._kill_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        # The one reader executor: spawned (the server has threads), memory bounded.
-        return reader_pool(self.workers, init_worker, (self.service.db.spec, self.service.limits))
+        # The one reader executor: spawned (the server has threads), memory bounded. Its readers
+        # are started now, each warmed (models, fonts), not by the first sheets on the judge's
+        # clock: a spawned pool starts a reader per submission finding none idle.
+        pool = reader_pool(self.workers, init_worker,
+                           (self.service.db.spec, self.service.limits, True))
+        self.ready = [pool.submit(reader_ready) for _ in range(self.workers)]
+        return pool
 
     def _kill_pool(self) -> None:
         pool, self._pool = self._pool, None

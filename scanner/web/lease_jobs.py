@@ -22,7 +22,7 @@ from scanner.inputs.pool import end_pool, reader_pool
 from scanner.event.records import now_iso
 from scanner.web.faults import QueueState
 from scanner.web.polling import take_or_idle
-from scanner.web.reader import ReadOutcome, init_worker, read_original
+from scanner.web.reader import ReadOutcome, init_worker, read_original, reader_ready
 from scanner.web.service import StationService
 from scanner.web.stations import open_station
 from scanner.web.texts import ko
@@ -72,8 +72,11 @@ class LeaseRunner:
             t.join()
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        # The one reader executor (spawned, one core, memory bounded), one process per reader.
-        return reader_pool(1, init_worker, (self.service.db.spec, self.service.limits))
+        # The one reader executor (spawned, one core, memory bounded), one process per reader,
+        # started and warmed now rather than by the first job it claims (`JobRunner._new_pool`).
+        pool = reader_pool(1, init_worker, (self.service.db.spec, self.service.limits, True))
+        pool.submit(reader_ready)
+        return pool
 
     def _reader(self, worker: str) -> None:
         pool = self._new_pool()

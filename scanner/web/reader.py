@@ -32,7 +32,9 @@ class ReadOutcome:
     seconds: float = 0.0
 
 
-def init_worker(card_db: CardDbSpec, limits: LimitList) -> None:
+def init_worker(card_db: CardDbSpec, limits: LimitList, warm: bool = False) -> None:
+    """Load the card database once; `warm`: also what the first photo read would load
+    (`scanner.ocr.warm`), so a reader started ahead of the first sheet reads it as fast as the next."""
     from PIL import Image
 
     Image.MAX_IMAGE_PIXELS = MAX_PIXELS  # the one limit the CLI reads by too
@@ -41,6 +43,19 @@ def init_worker(card_db: CardDbSpec, limits: LimitList) -> None:
 
     _STATE["db"] = load_card_db(card_db)  # the spec: extra locales and aliases too
     _STATE["limits"] = limits
+    if warm:
+        from scanner.ocr.warm import warm_up
+
+        _STATE["warm_seconds"] = warm_up()
+
+
+def reader_ready() -> tuple[int, float | None]:
+    """Nothing to read: the station submits one per reader when it starts, so each reader is
+    started (and warmed by `init_worker`) before the desk's first sheet rather than by it.
+    (This reader's process id, and the seconds its warming took.)"""
+    import os
+
+    return os.getpid(), _STATE.get("warm_seconds")
 
 
 def read_original(path: str, file_name: str | None, crops_dir: str,
