@@ -177,3 +177,35 @@ def test_between_two_syllables_the_drawings_find_alike_the_commoner_wins():
     assert max(got, key=got.get) == rare
     flat = dataclasses.replace(WRITTEN_NAME, prior_power=0.0)
     assert _with_prior(odds, SURNAMES, flat) == odds
+
+
+def test_an_id_digit_read_at_several_leans_is_read_as_well_as_at_one():
+    # The written ID's digits are read as written and leaned ± (`hand_digits.leaning_probs`):
+    # on the tuning faces' pen-drawn digits (pressure, bends, slant, jitter varied) the averaged
+    # odds name as many digits right as one read does, and their odds are odds.
+    from scanner.ocr.hand_digits import digit_probs, leaning_probs, sheared
+    from scanner.ocr.header import WRITTEN_ID
+    kp = kde_paper()
+    for face in kp.TUNING_FACES:
+        require(kp.HAND_FACES[face].letters.is_file(), f"needs the {face} handwriting font")
+    one = leaned = n = 0
+    for face in kp.TUNING_FACES:
+        for k in range(6):
+            hand = kp.Hand(np.random.default_rng([SEED, k, len(face)]), (face,), varied=True)
+            for d in range(10):
+                m = np.asarray(hand.render(str(d), 30)) > 100
+                ys, xs = np.nonzero(m)
+                m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+                p = leaning_probs(m, WRITTEN_ID.leans)
+                assert p.shape == (10,) and p.sum() == pytest.approx(1.0) and p.min() > 0
+                one += int(np.argmax(digit_probs(m))) == d
+                leaned += int(np.argmax(p)) == d
+                n += 1
+    assert leaned >= one and leaned >= 0.9 * n, (one, leaned, n)
+    # no lean: the network's own odds; a lean keeps the glyph's ink, cropped
+    m = np.zeros((40, 20), bool)
+    m[:, 8:12] = True
+    assert np.allclose(leaning_probs(m, ()), digit_probs(m))
+    s = sheared(m, 0.3)
+    assert s.shape[0] == 40 and s.sum() >= m.sum() * 0.9
+    assert abs(np.argmax(s[0]) - np.argmax(s[-1])) >= 0.3 * 40 - 2  # leaned by the skew
