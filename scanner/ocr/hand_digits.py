@@ -19,6 +19,10 @@ import numpy as np
 from scanner.ocr.glyphs import glyph_features
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "hand_digits.npz"
+MORE_MODEL_PATH = Path(__file__).resolve().parent / "data" / "hand_digits_more.npz"
+"""A second network, trained (`python -m tools.make_hand_digits --more --seed 36`) with more
+lettered and print fonts (`MORE_HAND_FONTS`, `MORE_PRINT_FONTS`): a second opinion on the
+Konami ID's digits (`id_digit_probs`); the counts and totals are read by the first alone."""
 
 
 @dataclass(frozen=True)
@@ -82,13 +86,21 @@ def sheared(mask: np.ndarray, skew: float) -> np.ndarray:
     return out[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(xs) else mask
 
 
-def leaning_probs(mask: np.ndarray, skews: tuple[float, ...], tuning: HandDigitTuning = TUNING) -> np.ndarray:
+def leaning_probs(mask: np.ndarray, skews: tuple[float, ...], tuning: HandDigitTuning = TUNING,
+                  model: HandDigitModel | None = None) -> np.ndarray:
     """`digit_probs` averaged over the glyph as written and leaned by ± each of `skews`: a hand
     the network never saw is read as it would be a little more upright and a little more
     italic, and a digit it names only at one lean (a 7 taken for a 1, a 5 for a 3) loses to the
     one it names at every lean."""
     shapes = [mask] + [sheared(mask, s * sign) for s in skews for sign in (1, -1)]
-    return np.mean([digit_probs(m, tuning) for m in shapes], axis=0)
+    return np.mean([digit_probs(m, tuning, model) for m in shapes], axis=0)
+
+
+def id_digit_probs(mask: np.ndarray, skews: tuple[float, ...], tuning: HandDigitTuning = TUNING) -> np.ndarray:
+    """A Konami ID digit's odds: both networks' `leaning_probs`, averaged (where they disagree
+    neither is sure, and a wrong ID comes out less sure)."""
+    return np.mean([leaning_probs(mask, skews, tuning, load_model(path)) for path in (MODEL_PATH, MORE_MODEL_PATH)],
+                   axis=0)
 
 
 def odds_among(mask: np.ndarray, values: tuple[int, ...], tuning: HandDigitTuning = TUNING) -> dict[int, float]:
