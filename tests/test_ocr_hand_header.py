@@ -180,10 +180,11 @@ def test_between_two_syllables_the_drawings_find_alike_the_commoner_wins():
 
 
 def test_an_id_digit_read_at_several_leans_is_read_as_well_as_at_one():
-    # The written ID's digits are read as written and leaned ± (`hand_digits.leaning_probs`):
-    # on the tuning faces' pen-drawn digits (pressure, bends, slant, jitter varied) the averaged
-    # odds name as many digits right as one read does, and their odds are odds.
-    from scanner.ocr.hand_digits import digit_probs, leaning_probs, sheared
+    # The written ID's digits are read as written and leaned ±, by two networks
+    # (`hand_digits.id_digit_probs`): on the tuning faces' pen-drawn digits (pressure, bends,
+    # slant, jitter varied) the averaged odds name as many digits right as one read does, and
+    # their odds are odds.
+    from scanner.ocr.hand_digits import digit_probs, id_digit_probs, leaning_probs, sheared
     from scanner.ocr.header import WRITTEN_ID
     kp = kde_paper()
     for face in kp.TUNING_FACES:
@@ -196,7 +197,7 @@ def test_an_id_digit_read_at_several_leans_is_read_as_well_as_at_one():
                 m = np.asarray(hand.render(str(d), 30)) > 100
                 ys, xs = np.nonzero(m)
                 m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-                p = leaning_probs(m, WRITTEN_ID.leans)
+                p = id_digit_probs(m, WRITTEN_ID.leans)
                 assert p.shape == (10,) and p.sum() == pytest.approx(1.0) and p.min() > 0
                 one += int(np.argmax(digit_probs(m))) == d
                 leaned += int(np.argmax(p)) == d
