@@ -1,6 +1,8 @@
 """Build the hand-digit reader that `scanner.ocr.hand_digits` ships (scanner/ocr/data/hand_digits.npz).
 
     python -m tools.make_hand_digits            # ≈ 3-5 min on one core
+    python -m tools.make_hand_digits --more --seed 36 --out scanner/ocr/data/hand_digits_more.npz
+                                                # the second network (the ID digits' second opinion)
 
 Digits written by hand in a form's count, total and ID boxes are read by a small network (one
 hidden layer on `counts.glyph_features`) trained here on digits no player wrote: glyphs of
