@@ -55,9 +55,10 @@ class HandDigitModel:
         return h @ self.w2 + self.b2
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=4)
 def load_model(path: Path = MODEL_PATH) -> HandDigitModel:
-    """The shipped network (built by `python -m tools.make_hand_digits`)."""
+    """A shipped network (built by `python -m tools.make_hand_digits`). (Four kept: the default,
+    the first and the second by path, each loaded once.)"""
     if not path.is_file():
         raise FileNotFoundError(f"hand digit model missing: {path} (run python -m tools.make_hand_digits)")
     with np.load(path) as z:
