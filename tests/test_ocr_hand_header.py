@@ -210,3 +210,40 @@ def test_an_id_digit_read_at_several_leans_is_read_as_well_as_at_one():
     s = sheared(m, 0.3)
     assert s.shape[0] == 40 and s.sum() >= m.sum() * 0.9
     assert abs(np.argmax(s[0]) - np.argmax(s[-1])) >= 0.3 * 40 - 2  # leaned by the skew
+
+
+def test_a_name_written_pale_on_a_hand_filled_form_is_read_as_handwriting():
+    # A light pen leaves no ink at the print's level in the name boxes: the form's header was
+    # left without a name (the one cause of an unread written name on the tuning sets); on a
+    # form filled by hand it is read as handwriting, with a confidence and a review item.
+    from types import SimpleNamespace
+    from scanner.model import SheetRead
+    from scanner.ocr.engine import Tesseract
+    from scanner.ocr.form_fit import Fit
+    from scanner.ocr.header import read_form_header
+    from scanner.ocr.thresholds import INK_RULE
+    from scanner.vocab import Reason
+    if not UNDRAWN_FACE.is_file():
+        pytest.skip(f"needs {UNDRAWN_FACE} (fonts-nanum)")
+    gray = np.full((260, 700), 255, np.uint8)
+    boxes = {"surname": (40, 40, 660, 110), "given_name": (40, 150, 660, 220)}
+    for x0, y0, x1, y1 in boxes.values():
+        gray[y0:y0 + 3, x0:x1] = 0  # the boxes' rules, black
+        gray[y1 - 3:y1, x0:x1] = 0
+    for key, text in (("surname", "김"), ("given_name", "서준")):
+        ink = _drawn(text, UNDRAWN_FACE, 44)
+        pale = (255 - (255 - ink.astype(np.int32)) * 0.3).astype(np.uint8)  # darkest 178: over INK_RULE
+        assert pale.min() > INK_RULE
+        x0, y0 = boxes[key][0] + 30, boxes[key][1] + 12
+        gray[y0:y0 + pale.shape[0], x0:x0 + pale.shape[1]] = pale
+    layout = SimpleNamespace(boxes=boxes)
+    fit = Fit(1.0, 0.0, 1.0, 0.0, 1.0, 1.0)
+    tess = Tesseract()
+    typed = SheetRead(reader="test")
+    read_form_header(gray, fit, layout, tess, typed, written=False)
+    assert typed.player_name is None  # a typed form's empty-looking box: no name, as before
+    sheet = SheetRead(reader="test")
+    read_form_header(gray, fit, layout, tess, sheet, written=True)
+    assert sheet.player_name == "김서준", sheet.player_name
+    assert 0.0 < sheet.player_name_confidence <= 1.0
+    assert any(r.reason == Reason.PLAYER_NAME_UNCLEAR for r in sheet.review)

@@ -279,7 +279,13 @@ def read_form_header(gray: np.ndarray, fit: Fit, layout: Layout, tess: Tesseract
             return
         img = trim_to_ink(without_lines(_box(fit, boxes[key]).crop(gray, inset=2)))
         if img is None:
-            return
+            if not written:
+                return
+            # no ink at the print's level: on a form filled by hand, a pale pen (light pressure)
+            # is read as handwriting (`written_name_ink` looks again with the ink darkened); it
+            # was the one cause of a written name left unread on the tuning sets
+            written_name = True
+            break
         # Two scales must agree: one Hangul syllable misread at high confidence (성예 → 성메)
         # is a wrong player name, worse than none.
         reads = [tess.read(cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_CUBIC), lang="kor", psm=7)
