@@ -180,7 +180,7 @@ def test_between_two_syllables_the_drawings_find_alike_the_commoner_wins():
 
 
 def test_an_id_digit_read_at_several_leans_is_read_as_well_as_at_one():
-    # The written ID's digits are read as written and leaned ±, by two networks
+    # The written ID's digits are read as written and leaned ±, by three networks
     # (`hand_digits.id_digit_probs`): on the tuning faces' pen-drawn digits (pressure, bends,
     # slant, jitter varied) the averaged odds name as many digits right as one read does, and
     # their odds are odds.

@@ -2,7 +2,8 @@
 
     python -m tools.make_hand_digits            # ≈ 3-5 min on one core
     python -m tools.make_hand_digits --more --seed 36 --out scanner/ocr/data/hand_digits_more.npz
-                                                # the second network (the ID digits' second opinion)
+    python -m tools.make_hand_digits --more --seed 37 --out scanner/ocr/data/hand_digits_more_b.npz
+                                                # the ID digits' two more networks
 
 Digits written by hand in a form's count, total and ID boxes are read by a small network (one
 hidden layer on `counts.glyph_features`) trained here on digits no player wrote: glyphs of
@@ -47,13 +48,13 @@ PRINT_FONTS = ["nanum/NanumGothic.ttf", "nanum/NanumGothicBold.ttf", "nanum/Nanu
 a 1 with a flag and a foot, a 7 with a crossbar)."""
 MORE_HAND_FONTS = ["unfonts-core/UnGungseo.ttf", "lexi/LexiSaebomR.ttf", "woowa-bm/BMHANNA_11yrs_ttf.ttf",
                    "woowa-bm/BMEULJIROTTF.ttf", "unfonts-extra/UnShinmun.ttf", "unfonts-extra/UnYetgul.ttf"]
-"""More lettered and brush fonts, drawn for the second network (`--more`, the ID digits' second
-opinion: `hand_digits.SECOND_PATH`)."""
+"""More lettered and brush fonts, drawn for the ID digits' other networks (`--more`:
+`hand_digits.MORE_MODEL_PATHS`)."""
 MORE_PRINT_FONTS = ["nanum/NanumBarunGothicLight.ttf", "nanum/NanumSquareRoundB.ttf", "nanum/NanumMyeongjoBold.ttf",
                     "nanum/NanumGothicCoding.ttf", "crosextra/Carlito-BoldItalic.ttf",
                     "baekmuk/gulim.ttf", "baekmuk/batang.ttf", "unfonts-core/UnBatang.ttf",
                     "unfonts-extra/UnJamoNovel.ttf", "unfonts-extra/UnJamoSora.ttf"]
-"""More print fonts for the second network."""
+"""More print fonts for the ID digits' other networks."""
 HELD_OUT = ("UnPilgi", "UnPen.", "alee/", "KIRANG", "fifthhorseman/")
 """Parts of font paths never drawn here (the bench's held-out faces and their families)."""
 
@@ -339,7 +340,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--more", action="store_true",
-                    help="also the MORE_ fonts: the second network (write it to hand_digits_more.npz)")
+                    help="also the MORE_ fonts: the ID digits' other networks (hand_digits.MORE_MODEL_PATHS)")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     t0 = time.time()

@@ -19,9 +19,10 @@ import numpy as np
 from scanner.ocr.glyphs import glyph_features
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "hand_digits.npz"
-MORE_MODEL_PATH = Path(__file__).resolve().parent / "data" / "hand_digits_more.npz"
-"""A second network, trained (`python -m tools.make_hand_digits --more --seed 36`) with more
-lettered and print fonts (`MORE_HAND_FONTS`, `MORE_PRINT_FONTS`): a second opinion on the
+MORE_MODEL_PATHS = (Path(__file__).resolve().parent / "data" / "hand_digits_more.npz",
+                    Path(__file__).resolve().parent / "data" / "hand_digits_more_b.npz")
+"""Two more networks, trained (`python -m tools.make_hand_digits --more --seed 36`, `--seed 37`)
+with more lettered and print fonts (`MORE_HAND_FONTS`, `MORE_PRINT_FONTS`): more opinions on the
 Konami ID's digits (`id_digit_probs`); the counts and totals are read by the first alone."""
 
 
@@ -57,8 +58,8 @@ class HandDigitModel:
 
 @lru_cache(maxsize=4)
 def load_model(path: Path = MODEL_PATH) -> HandDigitModel:
-    """A shipped network (built by `python -m tools.make_hand_digits`). (Four kept: the default,
-    the first and the second by path, each loaded once.)"""
+    """A shipped network (built by `python -m tools.make_hand_digits`). (Four kept: the default
+    and the three by path, each loaded once.)"""
     if not path.is_file():
         raise FileNotFoundError(f"hand digit model missing: {path} (run python -m tools.make_hand_digits)")
     with np.load(path) as z:
@@ -98,9 +99,9 @@ def leaning_probs(mask: np.ndarray, skews: tuple[float, ...], tuning: HandDigitT
 
 
 def id_digit_probs(mask: np.ndarray, skews: tuple[float, ...], tuning: HandDigitTuning = TUNING) -> np.ndarray:
-    """A Konami ID digit's odds: both networks' `leaning_probs`, averaged (where they disagree
-    neither is sure, and a wrong ID comes out less sure)."""
-    return np.mean([leaning_probs(mask, skews, tuning, load_model(path)) for path in (MODEL_PATH, MORE_MODEL_PATH)],
+    """A Konami ID digit's odds: the three networks' `leaning_probs`, averaged (where they
+    disagree none is sure, and a wrong ID comes out less sure)."""
+    return np.mean([leaning_probs(mask, skews, tuning, load_model(path)) for path in (MODEL_PATH, *MORE_MODEL_PATHS)],
                    axis=0)
 
 
