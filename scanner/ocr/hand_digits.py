@@ -56,10 +56,9 @@ class HandDigitModel:
         return h @ self.w2 + self.b2
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=2)
 def load_model(path: Path = MODEL_PATH) -> HandDigitModel:
-    """A shipped network (built by `python -m tools.make_hand_digits`). (Four kept: the default
-    and the three by path, each loaded once.)"""
+    """The shipped network (built by `python -m tools.make_hand_digits`)."""
     if not path.is_file():
         raise FileNotFoundError(f"hand digit model missing: {path} (run python -m tools.make_hand_digits)")
     with np.load(path) as z:
@@ -101,8 +100,13 @@ def leaning_probs(mask: np.ndarray, skews: tuple[float, ...], tuning: HandDigitT
 def id_digit_probs(mask: np.ndarray, skews: tuple[float, ...], tuning: HandDigitTuning = TUNING) -> np.ndarray:
     """A Konami ID digit's odds: the three networks' `leaning_probs`, averaged (where they
     disagree none is sure, and a wrong ID comes out less sure)."""
-    return np.mean([leaning_probs(mask, skews, tuning, load_model(path)) for path in (MODEL_PATH, *MORE_MODEL_PATHS)],
-                   axis=0)
+    return np.mean([leaning_probs(mask, skews, tuning, model) for model in id_models()], axis=0)
+
+
+@lru_cache(maxsize=1)
+def id_models() -> tuple[HandDigitModel, ...]:
+    """The networks that read an ID's digits (the first and `MORE_MODEL_PATHS`), loaded once."""
+    return tuple(load_model(path) for path in (MODEL_PATH, *MORE_MODEL_PATHS))
 
 
 def odds_among(mask: np.ndarray, values: tuple[int, ...], tuning: HandDigitTuning = TUNING) -> dict[int, float]:
