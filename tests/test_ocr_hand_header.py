@@ -177,3 +177,73 @@ def test_between_two_syllables_the_drawings_find_alike_the_commoner_wins():
     assert max(got, key=got.get) == rare
     flat = dataclasses.replace(WRITTEN_NAME, prior_power=0.0)
     assert _with_prior(odds, SURNAMES, flat) == odds
+
+
+def test_an_id_digit_read_at_several_leans_is_read_as_well_as_at_one():
+    # The written ID's digits are read as written and leaned ±, by three networks
+    # (`hand_digits.id_digit_probs`): on the tuning faces' pen-drawn digits (pressure, bends,
+    # slant, jitter varied) the averaged odds name as many digits right as one read does, and
+    # their odds are odds.
+    from scanner.ocr.hand_digits import digit_probs, id_digit_probs, leaning_probs, sheared
+    from scanner.ocr.header import WRITTEN_ID
+    kp = kde_paper()
+    for face in kp.TUNING_FACES:
+        require(kp.HAND_FACES[face].letters.is_file(), f"needs the {face} handwriting font")
+    one = leaned = n = 0
+    for face in kp.TUNING_FACES:
+        for k in range(6):
+            hand = kp.Hand(np.random.default_rng([SEED, k, len(face)]), (face,), varied=True)
+            for d in range(10):
+                m = np.asarray(hand.render(str(d), 30)) > 100
+                ys, xs = np.nonzero(m)
+                m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+                p = id_digit_probs(m, WRITTEN_ID.leans)
+                assert p.shape == (10,) and p.sum() == pytest.approx(1.0) and p.min() > 0
+                one += int(np.argmax(digit_probs(m))) == d
+                leaned += int(np.argmax(p)) == d
+                n += 1
+    assert leaned >= one and leaned >= 0.9 * n, (one, leaned, n)
+    # no lean: the network's own odds; a lean keeps the glyph's ink, cropped
+    m = np.zeros((40, 20), bool)
+    m[:, 8:12] = True
+    assert np.allclose(leaning_probs(m, ()), digit_probs(m))
+    s = sheared(m, 0.3)
+    assert s.shape[0] == 40 and s.sum() >= m.sum() * 0.9
+    assert abs(np.argmax(s[0]) - np.argmax(s[-1])) >= 0.3 * 40 - 2  # leaned by the skew
+
+
+def test_a_name_written_pale_on_a_hand_filled_form_is_read_as_handwriting():
+    # A light pen leaves no ink at the print's level in the name boxes: the form's header was
+    # left without a name (the one cause of an unread written name on the tuning sets); on a
+    # form filled by hand it is read as handwriting, with a confidence and a review item.
+    from types import SimpleNamespace
+    from scanner.model import SheetRead
+    from scanner.ocr.engine import Tesseract
+    from scanner.ocr.form_fit import Fit
+    from scanner.ocr.header import read_form_header
+    from scanner.ocr.thresholds import INK_RULE
+    from scanner.vocab import Reason
+    if not UNDRAWN_FACE.is_file():
+        pytest.skip(f"needs {UNDRAWN_FACE} (fonts-nanum)")
+    gray = np.full((260, 700), 255, np.uint8)
+    boxes = {"surname": (40, 40, 660, 110), "given_name": (40, 150, 660, 220)}
+    for x0, y0, x1, y1 in boxes.values():
+        gray[y0:y0 + 3, x0:x1] = 0  # the boxes' rules, black
+        gray[y1 - 3:y1, x0:x1] = 0
+    for key, text in (("surname", "김"), ("given_name", "서준")):
+        ink = _drawn(text, UNDRAWN_FACE, 44)
+        pale = (255 - (255 - ink.astype(np.int32)) * 0.3).astype(np.uint8)  # darkest 178: over INK_RULE
+        assert pale.min() > INK_RULE
+        x0, y0 = boxes[key][0] + 30, boxes[key][1] + 12
+        gray[y0:y0 + pale.shape[0], x0:x0 + pale.shape[1]] = pale
+    layout = SimpleNamespace(boxes=boxes)
+    fit = Fit(1.0, 0.0, 1.0, 0.0, 1.0, 1.0)
+    tess = Tesseract()
+    typed = SheetRead(reader="test")
+    read_form_header(gray, fit, layout, tess, typed, written=False)
+    assert typed.player_name is None  # a typed form's empty-looking box: no name, as before
+    sheet = SheetRead(reader="test")
+    read_form_header(gray, fit, layout, tess, sheet, written=True)
+    assert sheet.player_name == "김서준", sheet.player_name
+    assert 0.0 < sheet.player_name_confidence <= 1.0
+    assert any(r.reason == Reason.PLAYER_NAME_UNCLEAR for r in sheet.review)

@@ -1,6 +1,9 @@
 """Build the hand-digit reader that `scanner.ocr.hand_digits` ships (scanner/ocr/data/hand_digits.npz).
 
     python -m tools.make_hand_digits            # ≈ 3-5 min on one core
+    python -m tools.make_hand_digits --more --seed 36 --out scanner/ocr/data/hand_digits_more.npz
+    python -m tools.make_hand_digits --more --seed 37 --out scanner/ocr/data/hand_digits_more_b.npz
+                                                # the ID digits' two more networks
 
 Digits written by hand in a form's count, total and ID boxes are read by a small network (one
 hidden layer on `counts.glyph_features`) trained here on digits no player wrote: glyphs of
@@ -43,6 +46,15 @@ PRINT_FONTS = ["nanum/NanumGothic.ttf", "nanum/NanumGothicBold.ttf", "nanum/Nanu
                "liberation2/LiberationMono-Regular.ttf"]
 """Print fonts drawn: people write many digits as they see them printed (a 4 closed or open,
 a 1 with a flag and a foot, a 7 with a crossbar)."""
+MORE_HAND_FONTS = ["unfonts-core/UnGungseo.ttf", "lexi/LexiSaebomR.ttf", "woowa-bm/BMHANNA_11yrs_ttf.ttf",
+                   "woowa-bm/BMEULJIROTTF.ttf", "unfonts-extra/UnShinmun.ttf", "unfonts-extra/UnYetgul.ttf"]
+"""More lettered and brush fonts, drawn for the ID digits' other networks (`--more`:
+`hand_digits.MORE_MODEL_PATHS`)."""
+MORE_PRINT_FONTS = ["nanum/NanumBarunGothicLight.ttf", "nanum/NanumSquareRoundB.ttf", "nanum/NanumMyeongjoBold.ttf",
+                    "nanum/NanumGothicCoding.ttf", "crosextra/Carlito-BoldItalic.ttf",
+                    "baekmuk/gulim.ttf", "baekmuk/batang.ttf", "unfonts-core/UnBatang.ttf",
+                    "unfonts-extra/UnJamoNovel.ttf", "unfonts-extra/UnJamoSora.ttf"]
+"""More print fonts for the ID digits' other networks."""
 HELD_OUT = ("UnPilgi", "UnPen.", "alee/", "KIRANG", "fifthhorseman/")
 """Parts of font paths never drawn here (the bench's held-out faces and their families)."""
 
@@ -248,10 +260,13 @@ class Samples:
     source: np.ndarray
 
 
-def make_samples(rng: np.random.Generator, per_digit_font: int, per_digit_strokes: int) -> Samples:
+def make_samples(rng: np.random.Generator, per_digit_font: int, per_digit_strokes: int,
+                 more: bool = False) -> Samples:
     from scanner.ocr.counts import glyph_features
     feats, labels, src = [], [], []
-    fonts = [(f, True) for f in _fonts(HAND_FONTS)] + [(f, False) for f in _fonts(PRINT_FONTS)]
+    hand_fonts = HAND_FONTS + (MORE_HAND_FONTS if more else [])
+    print_fonts = PRINT_FONTS + (MORE_PRINT_FONTS if more else [])
+    fonts = [(f, True) for f in _fonts(hand_fonts)] + [(f, False) for f in _fonts(print_fonts)]
 
     def add(glyph: np.ndarray, d: int, name: str) -> None:
         mask = glyph_mask(on_paper(vary(glyph, rng), rng))
@@ -324,10 +339,12 @@ def main() -> None:
     ap.add_argument("--per-strokes", type=int, default=800, help="stroke-drawn samples per digit")
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--more", action="store_true",
+                    help="also the MORE_ fonts: the ID digits' other networks (hand_digits.MORE_MODEL_PATHS)")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
-    samples = make_samples(rng, args.per_font, args.per_strokes)
+    samples = make_samples(rng, args.per_font, args.per_strokes, args.more)
     print(f"{len(samples.labels)} samples in {time.time() - t0:.0f} s", flush=True)
     model = train(samples, rng, hidden=args.hidden, epochs=args.epochs)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,11 @@ from scanner.ocr.glyphs import glyph_features
 from scanner.ocr.tools import shipped_data
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "hand_digits.npz"
+MORE_MODEL_PATHS = (Path(__file__).resolve().parent / "data" / "hand_digits_more.npz",
+                    Path(__file__).resolve().parent / "data" / "hand_digits_more_b.npz")
+"""Two more networks, trained (`python -m tools.make_hand_digits --more --seed 36`, `--seed 37`)
+with more lettered and print fonts (`MORE_HAND_FONTS`, `MORE_PRINT_FONTS`): more opinions on the
+Konami ID's digits (`id_digit_probs`); the counts and totals are read by the first alone."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,39 @@ def digit_probs(mask: np.ndarray, tuning: HandDigitTuning = TUNING,
     p = p / p.sum()
     p = np.maximum(p, tuning.floor)
     return p / p.sum()
+
+
+def sheared(mask: np.ndarray, skew: float) -> np.ndarray:
+    """The glyph (bool mask, cropped) sheared by `skew` (x shift per row up), cropped to its ink."""
+    import cv2
+    h, w = mask.shape
+    pad = int(abs(skew) * h) + 2
+    shear = np.float32([[1, -skew, pad + skew * h / 2], [0, 1, 0]])
+    out = cv2.warpAffine(mask.astype(np.uint8), shear, (w + 2 * pad, h), flags=cv2.INTER_NEAREST) > 0
+    ys, xs = np.nonzero(out)
+    return out[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(xs) else mask
+
+
+def leaning_probs(mask: np.ndarray, skews: tuple[float, ...], tuning: HandDigitTuning = TUNING,
+                  model: HandDigitModel | None = None) -> np.ndarray:
+    """`digit_probs` averaged over the glyph as written and leaned by ± each of `skews`: a hand
+    the network never saw is read as it would be a little more upright and a little more
+    italic, and a digit it names only at one lean (a 7 taken for a 1, a 5 for a 3) loses to the
+    one it names at every lean."""
+    shapes = [mask] + [sheared(mask, s * sign) for s in skews for sign in (1, -1)]
+    return np.mean([digit_probs(m, tuning, model) for m in shapes], axis=0)
+
+
+def id_digit_probs(mask: np.ndarray, skews: tuple[float, ...], tuning: HandDigitTuning = TUNING) -> np.ndarray:
+    """A Konami ID digit's odds: the three networks' `leaning_probs`, averaged (where they
+    disagree none is sure, and a wrong ID comes out less sure)."""
+    return np.mean([leaning_probs(mask, skews, tuning, model) for model in id_models()], axis=0)
+
+
+@lru_cache(maxsize=1)
+def id_models() -> tuple[HandDigitModel, ...]:
+    """The networks that read an ID's digits (the first and `MORE_MODEL_PATHS`), loaded once."""
+    return tuple(load_model(path) for path in (MODEL_PATH, *MORE_MODEL_PATHS))
 
 
 def odds_among(mask: np.ndarray, values: tuple[int, ...], tuning: HandDigitTuning = TUNING) -> dict[int, float]:
