@@ -195,20 +195,23 @@ def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None 
         return NameMatch(None, "", 0.0, 0.0), 0
     keys = [jamo(name_key(t)) for t in reads]
     offset = (page or HandPage()).offset()
-    scored = []
-    for cid in pool:
+
+    def read_score(cid: int) -> float:
         jk = jamo(name_key(vocab.names[cid]))
         score = float(np.sqrt(np.mean([(fuzz.ratio(k, jk) / 100.0) ** 2 for k in keys])))
         lw = _log_width(aspect, vocab.names[cid]) if aspect else None
-        if lw is not None:
-            score -= WIDTH_WEIGHT * abs(lw - offset)
-        scored.append((score, cid))
-    scored.sort(key=lambda x: (-x[0], x[1]))
+        return score - WIDTH_WEIGHT * abs(lw - offset) if lw is not None else score
+
+    scored = sorted(((read_score(cid), cid) for cid in pool), key=lambda x: (-x[0], x[1]))
     tuning = tuning or INK
+    proposed: frozenset[int] = frozenset()
+    if ink is not None and tuning.search and (len(scored) < 2 or scored[0][0] - scored[1][0] < tuning.doubt_lead):
+        proposed = frozenset(c for c in ink_proposals(ink, column, vocab) if c not in pool)
+        scored = sorted(scored + [(read_score(c), c) for c in proposed], key=lambda x: (-x[0], x[1]))
     if ink is not None and len(scored) > 1 and scored[0][0] - scored[1][0] < tuning.doubt_lead:
-        scored = by_ink_likeness(scored, ink, vocab, tuning)
+        scored = by_ink_likeness(scored, ink, vocab, tuning, proposed)
     if ink is not None and len(scored) > 1 and scored[0][0] - scored[1][0] < tuning.doubt_lead:
-        scored = by_syllable_likeness(scored, ink, vocab, tuning)
+        scored = by_syllable_likeness(scored, ink, vocab, tuning, proposed)
     cands = [(cid, vocab.names[cid], s) for s, cid in scored[:CANDIDATES_PER_READ]]
     best = cands[0]
     margin = best[2] - cands[1][2] if len(cands) > 1 else 1.0
@@ -244,9 +247,25 @@ class InkTuning:
     written names, the right card among the first five 730 times): right first answers 683 →
     709 (weights 0.5-2: 703-709); held-out 3501 377 → 378 of 385, 3503 260 of 263 unchanged
     (bench/README.md)."""
+    search: bool = True
+    """While the reads' best leads by less than `doubt_lead`, the column's pool is searched by
+    the ink (`ink_proposals`): the cards it proposes join the first candidates, scored as they
+    are (reads, width, ink and syllable likeness)."""
+    proposed_weight: float = 1.0
+    """Score a card only the ink proposed gains per unit of its syllables' likeness above the
+    compared candidates' mean (the reads' candidates: `syllable_weight`)."""
 
 
 INK = InkTuning()
+
+
+def ink_proposals(ink: np.ndarray, column: str, vocab: Vocabulary) -> list[int]:
+    """Cards of the column's pool the written ink itself proposes (`hand_candidates.propose`),
+    whatever the reads say."""
+    from scanner.ocr.hand_candidates import propose
+    mask = ink < ink_level(ink)
+    ids, _ = vocab.by_column.get(column) or vocab.by_column["side"]
+    return [cid for cid, _ in propose(mask, ids, vocab.names)]
 
 
 @lru_cache(maxsize=4)
@@ -273,11 +292,17 @@ def ink_likeness(ink: np.ndarray, name: str, tuning: InkTuning = INK,
     return best
 
 
+def _head(scored: list[tuple[float, int]], n: int, extra: frozenset[int]) -> tuple[list, list]:
+    """The first `n` candidates and those of `extra` (the ink's proposals) further down; the rest."""
+    head = [x for k, x in enumerate(scored) if k < n or x[1] in extra]
+    return head, [x for k, x in enumerate(scored) if not (k < n or x[1] in extra)]
+
+
 def by_ink_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab: Vocabulary,
-                    tuning: InkTuning = INK) -> list[tuple[float, int]]:
-    """The first `candidates` rescored by their ink likeness (above or below their mean), and
-    the list sorted again."""
-    head, tail = scored[:tuning.candidates], scored[tuning.candidates:]
+                    tuning: InkTuning = INK, extra: frozenset[int] = frozenset()) -> list[tuple[float, int]]:
+    """The first `candidates` (and the ink's proposals, `extra`) rescored by their ink
+    likeness (above or below their mean), and the list sorted again."""
+    head, tail = _head(scored, tuning.candidates, extra)
     windows = cell_windows(ink)
     likes = [ink_likeness(ink, vocab.names[cid], tuning, windows) for _, cid in head]
     if any(lk is None for lk in likes):
@@ -288,12 +313,13 @@ def by_ink_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab: Voc
 
 
 def by_syllable_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab: Vocabulary,
-                         tuning: InkTuning = INK) -> list[tuple[float, int]]:
-    """The first `candidates` rescored by how like the ink their syllables are, drawn in many
-    fonts (`hand_syllables.name_likeness`, above or below their mean; a candidate with no
-    Hangul syllable counts as the mean), and the list sorted again."""
+                         tuning: InkTuning = INK, extra: frozenset[int] = frozenset()) -> list[tuple[float, int]]:
+    """The first `candidates` (and the ink's proposals, `extra`) rescored by how like the ink
+    their syllables are, drawn in many fonts (`hand_syllables.name_likeness`, above or below
+    their mean; a candidate with no Hangul syllable counts as the mean), and the list sorted
+    again."""
     from scanner.ocr.hand_syllables import name_likeness
-    head, tail = scored[:tuning.candidates], scored[tuning.candidates:]
+    head, tail = _head(scored, tuning.candidates, extra)
     mask = ink < ink_level(ink)
     if not mask.any():
         return scored
@@ -302,8 +328,8 @@ def by_syllable_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab
     if len(known) < 2:
         return scored
     mean = float(np.mean(known))
-    head = [(s + tuning.syllable_weight * ((mean if lk is None else lk) - mean), cid)
-            for (s, cid), lk in zip(head, likes)]
+    head = [(s + (tuning.proposed_weight if cid in extra else tuning.syllable_weight)
+             * ((mean if lk is None else lk) - mean), cid) for (s, cid), lk in zip(head, likes)]
     return sorted(head + tail, key=lambda x: (-x[0], x[1]))
 
 

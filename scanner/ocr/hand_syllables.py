@@ -173,10 +173,39 @@ def drawn_fonts(fonts: tuple[str, ...] = NAME_FONTS) -> tuple[ImageFont.FreeType
     return tuple(ImageFont.truetype(str(FONTS / rel), DRAW_SIZE) for rel in fonts if (FONTS / rel).is_file())
 
 
+CARD_SYLLABLES_PATH = Path(__file__).resolve().parent / "data" / "card_syllables.npz"
+"""Every card-name syllable of the Korean database drawn in the `NAME_FONTS` (float16 rows of
+`syllable_features`; `python -m tools.make_card_syllables`): drawing them costs a process
+≈ 6 ms a syllable."""
+
+
+@lru_cache(maxsize=1)
+def shipped_drawings(path: Path = CARD_SYLLABLES_PATH) -> dict[str, np.ndarray]:
+    """The shipped card-name syllable drawings: syllable → its unit-length rows (one per font)."""
+    if not path.is_file():
+        return {}
+    with np.load(path) as z:
+        feats = z["features"].astype(np.float32)
+        feats /= np.maximum(1e-6, np.linalg.norm(feats, axis=1, keepdims=True))
+        labels, syllables = z["labels"], str(z["syllables"])
+    order = np.argsort(labels, kind="stable")
+    bounds = np.searchsorted(labels[order], np.arange(len(syllables) + 1))
+    return {ch: feats[order[bounds[k]:bounds[k + 1]]] for k, ch in enumerate(syllables)}
+
+
 @lru_cache(maxsize=4096)
 def syllable_drawings(ch: str) -> np.ndarray | None:
     """`ch` drawn upright in every `NAME_FONTS` face, as unit-length `syllable_features` rows
-    (None: no font draws it); kept (a page's rows share many candidates' syllables)."""
+    (None: no font draws it): shipped (`shipped_drawings`), else drawn now; kept (a page's rows
+    share many candidates' syllables)."""
+    got = shipped_drawings().get(ch)
+    if got is not None:
+        return got
+    return draw_syllable_rows(ch)
+
+
+def draw_syllable_rows(ch: str) -> np.ndarray | None:
+    """`ch` drawn in every installed `NAME_FONTS` face now (`syllable_drawings`' rows)."""
     feats = [syllable_features(m) for m in (draw_syllable(ch, f) for f in drawn_fonts()) if m is not None]
     if not feats:
         return None
