@@ -30,7 +30,7 @@ from scanner.ocr.hand_syllables import (BINS, CELLS, GRID, NAME_SHAPE, TUNING, S
 class InkSearchTuning:
     """How the column's pool is searched by the written name's ink."""
 
-    places: int = 48
+    places: int = 32
     """Cuts between syllables are placed on this many steps of the ink's width (a card's
     printed advances rounded to them: the pool shares its pieces)."""
     proposals: int = 3

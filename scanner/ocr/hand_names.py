@@ -205,7 +205,7 @@ def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None 
     scored = sorted(((read_score(cid), cid) for cid in pool), key=lambda x: (-x[0], x[1]))
     tuning = tuning or INK
     proposed: frozenset[int] = frozenset()
-    if ink is not None and tuning.search and (len(scored) < 2 or scored[0][0] - scored[1][0] < tuning.doubt_lead):
+    if ink is not None and tuning.search and (len(scored) < 2 or scored[0][0] - scored[1][0] < tuning.search_lead):
         proposed = frozenset(c for c in ink_proposals(ink, column, vocab) if c not in pool)
         scored = sorted(scored + [(read_score(c), c) for c in proposed], key=lambda x: (-x[0], x[1]))
     if ink is not None and len(scored) > 1 and scored[0][0] - scored[1][0] < tuning.doubt_lead:
@@ -248,10 +248,12 @@ class InkTuning:
     709 (weights 0.5-2: 703-709); held-out 3501 377 → 378 of 385, 3503 260 of 263 unchanged
     (bench/README.md)."""
     search: bool = True
-    """While the reads' best leads by less than `doubt_lead`, the column's pool is searched by
+    """While the reads' best leads by less than `search_lead`, the column's pool is searched by
     the ink (`ink_proposals`): the cards it proposes join the first candidates, scored as they
     are (reads, width, ink and syllable likeness)."""
-    proposed_weight: float = 1.0
+    search_lead: float = 0.08
+    """(see `search`)"""
+    proposed_weight: float = 2.0
     """Score a card only the ink proposed gains per unit of its syllables' likeness above the
     compared candidates' mean (the reads' candidates: `syllable_weight`)."""
 
