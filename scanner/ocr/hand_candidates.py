@@ -37,6 +37,10 @@ class InkSearchTuning:
     """Cards the search adds to the reads' candidates."""
     least_syllables: int = 2
     """Cards with fewer Hangul syllables are not proposed (one piece matches too easily)."""
+    width_weight: float = 0.2
+    """Likeness a card loses per unit of log width ratio off the page's hand (its printed width
+    against the ink's, `hand_names.fuse`'s measure): a short name's few pieces, each several
+    written syllables squeezed, would otherwise look like anything."""
 
 
 INK_SEARCH = InkSearchTuning()
@@ -70,6 +74,8 @@ class PoolLayout:
     half_end: np.ndarray
     """Half the window (steps) a cut at `start` / `end` moves within (from the name's advances)."""
     syllables_per_card: np.ndarray
+    width: np.ndarray
+    """Each card's printed width per pixel of font size (`hand_names.name_width`'s measure)."""
     drawings: np.ndarray
     """Mean drawing of each syllable (rows, unit length)."""
 
@@ -86,6 +92,8 @@ class NamesLayout:
     half_start: np.ndarray
     half_end: np.ndarray
     """Places as shares of the name's printed width (0..1), windows likewise."""
+    width: np.ndarray
+    """Each card's printed width per pixel of font size."""
     drawings: np.ndarray
 
 
@@ -136,7 +144,8 @@ def _build_names(names: dict[int, str]) -> NamesLayout | None:
     if not rows:
         return None
     return NamesLayout(np.array([cid for cid, _ in items]), card[keep], syl[keep], start[keep], end[keep],
-                       half_start[keep], half_end[keep], np.array(rows, np.float32))
+                       half_start[keep], half_end[keep], np.add.reduceat(adv, first) / font.size,
+                       np.array(rows, np.float32))
 
 
 def pool_layout(ids: list[int], names: dict[int, str], tuning: InkSearchTuning = INK_SEARCH) -> PoolLayout | None:
@@ -162,11 +171,13 @@ def _pool_of(ids: list[int], every: NamesLayout | None, tuning: InkSearchTuning)
     keep = pos >= 0
     q = tuning.places
     card = pos[keep].astype(np.int32)
+    width = np.full(len(ids), np.nan)
+    width[where[where >= 0]] = every.width[where >= 0]
     return PoolLayout(np.asarray(ids), card, every.syllable[keep].astype(np.int32),
                       np.rint(every.start[keep] * q).astype(np.int32), np.rint(every.end[keep] * q).astype(np.int32),
                       np.maximum(1, np.rint(every.half_start[keep] * q)).astype(np.int32),
                       np.maximum(1, np.rint(every.half_end[keep] * q)).astype(np.int32),
-                      np.bincount(card, minlength=len(ids)).astype(np.int32), every.drawings)
+                      np.bincount(card, minlength=len(ids)).astype(np.int32), width, every.drawings)
 
 
 def cut_table(mask: np.ndarray, places: int, halves: np.ndarray) -> np.ndarray:
@@ -245,13 +256,18 @@ def pool_likeness(mask: np.ndarray, layout: PoolLayout, tuning: InkSearchTuning 
         return total / layout.syllables_per_card
 
 
-def propose(mask: np.ndarray, ids: list[int], names: dict[int, str],
+def propose(mask: np.ndarray, ids: list[int], names: dict[int, str], offset: float | None = None,
             tuning: InkSearchTuning = INK_SEARCH) -> list[tuple[int, float]]:
-    """The pool's `proposals` cards most like the written ink (with their likeness)."""
+    """The pool's `proposals` cards most like the written ink (with their likeness, less
+    `width_weight` per unit of log width ratio off `offset`: the page's hand's, None: not weighed)."""
     layout = pool_layout(ids, names, tuning)
     if layout is None or not mask.any():
         return []
     like = pool_likeness(mask, layout, tuning)
+    if offset is not None:
+        aspect = mask.shape[1] / mask.shape[0]  # (the cell's ink crop, as `fuse` measures it)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            like = like - tuning.width_weight * np.abs(np.log(aspect / np.maximum(layout.width, 0.3)) - offset)
     like = np.where(layout.syllables_per_card >= tuning.least_syllables, like, -np.inf)
     k = min(tuning.proposals, len(like))
     top = np.argpartition(-like, k - 1)[:k]

@@ -206,7 +206,7 @@ def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None 
     tuning = tuning or INK
     proposed: frozenset[int] = frozenset()
     if ink is not None and tuning.search and (len(scored) < 2 or scored[0][0] - scored[1][0] < tuning.search_lead):
-        proposed = frozenset(c for c in ink_proposals(ink, column, vocab) if c not in pool)
+        proposed = frozenset(c for c in ink_proposals(ink, column, vocab, offset) if c not in pool)
         scored = sorted(scored + [(read_score(c), c) for c in proposed], key=lambda x: (-x[0], x[1]))
     if ink is not None and len(scored) > 1 and scored[0][0] - scored[1][0] < tuning.doubt_lead:
         scored = by_ink_likeness(scored, ink, vocab, tuning, proposed)
@@ -261,13 +261,13 @@ class InkTuning:
 INK = InkTuning()
 
 
-def ink_proposals(ink: np.ndarray, column: str, vocab: Vocabulary) -> list[int]:
-    """Cards of the column's pool the written ink itself proposes (`hand_candidates.propose`),
-    whatever the reads say."""
+def ink_proposals(ink: np.ndarray, column: str, vocab: Vocabulary, offset: float | None = None) -> list[int]:
+    """Cards of the column's pool the written ink itself proposes (`hand_candidates.propose`;
+    `offset`: the page's hand's log width ratio), whatever the reads say."""
     from scanner.ocr.hand_candidates import propose
     mask = ink < ink_level(ink)
     ids, _ = vocab.by_column.get(column) or vocab.by_column["side"]
-    return [cid for cid, _ in propose(mask, ids, vocab.names)]
+    return [cid for cid, _ in propose(mask, ids, vocab.names, offset)]
 
 
 @lru_cache(maxsize=4)
