@@ -12,7 +12,7 @@ import pytest
 OCR = Path(__file__).resolve().parent.parent / "scanner" / "ocr"
 
 CONVERTED = ("grid", "page", "form_fit", "rows", "names", "latin", "verify", "marks", "corrections",
-             "totals", "header", "lines", "count_hand", "hand_syllables")
+             "totals", "header", "lines", "count_hand", "hand_syllables", "hand_candidates")
 """Stages whose comparisons name every number (the hand reader and the count reader,
 `hand_names` and `counts`, are not converted yet)."""
 
@@ -48,11 +48,12 @@ def test_the_check_sees_a_bare_number():
 def test_each_stage_tuning_is_frozen_and_documented():
     """Every tuning object is a frozen dataclass whose fields carry a docstring (the field's own,
     or, for a field that completes the one before it, the next one's: `a`…`b` read together)."""
-    from scanner.ocr import (corrections, count_hand, form_fit, grid, hand_syllables, header, marks, names, page,
-                             perspective, retake, text_rules, totals, verify)
+    from scanner.ocr import (corrections, count_hand, form_fit, grid, hand_candidates, hand_syllables, header, marks,
+                             names, page, perspective, retake, text_rules, totals, verify)
     tunings = [count_hand.PAGE_HAND, corrections.CORRECTIONS, form_fit.FORM_FIT, grid.GRID, header.HEADER, marks.MARKS,
                names.NAMES, page.PAGE, perspective.PERSPECTIVE, retake.RETAKE, text_rules.TEXT_RULES,
-               totals.TOTALS, verify.VERIFY, header.WRITTEN_NAME, hand_syllables.TUNING]
+               totals.TOTALS, verify.VERIFY, header.WRITTEN_NAME, hand_syllables.TUNING,
+               hand_candidates.INK_SEARCH]
     for tuning in tunings:
         cls = type(tuning)
         assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, cls.__name__
