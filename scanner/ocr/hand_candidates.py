@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from scanner.ocr.hand_syllables import (BINS, CELLS, GRID, HANGUL_FIRST, HANGUL_LAST, NAME_SHAPE, TUNING, SyllableTuning, _advance_font,
-                                        _is_syllable, syllable_drawings)
+                                        _is_syllable, shipped_means, syllable_drawings)
 
 @dataclass(frozen=True)
 class InkSearchTuning:
@@ -34,9 +34,9 @@ class InkSearchTuning:
     """Cuts between syllables are placed on this many steps of the ink's width (a card's
     printed advances rounded to them: the pool shares its pieces; tuning faces, before the
     width term: 32, 48, 64 steps → 737, 735, 735 of 902 names right first, 32 the cheapest)."""
-    proposals: int = 3
-    """Cards the search adds to the reads' candidates (2, 3, 5 → 750, 751, 753: five cost two
-    more ink comparisons a search)."""
+    proposals: int = 2
+    """Cards the search adds to the reads' candidates (2, 3, 5 → 750, 751, 753: each costs an
+    ink and a syllable comparison a search, ≈ 4 ms)."""
     least_syllables: int = 2
     """Cards with fewer Hangul syllables are not proposed (one piece matches too easily; 1:
     734 against 735, before the width term)."""
@@ -146,11 +146,16 @@ def _build_names(names: dict[int, str]) -> NamesLayout | None:
     nxt = np.concatenate([adv[1:], [0.0]])
     half_start = NAME_SHAPE.cut_window * (prev + adv) / 2 / total
     half_end = NAME_SHAPE.cut_window * (adv + nxt) / 2 / total
-    rows: list[np.ndarray] = []
+    shipped, means = shipped_means()
+    at = {ch: k for k, ch in enumerate(shipped)}
+    rows: list[np.ndarray] = list(means)
     row_of = np.full(len(uniq), -1, np.int64)
     for k, c in enumerate(uniq):
-        if _is_syllable(chr(c)):
-            d = mean_drawing(chr(c))
+        ch = chr(c)
+        if ch in at:
+            row_of[k] = at[ch]
+        elif _is_syllable(ch):
+            d = mean_drawing(ch)  # a syllable a later database added
             if d is not None:
                 row_of[k] = len(rows)
                 rows.append(d)
@@ -220,23 +225,23 @@ def pieces_features(mask: np.ndarray, pieces: np.ndarray, tuning: SyllableTuning
     """`hand_syllables.syllable_features` of each column range (a, b) of the ink, unit length,
     taken together (one histogram pass for all)."""
     n = len(pieces)
-    boxes = np.zeros((n, GRID, GRID), np.float32)
+    gx = np.zeros((n, GRID, GRID), np.float32)
+    gy = np.zeros_like(gx)
+    dens = np.zeros((n, CELLS * CELLS), np.float32)
     colink = mask.any(axis=0)
     m32 = mask.astype(np.float32)
+    box = np.zeros((GRID, GRID), np.float32)
     for i, (a, b) in enumerate(pieces):
         xs = np.flatnonzero(colink[a:b])
         if not len(xs):
             continue
         part = m32[:, a + xs[0]:a + xs[-1] + 1]
         ys = np.flatnonzero(part.any(axis=1))
-        part = part[ys[0]:ys[-1] + 1]
-        boxes[i, 2:-2, 2:-2] = cv2.resize(part, (GRID - 4, GRID - 4), interpolation=cv2.INTER_AREA)
-        boxes[i] = cv2.GaussianBlur(boxes[i], (0, 0), tuning.blur)
-    gx = np.zeros_like(boxes)
-    gy = np.zeros_like(boxes)
-    for i in range(n):
-        gx[i] = cv2.Sobel(boxes[i], cv2.CV_32F, 1, 0, ksize=3)
-        gy[i] = cv2.Sobel(boxes[i], cv2.CV_32F, 0, 1, ksize=3)
+        box[2:-2, 2:-2] = cv2.resize(part[ys[0]:ys[-1] + 1], (GRID - 4, GRID - 4), interpolation=cv2.INTER_AREA)
+        blurred = cv2.GaussianBlur(box, (0, 0), tuning.blur)
+        gx[i] = cv2.Sobel(blurred, cv2.CV_32F, 1, 0, ksize=3)
+        gy[i] = cv2.Sobel(blurred, cv2.CV_32F, 0, 1, ksize=3)
+        dens[i] = cv2.resize(blurred, (CELLS, CELLS), interpolation=cv2.INTER_AREA).ravel()
     mag = np.hypot(gx, gy)
     b = np.minimum((np.mod(np.arctan2(gy, gx), np.pi) / np.pi * BINS).astype(np.int64), BINS - 1)
     c = GRID // CELLS
@@ -247,8 +252,6 @@ def pieces_features(mask: np.ndarray, pieces: np.ndarray, tuning: SyllableTuning
     slot = ((np.arange(n)[:, None, None] * CELLS + cy) * CELLS + cx) * BINS + b
     hist = np.bincount(slot[:, inside].ravel(), weights=mag[:, inside].ravel(),
                        minlength=n * CELLS * CELLS * BINS).reshape(n, -1).astype(np.float32)
-    dens = np.stack([cv2.resize(bx, (CELLS, CELLS), interpolation=cv2.INTER_AREA).ravel() for bx in boxes]) \
-        if n else np.zeros((0, CELLS * CELLS), np.float32)
     hist /= np.maximum(1e-6, np.linalg.norm(hist, axis=1, keepdims=True))
     dens /= np.maximum(1e-6, np.linalg.norm(dens, axis=1, keepdims=True))
     f = np.concatenate([hist, 0.5 * dens], axis=1)

@@ -180,17 +180,34 @@ CARD_SYLLABLES_PATH = Path(__file__).resolve().parent / "data" / "card_syllables
 
 
 @lru_cache(maxsize=1)
-def shipped_drawings(path: Path = CARD_SYLLABLES_PATH) -> dict[str, np.ndarray]:
-    """The shipped card-name syllable drawings: syllable → its unit-length rows (one per font)."""
+def _shipped(path: Path = CARD_SYLLABLES_PATH) -> tuple[str, np.ndarray, np.ndarray]:
+    """The shipped syllables, their drawings' unit rows grouped by syllable, and each group's
+    bounds (empty without the file)."""
     if not path.is_file():
-        return {}
+        return "", np.zeros((0, CELLS * CELLS * BINS + CELLS * CELLS), np.float32), np.zeros(1, np.int64)
     with np.load(path) as z:
         feats = z["features"].astype(np.float32)
-        feats /= np.maximum(1e-6, np.linalg.norm(feats, axis=1, keepdims=True))
         labels, syllables = z["labels"], str(z["syllables"])
+    feats /= np.maximum(1e-6, np.linalg.norm(feats, axis=1, keepdims=True))
     order = np.argsort(labels, kind="stable")
-    bounds = np.searchsorted(labels[order], np.arange(len(syllables) + 1))
-    return {ch: feats[order[bounds[k]:bounds[k + 1]]] for k, ch in enumerate(syllables)}
+    return syllables, feats[order], np.searchsorted(labels[order], np.arange(len(syllables) + 1))
+
+
+@lru_cache(maxsize=1)
+def shipped_drawings(path: Path = CARD_SYLLABLES_PATH) -> dict[str, np.ndarray]:
+    """The shipped card-name syllable drawings: syllable → its unit-length rows (one per font)."""
+    syllables, feats, bounds = _shipped(path)
+    return {ch: feats[bounds[k]:bounds[k + 1]] for k, ch in enumerate(syllables)}
+
+
+@lru_cache(maxsize=1)
+def shipped_means(path: Path = CARD_SYLLABLES_PATH) -> tuple[str, np.ndarray]:
+    """The shipped card-name syllables and the mean of each one's drawings (rows, unit length)."""
+    syllables, feats, bounds = _shipped(path)
+    if not syllables:
+        return "", feats
+    means = np.add.reduceat(feats, bounds[:-1], axis=0) / np.diff(bounds)[:, None]
+    return syllables, (means / np.maximum(1e-6, np.linalg.norm(means, axis=1, keepdims=True))).astype(np.float32)
 
 
 @lru_cache(maxsize=4096)
