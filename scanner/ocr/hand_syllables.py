@@ -15,7 +15,10 @@ HELD_OUT_LATER) is drawn.
 A written card name's first candidates are a closed set too (`name_likeness`): the ink is cut
 into the candidate's own characters (at its printed advances, each cut moved to the column of
 least ink nearby) and each Hangul syllable compared with that syllable drawn in four of those
-hands (`NAME_FONTS`; drawn when first asked for, kept).
+hands (`NAME_FONTS`; every card-name syllable of the Korean database drawn once and shipped,
+`data/card_syllables.npz` by `tools/make_card_syllables.py`; one a later database adds is drawn
+when first asked for, kept). `hand_candidates` compares the same drawings with the ink of every
+card of a column's pool.
 """
 from __future__ import annotations
 
