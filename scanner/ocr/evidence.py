@@ -5,7 +5,7 @@ with the paper. Most of them the reader already knows: this module lets a writte
 unflagged only when every piece of evidence the sheet gives agrees:
 
 - the name: read several ways (`hand_names.HAND_READS`), most reads name the same card as their
-  own best, the fused likeness of the reads (ink likeness of the rendered name included) is
+  own best (a card only the ink proposed, `hand_candidates`, is no read's best: never accepted), the fused likeness of the reads (ink likeness of the rendered name included) is
   high, and the card leads the next one (no 'ambiguous-name');
 - the count: its own odds (`counts.read_hand_count`), before any total raised them, are sure;
 - the column: the form's total for the line's column adds up with the column's lines

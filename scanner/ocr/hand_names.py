@@ -195,20 +195,23 @@ def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None 
         return NameMatch(None, "", 0.0, 0.0), 0
     keys = [jamo(name_key(t)) for t in reads]
     offset = (page or HandPage()).offset()
-    scored = []
-    for cid in pool:
+
+    def read_score(cid: int) -> float:
         jk = jamo(name_key(vocab.names[cid]))
         score = float(np.sqrt(np.mean([(fuzz.ratio(k, jk) / 100.0) ** 2 for k in keys])))
         lw = _log_width(aspect, vocab.names[cid]) if aspect else None
-        if lw is not None:
-            score -= WIDTH_WEIGHT * abs(lw - offset)
-        scored.append((score, cid))
-    scored.sort(key=lambda x: (-x[0], x[1]))
+        return score - WIDTH_WEIGHT * abs(lw - offset) if lw is not None else score
+
+    scored = sorted(((read_score(cid), cid) for cid in pool), key=lambda x: (-x[0], x[1]))
     tuning = tuning or INK
+    proposed: frozenset[int] = frozenset()
+    if ink is not None and tuning.search and (len(scored) < 2 or scored[0][0] - scored[1][0] < tuning.search_lead):
+        proposed = frozenset(c for c in ink_proposals(ink, column, vocab, offset) if c not in pool)
+        scored = sorted(scored + [(read_score(c), c) for c in proposed], key=lambda x: (-x[0], x[1]))
     if ink is not None and len(scored) > 1 and scored[0][0] - scored[1][0] < tuning.doubt_lead:
-        scored = by_ink_likeness(scored, ink, vocab, tuning)
+        scored = by_ink_likeness(scored, ink, vocab, tuning, proposed)
     if ink is not None and len(scored) > 1 and scored[0][0] - scored[1][0] < tuning.doubt_lead:
-        scored = by_syllable_likeness(scored, ink, vocab, tuning)
+        scored = by_syllable_likeness(scored, ink, vocab, tuning, proposed)
     cands = [(cid, vocab.names[cid], s) for s, cid in scored[:CANDIDATES_PER_READ]]
     best = cands[0]
     margin = best[2] - cands[1][2] if len(cands) > 1 else 1.0
@@ -244,9 +247,32 @@ class InkTuning:
     written names, the right card among the first five 730 times): right first answers 683 →
     709 (weights 0.5-2: 703-709); held-out 3501 377 → 378 of 385, 3503 260 of 263 unchanged
     (bench/README.md)."""
+    search: bool = True
+    """While the reads' best leads by less than `search_lead`, the column's pool is searched by
+    the ink (`ink_proposals`, `hand_candidates`): the cards it proposes join the first
+    candidates and are scored as they are (reads, width, ink and syllable likeness). Offline
+    on the tuning faces' reads (sets 3502, 3504; 902 written names): right first answers 708 →
+    751 (47 put right, 4 put wrong); a card only the ink proposes is no read's own best, so
+    `evidence.py` (two reads at least) never accepts it unflagged."""
+    search_lead: float = 0.08
+    """…the lead below which the pool is searched (measured before the width term: 0.05, 0.08,
+    0.12 → 735, 737, 737 of 902; the wider gate dearer)."""
+    proposed_weight: float = 2.0
+    """Score a card only the ink proposed gains per unit of its syllables' likeness above the
+    compared candidates' mean (the reads' candidates gain `syllable_weight`): its reads' score
+    is low by construction (before the width term: 1.5, 2, 3 → 735, 737, 735)."""
 
 
 INK = InkTuning()
+
+
+def ink_proposals(ink: np.ndarray, column: str, vocab: Vocabulary, offset: float | None = None) -> list[int]:
+    """Cards of the column's pool the written ink itself proposes (`hand_candidates.propose`;
+    `offset`: the page's hand's log width ratio), whatever the reads say."""
+    from scanner.ocr.hand_candidates import propose
+    mask = ink < ink_level(ink)
+    ids, _ = vocab.by_column.get(column) or vocab.by_column["side"]
+    return [cid for cid, _ in propose(mask, ids, vocab.names, offset)]
 
 
 @lru_cache(maxsize=4)
@@ -273,11 +299,17 @@ def ink_likeness(ink: np.ndarray, name: str, tuning: InkTuning = INK,
     return best
 
 
+def _head(scored: list[tuple[float, int]], n: int, extra: frozenset[int]) -> tuple[list, list]:
+    """The first `n` candidates and those of `extra` (the ink's proposals) further down; the rest."""
+    head = [x for k, x in enumerate(scored) if k < n or x[1] in extra]
+    return head, [x for k, x in enumerate(scored) if not (k < n or x[1] in extra)]
+
+
 def by_ink_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab: Vocabulary,
-                    tuning: InkTuning = INK) -> list[tuple[float, int]]:
-    """The first `candidates` rescored by their ink likeness (above or below their mean), and
-    the list sorted again."""
-    head, tail = scored[:tuning.candidates], scored[tuning.candidates:]
+                    tuning: InkTuning = INK, extra: frozenset[int] = frozenset()) -> list[tuple[float, int]]:
+    """The first `candidates` (and the ink's proposals, `extra`) rescored by their ink
+    likeness (above or below their mean), and the list sorted again."""
+    head, tail = _head(scored, tuning.candidates, extra)
     windows = cell_windows(ink)
     likes = [ink_likeness(ink, vocab.names[cid], tuning, windows) for _, cid in head]
     if any(lk is None for lk in likes):
@@ -288,12 +320,13 @@ def by_ink_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab: Voc
 
 
 def by_syllable_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab: Vocabulary,
-                         tuning: InkTuning = INK) -> list[tuple[float, int]]:
-    """The first `candidates` rescored by how like the ink their syllables are, drawn in many
-    fonts (`hand_syllables.name_likeness`, above or below their mean; a candidate with no
-    Hangul syllable counts as the mean), and the list sorted again."""
+                         tuning: InkTuning = INK, extra: frozenset[int] = frozenset()) -> list[tuple[float, int]]:
+    """The first `candidates` (and the ink's proposals, `extra`) rescored by how like the ink
+    their syllables are, drawn in many fonts (`hand_syllables.name_likeness`, above or below
+    their mean; a candidate with no Hangul syllable counts as the mean), and the list sorted
+    again."""
     from scanner.ocr.hand_syllables import name_likeness
-    head, tail = scored[:tuning.candidates], scored[tuning.candidates:]
+    head, tail = _head(scored, tuning.candidates, extra)
     mask = ink < ink_level(ink)
     if not mask.any():
         return scored
@@ -302,8 +335,8 @@ def by_syllable_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab
     if len(known) < 2:
         return scored
     mean = float(np.mean(known))
-    head = [(s + tuning.syllable_weight * ((mean if lk is None else lk) - mean), cid)
-            for (s, cid), lk in zip(head, likes)]
+    head = [(s + (tuning.proposed_weight if cid in extra else tuning.syllable_weight)
+             * ((mean if lk is None else lk) - mean), cid) for (s, cid), lk in zip(head, likes)]
     return sorted(head + tail, key=lambda x: (-x[0], x[1]))
 
 

@@ -15,7 +15,10 @@ HELD_OUT_LATER) is drawn.
 A written card name's first candidates are a closed set too (`name_likeness`): the ink is cut
 into the candidate's own characters (at its printed advances, each cut moved to the column of
 least ink nearby) and each Hangul syllable compared with that syllable drawn in four of those
-hands (`NAME_FONTS`; drawn when first asked for, kept).
+hands (`NAME_FONTS`; every card-name syllable of the Korean database drawn once and shipped,
+`data/card_syllables.npz` by `tools/make_card_syllables.py`; one a later database adds is drawn
+when first asked for, kept). `hand_candidates` compares the same drawings with the ink of every
+card of a column's pool.
 """
 from __future__ import annotations
 
@@ -173,10 +176,56 @@ def drawn_fonts(fonts: tuple[str, ...] = NAME_FONTS) -> tuple[ImageFont.FreeType
     return tuple(ImageFont.truetype(str(FONTS / rel), DRAW_SIZE) for rel in fonts if (FONTS / rel).is_file())
 
 
+CARD_SYLLABLES_PATH = Path(__file__).resolve().parent / "data" / "card_syllables.npz"
+"""Every card-name syllable of the Korean database drawn in the `NAME_FONTS` (float16 rows of
+`syllable_features`; `python -m tools.make_card_syllables`): drawing them costs a process
+≈ 6 ms a syllable."""
+
+
+@lru_cache(maxsize=1)
+def _shipped(path: Path = CARD_SYLLABLES_PATH) -> tuple[str, np.ndarray, np.ndarray]:
+    """The shipped syllables, their drawings' unit rows grouped by syllable, and each group's
+    bounds (empty without the file)."""
+    if not path.is_file():
+        return "", np.zeros((0, CELLS * CELLS * BINS + CELLS * CELLS), np.float32), np.zeros(1, np.int64)
+    with np.load(path) as z:
+        feats = z["features"].astype(np.float32)
+        labels, syllables = z["labels"], str(z["syllables"])
+    feats /= np.maximum(1e-6, np.linalg.norm(feats, axis=1, keepdims=True))
+    order = np.argsort(labels, kind="stable")
+    return syllables, feats[order], np.searchsorted(labels[order], np.arange(len(syllables) + 1))
+
+
+@lru_cache(maxsize=1)
+def shipped_drawings(path: Path = CARD_SYLLABLES_PATH) -> dict[str, np.ndarray]:
+    """The shipped card-name syllable drawings: syllable → its unit-length rows (one per font)."""
+    syllables, feats, bounds = _shipped(path)
+    return {ch: feats[bounds[k]:bounds[k + 1]] for k, ch in enumerate(syllables)}
+
+
+@lru_cache(maxsize=1)
+def shipped_means(path: Path = CARD_SYLLABLES_PATH) -> tuple[str, np.ndarray]:
+    """The shipped card-name syllables and the mean of each one's drawings (rows, unit length)."""
+    syllables, feats, bounds = _shipped(path)
+    if not syllables:
+        return "", feats
+    means = np.add.reduceat(feats, bounds[:-1], axis=0) / np.diff(bounds)[:, None]
+    return syllables, (means / np.maximum(1e-6, np.linalg.norm(means, axis=1, keepdims=True))).astype(np.float32)
+
+
 @lru_cache(maxsize=4096)
 def syllable_drawings(ch: str) -> np.ndarray | None:
     """`ch` drawn upright in every `NAME_FONTS` face, as unit-length `syllable_features` rows
-    (None: no font draws it); kept (a page's rows share many candidates' syllables)."""
+    (None: no font draws it): shipped (`shipped_drawings`), else drawn now; kept (a page's rows
+    share many candidates' syllables)."""
+    got = shipped_drawings().get(ch)
+    if got is not None:
+        return got
+    return draw_syllable_rows(ch)
+
+
+def draw_syllable_rows(ch: str) -> np.ndarray | None:
+    """`ch` drawn in every installed `NAME_FONTS` face now (`syllable_drawings`' rows)."""
     feats = [syllable_features(m) for m in (draw_syllable(ch, f) for f in drawn_fonts()) if m is not None]
     if not feats:
         return None

@@ -1,0 +1,302 @@
+"""A written card name's candidates proposed by its ink, whatever Tesseract read.
+
+`hand_names.fuse` ranks the cards the reads propose; on most wrong written names the right card
+is none of them (Tesseract's `kor` reads a hand as a near-miss of some other card). This module
+proposes cards from the ink itself: every card of the column's pool is laid along the written
+name at its printed advances (as `hand_syllables.name_cuts` lays one candidate; each cut moved
+to the column of least ink nearby), each Hangul syllable's piece of ink is compared with that
+syllable drawn in the tuning hands (`hand_syllables.NAME_FONTS`: their mean drawing per
+syllable; shipped, `hand_syllables.shipped_drawings`), and a card's likeness is the mean over its syllables. Places along the ink
+are taken on a grid (`InkSearchTuning.places`), so the whole pool shares a few hundred pieces:
+their features are taken once, compared with every syllable in one matrix product, and each
+card's likeness is a sum of looked-up entries.
+
+Only a proposal: the cards found join the reads' candidates and are scored by the same fused
+evidence (reads, width, ink likeness); `fuse` marks a first answer that no read proposed, and
+`evidence.py` never accepts such a line unflagged.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from scanner.ocr.hand_syllables import (BINS, CELLS, GRID, HANGUL_FIRST, HANGUL_LAST, NAME_SHAPE, TUNING, SyllableTuning, _advance_font,
+                                        _is_syllable, shipped_means, syllable_drawings)
+
+@dataclass(frozen=True)
+class InkSearchTuning:
+    """How the column's pool is searched by the written name's ink."""
+
+    places: int = 32
+    """Cuts between syllables are placed on this many steps of the ink's width (a card's
+    printed advances rounded to them: the pool shares its pieces; tuning faces, before the
+    width term: 32, 48, 64 steps → 737, 735, 735 of 902 names right first, 32 the cheapest)."""
+    proposals: int = 2
+    """Cards the search adds to the reads' candidates (2, 3, 5 → 750, 751, 753: each costs an
+    ink and a syllable comparison a search, ≈ 4 ms)."""
+    least_syllables: int = 2
+    """Cards with fewer Hangul syllables are not proposed (one piece matches too easily; 1:
+    734 against 735, before the width term)."""
+    other_likeness: float | None = None
+    """A character of a name that is neither Hangul nor a space (Latin letters, digits, marks:
+    no drawing of them) counts as this likeness in the card's mean; None: only the Hangul
+    syllables are (0.35-0.55 put 739-747 of the tuning sets' 902 names right first, against
+    751 not counted)."""
+    width_weight: float = 0.2
+    """Likeness a card loses per unit of log width ratio off the page's hand (its printed width
+    against the ink's, `hand_names.fuse`'s measure): a short name's few pieces, each several
+    written syllables squeezed, would otherwise look like anything (0, 0.1, 0.2, 0.3, 0.4 →
+    737, 747, 751, 751, 739)."""
+
+
+INK_SEARCH = InkSearchTuning()
+SPACES = np.array([ord(c) for c in " \u3000"], np.uint32)
+"""Characters that are a gap in the writing, not a character compared or counted."""
+
+
+@lru_cache(maxsize=4096)
+def mean_drawing(ch: str) -> np.ndarray | None:
+    """`ch`'s drawings in the tuning hands (`hand_syllables.syllable_drawings`), averaged, unit
+    length (None: no font draws it)."""
+    drawn = syllable_drawings(ch)
+    if drawn is None:
+        return None
+    m = drawn.mean(axis=0)
+    return (m / max(1e-6, float(np.linalg.norm(m)))).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class PoolLayout:
+    """A column pool's cards laid out for the search: one entry per (card, Hangul syllable)."""
+
+    ids: np.ndarray
+    """The pool's card ids."""
+    card: np.ndarray
+    """Each entry's card (index into `ids`)."""
+    syllable: np.ndarray
+    """Each entry's syllable (index into `drawings`)."""
+    start: np.ndarray
+    end: np.ndarray
+    """Each entry's place along the name, in steps of `places` (0..places)."""
+    half_start: np.ndarray
+    half_end: np.ndarray
+    """Half the window (steps) a cut at `start` / `end` moves within (from the name's advances)."""
+    syllables_per_card: np.ndarray
+    width: np.ndarray
+    """Each card's printed width per pixel of font size (`hand_names.name_width`'s measure)."""
+    others: np.ndarray
+    """Each card's characters neither Hangul nor space."""
+    drawings: np.ndarray
+    """Mean drawing of each syllable (rows, unit length)."""
+
+
+@dataclass(frozen=True)
+class NamesLayout:
+    """Every name of a vocabulary laid out once: one entry per (card, Hangul syllable)."""
+
+    ids: np.ndarray
+    card: np.ndarray
+    syllable: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    half_start: np.ndarray
+    half_end: np.ndarray
+    """Places as shares of the name's printed width (0..1), windows likewise."""
+    width: np.ndarray
+    """Each card's printed width per pixel of font size."""
+    others: np.ndarray
+    """Each card's characters neither Hangul nor space."""
+    drawings: np.ndarray
+
+
+_NAMES: dict[int, tuple[dict, NamesLayout | None]] = {}
+_POOLS: dict[tuple[int, int], tuple[list[int], PoolLayout | None]] = {}
+
+
+def names_layout(names: dict[int, str]) -> NamesLayout | None:
+    """`names` laid out (kept per names dict: a page's vocabulary shares the database's)."""
+    got = _NAMES.get(id(names))
+    if got is not None and got[0] is names:
+        return got[1]
+    layout = _build_names(names)
+    _NAMES[id(names)] = (names, layout)
+    return layout
+
+
+def _build_names(names: dict[int, str]) -> NamesLayout | None:
+    font = _advance_font()
+    items = [(cid, n) for cid, n in names.items() if n]
+    if font is None or not items:
+        return None
+    lens = np.array([len(n) for _, n in items])
+    cp = np.frombuffer("".join(n for _, n in items).encode("utf-32-le"), np.uint32)
+    uniq, inv = np.unique(cp, return_inverse=True)
+    adv = np.array([max(1.0, font.getlength(chr(c))) for c in uniq], np.float64)[inv]
+    card = np.repeat(np.arange(len(items)), lens)
+    first = np.concatenate([[0], np.cumsum(lens)[:-1]])
+    cum = np.cumsum(adv)
+    base = (cum - adv)[first][card]
+    total = np.add.reduceat(adv, first)[card]
+    start, end = (cum - adv - base) / total, (cum - base) / total
+    # a cut's window: NAME_SHAPE.cut_window of its two neighbours' mean advance (name_cuts)
+    prev = np.concatenate([[0.0], adv[:-1]])
+    nxt = np.concatenate([adv[1:], [0.0]])
+    half_start = NAME_SHAPE.cut_window * (prev + adv) / 2 / total
+    half_end = NAME_SHAPE.cut_window * (adv + nxt) / 2 / total
+    shipped, means = shipped_means()
+    at = {ch: k for k, ch in enumerate(shipped)}
+    rows: list[np.ndarray] = list(means)
+    row_of = np.full(len(uniq), -1, np.int64)
+    for k, c in enumerate(uniq):
+        ch = chr(c)
+        if ch in at:
+            row_of[k] = at[ch]
+        elif _is_syllable(ch):
+            d = mean_drawing(ch)  # a syllable a later database added
+            if d is not None:
+                row_of[k] = len(rows)
+                rows.append(d)
+    syl = row_of[inv]
+    keep = syl >= 0
+    hangul = (cp >= HANGUL_FIRST) & (cp <= HANGUL_LAST)
+    if not rows:
+        return None
+    return NamesLayout(np.array([cid for cid, _ in items]), card[keep], syl[keep], start[keep], end[keep],
+                       half_start[keep], half_end[keep], np.add.reduceat(adv, first) / font.size,
+                       np.bincount(card, weights=~hangul & ~np.isin(cp, SPACES), minlength=len(items)),
+                       np.array(rows, np.float32))
+
+
+def pool_layout(ids: list[int], names: dict[int, str], tuning: InkSearchTuning = INK_SEARCH) -> PoolLayout | None:
+    """The pool `ids` laid out (kept per pool list: a page's columns share the database's)."""
+    key = (id(ids), tuning.places)
+    got = _POOLS.get(key)
+    if got is not None and got[0] is ids:
+        return got[1]
+    layout = _pool_of(ids, names_layout(names), tuning)
+    _POOLS[key] = (ids, layout)
+    return layout
+
+
+def _pool_of(ids: list[int], every: NamesLayout | None, tuning: InkSearchTuning) -> PoolLayout | None:
+    if every is None:
+        return None
+    at = {int(cid): k for k, cid in enumerate(every.ids)}
+    where = np.full(len(every.ids), -1, np.int64)
+    for k, cid in enumerate(ids):
+        if cid in at:
+            where[at[cid]] = k
+    pos = where[every.card]
+    keep = pos >= 0
+    q = tuning.places
+    card = pos[keep].astype(np.int32)
+    width = np.full(len(ids), np.nan)
+    width[where[where >= 0]] = every.width[where >= 0]
+    others = np.zeros(len(ids))
+    others[where[where >= 0]] = every.others[where >= 0]
+    return PoolLayout(np.asarray(ids), card, every.syllable[keep].astype(np.int32),
+                      np.rint(every.start[keep] * q).astype(np.int32), np.rint(every.end[keep] * q).astype(np.int32),
+                      np.maximum(1, np.rint(every.half_start[keep] * q)).astype(np.int32),
+                      np.maximum(1, np.rint(every.half_end[keep] * q)).astype(np.int32),
+                      np.bincount(card, minlength=len(ids)).astype(np.int32), width, others, every.drawings)
+
+
+def cut_table(mask: np.ndarray, places: int, halves: np.ndarray) -> np.ndarray:
+    """table[h, p]: the column of least ink (smoothed over three) within `h` steps of step `p`
+    along the ink (`hand_syllables.least_ink_cuts` for a place on the grid); 0 and the width at
+    the ends."""
+    w = mask.shape[1]
+    col = np.convolve(mask.sum(axis=0).astype(np.float32), np.ones(3, np.float32) / 3, mode="same")
+    step = w / places
+    centre = np.arange(places + 1) * step
+    table = np.zeros((int(halves.max()) + 1, places + 1), np.int32)
+    for h in np.unique(halves):
+        for p in range(1, places):
+            lo, hi = max(1, int(centre[p] - h * step)), min(w - 1, int(centre[p] + h * step) + 1)
+            table[h, p] = lo + int(np.argmin(col[lo:hi])) if hi > lo else int(centre[p])
+        table[h, places] = w
+    return table
+
+
+def pieces_features(mask: np.ndarray, pieces: np.ndarray, tuning: SyllableTuning = TUNING) -> np.ndarray:
+    """`hand_syllables.syllable_features` of each column range (a, b) of the ink, unit length,
+    taken together (one histogram pass for all)."""
+    n = len(pieces)
+    gx = np.zeros((n, GRID, GRID), np.float32)
+    gy = np.zeros_like(gx)
+    dens = np.zeros((n, CELLS * CELLS), np.float32)
+    colink = mask.any(axis=0)
+    m32 = mask.astype(np.float32)
+    box = np.zeros((GRID, GRID), np.float32)
+    for i, (a, b) in enumerate(pieces):
+        xs = np.flatnonzero(colink[a:b])
+        if not len(xs):
+            continue
+        part = m32[:, a + xs[0]:a + xs[-1] + 1]
+        ys = np.flatnonzero(part.any(axis=1))
+        box[2:-2, 2:-2] = cv2.resize(part[ys[0]:ys[-1] + 1], (GRID - 4, GRID - 4), interpolation=cv2.INTER_AREA)
+        blurred = cv2.GaussianBlur(box, (0, 0), tuning.blur)
+        gx[i] = cv2.Sobel(blurred, cv2.CV_32F, 1, 0, ksize=3)
+        gy[i] = cv2.Sobel(blurred, cv2.CV_32F, 0, 1, ksize=3)
+        dens[i] = cv2.resize(blurred, (CELLS, CELLS), interpolation=cv2.INTER_AREA).ravel()
+    mag = np.hypot(gx, gy)
+    b = np.minimum((np.mod(np.arctan2(gy, gx), np.pi) / np.pi * BINS).astype(np.int64), BINS - 1)
+    c = GRID // CELLS
+    cell_of = np.full(GRID, CELLS, np.int64)  # pixels past CELLS × c (GRID not a multiple) count nowhere
+    cell_of[:CELLS * c] = np.arange(CELLS * c) // c
+    cy, cx = cell_of[:, None], cell_of[None, :]
+    inside = (cy < CELLS) & (cx < CELLS)
+    slot = ((np.arange(n)[:, None, None] * CELLS + cy) * CELLS + cx) * BINS + b
+    hist = np.bincount(slot[:, inside].ravel(), weights=mag[:, inside].ravel(),
+                       minlength=n * CELLS * CELLS * BINS).reshape(n, -1).astype(np.float32)
+    hist /= np.maximum(1e-6, np.linalg.norm(hist, axis=1, keepdims=True))
+    dens /= np.maximum(1e-6, np.linalg.norm(dens, axis=1, keepdims=True))
+    f = np.concatenate([hist, 0.5 * dens], axis=1)
+    return f / np.maximum(1e-6, np.linalg.norm(f, axis=1, keepdims=True))
+
+
+def pool_likeness(mask: np.ndarray, layout: PoolLayout, tuning: InkSearchTuning = INK_SEARCH) -> np.ndarray:
+    """Each pool card's likeness to the written ink (mean over its Hangul syllables of its
+    piece's cosine to the syllable's mean drawing, its other characters but spaces counted as
+    `other_likeness`; NaN: no syllable)."""
+    table = cut_table(mask, tuning.places, np.concatenate([layout.half_start, layout.half_end]))
+    a = table[layout.half_start, layout.start]
+    b = table[layout.half_end, layout.end]
+    a = np.where(layout.start == 0, 0, a)
+    b = np.where(layout.end >= tuning.places, mask.shape[1], b)
+    b = np.maximum(b, a + 1)
+    w1 = mask.shape[1] + 1
+    keys, piece = np.unique(a.astype(np.int64) * w1 + b, return_inverse=True)
+    pairs = np.stack([keys // w1, keys % w1], axis=1)
+    feats = pieces_features(mask, pairs)
+    sims = cv2.gemm(feats, layout.drawings, 1.0, None, 0.0, flags=cv2.GEMM_2_T)  # (numpy's threads cost more)
+    entry = sims[piece, layout.syllable]
+    total = np.bincount(layout.card, weights=entry, minlength=len(layout.ids))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if tuning.other_likeness is None:
+            like = total / layout.syllables_per_card
+        else:
+            like = (total + tuning.other_likeness * layout.others) / (layout.syllables_per_card + layout.others)
+    return np.where(layout.syllables_per_card > 0, like, np.nan)
+
+
+def propose(mask: np.ndarray, ids: list[int], names: dict[int, str], offset: float | None = None,
+            tuning: InkSearchTuning = INK_SEARCH) -> list[tuple[int, float]]:
+    """The pool's `proposals` cards most like the written ink (with their likeness, less
+    `width_weight` per unit of log width ratio off `offset`: the page's hand's, None: not weighed)."""
+    layout = pool_layout(ids, names, tuning)
+    if layout is None or not mask.any():
+        return []
+    like = pool_likeness(mask, layout, tuning)
+    if offset is not None:
+        aspect = mask.shape[1] / mask.shape[0]  # (the cell's ink crop, as `fuse` measures it)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            like = like - tuning.width_weight * np.abs(np.log(aspect / np.maximum(layout.width, 0.3)) - offset)
+    like = np.where(layout.syllables_per_card >= tuning.least_syllables, like, -np.inf)
+    k = min(tuning.proposals, len(like))
+    top = np.argpartition(-like, k - 1)[:k]
+    top = top[np.argsort(-like[top], kind="stable")]
+    return [(int(layout.ids[i]), float(like[i])) for i in top if np.isfinite(like[i])]
