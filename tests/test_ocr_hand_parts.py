@@ -336,3 +336,17 @@ def test_the_pools_pieces_are_measured_as_one_syllable_is():
         for p in range(1, 32):
             lo, hi = max(1, int(p * w / 32 - h * w / 32)), min(w - 1, int(p * w / 32 + h * w / 32) + 1)
             assert lo <= table[h, p] < hi and col[table[h, p]] == col[lo:hi].min()
+
+
+def test_a_pool_without_hangul_names_proposes_nothing():
+    """The ink search compares Hangul syllables: a column whose cards have English names only
+    (an English database's, as when a Latin American form's English deck is read again from its
+    rendered page) gets no proposal — and no error that would leave every line unverified."""
+    from scanner.ocr.hand_candidates import propose
+    from scanner.ocr.verify import cell_name_ink, ink_level
+    ink = cell_name_ink(_written("엘리멘트의 샘", _hand(11), 420, 40, centre=False))
+    mask = ink < ink_level(ink)
+    names = {1001: "Lightserpent", 1002: "Scrap Orthros", 1003: "Laval Coatl"}
+    assert propose(mask, list(names), names) == []
+    mixed = {**names, 1004: "엘리멘트의 샘", 1005: "마법의 망치"}
+    assert [cid for cid, _ in propose(mask, list(mixed), mixed)][:1] == [1004]

@@ -288,8 +288,8 @@ def propose(mask: np.ndarray, ids: list[int], names: dict[int, str], offset: flo
     """The pool's `proposals` cards most like the written ink (with their likeness, less
     `width_weight` per unit of log width ratio off `offset`: the page's hand's, None: not weighed)."""
     layout = pool_layout(ids, names, tuning)
-    if layout is None or not mask.any():
-        return []
+    if layout is None or not len(layout.syllable) or not mask.any():
+        return []  # (a pool with no Hangul name, e.g. an English database's: nothing to compare)
     like = pool_likeness(mask, layout, tuning)
     if offset is not None:
         aspect = mask.shape[1] / mask.shape[0]  # (the cell's ink crop, as `fuse` measures it)
