@@ -29,6 +29,9 @@ _SOFT = set(
     ".,:;"  # small punctuation OCR drops or adds freely
 )
 _DASHES = set("-‐‑‒–—―−﹣")
+_DROPPED = re.compile("[\\s" + re.escape("".join(sorted(_SOFT))) + "]")
+"""What `name_key` drops: white space (`\\s` is `str.isspace`) and the soft marks, in one pass
+(a character loop over 14k names was a third of the name tables' build in every reader)."""
 _DOTS = set("·・•‧･∙")
 
 PREFILTER = 64
@@ -61,8 +64,7 @@ def name_script(text: str) -> str | None:
 
 def name_key(text: str) -> str:
     """Normal form for exact matching: NFKC, case-folded, no spaces or soft marks."""
-    t = unicodedata.normalize("NFKC", text).casefold()
-    return "".join(ch for ch in t if not ch.isspace() and ch not in _SOFT)
+    return _DROPPED.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
 def fine_key(text: str) -> str:

@@ -36,6 +36,23 @@ def test_name_key_keeps_ocr_junk_that_may_stand_for_letters():
     assert name_key("M∀LICE<P>White Rabbit") == name_key("m∀lice<p> white rabbit")
 
 
+def test_name_key_drops_every_white_space_and_soft_mark_and_nothing_else():
+    # name_key drops in one regex pass what a character loop dropped (`str.isspace` or a soft
+    # mark): the same key for every code point, alone and between letters.
+    from card_db.names import _SOFT
+
+    def by_loop(text: str) -> str:
+        t = unicodedata.normalize("NFKC", text).casefold()
+        return "".join(ch for ch in t if not ch.isspace() and ch not in _SOFT)
+
+    spaces = [chr(c) for c in range(0x3100) if chr(c).isspace()] + ["\u3000", "\ufeff", "\u200b"]
+    samples = spaces + sorted(_SOFT) + ["A", "ß", "Σ", "ﬁ", "①", "ｶﾞ", "^", "<", "@", "가"]
+    for ch in samples:
+        for text in (ch, f"하{ch}루 {ch}X", f"{ch}{ch}"):
+            assert name_key(text) == by_loop(text), repr(text)
+    assert name_key("\u3000하루\u00a0우라라\t-") == "하루우라라"
+
+
 def test_one_wrong_jamo_costs_less_than_a_wrong_syllable():
     right = name_key("하루 우라라")
     one_jamo = name_key("하루 우라러")  # ㅏ→ㅓ

@@ -205,8 +205,8 @@ def _columns_from(entries: Iterable[tuple[int, str, str]], tuning: NameTuning = 
         starts: dict[int, list[str]] = {}
         for key, longer in by_key.items():
             for n in range(1, tuning.prefix_cut + 1):
-                if len(key) <= n or any(is_syllable(ch) for ch in key[:n]):
-                    continue
+                if len(key) <= n or is_syllable(key[n - 1]):
+                    break  # so for every longer start too
                 for short in by_key.get(key[n:], []):
                     for long_id in longer:
                         name, tail = names[long_id], names[short]
