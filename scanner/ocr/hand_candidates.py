@@ -9,7 +9,11 @@ syllable drawn in the tuning hands (`hand_syllables.NAME_FONTS`: their mean draw
 syllable; shipped, `hand_syllables.shipped_drawings`), and a card's likeness is the mean over its syllables. Places along the ink
 are taken on a grid (`InkSearchTuning.places`), so the whole pool shares a few hundred pieces:
 their features are taken once, compared with every syllable in one matrix product, and each
-card's likeness is a sum of looked-up entries.
+card's likeness is a sum of looked-up entries. Cards mostly lettered (`VS`, `No.39`, `E・HERO`:
+`InkSearchTuning.latin_share`) are compared by their Latin letters and digits too (drawn in the
+same hands, shipped beside the syllables); the few the whole pool's pass likes best are measured
+again on a finer grid (a letter is a narrow piece) and the best joins as one more proposal, the
+others keeping their Hangul-only ranking.
 
 Only a proposal: the cards found join the reads' candidates and are scored by the same fused
 evidence (reads, width, ink likeness); `fuse` marks a first answer that no read proposed, and
@@ -54,7 +58,11 @@ class InkSearchTuning:
     """…a card is lettered when more than this share of its compared characters are Latin
     letters or digits."""
     latin_recheck: int = 6
-    """…this many (0: none)."""
+    """…this many."""
+    latin_proposals: int = 1
+    """Lettered cards (`latin_share`) the search adds besides its `proposals` (which are ranked
+    by their Hangul syllables alone, as before letters were compared: a few letters ranked among
+    syllables pushed right Hangul cards out on the tuning forms); 0: none."""
     least_syllables: int = 2
     """Cards with fewer compared characters (syllables, and letters and digits with `latin`) are not proposed (one piece matches too easily; 1:
     734 against 735, before the width term)."""
@@ -88,7 +96,7 @@ def mean_drawing(ch: str) -> np.ndarray | None:
 
 @dataclass(frozen=True)
 class PoolLayout:
-    """A column pool's cards laid out for the search: one entry per (card, Hangul syllable)."""
+    """A column pool's cards laid out for the search: one entry per (card, compared character)."""
 
     ids: np.ndarray
     """The pool's card ids."""
@@ -103,6 +111,11 @@ class PoolLayout:
     half_end: np.ndarray
     """Half the window (steps) a cut at `start` / `end` moves within (from the name's advances)."""
     syllables_per_card: np.ndarray
+    """Each card's compared characters (entries)."""
+    letter: np.ndarray
+    """Whether each entry is a Latin letter or digit (else a Hangul syllable)."""
+    hangul_per_card: np.ndarray
+    """Each card's Hangul syllables (entries not `letter`)."""
     width: np.ndarray
     """Each card's printed width per pixel of font size (`hand_names.name_width`'s measure)."""
     others: np.ndarray
@@ -131,6 +144,8 @@ class NamesLayout:
     """Each card's characters neither compared nor space."""
     latin: np.ndarray
     """Each card's share of compared characters that are Latin letters or digits."""
+    letter: np.ndarray
+    """Whether each entry is a Latin letter or digit."""
     drawings: np.ndarray
 
 
@@ -205,7 +220,7 @@ def _build_names(names: dict[int, str], latin: bool, fold_case: bool) -> NamesLa
     return NamesLayout(np.array([cid for cid, _ in items]), card[keep], syl[keep], start[keep], end[keep],
                        half_start[keep], half_end[keep], np.add.reduceat(adv, first) / font.size,
                        np.bincount(card, weights=~compared[inv] & ~np.isin(cp, SPACES), minlength=len(items)),
-                       latin_share, np.array(rows, np.float32))
+                       latin_share, lettered[keep], np.array(rows, np.float32))
 
 
 def pool_layout(ids: list[int], names: dict[int, str], tuning: InkSearchTuning = INK_SEARCH,
@@ -237,16 +252,19 @@ def _pool_of(ids: list[int], every: NamesLayout | None, tuning: InkSearchTuning,
     others = np.zeros(len(ids))
     others[where[where >= 0]] = every.others[where >= 0]
     q = tuning.latin_places if fine else tuning.places
-    if fine:  # only the lettered cards, on the finer grid
-        keep = keep & (every.latin[every.card] > tuning.latin_share)
-        card = pos[keep].astype(np.int32)
+    lettered = every.latin[every.card] > tuning.latin_share
+    # fine: only the lettered cards, on the finer grid; else a letter only of a lettered card
+    keep = keep & lettered if fine else keep & (~every.letter | lettered)
+    card = pos[keep].astype(np.int32)
 
     def steps(x: np.ndarray, least: int = 0) -> np.ndarray:
         return np.maximum(least, np.rint(x * q)).astype(np.int32)
+    letter = every.letter[keep]
     return PoolLayout(np.asarray(ids), card, every.syllable[keep].astype(np.int32),
                       steps(every.start[keep]), steps(every.end[keep]),
                       steps(every.half_start[keep], 1), steps(every.half_end[keep], 1),
-                      np.bincount(card, minlength=len(ids)).astype(np.int32), width, others, every.drawings, q)
+                      np.bincount(card, minlength=len(ids)).astype(np.int32), letter,
+                      np.bincount(card, weights=~letter, minlength=len(ids)).astype(np.int32), width, others, every.drawings, q)
 
 
 def cut_table(mask: np.ndarray, places: int, halves: np.ndarray) -> np.ndarray:
@@ -309,10 +327,16 @@ def pieces_features(mask: np.ndarray, pieces: np.ndarray, tuning: SyllableTuning
     return f / np.maximum(1e-6, np.linalg.norm(f, axis=1, keepdims=True))
 
 
-def pool_likeness(mask: np.ndarray, layout: PoolLayout, tuning: InkSearchTuning = INK_SEARCH) -> np.ndarray:
-    """Each pool card's likeness to the written ink (mean over its Hangul syllables of its
-    piece's cosine to the syllable's mean drawing, its other characters but spaces counted as
-    `other_likeness`; NaN: no syllable)."""
+def pool_likeness(mask: np.ndarray, layout: PoolLayout, tuning: InkSearchTuning = INK_SEARCH,
+                  letters: bool = True) -> np.ndarray:
+    """Each pool card's likeness to the written ink (mean over its compared characters of its
+    piece's cosine to the character's mean drawing, its other characters but spaces counted as
+    `other_likeness`; NaN: none compared); `letters` False: over its Hangul syllables alone."""
+    return _card_likeness(layout, _entry_likeness(mask, layout, tuning), tuning, letters)
+
+
+def _entry_likeness(mask: np.ndarray, layout: PoolLayout, tuning: InkSearchTuning) -> np.ndarray:
+    """Each entry's piece of the ink, its cosine to the entry's character's mean drawing."""
     table = cut_table(mask, layout.grid, np.concatenate([layout.half_start, layout.half_end]))
     a = table[layout.half_start, layout.start]
     b = table[layout.half_end, layout.end]
@@ -324,20 +348,26 @@ def pool_likeness(mask: np.ndarray, layout: PoolLayout, tuning: InkSearchTuning 
     pairs = np.stack([keys // w1, keys % w1], axis=1)
     feats = pieces_features(mask, pairs)
     sims = cv2.gemm(feats, layout.drawings, 1.0, None, 0.0, flags=cv2.GEMM_2_T)  # (numpy's threads cost more)
-    entry = sims[piece, layout.syllable]
-    total = np.bincount(layout.card, weights=entry, minlength=len(layout.ids))
+    return sims[piece, layout.syllable]
+
+
+def _card_likeness(layout: PoolLayout, entry: np.ndarray, tuning: InkSearchTuning, letters: bool) -> np.ndarray:
+    counted = layout.syllables_per_card if letters else layout.hangul_per_card
+    weights = entry if letters else np.where(layout.letter, 0.0, entry)
+    total = np.bincount(layout.card, weights=weights, minlength=len(layout.ids))
+    others = layout.others + (0 if letters else layout.syllables_per_card - layout.hangul_per_card)
     with np.errstate(invalid="ignore", divide="ignore"):
         if tuning.other_likeness is None:
-            like = total / layout.syllables_per_card
+            like = total / counted
         else:
-            like = (total + tuning.other_likeness * layout.others) / (layout.syllables_per_card + layout.others)
-    return np.where(layout.syllables_per_card > 0, like, np.nan)
+            like = (total + tuning.other_likeness * others) / (counted + others)
+    return np.where(counted > 0, like, np.nan)
 
 
 def _only(layout: PoolLayout, cards: np.ndarray) -> PoolLayout:
     """`layout`'s entries of `cards` (indices into its ids) alone."""
     keep = np.isin(layout.card, cards)
-    return dataclasses.replace(layout, card=layout.card[keep], syllable=layout.syllable[keep], start=layout.start[keep],
+    return dataclasses.replace(layout, card=layout.card[keep], syllable=layout.syllable[keep], letter=layout.letter[keep], start=layout.start[keep],
                                end=layout.end[keep], half_start=layout.half_start[keep], half_end=layout.half_end[keep])
 
 
@@ -348,24 +378,36 @@ def propose(mask: np.ndarray, ids: list[int], names: dict[int, str], offset: flo
     layout = pool_layout(ids, names, tuning)
     if layout is None or not mask.any():
         return []
-    like = pool_likeness(mask, layout, tuning)
+    entry = _entry_likeness(mask, layout, tuning)
+    off = np.zeros(len(layout.ids))
     if offset is not None:
         aspect = mask.shape[1] / mask.shape[0]  # (the cell's ink crop, as `fuse` measures it)
         with np.errstate(invalid="ignore", divide="ignore"):
             off = tuning.width_weight * np.abs(np.log(aspect / np.maximum(layout.width, 0.3)) - offset)
-    else:
-        off = np.zeros(len(like))
-    fine = pool_layout(ids, names, tuning, fine=True) if tuning.latin and tuning.latin_recheck else None
+    # the proposals by their Hangul syllables (the eighth round's), then the best lettered cards
+    like = _card_likeness(layout, entry, tuning, letters=False) - off
+    like = np.where(layout.hangul_per_card >= tuning.least_syllables, like, -np.inf)
+    got = _best(layout, like, tuning.proposals, [])
+    fine = pool_layout(ids, names, tuning, fine=True) if tuning.latin and tuning.latin_proposals else None
     if fine is not None and len(fine.card):
         lettered = np.flatnonzero(fine.syllables_per_card > 0)
-        score = np.nan_to_num(like[lettered] - off[lettered], nan=-np.inf)
+        full = _card_likeness(layout, entry, tuning, letters=True)
+        score = np.nan_to_num(full[lettered] - off[lettered], nan=-np.inf)
         n = min(tuning.latin_recheck, len(lettered))
         best = lettered[np.argpartition(-score, n - 1)[:n]]
-        again = pool_likeness(mask, _only(fine, best), tuning)
-        like[best] = again[best]
-    like = like - off
-    like = np.where(layout.syllables_per_card >= tuning.least_syllables, like, -np.inf)
-    k = min(tuning.proposals, len(like))
+        again = np.full(len(full), -np.inf)
+        again[best] = pool_likeness(mask, _only(fine, best), tuning)[best] - off[best]
+        again = np.where(layout.syllables_per_card >= tuning.least_syllables, again, -np.inf)
+        got += _best(layout, again, tuning.latin_proposals, [c for c, _ in got])
+    return got
+
+
+def _best(layout: PoolLayout, like: np.ndarray, k: int, taken: list[int]) -> list[tuple[int, float]]:
+    """The `k` cards of highest `like` (finite), but those `taken`."""
+    like = np.where(np.isin(layout.ids, taken), -np.inf, np.nan_to_num(like, nan=-np.inf))
+    k = min(k, len(like))
+    if k <= 0:
+        return []
     top = np.argpartition(-like, k - 1)[:k]
     top = top[np.argsort(-like[top], kind="stable")]
     return [(int(layout.ids[i]), float(like[i])) for i in top if np.isfinite(like[i])]
