@@ -3,7 +3,7 @@
 
     python -m tools.make_card_syllables [--card-db ../shared/carddb/ko-KR.cdb]   # ≈ 7 s CPU
 
-Every Hangul syllable, Latin letter and digit of the card database's names is drawn upright in the tuning hands
+Every Hangul syllable of the card database's names is drawn upright in the tuning hands
 `hand_syllables.NAME_FONTS` (as `hand_syllables.syllable_drawings` draws them; none of the faces
 `bench/bench_hand.py` measures on), its unit-length `syllable_features` kept (float16, one row
 per font). A syllable a later database adds is drawn on first use.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scanner.ocr.hand_syllables import CARD_SYLLABLES_PATH, draw_syllable_rows, is_drawn
+from scanner.ocr.hand_syllables import CARD_SYLLABLES_PATH, _is_syllable, draw_syllable_rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     db = load_card_db(args.card_db)
     from scanner.ocr.names import Vocabulary
     names = Vocabulary.build(db).names.values()  # the names the reader's pools hold
-    chars = sorted({ch for n in names for ch in n if is_drawn(ch)})
+    chars = sorted({ch for n in names for ch in n if _is_syllable(ch)})
     kept, feats, labels = [], [], []
     for ch in chars:
         drawn = draw_syllable_rows(ch)
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         feats.extend(drawn)
     np.savez_compressed(args.out, syllables=np.array("".join(kept)), labels=np.array(labels, np.int16),
                         features=np.array(feats, np.float16))
-    print(f"{len(kept)} characters → {args.out}")
+    print(f"{len(kept)} syllables → {args.out}")
     return 0
 
 

@@ -243,16 +243,6 @@ def _is_syllable(ch: str) -> bool:
     return HANGUL_FIRST <= ord(ch) <= HANGUL_LAST
 
 
-LATIN_DRAWN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-"""Latin letters and digits drawn and shipped beside the syllables (`hand_candidates` compares
-them too: `VS`, `E・HERO`, `No.39`); marks (`.`, `－`, `「`) are too small to tell apart."""
-
-
-def is_drawn(ch: str) -> bool:
-    """Whether `ch` is a character whose drawings are shipped: a Hangul syllable, a Latin letter or digit."""
-    return _is_syllable(ch) or ch in LATIN_DRAWN
-
-
 @dataclass(frozen=True)
 class NameShapeTuning:
     """How a written card name's ink is cut into a candidate's characters."""
