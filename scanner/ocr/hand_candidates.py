@@ -69,21 +69,23 @@ def mean_drawing(ch: str) -> np.ndarray | None:
 
 
 @dataclass(frozen=True)
-class PoolLayout:
-    """A column pool's cards laid out for the search: one entry per (card, Hangul syllable)."""
+class LaidNames:
+    """Card names laid out for the search, one entry per (card, Hangul syllable): a vocabulary's
+    every name, places as shares of the name's printed width (`names_layout`), or a column pool's
+    cards, places in steps of the search's grid (`pool_layout`)."""
 
     ids: np.ndarray
-    """The pool's card ids."""
+    """The cards' ids."""
     card: np.ndarray
     """Each entry's card (index into `ids`)."""
     syllable: np.ndarray
     """Each entry's syllable (index into `drawings`)."""
     start: np.ndarray
     end: np.ndarray
-    """Each entry's place along the name, in steps of `places` (0..places)."""
+    """Each entry's place along the name."""
     half_start: np.ndarray
     half_end: np.ndarray
-    """Half the window (steps) a cut at `start` / `end` moves within (from the name's advances)."""
+    """Half the window a cut at `start` / `end` moves within (from the name's advances)."""
     syllables_per_card: np.ndarray
     width: np.ndarray
     """Each card's printed width per pixel of font size (`hand_names.name_width`'s measure)."""
@@ -93,30 +95,11 @@ class PoolLayout:
     """Mean drawing of each syllable (rows, unit length)."""
 
 
-@dataclass(frozen=True)
-class NamesLayout:
-    """Every name of a vocabulary laid out once: one entry per (card, Hangul syllable)."""
-
-    ids: np.ndarray
-    card: np.ndarray
-    syllable: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
-    half_start: np.ndarray
-    half_end: np.ndarray
-    """Places as shares of the name's printed width (0..1), windows likewise."""
-    width: np.ndarray
-    """Each card's printed width per pixel of font size."""
-    others: np.ndarray
-    """Each card's characters neither Hangul nor space."""
-    drawings: np.ndarray
+_NAMES: dict[int, tuple[dict, LaidNames | None]] = {}
+_POOLS: dict[tuple[int, int], tuple[list[int], LaidNames | None]] = {}
 
 
-_NAMES: dict[int, tuple[dict, NamesLayout | None]] = {}
-_POOLS: dict[tuple[int, int], tuple[list[int], PoolLayout | None]] = {}
-
-
-def names_layout(names: dict[int, str]) -> NamesLayout | None:
+def names_layout(names: dict[int, str]) -> LaidNames | None:
     """`names` laid out (kept per names dict: a page's vocabulary shares the database's)."""
     got = _NAMES.get(id(names))
     if got is not None and got[0] is names:
@@ -126,7 +109,7 @@ def names_layout(names: dict[int, str]) -> NamesLayout | None:
     return layout
 
 
-def _build_names(names: dict[int, str]) -> NamesLayout | None:
+def _build_names(names: dict[int, str]) -> LaidNames | None:
     font = _advance_font()
     items = [(cid, n) for cid, n in names.items() if n]
     if font is None or not items:
@@ -164,13 +147,14 @@ def _build_names(names: dict[int, str]) -> NamesLayout | None:
     hangul = (cp >= HANGUL_FIRST) & (cp <= HANGUL_LAST)
     if not rows:
         return None
-    return NamesLayout(np.array([cid for cid, _ in items]), card[keep], syl[keep], start[keep], end[keep],
-                       half_start[keep], half_end[keep], np.add.reduceat(adv, first) / font.size,
-                       np.bincount(card, weights=~hangul & ~np.isin(cp, SPACES), minlength=len(items)),
-                       np.array(rows, np.float32))
+    return LaidNames(np.array([cid for cid, _ in items]), card[keep], syl[keep], start[keep], end[keep],
+                     half_start[keep], half_end[keep], np.bincount(card[keep], minlength=len(items)),
+                     np.add.reduceat(adv, first) / font.size,
+                     np.bincount(card, weights=~hangul & ~np.isin(cp, SPACES), minlength=len(items)),
+                     np.array(rows, np.float32))
 
 
-def pool_layout(ids: list[int], names: dict[int, str], tuning: InkSearchTuning = INK_SEARCH) -> PoolLayout | None:
+def pool_layout(ids: list[int], names: dict[int, str], tuning: InkSearchTuning = INK_SEARCH) -> LaidNames | None:
     """The pool `ids` laid out (kept per pool list: a page's columns share the database's)."""
     key = (id(ids), tuning.places)
     got = _POOLS.get(key)
@@ -181,7 +165,7 @@ def pool_layout(ids: list[int], names: dict[int, str], tuning: InkSearchTuning =
     return layout
 
 
-def _pool_of(ids: list[int], every: NamesLayout | None, tuning: InkSearchTuning) -> PoolLayout | None:
+def _pool_of(ids: list[int], every: LaidNames | None, tuning: InkSearchTuning) -> LaidNames | None:
     if every is None:
         return None
     at = {int(cid): k for k, cid in enumerate(every.ids)}
@@ -197,11 +181,11 @@ def _pool_of(ids: list[int], every: NamesLayout | None, tuning: InkSearchTuning)
     width[where[where >= 0]] = every.width[where >= 0]
     others = np.zeros(len(ids))
     others[where[where >= 0]] = every.others[where >= 0]
-    return PoolLayout(np.asarray(ids), card, every.syllable[keep].astype(np.int32),
-                      np.rint(every.start[keep] * q).astype(np.int32), np.rint(every.end[keep] * q).astype(np.int32),
-                      np.maximum(1, np.rint(every.half_start[keep] * q)).astype(np.int32),
-                      np.maximum(1, np.rint(every.half_end[keep] * q)).astype(np.int32),
-                      np.bincount(card, minlength=len(ids)).astype(np.int32), width, others, every.drawings)
+    return LaidNames(np.asarray(ids), card, every.syllable[keep].astype(np.int32),
+                     np.rint(every.start[keep] * q).astype(np.int32), np.rint(every.end[keep] * q).astype(np.int32),
+                     np.maximum(1, np.rint(every.half_start[keep] * q)).astype(np.int32),
+                     np.maximum(1, np.rint(every.half_end[keep] * q)).astype(np.int32),
+                     np.bincount(card, minlength=len(ids)).astype(np.int32), width, others, every.drawings)
 
 
 def cut_table(mask: np.ndarray, places: int, halves: np.ndarray) -> np.ndarray:
@@ -258,7 +242,7 @@ def pieces_features(mask: np.ndarray, pieces: np.ndarray, tuning: SyllableTuning
     return f / np.maximum(1e-6, np.linalg.norm(f, axis=1, keepdims=True))
 
 
-def pool_likeness(mask: np.ndarray, layout: PoolLayout, tuning: InkSearchTuning = INK_SEARCH) -> np.ndarray:
+def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning = INK_SEARCH) -> np.ndarray:
     """Each pool card's likeness to the written ink (mean over its Hangul syllables of its
     piece's cosine to the syllable's mean drawing, its other characters but spaces counted as
     `other_likeness`; NaN: no syllable)."""

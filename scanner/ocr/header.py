@@ -12,6 +12,7 @@ from scanner.model import ReviewFlag, SheetRead
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.form_fit import Fit
 from scanner.ocr.grid import Box, Grid, Table
+from scanner.ocr.hand_digits import sheared
 from scanner.ocr.layouts import Layout
 from scanner.ocr.ink import trim_to_ink
 from scanner.ocr.thresholds import INK_RULE, PAPER
@@ -473,14 +474,7 @@ def slant(mask: np.ndarray) -> float:
 def deslanted(mask: np.ndarray) -> np.ndarray:
     """The glyph sheared upright (`slant` taken out), cropped to its ink."""
     skew = slant(mask)
-    if skew == 0.0:
-        return mask
-    h, w = mask.shape
-    pad = int(abs(skew) * h) + 2
-    shear = np.float32([[1, -skew, pad + skew * h / 2], [0, 1, 0]])
-    out = cv2.warpAffine(mask.astype(np.uint8), shear, (w + 2 * pad, h), flags=cv2.INTER_NEAREST) > 0
-    ys, xs = np.nonzero(out)
-    return out[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(xs) else mask
+    return mask if skew == 0.0 else sheared(mask, skew)
 
 
 def upright_hand(masks: list[np.ndarray], tuning: "WrittenIdTuning") -> bool:
