@@ -185,10 +185,8 @@ CARD_SYLLABLES_PATH = Path(__file__).resolve().parent / "data" / "card_syllables
 @lru_cache(maxsize=1)
 def _shipped(path: Path = CARD_SYLLABLES_PATH) -> tuple[str, np.ndarray, np.ndarray]:
     """The shipped syllables, their drawings' unit rows grouped by syllable, and each group's
-    bounds (empty without the file)."""
-    if not path.is_file():
-        return "", np.zeros((0, CELLS * CELLS * BINS + CELLS * CELLS), np.float32), np.zeros(1, np.int64)
-    with np.load(path) as z:
+    bounds (a missing file: `MissingToolError`, as every shipped file's)."""
+    with np.load(shipped_data(path, "tools.make_card_syllables")) as z:
         feats = z["features"].astype(np.float32)
         labels, syllables = z["labels"], str(z["syllables"])
     feats /= np.maximum(1e-6, np.linalg.norm(feats, axis=1, keepdims=True))
@@ -207,8 +205,6 @@ def shipped_drawings(path: Path = CARD_SYLLABLES_PATH) -> dict[str, np.ndarray]:
 def shipped_means(path: Path = CARD_SYLLABLES_PATH) -> tuple[str, np.ndarray]:
     """The shipped card-name syllables and the mean of each one's drawings (rows, unit length)."""
     syllables, feats, bounds = _shipped(path)
-    if not syllables:
-        return "", feats
     means = np.add.reduceat(feats, bounds[:-1], axis=0) / np.diff(bounds)[:, None]
     return syllables, (means / np.maximum(1e-6, np.linalg.norm(means, axis=1, keepdims=True))).astype(np.float32)
 
