@@ -350,3 +350,13 @@ def test_a_pool_without_hangul_names_proposes_nothing():
     assert propose(mask, list(names), names) == []
     mixed = {**names, 1004: "엘리멘트의 샘", 1005: "마법의 망치"}
     assert [cid for cid, _ in propose(mask, list(mixed), mixed)][:1] == [1004]
+
+
+def test_the_searchs_layout_caches_stay_bounded():
+    """Pools laid out for the ink search are kept per pool list, but not every pool a process
+    ever saw: a process opening database after database keeps at most `KEPT_LAYOUTS`."""
+    from scanner.ocr import hand_candidates as hc
+    for k in range(3 * hc.KEPT_LAYOUTS):
+        names = {1: f"엘리멘트의 샘{k}", 2: "마법의 망치"}
+        assert hc.pool_layout(list(names), names) is not None
+    assert len(hc._POOLS) <= hc.KEPT_LAYOUTS and len(hc._NAMES) <= hc.KEPT_LAYOUTS

@@ -97,6 +97,10 @@ class LaidNames:
 
 _NAMES: dict[int, tuple[dict, LaidNames | None]] = {}
 _POOLS: dict[tuple[int, int], tuple[list[int], LaidNames | None]] = {}
+KEPT_LAYOUTS = 16
+"""Layouts each of those caches keeps before it is emptied: a reader holds one or two
+vocabularies (Korean, Latin) of five column pools; a process that opens database after database
+(the tests, a long-lived station reloading its database) does not keep every old one alive."""
 
 
 def names_layout(names: dict[int, str]) -> LaidNames | None:
@@ -105,6 +109,8 @@ def names_layout(names: dict[int, str]) -> LaidNames | None:
     if got is not None and got[0] is names:
         return got[1]
     layout = _build_names(names)
+    if len(_NAMES) >= KEPT_LAYOUTS:
+        _NAMES.clear()
     _NAMES[id(names)] = (names, layout)
     return layout
 
@@ -161,6 +167,8 @@ def pool_layout(ids: list[int], names: dict[int, str], tuning: InkSearchTuning =
     if got is not None and got[0] is ids:
         return got[1]
     layout = _pool_of(ids, names_layout(names), tuning)
+    if len(_POOLS) >= KEPT_LAYOUTS:
+        _POOLS.clear()
     _POOLS[key] = (ids, layout)
     return layout
 
