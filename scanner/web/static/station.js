@@ -251,7 +251,7 @@ if (form) {
       const seconds = Math.round((Date.now() - started) / 1000);
       // A photo's header is read before its rows: whose sheet it is is asked now, and the tap is
       // kept by the station and carried out when the read ends (the list page comes then).
-      if (j.tapped) { showTapped(j.tapped, seconds); continue; }
+      if (j.tapped || tappedHere) { showTapped(j.tapped || tappedHere, seconds); continue; }
       if (j.decision === "player") {
         const key = JSON.stringify([j.match, j.candidates, j.sheet]);
         if (key !== earlyShown) { earlyShown = key; askPlayer(j, true); }
@@ -263,7 +263,7 @@ if (form) {
     }
   };
   const settle = j => (j.decision === "player" ? askPlayer : askDecision)(j);
-  let earlyShown = "";
+  let earlyShown = "", tappedHere = null;  // (a poll sent before the tap may answer after it)
   // The tap made while the rows are read: said, with the read still going on under it.
   const showTapped = (t, seconds) => {
     whose.classList.add("hide");
@@ -292,7 +292,7 @@ if (form) {
       if (d.state === "done") { location.href = `/players/${d.result.player}/v/${d.result.version}`; return; }
       if (d.state === "needs-decision") { settle(d); return; }
       // Tapped while the rows are read: kept; the watch goes on to the read's end.
-      if (d.tapped) { showTapped(d.tapped, null); return; }
+      if (d.tapped) { tappedHere = d.tapped; showTapped(d.tapped, null); return; }
       say(d.error || "저장하지 않았습니다", "msg");
     };
     // What tells two players apart: the table and the ID, always beside the name.
