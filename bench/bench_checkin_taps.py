@@ -576,6 +576,15 @@ def _sheet_items(page, judge: "Judge", data: dict, left: dict, glance: bool, db)
         else:
             el.locator("input[value='keep']").check()
         fig.taps += 1
+    for el in page.locator("#review-form .gtotal").all():
+        # A printed total the judge's decisions above put off, asked on the same page (issue 35
+        # item 5): read and answered with the paper in hand (the lines are the paper's).
+        if not el.is_visible():
+            continue
+        fig.items += 1
+        fig.trace.append("total on the page: " + " ".join(el.inner_text().split())[:120])
+        el.locator("input[value='keep']").check()
+        fig.taps += 1
     for box in page.locator("details.enter").all():  # a table the reader did not read
         fig.items += 1
         fig.trace.append("enter: a table not read")

@@ -438,6 +438,7 @@ if (review && document.getElementById("confirm-review")) {
   const button = document.getElementById("confirm-review");
   const left = document.getElementById("review-left");
   const rows = [...review.querySelectorAll("#glance li.gl")];
+  const totalQs = [...review.querySelectorAll(".gtotal[data-total-q]")];
   const chosen = el => !!el.querySelector("input[name^='fix-']:checked, input[name^='count-']:checked");
   const flagGroups = [...new Set([...document.querySelectorAll(
     "input[type=radio][name^='act-flag-']")].map(r => r.name))];
@@ -464,6 +465,30 @@ if (review && document.getElementById("confirm-review")) {
     document.querySelectorAll(".gnote").forEach(note => note.classList.toggle("stale", edited));
     review.querySelectorAll("input.explained").forEach(i => { i.disabled = edited; });
     review.querySelectorAll("#decided .flag").forEach(el => { if (chosen(el)) changed++; });
+    // A section's printed total against its lines as decided here: asked on this page when off.
+    const sums = {};
+    totalQs.forEach(q => { sums[q.dataset.totalQ] = Number(q.dataset.sum); });
+    rows.forEach(li => {
+      const sec = (li.dataset.line || "").split("-")[0];
+      if (li.dataset.line && sec in sums) {
+        const was = Number(li.dataset.count) || 0;
+        const count = li.querySelector("input[name^='count-']:checked");
+        if (li.querySelector("input[name^='fix-'][value='remove']:checked")) sums[sec] -= was;
+        else if (count) sums[sec] += Number(count.value) - was;
+      } else if (li.dataset.restore && li.dataset.section in sums
+                 && li.querySelector("input[name^='fix-flag-'][value='restore']:checked")) {
+        sums[li.dataset.section] += Number(li.dataset.restore);
+      }
+    });
+    totalQs.forEach(q => {
+      const s = q.dataset.totalQ, n = sums[s];
+      const ask = n !== Number(q.dataset.printed) && (n !== Number(q.dataset.sum) || (edited && q.dataset.explained));
+      q.classList.toggle("hide", !ask);
+      q.querySelectorAll("input").forEach(i => { i.disabled = !ask; });
+      q.querySelector(".gsum").textContent = n;
+      q.querySelector("input[type=hidden]").value = n;
+      if (ask) { if (q.querySelector("input[type=radio]:checked")) changed++; else openFlags++; }
+    });
     flagGroups.forEach(g => {
       if (document.querySelector(`input[name='${g}']:checked`)) changed++; else openFlags++;
     });
