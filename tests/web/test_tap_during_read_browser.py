@@ -98,3 +98,40 @@ def test_a_read_failing_after_the_tap_says_nothing_was_stored(browser, failing_s
     shot(page, f"tap-during-read-{viewport['width']}-4-failed")
     assert errors == []
     ctx.close()
+
+
+@pytest.fixture
+def namesake_server(event_path, tmp_path):
+    """The sheet's ID is not on the roster; a player of its name is (table 3)."""
+    srv = start_server(event_path, tmp_path / "no-fetched-data", workers=1,
+                       env={"PYTHONPATH": str(SLOW), "SLOW_ROWS_S": "5"})
+    with srv.client() as c:
+        c.post("/api/roster", content="player,name,table\n1000000003,이서준,3\n".encode(),
+               headers={"Content-Type": "text/csv"}).raise_for_status()
+    yield srv
+    srv.stop()
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1280px"])
+def test_a_confirmation_being_typed_when_the_read_ends_stays(browser, namesake_server,  # noqa: F811
+                                                            viewport):
+    server = namesake_server
+    ctx, page, errors = judge_page(browser, server, viewport, "/checkin")
+    page.set_input_files("#photo", str(PHOTO))
+    cand = page.locator("#whose-cands button[data-player='1000000003']")
+    cand.wait_for(state="visible", timeout=120_000)
+    assert page.locator("#whose-match").is_hidden()  # not the sheet's ID: no one-tap button
+    cand.click()
+    page.locator("#whose-confirm-text").fill("3")
+    # The read ends meanwhile (no tap was stored: the confirmation is not typed yet) …
+    page.wait_for_function("!document.getElementById('whose').classList.contains('reading')",
+                           timeout=120_000)
+    # … and the box being typed in stays, with what was typed.
+    assert page.is_visible("#whose-confirm")
+    assert page.input_value("#whose-confirm-text") == "3"
+    assert "누구의 시트인지 확인하세요" in page.inner_text("#status")
+    shot(page, f"tap-during-read-{viewport['width']}-5-typing")
+    page.click("#whose-confirm-store")
+    page.wait_for_url("**/players/1000000003/v/1", timeout=60_000)
+    assert errors == []
+    ctx.close()

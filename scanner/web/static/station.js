@@ -247,7 +247,16 @@ if (form) {
         bar.classList.add("hide"); whose.classList.add("hide"); earlyShown = "";
         say(j.error || "읽지 못했습니다", "err"); return;
       }
-      if (j.state === "needs-decision") { bar.classList.add("hide"); earlyShown = ""; settle(j); return; }
+      if (j.state === "needs-decision") {
+        bar.classList.add("hide");
+        // The read ended with no tap: the same buttons stay as they are (a confirm box being
+        // typed in is not closed under the judge's fingers); only what the page says changes.
+        const same = j.decision === "player" && !j.again && earlyShown
+          && earlyShown === JSON.stringify([j.match, j.candidates, j.sheet]);
+        earlyShown = "";
+        if (same) { whose.classList.remove("reading"); say(T.whose, "msg"); } else settle(j);
+        return;
+      }
       const seconds = Math.round((Date.now() - started) / 1000);
       // A photo's header is read before its rows: whose sheet it is is asked now, and the tap is
       // kept by the station and carried out when the read ends (the list page comes then).
