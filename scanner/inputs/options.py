@@ -35,8 +35,15 @@ class ReadOptions:
     what it keeps, and a hook that raises is logged and ignored. Never pickled (a reader process
     sets its own): options sent to another process arrive without it."""
 
+    on_header_read: "Callable[[SheetRead], None] | None" = field(default=None, compare=False,
+                                                                 repr=False)
+    """Called by the image reader with the sheet as soon as its header (player name, Konami ID)
+    is read — on a db-ko sheet before its rows (the station asks whose sheet it is while they are
+    read). The sheet holds the header and the page's notes, nothing else final; synchronous, on
+    the reading thread; a hook that raises is logged and ignored; never pickled."""
+
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "on_text_read": None}
+        return {**self.__dict__, "on_text_read": None, "on_header_read": None}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)

@@ -5,7 +5,9 @@ orient (downscale, turns) → page (find, warp, flatten, deskew) → grid (db-ko
 rules) or form_fit (a layout of `layouts` placed by its rules) → rows (per row: strike and pen
 signs, name OCR → closed-vocabulary match checked by rendering, count cell) → corrections
 (merged rows, hand-written rows and counts) → totals (the printed totals cross-checked) →
-header (name, ID) → lines (flags, crops, review items).
+lines (flags, crops, review items). The header (name, ID) is read right after the page is located
+on a db-ko sheet (`ReadOptions.on_header_read` hands it out while the rows are read), after the
+rows on a form.
 Every doubt becomes a flag on the line: a wrong unflagged line is the worst outcome.
 """
 from __future__ import annotations
@@ -118,11 +120,36 @@ def read_page(img: np.ndarray, db: "CardDatabase", options: "ReadOptions", *, is
     """`read_image`, keeping the page and its grid (where each row was read: crops of any row)."""
     ctx = PageContext(image=img, db=db, options=options, is_scan=is_scan, label=label)
     find_tables(ctx)
+    read_dbko_header(ctx)
     read_rows(ctx)
     check_fit(ctx)
     check_rows(ctx)
     report(ctx)
     return ctx
+
+
+def read_dbko_header(ctx: PageContext) -> None:
+    """The db-ko sheet's header (name, Konami ID) as soon as the page is located, before its
+    rows: it depends on the grid alone, and whose sheet it is can be asked of the judge while
+    the rows are read (`ReadOptions.on_header_read`). A form's header is read after its rows
+    (whether it is written by hand is told by them)."""
+    if ctx.layout is not DB_KO:
+        return
+    ctx.tess = ctx.tess or Tesseract()
+    with _stage_may_fail(ctx, "header"):
+        read_header(ctx.grid, ctx.tess, ctx.sheet)
+    _header_read(ctx)
+
+
+def _header_read(ctx: PageContext) -> None:
+    """`ReadOptions.on_header_read`: a hook's failure costs only the early showing."""
+    hook = ctx.options.on_header_read
+    if hook is None:
+        return
+    try:
+        hook(ctx.sheet)
+    except Exception:  # noqa: BLE001 - a courtesy to the station; the read goes on
+        log.exception("%s: the header's hook failed", ctx.label)
 
 
 def _tables_found(grid: Grid) -> list[str]:
@@ -368,7 +395,7 @@ def off_page_rows(grid: Grid, column: str) -> ReviewFlag | None:
 def read_rows(ctx: PageContext) -> None:
     """Every row of every table found, with the column-level pen checks."""
     assert ctx.page is not None and ctx.grid is not None
-    tess = ctx.tess = Tesseract()
+    tess = ctx.tess = ctx.tess or Tesseract()
     # The Korean vocabulary, or the Latin-script one when a Latin-script database is loaded and
     # the page's names read as its names (`latin`).
     vocab = page_vocabulary(ctx.db, tess, name_cells(ctx.grid, ctx.found))
@@ -457,12 +484,11 @@ def check_rows(ctx: PageContext) -> None:
     elif not ctx.is_scan and page_width_px(ctx) < RETAKE_PAGE_PX:
         # (one sheet-level retake item at most: the small page is said in it)
         layout_item.detail += f" (시트 폭이 사진에서 {page_width_px(ctx):.0f} px뿐: 더 가까이서)"
-    with _stage_may_fail(ctx, "header"):
-        if ctx.layout is DB_KO:
-            read_header(ctx.grid, ctx.tess, ctx.sheet)
-        elif ctx.fit is not None:
+    if ctx.fit is not None:  # (db-ko's header was read before the rows: `read_dbko_header`)
+        with _stage_may_fail(ctx, "header"):
             read_form_header(ctx.page.gray, ctx.fit, ctx.layout, ctx.tess, ctx.sheet,
                              written=written_form(ctx.rows))
+        _header_read(ctx)
 
 
 @contextlib.contextmanager

@@ -186,6 +186,7 @@ def _version(request: Request) -> int | None:
 _REVIEW_FIELD = re.compile(r"(act|fix)-(main|extra|side|flag)-([0-9]{1,4})")
 _COUNT_FIELD = re.compile(r"count-(main|extra|side)-([0-9]{1,4})")
 _ENTER_FIELD = re.compile(r"enter-([0-9]{1,3})-([0-9]{1,3})")
+_TOTAL_FIELD = re.compile(r"total-(main|extra|side)")
 _FORM_INT = re.compile(r"[0-9]{1,10}")
 
 
@@ -204,7 +205,9 @@ def _review_answers(form) -> list[dict]:
     the judge chose after opening it; it wins over the tick), `count-S-L` = the count tapped
     (alone: the card as read with this count). Per sheet-level item: `act-flag-I`; a line
     entered for a table not read: `enter-I-N` (card) with `enter-count-I-N`; a struck row in
-    the glance list: `act-flag-I` = keep (its tick), `fix-flag-I` = restore or skip."""
+    the glance list: `act-flag-I` = keep (its tick), `fix-flag-I` = restore or skip; a section's
+    printed total asked on the page: `total-S` = keep | skip with `total-sum-S`, the lines' sum
+    the page showed."""
     lines: dict[tuple[str, str], dict[str, str]] = {}
     flag_answers: dict[str, dict[str, str]] = {}
     answers = []
@@ -222,6 +225,14 @@ def _review_answers(form) -> list[dict]:
             lines.setdefault((section, line), {})[kind] = value
         elif (count := _COUNT_FIELD.fullmatch(key)) and value.strip():
             lines.setdefault(count.groups(), {})["count"] = value
+        elif (total := _TOTAL_FIELD.fullmatch(key)) and value.strip():
+            # A printed total asked on the page (its lines as decided there): with the sum shown.
+            section = total.group(1)
+            if value not in ("keep", "skip"):
+                raise StationError(ko("review-field-bad", field=key[:40]))
+            answers.append({"total": section, "action": value,
+                            "sum": _form_int(form_text(form, f"total-sum-{section}"), 0, 999,
+                                             ko("review-field-bad", field=f"total-sum-{section}"))})
         elif (enter := _ENTER_FIELD.fullmatch(key)) and value.strip():
             flag, n = enter.groups()
             answers.append({"flag": flag, "action": "choose", "entry": int(n),

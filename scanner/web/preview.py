@@ -6,7 +6,9 @@ says — resolved lines and the player read off the sheet, nothing else — into
 beside the job's crops (`write_preview`, from `ReadOptions.on_text_read`); the job's status poll
 hands it to the check-in page while the job runs (`load_preview`). It carries no verdict and is
 never stored in the event record: the registration is committed from the verified read alone,
-and the file is removed when the job ends.
+and the file is removed when the job ends. A photo's reader writes its header the same way as
+soon as it is read, before the rows (`write_header_preview`, `stage: "header"`): the check-in page
+asks whose sheet it is while the rows are read (`CheckinService.decide` keeps the tap).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from card_db.cdb import CardDatabase
 from card_db.paths import atomic_write
 from scanner.inputs.resolve import resolve_sheet
 from scanner.model import SECTIONS, SheetRead
+from scanner.vocab import Reason
 
 log = logging.getLogger("decksheet.web.preview")
 
@@ -46,6 +49,22 @@ def preview_json(sheet: SheetRead, db: CardDatabase) -> dict:
                        "column": e.column, "unsure": e.needs_review} for e in entries]})
     return {"player": {"name": deck.player_name, "konami_id": deck.konami_id},
             "sections": sections}
+
+
+def header_json(sheet: SheetRead) -> dict:
+    """A photo's header as soon as it is read, before its rows (`ReadOptions.on_header_read`):
+    the player's name and Konami ID as read, and whether the ID was read with confidence (the
+    rule of `flows.sheet_konami_id`, on what is known so far). No lines: `sections` is absent."""
+    kid = sheet.konami_id
+    sure = bool(kid and len(kid) == 10 and kid.isdigit()
+                and not any(r.reason == Reason.KONAMI_ID_UNCLEAR for r in sheet.review))
+    return {"player": {"name": sheet.player_name, "konami_id": kid, "id_sure": sure},
+            "stage": "header"}
+
+
+def write_header_preview(path: Path, sheet: SheetRead) -> None:
+    """`ReadOptions.on_header_read` of the station's reader (written whole or not at all)."""
+    atomic_write(path, json.dumps(header_json(sheet), ensure_ascii=False))
 
 
 def write_preview(path: Path, db: CardDatabase, sheet: SheetRead) -> None:

@@ -68,15 +68,19 @@ def read_original(path: str, file_name: str | None, crops_dir: str,
     import time
 
     from scanner.event.flows import prepare_registration
-    from scanner.web.preview import write_preview
+    from scanner.web.preview import write_header_preview, write_preview
 
     started = time.perf_counter()
     db, limits = _STATE["db"], _STATE["limits"]
     try:
         # Every check of the upload that needs a PDF or image library happens here, in this
         # memory-capped reader: the guard (pages counted on the page tree), the image header.
+        # A photo's header goes out as soon as it is read (before its rows): whose sheet it is
+        # is asked while the rows are read.
         options = ReadOptions(crops_dir=Path(crops_dir), max_pages=MAX_SHEET_PAGES,
                               on_text_read=functools.partial(write_preview, Path(preview), db)
+                              if preview else None,
+                              on_header_read=functools.partial(write_header_preview, Path(preview))
                               if preview else None)
         prepared = prepare_registration(path, db, limits, options, file_name=file_name,
                                         keep_bytes=False)

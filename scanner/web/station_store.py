@@ -28,7 +28,12 @@ from scanner.web.texts import ko
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 NEEDS_DECISION = "needs-decision"
+PLAYER = "player"
+"""The decision a desk-flow job asks: whose sheet it is (`sheet_player.PLAYER_DECISION`)."""
 """A read a guard held for a judge (CONTRACT.md v3): nothing stored until `decide`."""
+TAP = "tap"
+"""Key of a desk-flow job's row (while it is read) holding the judge's tap on whose sheet it is
+(`hold_tap`): carried out when the read ends (`CheckinService.complete`)."""
 MAX_ATTEMPTS = 3
 RETRY_WINDOW_S = 120
 """An upload of the same original for the same player this soon after the last is that upload
@@ -85,8 +90,11 @@ class Job:
     created_at: str
     finished_at: str | None
     preview: dict | None = None
-    """While it runs: the text layer's reading of a PDF, not yet verified (`scanner.web.preview`;
-    never a row's column, never in the event record)."""
+    """While it runs: the text layer's reading of a PDF, not yet verified, or a photo's header
+    (`scanner.web.preview`; never a row's column, never in the event record)."""
+    whose: dict | None = None
+    """While a desk-flow job is read: whose sheet it may be, from its header already read
+    (`player_choices`: match, candidates, sheet) — the judge may tap before the read ends."""
 
     @classmethod
     def from_row(cls, r: Row) -> "Job":
@@ -104,10 +112,20 @@ class Job:
                    "decision": held.get("decision"), "detail": held.get("detail")}
             if held.get("decision") == "player":  # the desk flow: whose sheet is it?
                 out.update(match=held.get("match"), candidates=held.get("candidates") or [],
-                           sheet=held.get("sheet"))
+                           sheet=held.get("sheet"), again=bool(held.get("again")))
             return out
-        out = {"job": self.id, "state": self.state, "result": self.result, "error": self.error}
-        if self.state == "running" and self.preview is not None:
+        held = self.result or {}
+        if self.state in (QUEUED, RUNNING) and held.get("ask_player"):
+            # A desk-flow read: what it keeps is the station's (the tap below), not a result.
+            out = {"job": self.id, "state": self.state, "result": None, "error": None}
+            tap = held.get(TAP)
+            if tap:  # the judge's tap while it was read: carried out when the read ends
+                out["tapped"] = {k: tap.get(k) for k in ("choice", "player", "name", "how")}
+            elif self.whose is not None:
+                out.update(decision=PLAYER, **self.whose)
+        else:
+            out = {"job": self.id, "state": self.state, "result": self.result, "error": self.error}
+        if self.state == RUNNING and self.preview is not None:
             out["preview"] = self.preview  # what the text says; the verdict waits for the check
         return out
 
@@ -252,6 +270,35 @@ class StationQueue:
         """The job waits for a judge's decision; `held` keeps the decision asked and the read
         (a job a judge decided on may ask the next guard's)."""
         self._close(job_id, NEEDS_DECISION, held, None, (QUEUED, RUNNING, NEEDS_DECISION))
+
+    def hold_tap(self, job_id: str, tap: dict) -> dict | None:
+        """Keep the judge's tap on whose sheet a desk-flow job is, made while it is still read
+        (`held["tap"]`), for the read's end to carry out. Returns the tap the job holds — this
+        one, or the first of two (a second tap changes nothing) — or None when the job no longer
+        runs (its read ended: the tap is decided as on a held sheet)."""
+        with self.transaction():
+            job = self.job(job_id)
+            if job is None or job.state not in (QUEUED, RUNNING):
+                return None
+            held = job.result or {}
+            if held.get(TAP):
+                return held[TAP]
+            self.db.update(JOBS, {"id": job_id, "state": (QUEUED, RUNNING)},
+                           {"result_json": _json({**held, TAP: tap})})
+        return tap
+
+    def tap_or_wait(self, job_id: str, held: dict) -> dict | None:
+        """A desk-flow read has ended: the judge's tap made while it was read, if there is one
+        (the job stays running for the caller to carry it out), else the job waits for the tap
+        (`needs-decision` with `held`). One transaction: a tap comes before or after, never
+        lost between the look and the wait."""
+        with self.transaction():
+            job = self.job(job_id)
+            tap = (job.result or {}).get(TAP) if job is not None else None
+            if tap:
+                return tap
+            self._set_closed(job_id, NEEDS_DECISION, held, None, (QUEUED, RUNNING, NEEDS_DECISION))
+        return None
 
     def take_decision(self, job_id: str) -> Job | None:
         """The job, if it still waits for a decision, now being carried out (`running`): of

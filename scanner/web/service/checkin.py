@@ -16,7 +16,10 @@ from scanner.web.reader import ReadOutcome
 from scanner.web.service.core import StationCore, StationError
 from scanner.web.service.sheet_player import PLAYER_DECISION, player_choices
 from scanner.web.hangul import one_syllable_apart
-from scanner.web.station_store import NEEDS_DECISION, Job, RosterEntry, StationQueue, UploadKeyReused
+from scanner.model import ReviewFlag
+from scanner.vocab import Reason
+from scanner.web.station_store import (NEEDS_DECISION, QUEUED, RUNNING, TAP, Job, RosterEntry,
+                                       StationQueue, UploadKeyReused)
 from scanner.web.preview import load_preview, preview_path, remove_preview
 from scanner.web.uploads import CheckedUpload
 from scanner.web.texts import ko
@@ -62,8 +65,13 @@ class CheckinService(StationCore):
         with self.station() as st:
             job = st.job(job_id)
             if job is not None and job.state == "running":  # a PDF's text read, not yet verified
-                job.preview = load_preview(self.preview_file(job))
+                job.preview = load_preview(self.preview_file(job))  # (or a photo's header)
             held = job.result if job is not None else None
+            if job is not None and job.state in (QUEUED, RUNNING) and held \
+                    and held.get("ask_player") and not held.get(TAP) and job.preview \
+                    and job.preview.get("stage") == "header":
+                # The header is read, the rows not yet: whose sheet it is can be tapped now.
+                job.whose = player_choices(st.roster(), header_deck(job.preview))
             if job is not None and job.state == NEEDS_DECISION and held \
                     and held.get("decision") == PLAYER_DECISION and held.get("prepared"):
                 try:
@@ -100,16 +108,76 @@ class CheckinService(StationCore):
         of its text reading goes: the page shows the verified read from now on."""
         try:
             if outcome.error or outcome.prepared is None:
+                error = outcome.error or ko("read-failed")
                 with self.station() as st:
-                    st.finish(job.id, None, outcome.error or ko("read-failed"))
+                    tap = ((st.job(job.id) or job).result or {}).get(TAP)
+                    if tap and tap.get("player"):  # the judge must see the tap stored nothing
+                        error = ko("tap-read-failed", error=error, kid=tap["player"])
+                    st.finish(job.id, None, error)
                 return
             try:
-                self._commit(job, outcome.prepared, outcome.seconds)
+                if job.konami_id is None and (job.result or {}).get("ask_player"):
+                    self._desk_read(job, outcome.prepared, outcome.seconds)
+                else:
+                    self._commit(job, outcome.prepared, outcome.seconds)
             except DecksheetError as exc:
                 with self.station() as st:
                     st.finish(job.id, None, exc.render("ko"))
         finally:
             remove_preview(self.preview_file(job))
+
+    def _desk_read(self, job: Job, prepared: PreparedRegistration, seconds: float) -> None:
+        """A desk-flow read has ended: the judge's tap on whose sheet it is, made while it was
+        read, is carried out now — only if the finished read gives the header the judge was
+        shown (ID, name, how sure) and the choice still stands (`shown_player`); otherwise, or
+        with no tap, the job waits for the tap (needs-decision), saying why."""
+        with self.station() as st:
+            choices = player_choices(st.roster(), prepared.deck)
+            held = {"decision": PLAYER_DECISION, "ask_player": True, "detail": ko("whose-sheet"),
+                    **choices, "lifted": [], "prepared": _prepared_json(prepared, seconds)}
+            tap = st.tap_or_wait(job.id, held)
+            fresh = st.job(job.id) or job
+        if tap is None:
+            return
+        judge = tap.get("judge")
+        if tap.get("choice") == "discard":
+            self._carry_out(fresh, {"decision": PLAYER_DECISION}, "discard", None, 0.0, None,
+                            judge, None, "desk")
+            return
+        kid, confirm, add = str(tap.get("player") or ""), tap.get("confirm"), bool(tap.get("add"))
+
+        def ask_again(detail: str) -> None:
+            with self.station() as st:
+                st.wait_decision(job.id, {**held, "detail": detail, "again": True})
+
+        if _header(tap.get("sheet")) != _header(choices["sheet"]):
+            sheet = choices["sheet"]
+            ask_again(ko("tap-sheet-changed", kid=kid, sheet=" · ".join(
+                str(x) for x in (sheet.get("name"), sheet.get("konami_id")) if x) or "-"))
+            return
+        deck = prepared.deck
+        try:
+            if add:
+                kid = self._add_sheet_player(deck, confirm, judge)
+                how = "desk-added"
+            else:
+                with self.station() as st:
+                    how = shown_player(st.roster(), deck, kid, confirm)
+        except StationError as exc:
+            ask_again(ko("tap-refused", kid=kid, why=str(exc)))
+            return
+
+        def guard(_: EventRecord, kid: str = kid) -> None:
+            with self.station() as st:
+                shown_player(st.roster(), deck, kid, confirm, added=add)
+        try:
+            self._commit(fresh, prepared, seconds, None, kid, judge, guard, how)
+        except StationError as exc:
+            ask_again(ko("tap-refused", kid=kid, why=str(exc)))
+            return
+        with self.store() as store:
+            store.log(DECIDED, {"job": job.id, "decision": PLAYER_DECISION, "choice": "store",
+                                "player": kid, "how": how, "during_read": True}, judge)
 
     def _commit(self, job: Job, prepared: PreparedRegistration, seconds: float,
                 choice: str | None = None, player: str | None = None,
@@ -196,10 +264,15 @@ class CheckinService(StationCore):
         job = self.job(job_id)
         if job is None:
             raise StationError(ko("no-such-job"), 404)
-        if job.state != NEEDS_DECISION:
-            raise StationError(ko("not-waiting"), 409)
         if choice not in ("store", "discard"):
             raise StationError(ko("choice"), 422)
+        if job.state in (QUEUED, RUNNING) and (job.result or {}).get("ask_player"):
+            held_now = self._tap_during_read(job, choice, judge, player, confirm, add)
+            if held_now is not None:
+                return held_now
+            job = self.job(job_id) or job  # the read ended meanwhile: decided as a held sheet
+        if job.state != NEEDS_DECISION:
+            raise StationError(ko("not-waiting"), 409)
         held = job.result or {}
         kid = guard = None
         how = "desk"
@@ -237,6 +310,57 @@ class CheckinService(StationCore):
                 st.give_back_decision(job.id)
             raise
         return self.job(job.id) or taken
+
+    def _tap_during_read(self, job: Job, choice: str, judge: str | None, player: str | None,
+                         confirm: str | None, add: bool) -> Job | None:
+        """The judge's tap on whose sheet it is while the sheet's rows are still read: checked
+        against what the page showed (the header already read: the same rules as on a held
+        sheet), kept in the job's row (`StationQueue.hold_tap`), carried out when the read ends
+        (`_desk_read`). None when the read has ended meanwhile (the caller decides as usual)."""
+        tap: dict = {"choice": choice, "judge": judge}
+        earlier = (job.result or {}).get(TAP)
+        if earlier:  # a second tap during the read: the first stands
+            if (earlier.get("choice"), earlier.get("player")) == (choice, player) and not add:
+                return job
+            raise StationError(ko("tap-other", kid=earlier.get("player") or "-"), 409)
+        if choice == "store":
+            if job.whose is None:
+                raise StationError(ko("tap-not-read-yet"), 409)
+            deck = header_deck(job.preview or {})
+            sheet = job.whose["sheet"]
+            if add:
+                kid = self._addable(deck, confirm)
+                how = "desk-added"
+                name = sheet.get("name")
+            else:
+                try:
+                    kid = normalise_konami_id(player or "")
+                except EventError:
+                    raise StationError(ko("player-to-confirm"), 422) from None
+                with self.station() as st:
+                    roster = st.roster()
+                how = shown_player(roster, deck, kid, confirm)
+                name = next((e.name for e in roster if e.konami_id == kid), sheet.get("name"))
+            tap.update(player=kid, name=name, confirm=confirm, add=add, how=how, sheet=sheet)
+        with self.station() as st:
+            kept = st.hold_tap(job.id, tap)
+        if kept is None:
+            return None
+        if (kept.get("choice"), kept.get("player")) != (tap.get("choice"), tap.get("player")):
+            raise StationError(ko("tap-other", kid=kept.get("player") or "-"), 409)
+        return self.job(job.id)
+
+    def _addable(self, deck: Decklist, confirm: str | None) -> str:
+        """The sheet's own player may be added to the roster from its ID and name (the rules of
+        `_add_sheet_player`, nothing added yet): their Konami ID."""
+        sheet_id = "".join(ch for ch in str(deck.konami_id or "") if ch.isdigit())
+        try:
+            kid = normalise_konami_id(sheet_id)
+        except EventError:
+            raise StationError(ko("sheet-id-not-addable"), 422) from None
+        if flows.sheet_konami_id(deck) is None and not _digits_match(kid, confirm):
+            raise StationError(ko("confirm-id-digits"), 422)
+        return kid
 
     def _decided_elsewhere(self, job_id: str) -> StationError:
         """The answer to the second of two taps on one held sheet: whose sheet the first tap
@@ -366,6 +490,26 @@ class CheckinService(StationCore):
                                     "player": kid, "job": job.id, "sha256": reg.file_sha256},
                       judge)
         return job
+
+
+def header_deck(preview: dict) -> Decklist:
+    """The player a photo's header gives (`preview.header_json`), as a decklist with no lines:
+    whose-sheet choices are made from it as from the finished read. (A PDF's text reading gives
+    no choices: nothing is offered to store it with before its pages are verified, issue 33.)"""
+    pl = preview.get("player") or {}
+    kid = str(pl.get("konami_id") or "") or None
+    sure = bool(pl.get("id_sure"))
+    review = [] if sure or not kid else [ReviewFlag(section=None, reason=Reason.KONAMI_ID_UNCLEAR,
+                                                    detail="read without confidence")]
+    name = pl.get("name")
+    return Decklist(player_name=str(name) if name else None, konami_id=kid, review=review)
+
+
+def _header(sheet: dict | None) -> tuple:
+    """What a whose-sheet choice rests on: the sheet's ID, name and how sure the ID is."""
+    sheet = sheet or {}
+    return (sheet.get("konami_id"), "".join(str(sheet.get("name") or "").split()) or None,
+            bool(sheet.get("id_sure")))
 
 
 def _digits_match(konami_id: str, typed: str | None, n: int = 4) -> bool:

@@ -316,8 +316,32 @@ class ReviewService(StationCore):
             deck = self._decided_deck(store, reg, keep_removed=True)  # line numbers as read
             decisions: list[ReviewDecision] = []
             for a in answers:
-                decisions.append(self._decision(reg, deck, a, judge))
+                if a.get("total") is None:
+                    decisions.append(self._decision(reg, deck, a, judge))
+            totals = [a for a in answers if a.get("total") is not None]
+            if totals:
+                decisions += self._total_decisions(store, reg, decisions, totals, judge)
             return store.add_decisions(decisions, judge)
+
+    def _total_decisions(self, store, reg: Registration, decisions: list[ReviewDecision],
+                         answers: list[dict], judge: str | None) -> list[ReviewDecision]:
+        """A section's printed total answered on the page together with the lines (issue 35
+        item 5): stored only if, with this submit's decisions applied, the lines' sum is off the
+        printed total and is the sum the page showed the judge (else nothing: the item comes
+        back, from the list as decided, as any total does)."""
+        after = apply_decisions(decklist_from_json(reg.decklist_json),
+                                store.decisions(reg.id) + decisions, self.db, keep_removed=True)
+        out = []
+        for a in answers:
+            section = a["total"]
+            flag = next((r for r in after.review if r.line is None and r.card_id is None
+                         and r.section == section and r.reason == Reason.TOTAL_MISMATCH), None)
+            if flag is None or a.get("sum") != after.totals()[section] \
+                    or a.get("action") not in (KEEP, SKIP):
+                continue
+            out.append(self._flow_decision(after, reg, section, None, a["action"], None, None,
+                                           judge, flag.reason, flag.detail))
+        return out
 
     def _decision(self, reg: Registration, deck: Decklist, a: dict, judge: str | None
                   ) -> ReviewDecision:

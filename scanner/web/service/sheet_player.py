@@ -5,9 +5,9 @@ from __future__ import annotations
 from scanner.event import flows
 from scanner.model import Decklist
 from scanner.web.hangul import one_syllable_apart
-from scanner.web.station_store import RosterEntry
+from scanner.web.station_store import PLAYER, RosterEntry
 
-PLAYER_DECISION = "player"
+PLAYER_DECISION = PLAYER
 """The decision a desk-flow job waits for: the judge names (confirms) the sheet's player."""
 MAX_CANDIDATES = 5
 

@@ -243,19 +243,47 @@ if (form) {
         location.href = `/players/${j.result.player}/v/${j.result.version}`;
         return;
       }
-      if (j.state === "failed") { bar.classList.add("hide"); say(j.error || "읽지 못했습니다", "err"); return; }
-      if (j.state === "needs-decision") { bar.classList.add("hide"); settle(j); return; }
+      if (j.state === "failed") {
+        bar.classList.add("hide"); whose.classList.add("hide"); earlyShown = "";
+        say(j.error || "읽지 못했습니다", "err"); return;
+      }
+      if (j.state === "needs-decision") {
+        bar.classList.add("hide");
+        // The read ended with no tap: the same buttons stay as they are (a confirm box being
+        // typed in is not closed under the judge's fingers); only what the page says changes.
+        const same = j.decision === "player" && !j.again && earlyShown
+          && earlyShown === JSON.stringify([j.match, j.candidates, j.sheet]);
+        earlyShown = "";
+        if (same) { whose.classList.remove("reading"); say(T.whose, "msg"); } else settle(j);
+        return;
+      }
       const seconds = Math.round((Date.now() - started) / 1000);
-      if (j.state === "running" && j.preview) { showFirstRead(j.preview, seconds); continue; }
+      // A photo's header is read before its rows: whose sheet it is is asked now, and the tap is
+      // kept by the station and carried out when the read ends (the list page comes then).
+      if (j.tapped || tappedHere) { showTapped(j.tapped || tappedHere, seconds); continue; }
+      if (j.decision === "player") {
+        const key = JSON.stringify([j.match, j.candidates, j.sheet]);
+        if (key !== earlyShown) { earlyShown = key; askPlayer(j, true); }
+        say(`${T.whose_early} · ${seconds}초`, "msg");
+        continue;
+      }
+      if (j.state === "running" && j.preview && j.preview.sections) { showFirstRead(j.preview, seconds); continue; }
       say((j.state === "queued" ? "순서를 기다리는 중…" : "읽는 중…") + ` ${seconds}초`);
     }
   };
   const settle = j => (j.decision === "player" ? askPlayer : askDecision)(j);
+  let earlyShown = "", tappedHere = null;  // (a poll sent before the tap may answer after it)
+  // The tap made while the rows are read: said, with the read still going on under it.
+  const showTapped = (t, seconds) => {
+    whose.classList.add("hide");
+    say((t.choice === "discard" ? T.tap_discard : fill(T.tap_held, {name: t.name || T.no_name, kid: t.player}))
+      + (seconds === null ? "" : ` · 읽는 중… ${seconds}초`), "msg");
+  };
   // The desk flow: the sheet's Konami ID found on the roster is one button; otherwise roster
   // candidates (its name, an ID a digit off) and a search box. Nothing is picked for the judge.
   const whose = document.getElementById("whose");
   const confirmBox = document.getElementById("whose-confirm");
-  const askPlayer = j => {
+  const askPlayer = (j, reading) => {
     const sheet = j.sheet || {};
     document.getElementById("whose-sheet").textContent =
       fill(T.read, {name: sheet.name || T.no_name, kid: sheet.konami_id || T.no_id}) +
@@ -272,6 +300,8 @@ if (form) {
       whose.classList.add("hide");
       if (d.state === "done") { location.href = `/players/${d.result.player}/v/${d.result.version}`; return; }
       if (d.state === "needs-decision") { settle(d); return; }
+      // Tapped while the rows are read: kept; the watch goes on to the read's end.
+      if (d.tapped) { tappedHere = d.tapped; showTapped(d.tapped, null); return; }
       say(d.error || "저장하지 않았습니다", "msg");
     };
     // What tells two players apart: the table and the ID, always beside the name.
@@ -334,7 +364,8 @@ if (form) {
     confirmBox.classList.add("hide");
     document.getElementById("whose-discard").onclick = () => store({choice: "discard"});
     whose.classList.remove("hide");
-    say(T.whose, "msg");
+    whose.classList.toggle("reading", !!reading);
+    if (!reading) say(j.again ? j.detail : T.whose, j.again ? "err" : "msg");
   };
   // A guard held the registration (same original for another player, an implausible new
   // version): nothing is stored until the judge picks one of two buttons.
@@ -416,6 +447,7 @@ if (review && document.getElementById("confirm-review")) {
   const button = document.getElementById("confirm-review");
   const left = document.getElementById("review-left");
   const rows = [...review.querySelectorAll("#glance li.gl")];
+  const totalQs = [...review.querySelectorAll(".gtotal[data-total-q]")];
   const chosen = el => !!el.querySelector("input[name^='fix-']:checked, input[name^='count-']:checked");
   const flagGroups = [...new Set([...document.querySelectorAll(
     "input[type=radio][name^='act-flag-']")].map(r => r.name))];
@@ -442,6 +474,30 @@ if (review && document.getElementById("confirm-review")) {
     document.querySelectorAll(".gnote").forEach(note => note.classList.toggle("stale", edited));
     review.querySelectorAll("input.explained").forEach(i => { i.disabled = edited; });
     review.querySelectorAll("#decided .flag").forEach(el => { if (chosen(el)) changed++; });
+    // A section's printed total against its lines as decided here: asked on this page when off.
+    const sums = {};
+    totalQs.forEach(q => { sums[q.dataset.totalQ] = Number(q.dataset.sum); });
+    rows.forEach(li => {
+      const sec = (li.dataset.line || "").split("-")[0];
+      if (li.dataset.line && sec in sums) {
+        const was = Number(li.dataset.count) || 0;
+        const count = li.querySelector("input[name^='count-']:checked");
+        if (li.querySelector("input[name^='fix-'][value='remove']:checked")) sums[sec] -= was;
+        else if (count) sums[sec] += Number(count.value) - was;
+      } else if (li.dataset.restore && li.dataset.section in sums
+                 && li.querySelector("input[name^='fix-flag-'][value='restore']:checked")) {
+        sums[li.dataset.section] += Number(li.dataset.restore);
+      }
+    });
+    totalQs.forEach(q => {
+      const s = q.dataset.totalQ, n = sums[s];
+      const ask = n !== Number(q.dataset.printed) && (n !== Number(q.dataset.sum) || (edited && q.dataset.explained));
+      q.classList.toggle("hide", !ask);
+      q.querySelectorAll("input").forEach(i => { i.disabled = !ask; });
+      q.querySelector(".gsum").textContent = n;
+      q.querySelector("input[type=hidden]").value = n;
+      if (ask) { if (q.querySelector("input[type=radio]:checked")) changed++; else openFlags++; }
+    });
     flagGroups.forEach(g => {
       if (document.querySelector(`input[name='${g}']:checked`)) changed++; else openFlags++;
     });
