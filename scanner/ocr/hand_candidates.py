@@ -17,7 +17,7 @@ evidence (reads, width, ink likeness); `fuse` marks a first answer that no read 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import cv2
@@ -276,12 +276,16 @@ def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning =
 
 
 def propose(mask: np.ndarray, ids: list[int], names: dict[int, str], offset: float | None = None,
-            tuning: InkSearchTuning = INK_SEARCH) -> list[tuple[int, float]]:
+            tuning: InkSearchTuning = INK_SEARCH, drawings=None) -> list[tuple[int, float]]:
     """The pool's `proposals` cards most like the written ink (with their likeness, less
-    `width_weight` per unit of log width ratio off `offset`: the page's hand's, None: not weighed)."""
+    `width_weight` per unit of log width ratio off `offset`: the page's hand's, None: not weighed).
+    `drawings`: a function of the layout's mean drawings giving the ones to compare with
+    instead (the page's own hand, `page_hand`)."""
     layout = pool_layout(ids, names, tuning)
     if layout is None or not len(layout.syllable) or not mask.any():
         return []  # (a pool with no Hangul name, e.g. an English database's: nothing to compare)
+    if drawings is not None:
+        layout = replace(layout, drawings=drawings(layout.drawings))
     like = pool_likeness(mask, layout, tuning)
     if offset is not None:
         aspect = mask.shape[1] / mask.shape[0]  # (the cell's ink crop, as `fuse` measures it)
