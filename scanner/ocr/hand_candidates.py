@@ -17,7 +17,7 @@ evidence (reads, width, ink likeness); `fuse` marks a first answer that no read 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
@@ -250,7 +250,8 @@ def pieces_features(mask: np.ndarray, pieces: np.ndarray, tuning: SyllableTuning
     return f / np.maximum(1e-6, np.linalg.norm(f, axis=1, keepdims=True))
 
 
-def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning = INK_SEARCH) -> np.ndarray:
+def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning = INK_SEARCH,
+                  centre: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Each pool card's likeness to the written ink (mean over its Hangul syllables of its
     piece's cosine to the syllable's mean drawing, its other characters but spaces counted as
     `other_likeness`; NaN: no syllable)."""
@@ -263,8 +264,10 @@ def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning =
     w1 = mask.shape[1] + 1
     keys, piece = np.unique(a.astype(np.int64) * w1 + b, return_inverse=True)
     pairs = np.stack([keys // w1, keys % w1], axis=1)
-    feats = pieces_features(mask, pairs)
-    sims = cv2.gemm(feats, layout.drawings, 1.0, None, 0.0, flags=cv2.GEMM_2_T)  # (numpy's threads cost more)
+    feats, drawings = pieces_features(mask, pairs), layout.drawings
+    if centre is not None:
+        feats, drawings = _unit_rows(feats - centre[0]), centred_drawings(layout.drawings, centre[1])
+    sims = cv2.gemm(feats, drawings, 1.0, None, 0.0, flags=cv2.GEMM_2_T)  # (numpy's threads cost more)
     entry = sims[piece, layout.syllable]
     total = np.bincount(layout.card, weights=entry, minlength=len(layout.ids))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -275,18 +278,35 @@ def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning =
     return np.where(layout.syllables_per_card > 0, like, np.nan)
 
 
+def _unit_rows(a: np.ndarray) -> np.ndarray:
+    return (a / np.maximum(1e-6, np.linalg.norm(a, axis=1, keepdims=True))).astype(np.float32)
+
+
+_CENTRED: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def centred_drawings(drawings: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """`drawings` less `mean`, unit rows (the last one kept: a page's doubtful lines share it)."""
+    got = _CENTRED.get(id(drawings))
+    if got is not None and got[0] is drawings and got[1] is mean:
+        return got[2]
+    out = _unit_rows(drawings - mean)
+    _CENTRED.clear()
+    _CENTRED[id(drawings)] = (drawings, mean, out)
+    return out
+
+
 def propose(mask: np.ndarray, ids: list[int], names: dict[int, str], offset: float | None = None,
-            tuning: InkSearchTuning = INK_SEARCH, drawings=None) -> list[tuple[int, float]]:
+            tuning: InkSearchTuning = INK_SEARCH, centre: tuple[np.ndarray, np.ndarray] | None = None
+            ) -> list[tuple[int, float]]:
     """The pool's `proposals` cards most like the written ink (with their likeness, less
     `width_weight` per unit of log width ratio off `offset`: the page's hand's, None: not weighed).
-    `drawings`: a function of the layout's mean drawings giving the ones to compare with
-    instead (the page's own hand, `page_hand`)."""
+    `centre`: (the page's mean piece, the drawn hands' mean drawing): pieces and drawings are
+    compared less those (the page's own hand, `page_hand`)."""
     layout = pool_layout(ids, names, tuning)
     if layout is None or not len(layout.syllable) or not mask.any():
         return []  # (a pool with no Hangul name, e.g. an English database's: nothing to compare)
-    if drawings is not None:
-        layout = replace(layout, drawings=drawings(layout.drawings))
-    like = pool_likeness(mask, layout, tuning)
+    like = pool_likeness(mask, layout, tuning, centre)
     if offset is not None:
         aspect = mask.shape[1] / mask.shape[0]  # (the cell's ink crop, as `fuse` measures it)
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -88,6 +88,12 @@ class FuseParts:
     syllables were not weighed, the reads' best led clearly)."""
     proposed: frozenset[int] = frozenset()
     """Cards only the ink proposed (`ink_proposals`)."""
+    keys: list[str] = field(default_factory=list)
+    """The reads' jamo (`reads_score`)."""
+    aspect: float | None = None
+    offset: float = 0.0
+    """The ink's width / height and the page's hand's log width ratio then (`reads_score`)."""
+    column: str = ""
 
 
 def _sheared(img: np.ndarray, k: float) -> np.ndarray:
@@ -191,6 +197,14 @@ def _log_width(aspect: float, name: str) -> float | None:
     return float(np.log(aspect / max(w, 0.3))) if w is not None and aspect > 0 else None
 
 
+def reads_score(name: str, keys: list[str], aspect: float | None, offset: float) -> float:
+    """A candidate's score by the reads (`keys`: their jamo) and the ink's width (`fuse`)."""
+    jk = jamo(name_key(name))
+    score = float(np.sqrt(np.mean([(fuzz.ratio(k, jk) / 100.0) ** 2 for k in keys])))
+    lw = _log_width(aspect, name) if aspect else None
+    return score - WIDTH_WEIGHT * abs(lw - offset) if lw is not None else score
+
+
 def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None = None,
          page: HandPage | None = None, ink: np.ndarray | None = None,
          tuning: "InkTuning | None" = None, parts: FuseParts | None = None) -> tuple[NameMatch, int]:
@@ -217,10 +231,7 @@ def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None 
     offset = (page or HandPage()).offset()
 
     def read_score(cid: int) -> float:
-        jk = jamo(name_key(vocab.names[cid]))
-        score = float(np.sqrt(np.mean([(fuzz.ratio(k, jk) / 100.0) ** 2 for k in keys])))
-        lw = _log_width(aspect, vocab.names[cid]) if aspect else None
-        return score - WIDTH_WEIGHT * abs(lw - offset) if lw is not None else score
+        return reads_score(vocab.names[cid], keys, aspect, offset)
 
     scored = sorted(((read_score(cid), cid) for cid in pool), key=lambda x: (-x[0], x[1]))
     tuning = tuning or INK
@@ -232,6 +243,7 @@ def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None 
         scored = by_ink_likeness(scored, ink, vocab, tuning, proposed)
     if parts is not None:
         parts.ink, parts.tops, parts.proposed = ink, tops, proposed
+        parts.keys, parts.aspect, parts.offset, parts.column = keys, aspect, offset, column
     if ink is not None and len(scored) > 1 and scored[0][0] - scored[1][0] < tuning.doubt_lead:
         if parts is not None:
             parts.before_syllables = list(scored)

@@ -17,12 +17,13 @@ evidence (`evidence.py`), and its certainty is no higher than before (the doubtf
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from scanner.ocr.hand_candidates import mean_drawing
-from scanner.ocr.hand_names import INK, by_syllable_likeness, flagged, fused_match, name_certainty
+from scanner.ocr.hand_candidates import INK_SEARCH, mean_drawing, propose
+from scanner.ocr.hand_names import (INK, FuseParts, by_syllable_likeness, flagged, fused_match, name_certainty,
+                                    reads_score)
 from scanner.ocr.hand_syllables import TUNING, _is_syllable, _unit_features, name_cuts, syllable_drawings
 from scanner.ocr.names import Vocabulary
 from scanner.ocr.rows import NAME_FLAGS, RowRead
@@ -56,6 +57,9 @@ class PageHandTuning:
     """A syllable the page itself holds: this share of its likeness is its nearest page drawing
     (0.2, 0.3, 0.5 → −1 to −4 on the tuning sets: a candidate of syllables the page holds wins
     by that alone, and few right candidates' syllables are on the page: 14 of 223)."""
+    proposals: int = 2
+    """Cards the column's pool, searched by the ink compared in the page's hand, adds to a
+    doubtful line's candidates (0: none)."""
     doubt_lead: float = 0.03
     """Lines whose card leads by less than this (of those whose syllables were weighed) are
     weighed again (tuning sets: 0.02, 0.03, 0.05, any → +2, +4, +4, +4 right; the second pass
@@ -147,6 +151,21 @@ def learn(rows: list[RowRead], tuning: PageHandTuning = PAGE_HAND) -> PageDrawin
     return page
 
 
+def with_proposals(parts: FuseParts, page: PageDrawings, vocab: Vocabulary,
+                   tuning: PageHandTuning = PAGE_HAND) -> tuple[list[tuple[float, int]], frozenset[int]]:
+    """The line's candidates and the cards the column's pool, searched by the ink compared in the
+    page's hand (`hand_candidates.propose`, centred), adds (scored by the reads as `fuse` scores
+    them); and all the cards only the ink proposed."""
+    have = {cid for _, cid in parts.before_syllables}
+    ids, _ = vocab.by_column.get(parts.column) or vocab.by_column["side"]
+    mask = parts.ink < ink_level(parts.ink)
+    found = [cid for cid, _ in propose(mask, ids, vocab.names, parts.offset, replace(INK_SEARCH, proposals=tuning.proposals),
+                                       centre=(page.page_mean, page.drawn_mean)) if cid not in have]
+    scored = sorted(parts.before_syllables + [(reads_score(vocab.names[c], parts.keys, parts.aspect, parts.offset), c)
+                                              for c in found], key=lambda x: (-x[0], x[1]))
+    return scored, parts.proposed | frozenset(found)
+
+
 def second_pass(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning = PAGE_HAND) -> int:
     """The doubtful written lines' candidates weighed again by the page's own drawings (`learn`);
     a line whose card changes takes the new card as its answer, flagged as before, its
@@ -161,7 +180,10 @@ def second_pass(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning =
     changed = 0
     for r in doubtful:
         parts = r.hand_parts
-        scored = by_syllable_likeness(parts.before_syllables, parts.ink, vocab, INK, parts.proposed,
+        scored, proposed = parts.before_syllables, parts.proposed
+        if tuning.proposals:
+            scored, proposed = with_proposals(parts, page, vocab, tuning)
+        scored = by_syllable_likeness(scored, parts.ink, vocab, INK, proposed,
                                       likeness=lambda mask, name: page.likeness(mask, name, tuning))
         match, flags = flagged(fused_match(scored, vocab))
         if match.card_id == r.match.card_id or match.card_id is None:
