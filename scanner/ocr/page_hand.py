@@ -52,18 +52,24 @@ class PageHandTuning:
     drawing less the mean of the drawn hands' same syllables: what sets a syllable apart, not
     how this writer writes every syllable), the rest its likeness to the drawn hands as
     `name_likeness` measures it. Offline on the tuning sets' reads (3502, 3504, 902 written
-    names; `drawn_floor` 0.5): 0.3, 0.4, 1.0 → +1, +4, 0 right."""
+    names; `drawn_floor` 0.5, no page proposals): 0.3, 0.4, 1.0 → +1, +4, 0 right; with
+    them 0.4, 0.6, 0.8 → +6, +2, +3."""
     own_mix: float = 0.0
     """A syllable the page itself holds: this share of its likeness is its nearest page drawing
     (0.2, 0.3, 0.5 → −1 to −4 on the tuning sets: a candidate of syllables the page holds wins
     by that alone, and few right candidates' syllables are on the page: 14 of 223)."""
     proposals: int = 2
-    """Cards the column's pool, searched by the ink compared in the page's hand, adds to a
-    doubtful line's candidates (0: none)."""
+    """Cards the column's pool, searched by the ink compared in the page's hand (pieces less the
+    page's mean drawing, drawings less the drawn hands' mean: `hand_candidates.propose`'s
+    `centre`), adds to a doubtful line's candidates (0: none). Of the tuning sets' 120 wrong
+    doubtful lines whose card was among no candidate, the search puts it in its first two 6
+    times as the drawn hands are compared, 14 centred. Offline (3502 + 3504 reads replayed):
+    0, 1, 2, 3 → +4, +5, +6, +5 right (one lost: 플레임벨 매지컬 → 볼캐닉 에지, flagged)."""
     doubt_lead: float = 0.03
     """Lines whose card leads by less than this (of those whose syllables were weighed) are
-    weighed again (tuning sets: 0.02, 0.03, 0.05, any → +2, +4, +4, +4 right; the second pass
-    costs 0.034, 0.047, 0.056, 0.090 s a form at the median)."""
+    weighed again (tuning sets, before page proposals: 0.02, 0.03, 0.05, any → +2, +4, +4, +4
+    right, the second pass 0.034, 0.047, 0.056, 0.090 s a form at the median; with them 0.03,
+    0.05, 0.08 → +6, +5, +6)."""
 
 
 PAGE_HAND = PageHandTuning()
