@@ -94,6 +94,9 @@ class FuseParts:
     offset: float = 0.0
     """The ink's width / height and the page's hand's log width ratio then (`reads_score`)."""
     column: str = ""
+    pieces: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    """The ink's pieces (column ranges) measured by the ink search (`hand_candidates.measured_pieces`),
+    until the page's second pass is done with them."""
 
 
 def _sheared(img: np.ndarray, k: float) -> np.ndarray:
@@ -237,7 +240,8 @@ def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None 
     tuning = tuning or INK
     proposed: frozenset[int] = frozenset()
     if ink is not None and tuning.search and (len(scored) < 2 or scored[0][0] - scored[1][0] < tuning.search_lead):
-        proposed = frozenset(c for c in ink_proposals(ink, column, vocab, offset) if c not in pool)
+        memo = parts.pieces if parts is not None else None
+        proposed = frozenset(c for c in ink_proposals(ink, column, vocab, offset, memo) if c not in pool)
         scored = sorted(scored + [(read_score(c), c) for c in proposed], key=lambda x: (-x[0], x[1]))
     if ink is not None and len(scored) > 1 and scored[0][0] - scored[1][0] < tuning.doubt_lead:
         scored = by_ink_likeness(scored, ink, vocab, tuning, proposed)
@@ -307,13 +311,15 @@ class InkTuning:
 INK = InkTuning()
 
 
-def ink_proposals(ink: np.ndarray, column: str, vocab: Vocabulary, offset: float | None = None) -> list[int]:
+def ink_proposals(ink: np.ndarray, column: str, vocab: Vocabulary, offset: float | None = None,
+                  memo: dict | None = None) -> list[int]:
     """Cards of the column's pool the written ink itself proposes (`hand_candidates.propose`;
-    `offset`: the page's hand's log width ratio), whatever the reads say."""
+    `offset`: the page's hand's log width ratio; `memo`: its pieces measured, kept), whatever
+    the reads say."""
     from scanner.ocr.hand_candidates import propose
     mask = ink < ink_level(ink)
     ids, _ = vocab.by_column.get(column) or vocab.by_column["side"]
-    return [cid for cid, _ in propose(mask, ids, vocab.names, offset)]
+    return [cid for cid, _ in propose(mask, ids, vocab.names, offset, memo=memo)]
 
 
 @lru_cache(maxsize=4)

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from scanner.ocr.hand_candidates import INK_SEARCH, mean_drawing, propose
+from scanner.ocr.hand_candidates import INK_SEARCH, mean_drawing, pieces_features, propose
 from scanner.ocr.hand_names import (INK, FuseParts, by_syllable_likeness, flagged, fused_match, name_certainty,
                                     reads_score)
-from scanner.ocr.hand_syllables import TUNING, _is_syllable, _unit_features, name_cuts, syllable_drawings
+from scanner.ocr.hand_syllables import TUNING, _is_syllable, name_cuts, syllable_drawings
 from scanner.ocr.names import Vocabulary
 from scanner.ocr.rows import NAME_FLAGS, RowRead
 from scanner.ocr.verify import ink_level
@@ -87,23 +87,23 @@ class PageDrawings:
     drawn_mean: np.ndarray | None = None
     """…and of their syllables' mean drawings in the drawn hands."""
 
-    def likeness(self, mask: np.ndarray, name: str, tuning: PageHandTuning = PAGE_HAND) -> float | None:
-        """`hand_syllables.name_likeness` with the page's drawings mixed in (`PageHandTuning.mix`)."""
+    def likeness(self, mask: np.ndarray, name: str, tuning: PageHandTuning = PAGE_HAND,
+                 seen: dict[tuple[int, int], np.ndarray] | None = None) -> float | None:
+        """`hand_syllables.name_likeness` with the page's hand mixed in (`PageHandTuning.mix`);
+        `seen`: the pieces of this ink measured so far (the candidates of a line share cuts)."""
         cuts = name_cuts(mask, name)
         if cuts is None:
             return None
+        seen = {} if seen is None else seen
+        laid = [(ch, a, b, syllable_drawings(ch)) for ch, a, b in zip(name, cuts, cuts[1:]) if _is_syllable(ch)]
+        laid = [x for x in laid if x[3] is not None]
+        _measure(mask, [(a, b) for _, a, b, _ in laid], seen)
         likes = []
-        for ch, a, b in zip(name, cuts, cuts[1:]):
-            if not _is_syllable(ch):
-                continue
-            drawn = syllable_drawings(ch)
-            if drawn is None:
-                continue
-            part = mask[:, a:b]
-            if not part.any():
+        for ch, a, b, drawn in laid:
+            f = seen[(a, b)]
+            if not f.any():
                 likes.append(0.0)
                 continue
-            f = _unit_features(part)
             d = float(np.mean(np.sort(drawn @ f)[::-1][:TUNING.nearest]))
             m, g = mean_drawing(ch) - self.drawn_mean, f - self.page_mean
             centred = float(m @ g) / max(1e-6, float(np.linalg.norm(m) * np.linalg.norm(g)))
@@ -113,6 +113,15 @@ class PageDrawings:
                 like = (1 - tuning.own_mix) * like + tuning.own_mix * max(float(r @ f) for r in own)
             likes.append(like)
         return float(np.mean(likes)) if likes else None
+
+
+def _measure(mask: np.ndarray, pieces: list[tuple[int, int]], seen: dict[tuple[int, int], np.ndarray]) -> None:
+    """The unit `syllable_features` of the ink's column ranges not in `seen` yet, into it, taken
+    in one pass (`hand_candidates.pieces_features`; a range with no ink: zeros)."""
+    new = list(dict.fromkeys(p for p in pieces if p not in seen))
+    if new:
+        for p, f in zip(new, pieces_features(mask, np.array(new, np.int64))):
+            seen[p] = f
 
 
 def sure(r: RowRead, tuning: PageHandTuning = PAGE_HAND) -> bool:
@@ -137,15 +146,14 @@ def learn(rows: list[RowRead], tuning: PageHandTuning = PAGE_HAND) -> PageDrawin
         cuts = name_cuts(mask, name) if mask.any() else None
         if cuts is None:
             continue
+        laid = [(ch, a, b, syllable_drawings(ch)) for ch, a, b in zip(name, cuts, cuts[1:]) if _is_syllable(ch)]
+        laid = [x for x in laid if x[3] is not None]
+        seen: dict[tuple[int, int], np.ndarray] = {}
+        _measure(mask, [(a, b) for _, a, b, _ in laid], seen)
         kept = []
-        for ch, a, b in zip(name, cuts, cuts[1:]):
-            if not _is_syllable(ch) or not mask[:, a:b].any():
-                continue
-            drawn = syllable_drawings(ch)
-            if drawn is None:
-                continue
-            f = _unit_features(mask[:, a:b])
-            if float(np.mean(np.sort(drawn @ f)[::-1][:TUNING.nearest])) >= tuning.drawn_floor:
+        for ch, a, b, drawn in laid:
+            f = seen[(a, b)]
+            if f.any() and float(np.mean(np.sort(drawn @ f)[::-1][:TUNING.nearest])) >= tuning.drawn_floor:
                 kept.append((ch, f))
         for ch, f in kept:
             page.rows.setdefault(ch, []).append(f)
@@ -166,7 +174,7 @@ def with_proposals(parts: FuseParts, page: PageDrawings, vocab: Vocabulary,
     ids, _ = vocab.by_column.get(parts.column) or vocab.by_column["side"]
     mask = parts.ink < ink_level(parts.ink)
     found = [cid for cid, _ in propose(mask, ids, vocab.names, parts.offset, replace(INK_SEARCH, proposals=tuning.proposals),
-                                       centre=(page.page_mean, page.drawn_mean)) if cid not in have]
+                                       centre=(page.page_mean, page.drawn_mean), memo=parts.pieces) if cid not in have]
     scored = sorted(parts.before_syllables + [(reads_score(vocab.names[c], parts.keys, parts.aspect, parts.offset), c)
                                               for c in found], key=lambda x: (-x[0], x[1]))
     return scored, parts.proposed | frozenset(found)
@@ -175,7 +183,17 @@ def with_proposals(parts: FuseParts, page: PageDrawings, vocab: Vocabulary,
 def second_pass(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning = PAGE_HAND) -> int:
     """The doubtful written lines' candidates weighed again by the page's own drawings (`learn`);
     a line whose card changes takes the new card as its answer, flagged as before, its
-    certainty no higher, marked `page_hand`. How many changed."""
+    certainty no higher, marked `page_hand`. How many changed. The pieces the ink search
+    measured (`FuseParts.pieces`) are let go."""
+    try:
+        return _weigh_again(rows, vocab, tuning)
+    finally:
+        for r in rows:
+            if r.hand_parts is not None:
+                r.hand_parts.pieces = {}
+
+
+def _weigh_again(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning) -> int:
     doubtful = [r for r in rows if r.hand_parts is not None and r.hand_parts.before_syllables
                 and r.hand_parts.ink is not None and not r.struck_row and r.match.margin < tuning.doubt_lead]
     if not doubtful:
@@ -189,8 +207,9 @@ def second_pass(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning =
         scored, proposed = parts.before_syllables, parts.proposed
         if tuning.proposals:
             scored, proposed = with_proposals(parts, page, vocab, tuning)
+        seen = parts.pieces  # (the same ink's pieces: the search's and the candidates' cuts meet)
         scored = by_syllable_likeness(scored, parts.ink, vocab, INK, proposed,
-                                      likeness=lambda mask, name: page.likeness(mask, name, tuning))
+                                      likeness=lambda mask, name: page.likeness(mask, name, tuning, seen))
         match, flags = flagged(fused_match(scored, vocab))
         if match.card_id == r.match.card_id or match.card_id is None:
             continue
