@@ -65,6 +65,10 @@ class PageHandTuning:
     doubtful lines whose card was among no candidate, the search puts it in its first two 6
     times as the drawn hands are compared, 14 centred. Offline (3502 + 3504 reads replayed):
     0, 1, 2, 3 → +4, +5, +6, +5 right (one lost: 플레임벨 매지컬 → 볼캐닉 에지, flagged)."""
+    change_lead: float = 0.0
+    """The page's best card replaces the line's only when it leads the next by at least this
+    (tuning sets: 0, 0.01, 0.02, 0.04 → +6, +4, +4, +2 right; a wrong line changed to another
+    wrong card, flagged as before, 20, 14, 10, 4 times)."""
     doubt_lead: float = 0.03
     """Lines whose card leads by less than this (of those whose syllables were weighed) are
     weighed again (tuning sets, before page proposals: 0.02, 0.03, 0.05, any → +2, +4, +4, +4
@@ -195,7 +199,9 @@ def second_pass(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning =
 
 def _weigh_again(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning) -> int:
     doubtful = [r for r in rows if r.hand_parts is not None and r.hand_parts.before_syllables
-                and r.hand_parts.ink is not None and not r.struck_row and r.match.margin < tuning.doubt_lead]
+                and r.hand_parts.ink is not None and not r.struck_row and r.match.margin < tuning.doubt_lead
+                and (r.match.card_id is None or any(_is_syllable(c) for c in r.match.name))]
+    # (a card of no syllable: nothing of the page's hand to weigh it by)
     if not doubtful:
         return 0
     page = learn(rows, tuning)
@@ -211,7 +217,7 @@ def _weigh_again(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning)
         scored = by_syllable_likeness(scored, parts.ink, vocab, INK, proposed,
                                       likeness=lambda mask, name: page.likeness(mask, name, tuning, seen))
         match, flags = flagged(fused_match(scored, vocab))
-        if match.card_id == r.match.card_id or match.card_id is None:
+        if match.card_id == r.match.card_id or match.card_id is None or match.margin < tuning.change_lead:
             continue
         was = r.match.name or "no card"
         agree = sum(t == match.card_id for t in parts.tops)
