@@ -111,3 +111,29 @@ def test_a_page_with_few_sure_lines_teaches_nothing():
              for k, n in enumerate(SURE[:6])]
     kept = sum(map(len, taught.rows.values()))
     assert sum(map(len, learn(wrong).rows.values())) < kept / 2, kept
+
+
+def test_pieces_kept_for_the_second_pass_measure_as_new_ones():
+    """The ink search's pieces kept for the page's second pass (`measured_pieces`' memo) are the
+    pieces measured anew: the same proposals from an empty memo, a full one, and none; the
+    centred search (`propose`'s `centre`, the page's hand) compares the same pieces."""
+    import numpy as np
+
+    from scanner.ocr.hand_candidates import measured_pieces, propose
+    from scanner.ocr.verify import ink_level
+    vocab = _vocab()
+    hand = _hand(3, "NanumBrush")
+    ink = cell_name_ink(_written("금강진력", hand, 420, 40, centre=False))
+    mask = ink < ink_level(ink)
+    ids, _ = vocab.by_column["monster"]
+    memo: dict = {}
+    plain = propose(mask, ids, vocab.names)
+    assert propose(mask, ids, vocab.names, memo=memo) == plain and memo
+    assert propose(mask, ids, vocab.names, memo=memo) == plain
+    pairs = np.array(list(memo)[:5], np.int64)
+    assert np.allclose(measured_pieces(mask, pairs, memo), measured_pieces(mask, pairs, None), atol=1e-6)
+    rows = [_row(k, n, FuseParts(cell_name_ink(_written(n, hand, 420, 40, centre=False)), [ID[n]] * 3, None,
+                                 column="monster"), 0.3, 0.99, 3) for k, n in enumerate(SURE[:8])]
+    page = learn(rows)
+    centred = propose(mask, ids, vocab.names, centre=(page.page_mean, page.drawn_mean), memo=memo)
+    assert centred and all(cid in vocab.names for cid, _ in centred)
