@@ -18,7 +18,9 @@ unflagged only when every piece of evidence the sheet gives agrees:
 - and the line has no other flag (a strike, an unclear or corrected count, merged rows, a total
   that disagrees...), and its card is on no other line of its section (a sheet lists a card
   once: two lines of one card say one of them is another card), nor has a rival close behind
-  whose Latin letters or digits it lacks (a `kor` read drops letters written by hand).
+  whose Latin letters or digits it lacks (a `kor` read drops letters written by hand);
+- and its card was not chosen by the page's own hand (`page_hand`: a second weighing of a
+  doubtful line, never evidence on its own).
 
 Any one missing keeps the line flagged as before. Pen-corrected printed sheets are not touched:
 a pen line there is read by the printed-name reader (no several reads) and the printed totals
@@ -103,6 +105,8 @@ def shortfalls(r: RowRead, verdict: str | None, certainty: float, tuning: Eviden
         short.append(f"lead {r.match.margin:.2f}")
     if certainty < tuning.certainty:
         short.append(f"certainty {certainty:.3f}")
+    if r.page_hand:
+        short.append(f"card chosen by the page's own hand (was {r.page_hand})")
     rival = latin_rival(r, tuning)
     if rival:
         short.append(f"rival {rival} (letters a written read loses)")

@@ -250,7 +250,23 @@ def pieces_features(mask: np.ndarray, pieces: np.ndarray, tuning: SyllableTuning
     return f / np.maximum(1e-6, np.linalg.norm(f, axis=1, keepdims=True))
 
 
-def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning = INK_SEARCH) -> np.ndarray:
+def measured_pieces(mask: np.ndarray, pairs: np.ndarray, memo: dict[tuple[int, int], np.ndarray] | None) -> np.ndarray:
+    """`pieces_features` of the column ranges `pairs`, those in `memo` (the same ink's pieces
+    measured before: the page's second pass searches a line again, `page_hand`) taken from it
+    and the others put in it."""
+    if memo is None:
+        return pieces_features(mask, pairs)
+    keys = [(int(a), int(b)) for a, b in pairs]
+    new = [k for k in dict.fromkeys(keys) if k not in memo]
+    if new:
+        for k, f in zip(new, pieces_features(mask, np.array(new, np.int64).reshape(-1, 2))):
+            memo[k] = f
+    return np.array([memo[k] for k in keys], np.float32).reshape(len(keys), -1)
+
+
+def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning = INK_SEARCH,
+                  centre: tuple[np.ndarray, np.ndarray] | None = None,
+                  memo: dict[tuple[int, int], np.ndarray] | None = None) -> np.ndarray:
     """Each pool card's likeness to the written ink (mean over its Hangul syllables of its
     piece's cosine to the syllable's mean drawing, its other characters but spaces counted as
     `other_likeness`; NaN: no syllable)."""
@@ -263,8 +279,10 @@ def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning =
     w1 = mask.shape[1] + 1
     keys, piece = np.unique(a.astype(np.int64) * w1 + b, return_inverse=True)
     pairs = np.stack([keys // w1, keys % w1], axis=1)
-    feats = pieces_features(mask, pairs)
-    sims = cv2.gemm(feats, layout.drawings, 1.0, None, 0.0, flags=cv2.GEMM_2_T)  # (numpy's threads cost more)
+    feats, drawings = measured_pieces(mask, pairs, memo), layout.drawings
+    if centre is not None:
+        feats, drawings = _unit_rows(feats - centre[0]), centred_drawings(layout.drawings, centre[1])
+    sims = cv2.gemm(feats, drawings, 1.0, None, 0.0, flags=cv2.GEMM_2_T)  # (numpy's threads cost more)
     entry = sims[piece, layout.syllable]
     total = np.bincount(layout.card, weights=entry, minlength=len(layout.ids))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -275,14 +293,36 @@ def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning =
     return np.where(layout.syllables_per_card > 0, like, np.nan)
 
 
+def _unit_rows(a: np.ndarray) -> np.ndarray:
+    return (a / np.maximum(1e-6, np.linalg.norm(a, axis=1, keepdims=True))).astype(np.float32)
+
+
+_CENTRED: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def centred_drawings(drawings: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """`drawings` less `mean`, unit rows (the last one kept: a page's doubtful lines share it)."""
+    got = _CENTRED.get(id(drawings))
+    if got is not None and got[0] is drawings and got[1] is mean:
+        return got[2]
+    out = _unit_rows(drawings - mean)
+    _CENTRED.clear()
+    _CENTRED[id(drawings)] = (drawings, mean, out)
+    return out
+
+
 def propose(mask: np.ndarray, ids: list[int], names: dict[int, str], offset: float | None = None,
-            tuning: InkSearchTuning = INK_SEARCH) -> list[tuple[int, float]]:
+            tuning: InkSearchTuning = INK_SEARCH, centre: tuple[np.ndarray, np.ndarray] | None = None,
+            memo: dict[tuple[int, int], np.ndarray] | None = None) -> list[tuple[int, float]]:
     """The pool's `proposals` cards most like the written ink (with their likeness, less
-    `width_weight` per unit of log width ratio off `offset`: the page's hand's, None: not weighed)."""
+    `width_weight` per unit of log width ratio off `offset`: the page's hand's, None: not weighed).
+    `centre`: (the page's mean piece, the drawn hands' mean drawing): pieces and drawings are
+    compared less those (the page's own hand, `page_hand`); `memo`: pieces of this ink measured
+    before (`measured_pieces`)."""
     layout = pool_layout(ids, names, tuning)
     if layout is None or not len(layout.syllable) or not mask.any():
         return []  # (a pool with no Hangul name, e.g. an English database's: nothing to compare)
-    like = pool_likeness(mask, layout, tuning)
+    like = pool_likeness(mask, layout, tuning, centre, memo)
     if offset is not None:
         aspect = mask.shape[1] / mask.shape[0]  # (the cell's ink crop, as `fuse` measures it)
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -69,6 +69,34 @@ class HandName:
     """How many reads have the chosen card as their own best candidate."""
     certainty: float = 0.0
     """How likely the chosen card is right (`name_certainty`)."""
+    parts: "FuseParts | None" = None
+    """What `fuse` weighed (the page's second pass, `page_hand`, weighs it again)."""
+
+
+@dataclass
+class FuseParts:
+    """What `fuse` weighed for one written name, kept for the page's second pass (`page_hand`):
+    the page's sure lines teach how its hand writes syllables, and a doubtful name's candidates
+    are weighed again by them."""
+
+    ink: np.ndarray | None = None
+    """The name's ink (`verify.cell_name_ink`: grey, cropped)."""
+    tops: list[int | None] = field(default_factory=list)
+    """Each read's own best card."""
+    before_syllables: list[tuple[float, int]] | None = None
+    """The candidates' scores (score, card) before their syllables were weighed (None: the
+    syllables were not weighed, the reads' best led clearly)."""
+    proposed: frozenset[int] = frozenset()
+    """Cards only the ink proposed (`ink_proposals`)."""
+    keys: list[str] = field(default_factory=list)
+    """The reads' jamo (`reads_score`)."""
+    aspect: float | None = None
+    offset: float = 0.0
+    """The ink's width / height and the page's hand's log width ratio then (`reads_score`)."""
+    column: str = ""
+    pieces: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    """The ink's pieces (column ranges) measured by the ink search (`hand_candidates.measured_pieces`),
+    until the page's second pass is done with them."""
 
 
 def _sheared(img: np.ndarray, k: float) -> np.ndarray:
@@ -172,15 +200,24 @@ def _log_width(aspect: float, name: str) -> float | None:
     return float(np.log(aspect / max(w, 0.3))) if w is not None and aspect > 0 else None
 
 
+def reads_score(name: str, keys: list[str], aspect: float | None, offset: float) -> float:
+    """A candidate's score by the reads (`keys`: their jamo) and the ink's width (`fuse`)."""
+    jk = jamo(name_key(name))
+    score = float(np.sqrt(np.mean([(fuzz.ratio(k, jk) / 100.0) ** 2 for k in keys])))
+    lw = _log_width(aspect, name) if aspect else None
+    return score - WIDTH_WEIGHT * abs(lw - offset) if lw is not None else score
+
+
 def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None = None,
          page: HandPage | None = None, ink: np.ndarray | None = None,
-         tuning: "InkTuning | None" = None) -> tuple[NameMatch, int]:
+         tuning: "InkTuning | None" = None, parts: FuseParts | None = None) -> tuple[NameMatch, int]:
     """The match the reads agree on: each candidate any read proposes, scored by the root mean
     square of its jamo similarity to all reads (one read far off costs less than in a mean),
     less WIDTH_WEIGHT per unit its printed length is off the ink's (`aspect`: the written
     name's width / height, against the page's hand, `page`), and, while the first candidates
     are close, more or less by how like the written `ink` each looks drawn in a hand
-    (`ink_likeness`); and how many reads have it as their own best."""
+    (`ink_likeness`); and how many reads have it as their own best. `parts`: filled with what
+    was weighed (`FuseParts`)."""
     reads = [t for t in texts if name_key(t)]
     if not reads:
         return NameMatch(None, "", 0.0, 0.0), 0
@@ -197,25 +234,33 @@ def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None 
     offset = (page or HandPage()).offset()
 
     def read_score(cid: int) -> float:
-        jk = jamo(name_key(vocab.names[cid]))
-        score = float(np.sqrt(np.mean([(fuzz.ratio(k, jk) / 100.0) ** 2 for k in keys])))
-        lw = _log_width(aspect, vocab.names[cid]) if aspect else None
-        return score - WIDTH_WEIGHT * abs(lw - offset) if lw is not None else score
+        return reads_score(vocab.names[cid], keys, aspect, offset)
 
     scored = sorted(((read_score(cid), cid) for cid in pool), key=lambda x: (-x[0], x[1]))
     tuning = tuning or INK
     proposed: frozenset[int] = frozenset()
     if ink is not None and tuning.search and (len(scored) < 2 or scored[0][0] - scored[1][0] < tuning.search_lead):
-        proposed = frozenset(c for c in ink_proposals(ink, column, vocab, offset) if c not in pool)
+        memo = parts.pieces if parts is not None else None
+        proposed = frozenset(c for c in ink_proposals(ink, column, vocab, offset, memo) if c not in pool)
         scored = sorted(scored + [(read_score(c), c) for c in proposed], key=lambda x: (-x[0], x[1]))
     if ink is not None and len(scored) > 1 and scored[0][0] - scored[1][0] < tuning.doubt_lead:
         scored = by_ink_likeness(scored, ink, vocab, tuning, proposed)
+    if parts is not None:
+        parts.ink, parts.tops, parts.proposed = ink, tops, proposed
+        parts.keys, parts.aspect, parts.offset, parts.column = keys, aspect, offset, column
     if ink is not None and len(scored) > 1 and scored[0][0] - scored[1][0] < tuning.doubt_lead:
+        if parts is not None:
+            parts.before_syllables = list(scored)
         scored = by_syllable_likeness(scored, ink, vocab, tuning, proposed)
+    return fused_match(scored, vocab), sum(t == scored[0][1] for t in tops)
+
+
+def fused_match(scored: list[tuple[float, int]], vocab: Vocabulary) -> NameMatch:
+    """The match of candidates scored (score, card), best first."""
     cands = [(cid, vocab.names[cid], s) for s, cid in scored[:CANDIDATES_PER_READ]]
     best = cands[0]
     margin = best[2] - cands[1][2] if len(cands) > 1 else 1.0
-    return NameMatch(best[0], best[1], best[2], margin, cands), sum(t == best[0] for t in tops)
+    return NameMatch(best[0], best[1], best[2], margin, cands)
 
 
 @dataclass(frozen=True)
@@ -266,13 +311,15 @@ class InkTuning:
 INK = InkTuning()
 
 
-def ink_proposals(ink: np.ndarray, column: str, vocab: Vocabulary, offset: float | None = None) -> list[int]:
+def ink_proposals(ink: np.ndarray, column: str, vocab: Vocabulary, offset: float | None = None,
+                  memo: dict | None = None) -> list[int]:
     """Cards of the column's pool the written ink itself proposes (`hand_candidates.propose`;
-    `offset`: the page's hand's log width ratio), whatever the reads say."""
+    `offset`: the page's hand's log width ratio; `memo`: its pieces measured, kept), whatever
+    the reads say."""
     from scanner.ocr.hand_candidates import propose
     mask = ink < ink_level(ink)
     ids, _ = vocab.by_column.get(column) or vocab.by_column["side"]
-    return [cid for cid, _ in propose(mask, ids, vocab.names, offset)]
+    return [cid for cid, _ in propose(mask, ids, vocab.names, offset, memo=memo)]
 
 
 @lru_cache(maxsize=4)
@@ -320,17 +367,19 @@ def by_ink_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab: Voc
 
 
 def by_syllable_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab: Vocabulary,
-                         tuning: InkTuning = INK, extra: frozenset[int] = frozenset()) -> list[tuple[float, int]]:
+                         tuning: InkTuning = INK, extra: frozenset[int] = frozenset(),
+                         likeness=None) -> list[tuple[float, int]]:
     """The first `candidates` (and the ink's proposals, `extra`) rescored by how like the ink
-    their syllables are, drawn in many fonts (`hand_syllables.name_likeness`, above or below
-    their mean; a candidate with no Hangul syllable counts as the mean), and the list sorted
-    again."""
+    their syllables are, drawn in many fonts (`hand_syllables.name_likeness`, or `likeness`
+    (mask, name): the page's own hand's, `page_hand`; above or below their mean; a candidate
+    with no Hangul syllable counts as the mean), and the list sorted again."""
     from scanner.ocr.hand_syllables import name_likeness
+    likeness = likeness or name_likeness
     head, tail = _head(scored, tuning.candidates, extra)
     mask = ink < ink_level(ink)
     if not mask.any():
         return scored
-    likes = [name_likeness(mask, vocab.names[cid]) for _, cid in head]
+    likes = [likeness(mask, vocab.names[cid]) for _, cid in head]
     known = [lk for lk in likes if lk is not None]
     if len(known) < 2:
         return scored
@@ -366,11 +415,23 @@ def read_hand_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
     texts = _reads(cell, scale, tess, known, done=lambda ts: settled(ts, column, vocab))
     ink = cell_name_ink(cell)
     aspect = ink.shape[1] / ink.shape[0] if ink is not None and ink.shape[0] else None
-    match, agree = fuse(texts, column, vocab, aspect, page, ink=ink)
+    parts = FuseParts()
+    match, agree = fuse(texts, column, vocab, aspect, page, ink=ink, parts=parts)
     if page is not None and aspect and match.card_id is not None and match.score >= WIDTH_SURE:
         lw = _log_width(aspect, match.name)
         if lw is not None:
             page.observe(lw)
+    match, flags = flagged(match)
+    text = texts[0] if texts else (first.text if first is not None else "")
+    conf = first.confidence if first is not None else 0.0
+    detail = (f"written by hand, read {len(texts)} ways: " + " | ".join(repr(t) for t in texts)
+              + f"; fused {match.score:.2f}, lead {match.margin:.2f}, {agree} reads agree")
+    read = NameRead(text, conf, match, flags, None, detail)
+    return HandName(read, texts, agree, name_certainty(match, agree, len(texts)), parts)
+
+
+def flagged(match: NameMatch) -> tuple[NameMatch, list[str]]:
+    """A fused match as the line's (no card below `HAND_GUESS`) and the name's flags."""
     flags: list[str] = []
     if match.card_id is not None and match.score < HAND_GUESS:
         match = NameMatch(None, "", match.score, match.margin, match.candidates)
@@ -380,9 +441,4 @@ def read_hand_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
         flags.append(Reason.UNCERTAIN_NAME)
     elif match.margin < NAME_MARGIN:
         flags.append(Reason.AMBIGUOUS_NAME)
-    text = texts[0] if texts else (first.text if first is not None else "")
-    conf = first.confidence if first is not None else 0.0
-    detail = (f"written by hand, read {len(texts)} ways: " + " | ".join(repr(t) for t in texts)
-              + f"; fused {match.score:.2f}, lead {match.margin:.2f}, {agree} reads agree")
-    read = NameRead(text, conf, match, flags, None, detail)
-    return HandName(read, texts, agree, name_certainty(match, agree, len(texts)))
+    return match, flags

@@ -31,6 +31,7 @@ from scanner.ocr.fit_check import label_rows, printed_labels
 from scanner.ocr.form_fit import Fit, fit_form, row_rule_peaks
 from scanner.ocr.grid import Grid, line_masks, page_to_grid
 from scanner.ocr.hand_names import HandPage
+from scanner.ocr.page_hand import second_pass
 from scanner.ocr.layouts import DB_KO, FORMS, OPEN_BOX_FORMS, Layout
 from scanner.ocr.header import read_form_header, read_header
 from scanner.ocr.evidence import accept_on_evidence
@@ -424,6 +425,10 @@ def read_rows(ctx: PageContext) -> None:
         mark_merged_rows(col_rows, table)
         mark_handwritten_after_strike(col_rows)
         ctx.rows.extend(col_rows)
+    if ctx.layout.fitted:
+        # the page's sure written lines show how its writer draws syllables: its doubtful ones
+        # are weighed again by them (`page_hand`)
+        second_pass(ctx.rows, vocab)
 
 
 def check_fit(ctx: PageContext) -> None:

@@ -16,7 +16,7 @@ from scanner.ocr.counts import isolate_row, read_count_cell, read_hand_count
 from scanner.ocr.edge_bits import clear_border_lines, clear_count_bits, clear_edge_bits
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.grid import Box, Grid, RowCells, Table
-from scanner.ocr.hand_names import HandName, HandPage, read_hand_name
+from scanner.ocr.hand_names import FuseParts, HandName, HandPage, read_hand_name
 from scanner.ocr.ink import ink_share
 from scanner.ocr.latin import LATIN, count_by_rendering, read_latin_name, small_count_by_two_readers
 from scanner.ocr.marks import row_marks
@@ -90,6 +90,10 @@ class RowRead:
     name_attempt: str = ""
     """Which attempt decided the name (`NameRead.attempt`; `hand` for a name read as written by
     hand, `hand_names`)."""
+    hand_parts: FuseParts | None = None
+    """A name written by hand: what its reads' fusion weighed (`hand_names.FuseParts`)."""
+    page_hand: str = ""
+    """A written name whose card the page's own hand changed (`page_hand`): what it was."""
 
 
 @dataclass
@@ -260,7 +264,8 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
                    name_agree=hand.agree if hand is not None else 0,
                    name_reads=len(hand.texts) if hand is not None else 0,
                    name_detail=hand.read.detail if hand is not None else "",
-                   name_attempt=HAND_ATTEMPT if hand is not None else name_read.attempt)
+                   name_attempt=HAND_ATTEMPT if hand is not None else name_read.attempt,
+                   hand_parts=hand.parts if hand is not None else None)
 
 
 HAND_ATTEMPT = "hand"
