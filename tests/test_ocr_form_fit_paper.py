@@ -81,7 +81,7 @@ def test_a_fit_rows_off_asks_for_a_retake_instead_of_shifted_lines(real_db, monk
     ("MONSTER CARDS", "MONSTER CARDS"), ("'GAMEID: (7 15] 5/5] 7|2 1", "CARD GAME ID"),
     ("<<< TOTAL SPELL CARD", "<<< TOTAL SPELL CARDS"), ("Monster Reborn", None), ("Trap Hole", None),
     ("몬스터 카드", None), ("Cards", None), ("Spell", None), ("STER CARDS", "MONSTER CARDS"),
-    ("1 dd", None)])
+    ("1 dd", None), (") GAME ID:  71712 joy y ! 2", "CARD GAME ID"), ("Spell Calling", None)])
 def test_a_row_read_as_a_printed_label(text, label):
     from scanner.layouts import FORMS
     from scanner.ocr.fit_check import printed_labels, reads_as_label

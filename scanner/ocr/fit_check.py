@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from rapidfuzz import fuzz
 
@@ -25,7 +26,12 @@ class FitCheckTuning:
     """A read this alike to a label (rapidfuzz ratio, letters only) is it…"""
     min_part: float = 0.6
     """…and so is a part of a label at least this share of its letters (`GAMEID` of `CARD GAME
-    ID`; a lone `Cards` or `Spell`, the start of many a card's name, is not)."""
+    ID`; a lone `Cards` or `Spell`, the start of many a card's name, is not)…"""
+    min_read_share: float = 0.6
+    """…also when the read has more letters around that part (the row's ink beside the label:
+    `) GAME ID:  71712 joy y` of a fit two rows off), as long as the part is at least this
+    share of the read's letters (`SPELLCA` of a card named `Spell Calling` is not: no card name
+    in the Korean or English database reads as a label)."""
 
 
 FIT_CHECK = FitCheckTuning()
@@ -55,7 +61,17 @@ def reads_as_label(text: str, labels: tuple[str, ...], tuning: FitCheckTuning = 
         want = _letters(label)
         if (got in want and len(got) >= tuning.min_part * len(want)) or fuzz.ratio(got, want) >= tuning.min_ratio:
             return label
+    # a label's part among other letters: the label sharing the longest run with the read
+    best, label = max((_shared_run(got, _letters(label)), label) for label in labels)
+    want = _letters(label)
+    if best >= tuning.min_letters and best >= tuning.min_part * len(want) and best >= tuning.min_read_share * len(got):
+        return label
     return None
+
+
+def _shared_run(a: str, b: str) -> int:
+    """Length of the longest run of letters `a` and `b` share."""
+    return SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b)).size
 
 
 def label_rows(rows, layout: Layout, labels: tuple[str, ...],

@@ -180,10 +180,12 @@ def fit_x(peaks: np.ndarray, rules: list[float], width: int, layout_w: float,
 
 
 def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int,
-          tuning: FormFitTuning = FORM_FIT, swaps: bool = True) -> tuple[float, float, float]:
+          tuning: FormFitTuning = FORM_FIT, swaps: bool = True,
+          unknown_aspect: float | None = None) -> tuple[float, float, float]:
     """(scale, offset, share matched): the paper keeps its aspect, so the y scale is the x
     scale within `y_scale` (a photo's residual perspective), or that of a paper swap
-    (`paper_swap`; not with `swaps` False)."""
+    (`paper_swap`), or of a known paper on a page warped to an `unknown_aspect` (not with
+    `swaps` False)."""
     t = np.array(rules)
     px, share, pitch = tuning.y_tol
     tol = max(px, share * sx * pitch)
@@ -192,7 +194,7 @@ def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int,
         return best[:3]
     above, bin_px = tuning.y_offsets
     lo, hi, _ = tuning.y_scale
-    for k in y_scales(tuning):
+    for k in y_scales(tuning, unknown_aspect):
         if not swaps and not lo <= k <= hi + 1e-9:
             continue
         s = sx * k
@@ -214,14 +216,18 @@ def fit_y(peaks: np.ndarray, rules: list[float], sx: float, height: int,
     return best[0], best[1], best[2]
 
 
-def y_scales(tuning: FormFitTuning = FORM_FIT) -> list[float]:
+def y_scales(tuning: FormFitTuning = FORM_FIT, unknown_aspect: float | None = None) -> list[float]:
     """The y scales over the x scale `fit_y` tries: the paper's own aspect kept (`y_scale`),
-    then the aspect of another known paper taken for it (`paper_swap`)."""
+    then the aspect of another known paper taken for it (`paper_swap`), then — on a page whose
+    corners named no known paper, warped to `unknown_aspect` (`PageImage.unknown_aspect`) —
+    the squeeze each known paper's print would have on it (its aspect over the paper's)."""
     lo, hi, step = tuning.y_scale
     out = [float(k) for k in np.arange(lo, hi + step / 2, step)]
     aspects = [PAPERS[name] for name in tuning.swapped_papers]
-    swaps = sorted({a / b for a in aspects for b in aspects if not lo <= a / b <= hi})
-    for r in swaps:
+    ratios = {a / b for a in aspects for b in aspects}
+    if unknown_aspect is not None:
+        ratios |= {unknown_aspect / a for a in PAPERS.values()}
+    for r in sorted(r for r in ratios if not lo <= r <= hi):
         out.extend(float(k) for k in np.arange(r * (1 - tuning.paper_swap), r * (1 + tuning.paper_swap) + step / 2, step))
     return out
 
@@ -272,10 +278,12 @@ def _snap(v: float, peaks: np.ndarray, tol: float) -> int:
 
 def fit_form(gray: np.ndarray, layout: Layout,
              masks: tuple[np.ndarray, np.ndarray] | None = None,
-             tuning: FormFitTuning = FORM_FIT) -> tuple[Grid, Fit] | None:
+             tuning: FormFitTuning = FORM_FIT, unknown_aspect: float | None = None) -> tuple[Grid, Fit] | None:
     """The layout's tables placed on the page, with the rules painted out; None when the
     page's rules do not fit the layout. `masks`: the page's faint-rule masks (horizontal,
-    vertical) when the db-ko grid already made them (`Grid.faint_masks`)."""
+    vertical) when the db-ko grid already made them (`Grid.faint_masks`); `unknown_aspect`:
+    the aspect the page was warped to when its paper was not recognised
+    (`PageImage.unknown_aspect`)."""
     h, w = gray.shape
     horiz, vert = masks if masks is not None else line_masks(gray, faint_rules=True)[1:]
     vprof = (vert > 0).sum(axis=0).astype(np.float32)
@@ -288,7 +296,7 @@ def fit_form(gray: np.ndarray, layout: Layout,
     if xm < tuning.min_x_match:
         return None
     hpk = row_rule_peaks(horiz, sx, ox, layout, tuning)
-    sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h, tuning)
+    sy, oy, ym = fit_y(hpk, _rule_ys(layout), sx, h, tuning, unknown_aspect=unknown_aspect)
     strays = _strays(vpk, sx, ox, layout, w, tuning)
     lo, hi, _ = tuning.y_scale
     if not lo <= sy / sx <= hi + 1e-9 and strays > tuning.swap_max_strays:

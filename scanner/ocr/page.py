@@ -183,6 +183,11 @@ class PageImage:
     notes: list[str] = field(default_factory=list)
     search: PageSearch | None = None
     """What `find_page` looked at (None for a scan or corners given): other quads to try."""
+    unknown_aspect: float | None = None
+    """The height / width the paper was warped to when its corners named no known paper
+    (`perspective.paper_aspect` near none of `PAPERS`: a cropped photo, corners off, a strong
+    tilt): the print on it may be squeezed, and the form fit also tries the known papers' aspects
+    (`form_fit.fit_form`). None when the paper is known or the image is the page."""
 
 
 def load_image(path: Path) -> np.ndarray:
@@ -859,4 +864,5 @@ def image_to_page(img: np.ndarray, *, is_scan: bool = False,
         gray, color = shear(gray, lean), shear(color, lean)
         notes.append(f"shear {lean:.2f}°")
     return PageImage(gray=gray, color=color, corners=corners, skew_deg=total, notes=notes,
-                     search=search)
+                     search=search, unknown_aspect=None if warp is None or warp.paper in PAPERS
+                     else warp.height / PAGE_W)

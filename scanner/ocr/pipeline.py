@@ -290,7 +290,7 @@ def _as_form(page: PageImage, grid: Grid) -> Located | None:
     db-ko grid stage's result on the page), or None when no form fits."""
     fits: list[tuple[float, float, Located]] = []
     for layout in FORMS:
-        fitted = fit_form(page.gray, layout, grid.faint_masks)
+        fitted = fit_form(page.gray, layout, grid.faint_masks, unknown_aspect=page.unknown_aspect)
         if fitted is None:
             continue
         fit = fitted[1]

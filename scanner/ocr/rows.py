@@ -145,6 +145,20 @@ def name_cells(grid: Grid, columns: list[str]) -> Iterator[tuple[str, np.ndarray
                     yield column, img, UPSCALE_TO / max(rows[i].name.h, 1)
 
 
+CELL_EDGE = 0.15
+"""The band along a cell's edges (share of its height, and of a count cell's width) where
+the rules' bits lie: a name or a digit always has ink inside it (`inner_ink`)."""
+
+
+def inner_ink(cell: np.ndarray, across: bool = True) -> float:
+    """`ink_share` of the cell without its top and bottom `CELL_EDGE` (and its sides too,
+    `across`: a name may start at its cell's left end, a count digit stands in the middle)."""
+    h, w = cell.shape[:2]
+    dy = max(1, int(round(CELL_EDGE * h)))
+    dx = max(1, int(round(CELL_EDGE * w))) if across else 0
+    return ink_share(cell[dy:h - dy, dx:w - dx])
+
+
 def reads_own_number(text: str, row: int) -> bool:
     """The name cell read is this row's printed number and nothing else (`24`, `24.`)."""
     return "".join(text.split()).rstrip(".") == str(row)
@@ -160,6 +174,10 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     count_img = cells.count.crop(grid.clean, inset=3)
     name_ink, count_ink = ink_share(name_img), ink_share(count_img)
     if name_ink < EMPTY_INK and count_ink < EMPTY_INK:
+        return None
+    if inner_ink(name_img, across=False) < EMPTY_INK and inner_ink(count_img) < EMPTY_INK:
+        # Ink only along the cells' edges: bits of the rules round an empty row (a small, soft
+        # photo whose faint print was darkened keeps a dashed pixel row of each), no writing.
         return None
     flags: list[str] = []
     row_clean = cells.box.crop(grid.clean, inset=3)
