@@ -287,8 +287,9 @@ def make_samples(rng: np.random.Generator, per_digit_font: int, per_digit_stroke
 # ------------------------------------------------------------------ the network
 
 def train(samples: Samples, rng: np.random.Generator, hidden: int = 128, epochs: int = 40,
-          lr: float = 2e-3, decay: float = 1e-4) -> dict[str, np.ndarray]:
-    """One hidden layer (ReLU) and a softmax, trained with Adam on mini-batches."""
+          lr: float = 2e-3, decay: float = 1e-4, classes: int = 10, dropout: float = 0.2,
+          batch: int = 128) -> dict[str, np.ndarray]:
+    """One hidden layer (ReLU) and a softmax over `classes`, trained with Adam on mini-batches."""
     x, y = samples.features, samples.labels
     mean = x.mean(axis=0)
     std = x.std(axis=0) + 1e-3
@@ -296,19 +297,19 @@ def train(samples: Samples, rng: np.random.Generator, hidden: int = 128, epochs:
     n, d = x.shape
     params = {"w1": rng.normal(0, np.sqrt(2 / d), (d, hidden)).astype(np.float32),
               "b1": np.zeros(hidden, np.float32),
-              "w2": rng.normal(0, np.sqrt(2 / hidden), (hidden, 10)).astype(np.float32),
-              "b2": np.zeros(10, np.float32)}
+              "w2": rng.normal(0, np.sqrt(2 / hidden), (hidden, classes)).astype(np.float32),
+              "b2": np.zeros(classes, np.float32)}
     m = {k: np.zeros_like(v) for k, v in params.items()}
     v = {k: np.zeros_like(p) for k, p in params.items()}
     step = 0
     for epoch in range(epochs):
         order = rng.permutation(n)
         rate = lr * (0.5 * (1 + np.cos(np.pi * epoch / epochs)))
-        for a in range(0, n, 128):
-            idx = order[a:a + 128]
+        for a in range(0, n, batch):
+            idx = order[a:a + batch]
             xb, yb = x[idx], y[idx]
             h = np.maximum(0, xb @ params["w1"] + params["b1"])
-            drop = (rng.random(h.shape) > 0.2).astype(np.float32) / 0.8
+            drop = (rng.random(h.shape) > dropout).astype(np.float32) / (1 - dropout)
             hd = h * drop
             z = hd @ params["w2"] + params["b2"]
             z -= z.max(axis=1, keepdims=True)

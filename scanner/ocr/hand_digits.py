@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from scanner.ocr.glyphs import glyph_features
-from scanner.ocr.tools import shipped_data
+from scanner.ocr.small_net import SmallNet, load_small_net
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "hand_digits.npz"
 MORE_MODEL_PATHS = (Path(__file__).resolve().parent / "data" / "hand_digits_more.npz",
@@ -42,30 +42,14 @@ class HandDigitTuning:
 TUNING = HandDigitTuning()
 
 
-@dataclass(frozen=True)
-class HandDigitModel:
-    mean: np.ndarray
-    std: np.ndarray
-    w1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: np.ndarray
-
-    def logits(self, features: np.ndarray) -> np.ndarray:
-        x = (features - self.mean) / self.std
-        h = np.maximum(0.0, x @ self.w1 + self.b1)
-        return h @ self.w2 + self.b2
-
-
 @lru_cache(maxsize=2)
-def load_model(path: Path = MODEL_PATH) -> HandDigitModel:
+def load_model(path: Path = MODEL_PATH) -> SmallNet:
     """The shipped network (built by `python -m tools.make_hand_digits`)."""
-    with np.load(shipped_data(path, "tools.make_hand_digits")) as z:
-        return HandDigitModel(*(z[k].astype(np.float32) for k in ("mean", "std", "w1", "b1", "w2", "b2")))
+    return load_small_net(path, "tools.make_hand_digits")[0]
 
 
 def digit_probs(mask: np.ndarray, tuning: HandDigitTuning = TUNING,
-                model: HandDigitModel | None = None) -> np.ndarray:
+                model: SmallNet | None = None) -> np.ndarray:
     """How likely the glyph (a bool ink mask, cropped) is each digit 0-9 (sums to 1)."""
     model = model or load_model()
     z = model.logits(glyph_features(mask)[None])[0] / tuning.temperature
@@ -87,7 +71,7 @@ def sheared(mask: np.ndarray, skew: float) -> np.ndarray:
 
 
 def leaning_probs(mask: np.ndarray, skews: tuple[float, ...], tuning: HandDigitTuning = TUNING,
-                  model: HandDigitModel | None = None) -> np.ndarray:
+                  model: SmallNet | None = None) -> np.ndarray:
     """`digit_probs` averaged over the glyph as written and leaned by ± each of `skews`: a hand
     the network never saw is read as it would be a little more upright and a little more
     italic, and a digit it names only at one lean (a 7 taken for a 1, a 5 for a 3) loses to the
@@ -103,7 +87,7 @@ def id_digit_probs(mask: np.ndarray, skews: tuple[float, ...], tuning: HandDigit
 
 
 @lru_cache(maxsize=1)
-def id_models() -> tuple[HandDigitModel, ...]:
+def id_models() -> tuple[SmallNet, ...]:
     """The networks that read an ID's digits (the first and `MORE_MODEL_PATHS`), loaded once."""
     return tuple(load_model(path) for path in (MODEL_PATH, *MORE_MODEL_PATHS))
 

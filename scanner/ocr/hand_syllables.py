@@ -30,9 +30,14 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from scanner.ocr.small_net import SmallNet, load_small_net
 from scanner.ocr.tools import shipped_data
 
 MODEL_PATH = Path(__file__).resolve().parent / "data" / "name_syllables.npz"
+NET_PATH = Path(__file__).resolve().parent / "data" / "name_net.npz"
+"""A network over the same features that tells the name syllables apart (`net_odds`), trained by
+`tools/make_name_net.py` on them drawn in more fonts, each slanted, turned, bent, thickened and
+written small."""
 FONTS = Path("/usr/share/fonts/truetype")
 DRAWN_FONTS = ("nanum/NanumPen.ttf", "nanum/NanumBrush.ttf", "nanum/NanumBarunpenR.ttf",
                "nanum/NanumBarunpenB.ttf", "woowa-bm/BMYEONSUNG_ttf.ttf", "unfonts-extra/UnPenheulim.ttf",
@@ -69,6 +74,10 @@ class SyllableTuning:
     """Likeness differences are multiplied by this before the softmax (with the header's
     `tesseract_weight`: the most names right on the tuning faces and the held-out sets 3501 and
     3503, every wrong one below 0.3 sure)."""
+    net_weight: float = 0.5
+    """The name-syllable network's odds (`net_odds`) weigh this much beside the nearest
+    drawings' (a weighted geometric mean; 0: the drawings alone). The drawings hold the tuning
+    faces themselves, the network has seen many hands warped: each errs where the other does not."""
 
 
 TUNING = SyllableTuning()
@@ -147,8 +156,35 @@ def syllable_odds(mask: np.ndarray, among: str, tuning: SyllableTuning = TUNING,
         return {}
     top = max(scores.values())
     w = {s: float(np.exp(tuning.sharpness * (v - top))) for s, v in scores.items()}
+    if tuning.net_weight > 0:
+        total = sum(w.values())
+        net = net_odds(mask, "".join(w))
+        w = {s: (v / total) ** (1 - tuning.net_weight) * max(net.get(s, 0.0), 1e-12) ** tuning.net_weight
+             for s, v in w.items()}
     total = sum(w.values())
     return {s: v / total for s, v in w.items()}
+
+
+@lru_cache(maxsize=2)
+def load_net(path: Path = NET_PATH) -> tuple[SmallNet, str]:
+    """The shipped name-syllable network and the syllables its outputs stand for (built by
+    `python -m tools.make_name_net`)."""
+    net, rest = load_small_net(path, "tools.make_name_net")
+    return net, str(rest["syllables"])
+
+
+def net_odds(mask: np.ndarray, among: str, net: tuple[SmallNet, str] | None = None) -> dict[str, float]:
+    """How likely the written syllable (bool ink mask) is each of `among` by the network (sums to
+    1 over those it knows; the others are left out)."""
+    model, syllables = net or load_net()
+    z = model.logits(syllable_features(mask)[None])[0]
+    known = [(s, syllables.find(s)) for s in among if syllables.find(s) >= 0]
+    if not known:
+        return {}
+    z = np.array([z[k] for _, k in known])
+    p = np.exp(z - z.max())
+    p /= p.sum()
+    return {s: float(v) for (s, _), v in zip(known, p)}
 
 
 def draw_syllable(ch: str, font: ImageFont.FreeTypeFont, shear: float = 0.0) -> np.ndarray | None:
