@@ -28,9 +28,9 @@ from scanner.web.texts import ko
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 NEEDS_DECISION = "needs-decision"
+"""A read a guard held for a judge (CONTRACT.md v3): nothing stored until `decide`."""
 PLAYER = "player"
 """The decision a desk-flow job asks: whose sheet it is (`sheet_player.PLAYER_DECISION`)."""
-"""A read a guard held for a judge (CONTRACT.md v3): nothing stored until `decide`."""
 TAP = "tap"
 """Key of a desk-flow job's row (while it is read) holding the judge's tap on whose sheet it is
 (`hold_tap`): carried out when the read ends (`CheckinService.complete`)."""
