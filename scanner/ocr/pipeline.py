@@ -35,6 +35,7 @@ from scanner.ocr.page_hand import second_pass
 from scanner.ocr.layouts import DB_KO, FORMS, OPEN_BOX_FORMS, Layout
 from scanner.ocr.header import read_form_header, read_header
 from scanner.ocr.evidence import accept_on_evidence
+from scanner.ocr.pen_names import weigh_pen_names
 from scanner.ocr.lines import attempts_note, struck_review, to_read_line
 from scanner.ocr.latin import LATIN, page_vocabulary
 from scanner.ocr.orient import TURN_NAMES, TURNS, downscale, turned
@@ -424,6 +425,8 @@ def read_rows(ctx: PageContext) -> None:
                 col_rows.append(got)
         mark_merged_rows(col_rows, table)
         mark_handwritten_after_strike(col_rows)
+        if not ctx.layout.fitted:  # a printed sheet's names written by pen: how sure (`pen_names`)
+            weigh_pen_names(col_rows, tess, vocab)
         ctx.rows.extend(col_rows)
     if ctx.layout.fitted:
         # the page's sure written lines show how its writer draws syllables: its doubtful ones

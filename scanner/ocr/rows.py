@@ -21,6 +21,7 @@ from scanner.ocr.ink import ink_share
 from scanner.ocr.latin import LATIN, count_by_rendering, read_latin_name, small_count_by_two_readers
 from scanner.ocr.marks import row_marks
 from scanner.ocr.names import NameMatch, NameRead, Vocabulary, read_name, tesseract_image
+from scanner.ocr.pen_names import needs_pen_reading
 from scanner.ocr.page import PageImage
 from scanner.ocr.thresholds import COUNT_ACCEPT, EMPTY_INK, SURE_COUNT
 from scanner.ocr.verify import BLURS, NameRenderer, cell_name_ink, compare
@@ -94,6 +95,9 @@ class RowRead:
     """A name written by hand: what its reads' fusion weighed (`hand_names.FuseParts`)."""
     page_hand: str = ""
     """A written name whose card the page's own hand changed (`page_hand`): what it was."""
+    pen_cell: tuple[np.ndarray, float] | None = None
+    """A printed sheet's name cell whose card the printed reader doubted, and the scale it was
+    read at: if the column shows it written by pen, it is read as a hand (`pen_names`), then dropped."""
 
 
 @dataclass
@@ -273,6 +277,10 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
     if handwritten or handwritten_name:
         flags.append(Reason.HANDWRITTEN)
         handwritten = True
+    # a name that may be written by pen on a printed sheet (whether it is, the column tells:
+    # `corrections.mark_handwritten_after_strike`): kept for its reading as a hand (`pen_names`)
+    pen_cell = (name_img, scale) if (hand is None and not ctx.hand_filled and not struck
+                                     and needs_pen_reading(name_read)) else None
     return RowRead(column=ctx.column, row=cells.row, text=text, text_conf=conf, match=match, count=count,
                    count_conf=count_conf, count_detail=detail, struck_row=struck,
                    count_struck=count_struck, handwritten=handwritten, flags=flags,
@@ -283,7 +291,7 @@ def read_row(ctx: TableContext, cells: RowCells) -> RowRead | None:
                    name_reads=len(hand.texts) if hand is not None else 0,
                    name_detail=hand.read.detail if hand is not None else "",
                    name_attempt=HAND_ATTEMPT if hand is not None else name_read.attempt,
-                   hand_parts=hand.parts if hand is not None else None)
+                   hand_parts=hand.parts if hand is not None else None, pen_cell=pen_cell)
 
 
 HAND_ATTEMPT = "hand"
