@@ -425,3 +425,36 @@ def test_the_card_network_is_asked_only_when_it_weighs(monkeypatch):
         order = by_syllable_likeness([(0.5, 1), (0.5, 2)], ink, vocab,
                                      likeness=lambda m, name: hs.name_likeness(m, name, net=on))
         assert order[0][1] == first, (favoured, order)
+
+
+NEAR_MISSES = [("카오스 실드", "카오스 엔드"), ("금강진력", "강제 진화"), ("려신－시라누이", "전신－시라누이"),
+               ("뇌겁룡－썬더 드래곤", "뇌전룡－썬더 드래곤"), ("영혼의 해방", "연옥의 괴방"),
+               ("세이크리드 스피카", "세이크리드 하와"), ("엘리멘틀 히어로 페더맨", "엘리멘틀 히어로 에어맨"),
+               ("썬더 쇼트", "애프터 글로"), ("해피의 깃털", "그리폰의 깃털"), ("마력정화", "마력 포착")]
+"""Written cards and the near-miss the tuning forms' reads put before them (sets 3502, 3504)."""
+
+
+def _first_with_and_without_net(faces: tuple[str, ...], seeds: range) -> tuple[int, int, int]:
+    """How often the written card comes first, put 0.01 behind its near-miss, by the drawings'
+    syllable likeness alone and with the card-syllable network's term (as shipped); and trials."""
+    from scanner.ocr import hand_syllables as hs
+    from scanner.ocr.hand_names import by_syllable_likeness
+    from scanner.ocr.names import Vocabulary
+    from scanner.ocr.verify import cell_name_ink
+    require(len(hs.drawn_fonts()) >= 2, "needs the name-syllable fonts (fonts-nanum-extra, fonts-woowa-bm, fonts-unfonts-extra)")
+    assert hs.CARD_NET.weight > 0
+    drawn = hs.CardNetTuning(weight=0.0)
+    alone = together = trials = 0
+    for face in faces:
+        for seed in seeds:
+            for k, (true, other) in enumerate(NEAR_MISSES):
+                vocab = Vocabulary.from_names([(1, true, "spell"), (2, other, "spell")])
+                h = 26 + (seed + k) % 3 * 8  # (written small: 26-42 px a line, as a phone photo's)
+                ink = cell_name_ink(_written(true, _hand(700 + 10 * seed + k, face), 12 * h, h, centre=False))
+                if ink is None:
+                    continue
+                trials += 1
+                alone += by_syllable_likeness([(0.5, 2), (0.49, 1)], ink, vocab,
+                                              likeness=lambda m, n: hs.name_likeness(m, n, net=drawn))[0][1] == 1
+                together += by_syllable_likeness([(0.5, 2), (0.49, 1)], ink, vocab)[0][1] == 1
+    return alone, together, trials
