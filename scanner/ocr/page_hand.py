@@ -115,8 +115,8 @@ class PageDrawings:
         laid = [x for x in laid if x[3] is not None]
         _measure(mask, [(a, b) for _, a, b, _ in laid], seen)
         inked = [(ch, seen[(a, b)]) for ch, a, b, _ in laid if seen[(a, b)].any()]
-        terms = iter(card_net_terms(np.array([f for _, f in inked], np.float32).reshape(len(inked), -1),
-                                    "".join(ch for ch, _ in inked), net) if net.weight else [])
+        terms = iter(card_net_terms(np.array([f for _, f in inked], np.float32), "".join(ch for ch, _ in inked), net)
+                     if net.weight and inked else [])
         likes = []
         for ch, a, b, drawn in laid:
             f = seen[(a, b)]
