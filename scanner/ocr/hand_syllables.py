@@ -328,9 +328,11 @@ class CardNetTuning:
     """How the card-syllable network's word weighs beside the drawings' in a written card name's
     likeness (`name_likeness`, `hand_candidates.pool_likeness`, `page_hand`)."""
 
-    weight: float = 0.0
+    weight: float = 0.1
     """A syllable's likeness is (1 − weight) × its drawings' cosine + weight × the network's term
-    (0: the drawings alone)."""
+    (0: the drawings alone). Offline on the tuning sets' reads (3502, 3504, replayed with
+    `bench/replay_hand_names.py`, the ink search's `net_weight` 0.2): 0, 0.1, 0.4 → 765, 766, 764
+    of 907 right; without the search's: 0, 0.1, 0.2, 0.3, 0.5 → 757, 758, 756, 755, 755."""
     floor: float = 8.0
     """The network's term: 1 + max(log p, −floor) / floor (p: its probability that the piece is the
     candidate's syllable, over every card-name syllable), 0..1 as the cosine is."""
