@@ -33,4 +33,6 @@ def test_the_shipped_files_load():
     assert len(counts.load_templates().labels) > 0
     assert hand_syllables.load_model() is not None
     assert hand_syllables.load_net()[0].w1.ndim == 2
+    net, index = hand_syllables.load_card_net()
+    assert net.w2.shape[1] == len(index) and set(index) == set(hand_syllables.shipped_drawings())
     assert len(hand_syllables.shipped_drawings()) > 0
