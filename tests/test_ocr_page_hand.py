@@ -64,7 +64,8 @@ def _page(face: str, seed: int, vocab: Vocabulary) -> tuple[list[RowRead], list[
 @pytest.mark.slow
 def test_the_pages_own_syllables_set_doubtful_lines_right():
     """Written in a hand unlike the drawn ones, the doubtful lines the drawn hands' syllables
-    leave wrong are set right by the page's own hand on most pages (measured: 30 of 36 → 34),
+    leave wrong are set right by the page's own hand on most pages (measured: 30 of 36 → 34; with
+    the card-syllable network beside the drawings the first pass puts 32 right, the page 34),
     none set wrong; a line it changed is marked, never surer than before, and never accepted on
     evidence; the sure lines keep their cards."""
     vocab = _vocab()
@@ -85,7 +86,7 @@ def test_the_pages_own_syllables_set_doubtful_lines_right():
                     assert r.name_agree == (1 if r.match.card_id == ID[rival] else 0)
                     assert any("page's own hand" in s for s in shortfalls(r, "confirmed", 1.0))
             assert all(before[r.row][0] == r.match.card_id and not r.page_hand for r in rows[:len(SURE)])
-    assert page >= drawn + 3 and page >= 32, (drawn, page)
+    assert page >= drawn + 2 and page >= 32, (drawn, page)
 
 
 def test_a_page_with_few_sure_lines_teaches_nothing():

@@ -38,7 +38,7 @@ def test_wheel_ships_station_files_and_serves(tmp_path):
     for shipped in ("scanner/web/templates/base.html", "scanner/web/static/station.css",
                     "scanner/web/static/station.js", "scanner/ocr/data/digit_templates.npz",
                     "scanner/ocr/data/hand_digits.npz", "scanner/ocr/data/name_syllables.npz",
-                    "scanner/ocr/data/name_net.npz",
+                    "scanner/ocr/data/name_net.npz", "scanner/ocr/data/card_net.npz",
                     "scanner/layouts/kde.toml", "scanner/layouts/latam.toml",
                     "scanner/layouts/cn.toml", "card_db/data/demo.cdb"):
         assert shipped in names, shipped

@@ -23,8 +23,9 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from scanner.ocr.hand_syllables import (BINS, CELLS, GRID, HANGUL_FIRST, HANGUL_LAST, NAME_SHAPE, TUNING, SyllableTuning, _advance_font,
-                                        _is_syllable, shipped_means, syllable_drawings)
+from scanner.ocr.hand_syllables import (BINS, CARD_NET, CELLS, GRID, HANGUL_FIRST, HANGUL_LAST, NAME_SHAPE, TUNING,
+                                        CardNetTuning, SyllableTuning, _advance_font, _is_syllable, card_net_logp,
+                                        load_card_net, shipped_means, syllable_drawings)
 
 @dataclass(frozen=True)
 class InkSearchTuning:
@@ -50,6 +51,12 @@ class InkSearchTuning:
     against the ink's, `hand_names.fuse`'s measure): a short name's few pieces, each several
     written syllables squeezed, would otherwise look like anything (0, 0.1, 0.2, 0.3, 0.4 →
     737, 747, 751, 751, 739)."""
+    net_weight: float = 0.2
+    """An entry's likeness is (1 − net_weight) × its piece's cosine to the syllable's mean drawing
+    + net_weight × the card-syllable network's term for it (`hand_syllables.card_net_terms`;
+    0: the drawings alone). Not in the page's centred search (`page_hand`). Offline on the
+    tuning sets' reads (3502, 3504; candidates' weight 0): 0, 0.2, 0.4 → 757, 765, 766 of 907
+    right (the network's search finds cards for hands unlike the four drawn ones)."""
 
 
 INK_SEARCH = InkSearchTuning()
@@ -93,6 +100,8 @@ class LaidNames:
     """Each card's characters neither Hangul nor space."""
     drawings: np.ndarray
     """Mean drawing of each syllable (rows, unit length)."""
+    chars: str
+    """The syllable of each of `drawings`' rows."""
 
 
 _NAMES: dict[int, tuple[dict, LaidNames | None]] = {}
@@ -138,6 +147,7 @@ def _build_names(names: dict[int, str]) -> LaidNames | None:
     shipped, means = shipped_means()
     at = {ch: k for k, ch in enumerate(shipped)}
     rows: list[np.ndarray] = list(means)
+    chars = [shipped]
     row_of = np.full(len(uniq), -1, np.int64)
     for k, c in enumerate(uniq):
         ch = chr(c)
@@ -148,6 +158,7 @@ def _build_names(names: dict[int, str]) -> LaidNames | None:
             if d is not None:
                 row_of[k] = len(rows)
                 rows.append(d)
+                chars.append(ch)
     syl = row_of[inv]
     keep = syl >= 0
     hangul = (cp >= HANGUL_FIRST) & (cp <= HANGUL_LAST)
@@ -157,7 +168,7 @@ def _build_names(names: dict[int, str]) -> LaidNames | None:
                      half_start[keep], half_end[keep], np.bincount(card[keep], minlength=len(items)),
                      np.add.reduceat(adv, first) / font.size,
                      np.bincount(card, weights=~hangul & ~np.isin(cp, SPACES), minlength=len(items)),
-                     np.array(rows, np.float32))
+                     np.array(rows, np.float32), "".join(chars))
 
 
 def pool_layout(ids: list[int], names: dict[int, str], tuning: InkSearchTuning = INK_SEARCH) -> LaidNames | None:
@@ -193,7 +204,8 @@ def _pool_of(ids: list[int], every: LaidNames | None, tuning: InkSearchTuning) -
                      np.rint(every.start[keep] * q).astype(np.int32), np.rint(every.end[keep] * q).astype(np.int32),
                      np.maximum(1, np.rint(every.half_start[keep] * q)).astype(np.int32),
                      np.maximum(1, np.rint(every.half_end[keep] * q)).astype(np.int32),
-                     np.bincount(card, minlength=len(ids)).astype(np.int32), width, others, every.drawings)
+                     np.bincount(card, minlength=len(ids)).astype(np.int32), width, others, every.drawings,
+                     every.chars)
 
 
 def cut_table(mask: np.ndarray, places: int, halves: np.ndarray) -> np.ndarray:
@@ -279,11 +291,15 @@ def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning =
     w1 = mask.shape[1] + 1
     keys, piece = np.unique(a.astype(np.int64) * w1 + b, return_inverse=True)
     pairs = np.stack([keys // w1, keys % w1], axis=1)
-    feats, drawings = measured_pieces(mask, pairs, memo), layout.drawings
+    raw = measured_pieces(mask, pairs, memo)
+    feats, drawings = raw, layout.drawings
     if centre is not None:
         feats, drawings = _unit_rows(feats - centre[0]), centred_drawings(layout.drawings, centre[1])
     sims = cv2.gemm(feats, drawings, 1.0, None, 0.0, flags=cv2.GEMM_2_T)  # (numpy's threads cost more)
     entry = sims[piece, layout.syllable]
+    if tuning.net_weight and centre is None:
+        terms = pool_net_terms(raw, layout, piece)
+        entry = np.where(np.isfinite(terms), (1 - tuning.net_weight) * entry + tuning.net_weight * terms, entry)
     total = np.bincount(layout.card, weights=entry, minlength=len(layout.ids))
     with np.errstate(invalid="ignore", divide="ignore"):
         if tuning.other_likeness is None:
@@ -291,6 +307,19 @@ def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning =
         else:
             like = (total + tuning.other_likeness * layout.others) / (layout.syllables_per_card + layout.others)
     return np.where(layout.syllables_per_card > 0, like, np.nan)
+
+
+def pool_net_terms(feats: np.ndarray, layout: LaidNames, piece: np.ndarray,
+                   net: CardNetTuning = CARD_NET) -> np.ndarray:
+    """Each layout entry's card-syllable network term (`hand_syllables.card_net_terms`): its
+    piece (`feats` rows, indexed by `piece`) taken for its syllable (NaN: one the network does not
+    know). The network is run once per piece over every syllable."""
+    model, index = load_card_net()
+    outputs = np.array([index.get(ch, -1) for ch in layout.chars], np.int64)
+    logp = card_net_logp(feats, model)
+    k = outputs[layout.syllable]
+    got = logp[piece, np.maximum(k, 0)]
+    return np.where(k >= 0, 1.0 + np.maximum(got, -net.floor) / net.floor, np.nan)
 
 
 def _unit_rows(a: np.ndarray) -> np.ndarray:

@@ -314,16 +314,76 @@ def least_ink_cuts(mask: np.ndarray, places: list[tuple[float, float]]) -> list[
     return cuts
 
 
+CARD_NET_PATH = CARD_SYLLABLES_PATH.with_name("card_net.npz")
+"""A network over `syllable_features` that tells the card-name syllables apart (`card_net_terms`),
+trained by `tools/make_card_net.py` on them drawn in the fonts of `tools.make_name_net` (none a
+measured face), each slanted, turned, bent, thickened and written small."""
+FEATURE_NORM = float(np.sqrt(1.0 + 0.5 ** 2))
+"""The length of a `syllable_features` row with ink (its two unit parts, the second halved): a
+unit row times this is the network's input."""
+
+
+@dataclass(frozen=True)
+class CardNetTuning:
+    """How the card-syllable network's word weighs beside the drawings' in a written card name's
+    likeness (`name_likeness`, `hand_candidates.pool_likeness`, `page_hand`)."""
+
+    weight: float = 0.1
+    """A syllable's likeness is (1 − weight) × its drawings' cosine + weight × the network's term
+    (0: the drawings alone). Offline on the tuning sets' reads (3502, 3504, replayed with
+    `bench/replay_hand_names.py`, the ink search's `net_weight` 0.2): 0, 0.1, 0.4 → 765, 766, 764
+    of 907 right; without the search's: 0, 0.1, 0.2, 0.3, 0.5 → 757, 758, 756, 755, 755."""
+    floor: float = 8.0
+    """The network's term: 1 + max(log p, −floor) / floor (p: its probability that the piece is the
+    candidate's syllable, over every card-name syllable), 0..1 as the cosine is."""
+
+
+CARD_NET = CardNetTuning()
+
+
+@lru_cache(maxsize=2)
+def load_card_net(path: Path = CARD_NET_PATH) -> tuple[SmallNet, dict[str, int]]:
+    """The shipped card-syllable network and each syllable's output (built by
+    `python -m tools.make_card_net`)."""
+    net, rest = load_small_net(path, "tools.make_card_net")
+    return net, {ch: k for k, ch in enumerate(str(rest["syllables"]))}
+
+
+def card_net_logp(units: np.ndarray, model: SmallNet) -> np.ndarray:
+    """The network's log-probabilities (rows: pieces, columns: its syllables) of pieces given as
+    unit `syllable_features` rows."""
+    z = ((np.asarray(units, np.float32) * FEATURE_NORM - model.mean) / model.std).astype(np.float32)
+    # (OpenCV's gemm: numpy's threaded BLAS costs more CPU on these small products)
+    h = np.maximum(0.0, cv2.gemm(z, model.w1, 1.0, np.repeat(model.b1[None], len(z), 0), 1.0))
+    logits = cv2.gemm(h, model.w2, 1.0, np.repeat(model.b2[None], len(z), 0), 1.0)
+    top = logits.max(axis=1, keepdims=True)
+    return logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
+
+
+def card_net_terms(units: np.ndarray, syllables: str, tuning: CardNetTuning = CARD_NET,
+                   net: tuple[SmallNet, dict[str, int]] | None = None) -> np.ndarray:
+    """Each piece's network term (`CardNetTuning.floor`) for its syllable: `units` are the pieces'
+    unit `syllable_features` rows, `syllables` one per row (one the network does not know: NaN)."""
+    model, index = net or load_card_net()
+    if not len(units):
+        return np.zeros(0, np.float32)
+    logp = card_net_logp(units, model)
+    k = np.array([index.get(ch, -1) for ch in syllables], np.int64)
+    got = logp[np.arange(len(k)), np.maximum(k, 0)]
+    return np.where(k >= 0, 1.0 + np.maximum(got, -tuning.floor) / tuning.floor, np.nan).astype(np.float32)
+
+
 def name_likeness(mask: np.ndarray, name: str, tuning: SyllableTuning = TUNING,
-                  shape: NameShapeTuning = NAME_SHAPE) -> float | None:
+                  shape: NameShapeTuning = NAME_SHAPE, net: CardNetTuning = CARD_NET) -> float | None:
     """How like the written card name's ink (bool mask, cropped) `name` is, syllable by syllable:
     the mean over its Hangul syllables of each part's likeness to that syllable's nearest
-    drawings (cosine, 0..1); other characters (spaces, Latin letters, digits, marks) only take
-    their place. None: no syllable to compare."""
+    drawings (cosine, 0..1), mixed with the card-syllable network's term (`CardNetTuning`);
+    other characters (spaces, Latin letters, digits, marks) only take their place. None: no
+    syllable to compare."""
     cuts = name_cuts(mask, name, shape)
     if cuts is None:
         return None
-    likes = []
+    likes, units, chars, at = [], [], [], []
     for ch, a, b in zip(name, cuts, cuts[1:]):
         if not _is_syllable(ch):
             continue
@@ -334,5 +394,14 @@ def name_likeness(mask: np.ndarray, name: str, tuning: SyllableTuning = TUNING,
         if not part.any():
             likes.append(0.0)
             continue
-        likes.append(float(np.mean(np.sort(drawn @ _unit_features(part, tuning))[::-1][:tuning.nearest])))
+        f = _unit_features(part, tuning)
+        likes.append(float(np.mean(np.sort(drawn @ f)[::-1][:tuning.nearest])))
+        units.append(f)
+        chars.append(ch)
+        at.append(len(likes) - 1)
+    if net.weight and units:
+        terms = card_net_terms(np.array(units, np.float32), "".join(chars), net)
+        for k, t in zip(at, terms):
+            if np.isfinite(t):
+                likes[k] = (1 - net.weight) * likes[k] + net.weight * float(t)
     return float(np.mean(likes)) if likes else None

@@ -34,7 +34,8 @@ import numpy as np
 from scanner.ocr.hand_candidates import INK_SEARCH, mean_drawing, pieces_features, propose
 from scanner.ocr.hand_names import (INK, FuseParts, by_syllable_likeness, flagged, fused_match, name_certainty,
                                     reads_score)
-from scanner.ocr.hand_syllables import TUNING, _is_syllable, name_cuts, syllable_drawings
+from scanner.ocr.hand_syllables import (CARD_NET, TUNING, CardNetTuning, _is_syllable, card_net_terms, name_cuts,
+                                        syllable_drawings)
 from scanner.ocr.names import Vocabulary
 from scanner.ocr.rows import NAME_FLAGS, RowRead
 from scanner.ocr.verify import ink_level
@@ -102,9 +103,10 @@ class PageDrawings:
     """…and of their syllables' mean drawings in the drawn hands."""
 
     def likeness(self, mask: np.ndarray, name: str, tuning: PageHandTuning = PAGE_HAND,
-                 seen: dict[tuple[int, int], np.ndarray] | None = None) -> float | None:
-        """`hand_syllables.name_likeness` with the page's hand mixed in (`PageHandTuning.mix`);
-        `seen`: the pieces of this ink measured so far (the candidates of a line share cuts)."""
+                 seen: dict[tuple[int, int], np.ndarray] | None = None, net: CardNetTuning = CARD_NET) -> float | None:
+        """`hand_syllables.name_likeness` (the drawn hands' likeness, the card-syllable network's
+        term mixed in as there) with the page's hand mixed in (`PageHandTuning.mix`); `seen`: the
+        pieces of this ink measured so far (the candidates of a line share cuts)."""
         cuts = name_cuts(mask, name)
         if cuts is None:
             return None
@@ -112,6 +114,9 @@ class PageDrawings:
         laid = [(ch, a, b, syllable_drawings(ch)) for ch, a, b in zip(name, cuts, cuts[1:]) if _is_syllable(ch)]
         laid = [x for x in laid if x[3] is not None]
         _measure(mask, [(a, b) for _, a, b, _ in laid], seen)
+        inked = [(ch, seen[(a, b)]) for ch, a, b, _ in laid if seen[(a, b)].any()]
+        terms = iter(card_net_terms(np.array([f for _, f in inked], np.float32), "".join(ch for ch, _ in inked), net)
+                     if net.weight and inked else [])
         likes = []
         for ch, a, b, drawn in laid:
             f = seen[(a, b)]
@@ -119,6 +124,9 @@ class PageDrawings:
                 likes.append(0.0)
                 continue
             d = float(np.mean(np.sort(drawn @ f)[::-1][:TUNING.nearest]))
+            t = next(terms, None)
+            if t is not None and np.isfinite(t):
+                d = (1 - net.weight) * d + net.weight * float(t)
             m, g = mean_drawing(ch) - self.drawn_mean, f - self.page_mean
             centred = float(m @ g) / max(1e-6, float(np.linalg.norm(m) * np.linalg.norm(g)))
             like = (1 - tuning.mix) * d + tuning.mix * centred
