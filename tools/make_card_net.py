@@ -9,14 +9,12 @@ on), varied and written small as there, and learnt by one hidden layer on `sylla
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 import numpy as np
 
 from scanner.ocr.hand_syllables import CARD_SYLLABLES_PATH
-from tools.make_hand_digits import train
-from tools.make_name_net import make_samples
+from tools.make_name_net import build
 
 OUT = CARD_SYLLABLES_PATH.with_name("card_net.npz")
 
@@ -31,16 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     with np.load(CARD_SYLLABLES_PATH) as z:
         syllables = str(z["syllables"])
-    rng = np.random.default_rng(args.seed)
-    t0 = time.process_time()
-    samples = make_samples(syllables, args.per_font, rng)
-    print(f"{len(samples.labels)} drawings of {len(syllables)} syllables in {time.process_time() - t0:.0f} s", flush=True)
-    net = train(samples, np.random.default_rng(args.seed + 2), hidden=args.hidden, epochs=args.epochs,
-                classes=len(syllables), dropout=0.3, batch=256)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(args.out, syllables=np.array(syllables),
-                        **{k: v.astype(np.float16) if k.startswith("w") else v for k, v in net.items()})
-    print(f"network → {args.out} ({args.out.stat().st_size // 1024} KiB) in {time.process_time() - t0:.0f} s CPU")
+    build(syllables, args.out, args.seed, args.per_font, args.epochs, args.hidden)
     return 0
 
 

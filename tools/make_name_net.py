@@ -93,6 +93,20 @@ def make_samples(syllables: str, per_font: int, rng: np.random.Generator) -> Sam
     return Samples(np.asarray(feats, np.float32), np.asarray(labels, np.int64), np.asarray(src))
 
 
+def build(syllables: str, out: Path, seed: int, per_font: int, epochs: int, hidden: int) -> None:
+    """`syllables` drawn, varied and written small in every font, learnt, saved to `out`."""
+    rng = np.random.default_rng(seed)
+    t0 = time.process_time()
+    samples = make_samples(syllables, per_font, rng)
+    print(f"{len(samples.labels)} drawings of {len(syllables)} syllables in {time.process_time() - t0:.0f} s", flush=True)
+    net = train(samples, np.random.default_rng(seed + 2), hidden=hidden, epochs=epochs,
+                classes=len(syllables), dropout=0.3, batch=256)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, syllables=np.array(syllables),
+                        **{k: v.astype(np.float16) if k.startswith("w") else v for k, v in net.items()})
+    print(f"network → {out} ({out.stat().st_size // 1024} KiB) in {time.process_time() - t0:.0f} s CPU")
+
+
 def main(argv: list[str] | None = None) -> int:
     from scanner.ocr.header import GIVEN_SYLLABLES, SURNAMES
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -102,17 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--epochs", type=int, default=25)
     ap.add_argument("--hidden", type=int, default=384)
     args = ap.parse_args(argv)
-    syllables = "".join(dict.fromkeys(SURNAMES + GIVEN_SYLLABLES))
-    rng = np.random.default_rng(args.seed)
-    t0 = time.process_time()
-    samples = make_samples(syllables, args.per_font, rng)
-    print(f"{len(samples.labels)} drawings of {len(syllables)} syllables in {time.process_time() - t0:.0f} s", flush=True)
-    net = train(samples, np.random.default_rng(args.seed + 2), hidden=args.hidden, epochs=args.epochs,
-                classes=len(syllables), dropout=0.3, batch=256)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(args.out, syllables=np.array(syllables),
-                        **{k: v.astype(np.float16) if k.startswith("w") else v for k, v in net.items()})
-    print(f"network → {args.out} ({args.out.stat().st_size // 1024} KiB) in {time.process_time() - t0:.0f} s CPU")
+    build("".join(dict.fromkeys(SURNAMES + GIVEN_SYLLABLES)), args.out, args.seed, args.per_font,
+          args.epochs, args.hidden)
     return 0
 
 

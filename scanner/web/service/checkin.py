@@ -284,12 +284,7 @@ class CheckinService(StationCore):
                 kid = self._add_sheet_player(prepared.deck, confirm, judge)
                 how = "desk-added"
             else:
-                try:
-                    kid = normalise_konami_id(player or "")
-                except EventError:
-                    raise StationError(ko("player-to-confirm"), 422) from None
-                with self.station() as st:
-                    how = shown_player(st.roster(), prepared.deck, kid, confirm)
+                kid, how, _ = self._chosen_player(player, prepared.deck, confirm)
             deck = prepared.deck
 
             def guard(_: EventRecord, kid: str = kid, deck: Decklist = deck) -> None:
@@ -333,13 +328,7 @@ class CheckinService(StationCore):
                 how = "desk-added"
                 name = sheet.get("name")
             else:
-                try:
-                    kid = normalise_konami_id(player or "")
-                except EventError:
-                    raise StationError(ko("player-to-confirm"), 422) from None
-                with self.station() as st:
-                    roster = st.roster()
-                how = shown_player(roster, deck, kid, confirm)
+                kid, how, roster = self._chosen_player(player, deck, confirm)
                 name = next((e.name for e in roster if e.konami_id == kid), sheet.get("name"))
             tap.update(player=kid, name=name, confirm=confirm, add=add, how=how, sheet=sheet)
         with self.station() as st:
@@ -349,6 +338,19 @@ class CheckinService(StationCore):
         if (kept.get("choice"), kept.get("player")) != (tap.get("choice"), tap.get("player")):
             raise StationError(ko("tap-other", kid=kept.get("player") or "-"), 409)
         return self.job(job.id)
+
+    def _chosen_player(self, player: str | None, deck: Decklist,
+                       confirm: str | None) -> tuple[str, str, list[RosterEntry]]:
+        """The roster player the judge tapped for a sheet: their Konami ID, how they were told
+        (`shown_player`'s rules: a StationError when the page could not have offered them), and
+        the roster looked at."""
+        try:
+            kid = normalise_konami_id(player or "")
+        except EventError:
+            raise StationError(ko("player-to-confirm"), 422) from None
+        with self.station() as st:
+            roster = st.roster()
+        return kid, shown_player(roster, deck, kid, confirm), roster
 
     def _addable(self, deck: Decklist, confirm: str | None) -> str:
         """The sheet's own player may be added to the roster from its ID and name (the rules of
@@ -400,13 +402,7 @@ class CheckinService(StationCore):
         last digits typed from the player's card."""
         from scanner.web.station_store import RosterEntry
 
-        sheet_id = "".join(ch for ch in str(deck.konami_id or "") if ch.isdigit())
-        try:
-            kid = normalise_konami_id(sheet_id)
-        except EventError:
-            raise StationError(ko("sheet-id-not-addable"), 422) from None
-        if flows.sheet_konami_id(deck) is None and not _digits_match(kid, confirm):
-            raise StationError(ko("confirm-id-digits"), 422)
+        kid = self._addable(deck, confirm)
         name = " ".join((deck.player_name or "").split())[:100]
         with self.station() as st:
             if st.roster_entry(kid) is None:
