@@ -381,8 +381,8 @@ def test_the_card_networks_term_is_a_bounded_log_probability():
     """The network's word on a piece is 1 + max(log p, −floor) / floor of the candidate's
     syllable (0..1, as the drawings' cosine), NaN for a syllable it has no output for; its input
     is the piece's `syllable_features` as the builder gave them (a unit row times FEATURE_NORM)."""
-    from scanner.ocr.hand_syllables import (FEATURE_NORM, CardNetTuning, _unit_features, card_net_terms,
-                                            syllable_features)
+    from scanner.ocr.hand_syllables import (FEATURE_NORM, CardNetTuning, _unit_features, card_net_outputs,
+                                            card_net_terms, syllable_features)
     mask = np.zeros((30, 30), bool)
     mask[5:25, 14:17] = True
     mask[14:17, 4:26] = True
@@ -391,9 +391,9 @@ def test_the_card_networks_term_is_a_bounded_log_probability():
     net = _net_for("가나다", {0: "가", 1: "나"}, n)
     rows = np.zeros((3, n), np.float32)
     rows[0, 0] = rows[1, 1] = rows[2, 1] = 1.0
-    terms = card_net_terms(rows, "가가힣", CardNetTuning(floor=8.0), net)
+    terms = card_net_terms(rows, card_net_outputs("가가힣", net), CardNetTuning(floor=8.0), net)
     assert terms[0] > 0.99 and 0.0 <= terms[1] < 0.2 and np.isnan(terms[2])
-    assert card_net_terms(rows[:0], "", CardNetTuning(), net).shape == (0,)
+    assert card_net_terms(rows[:0], card_net_outputs("", net), CardNetTuning(), net).shape == (0,)
 
 
 def test_the_card_network_is_asked_only_when_it_weighs(monkeypatch):

@@ -24,8 +24,8 @@ import cv2
 import numpy as np
 
 from scanner.ocr.hand_syllables import (BINS, CARD_NET, CELLS, GRID, HANGUL_FIRST, HANGUL_LAST, NAME_SHAPE, TUNING,
-                                        CardNetTuning, SyllableTuning, _advance_font, _is_syllable, card_net_logp,
-                                        load_card_net, shipped_means, syllable_drawings)
+                                        CardNetTuning, SyllableTuning, _advance_font, _is_syllable, card_net_outputs,
+                                        card_net_terms, shipped_means, syllable_drawings)
 
 @dataclass(frozen=True)
 class InkSearchTuning:
@@ -313,13 +313,8 @@ def pool_net_terms(feats: np.ndarray, layout: LaidNames, piece: np.ndarray,
                    net: CardNetTuning = CARD_NET) -> np.ndarray:
     """Each layout entry's card-syllable network term (`hand_syllables.card_net_terms`): its
     piece (`feats` rows, indexed by `piece`) taken for its syllable (NaN: one the network does not
-    know). The network is run once per piece over every syllable."""
-    model, index = load_card_net()
-    outputs = np.array([index.get(ch, -1) for ch in layout.chars], np.int64)
-    logp = card_net_logp(feats, model)
-    k = outputs[layout.syllable]
-    got = logp[piece, np.maximum(k, 0)]
-    return np.where(k >= 0, 1.0 + np.maximum(got, -net.floor) / net.floor, np.nan)
+    know)."""
+    return card_net_terms(feats, card_net_outputs(layout.chars)[layout.syllable], net, rows=piece)
 
 
 def _unit_rows(a: np.ndarray) -> np.ndarray:

@@ -360,17 +360,31 @@ def card_net_logp(units: np.ndarray, model: SmallNet) -> np.ndarray:
     return logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
 
 
-def card_net_terms(units: np.ndarray, syllables: str, tuning: CardNetTuning = CARD_NET,
-                   net: tuple[SmallNet, dict[str, int]] | None = None) -> np.ndarray:
-    """Each piece's network term (`CardNetTuning.floor`) for its syllable: `units` are the pieces'
-    unit `syllable_features` rows, `syllables` one per row (one the network does not know: NaN)."""
-    model, index = net or load_card_net()
+def card_net_outputs(syllables: str, net: tuple[SmallNet, dict[str, int]] | None = None) -> np.ndarray:
+    """The card-syllable network's output for each of `syllables` (−1: one it does not know)."""
+    _, index = net or load_card_net()
+    return np.array([index.get(ch, -1) for ch in syllables], np.int64)
+
+
+def card_net_terms(units: np.ndarray, outputs: np.ndarray, tuning: CardNetTuning = CARD_NET,
+                   net: tuple[SmallNet, dict[str, int]] | None = None,
+                   rows: np.ndarray | None = None) -> np.ndarray:
+    """Each entry's network term (`CardNetTuning.floor`) for its syllable: `units` are pieces'
+    unit `syllable_features` rows, `outputs` each entry's syllable (`card_net_outputs`; −1: NaN),
+    `rows` each entry's piece (None: one entry per piece, in order). The network is run once per
+    piece over every syllable."""
+    model, _ = net or load_card_net()
     if not len(units):
         return np.zeros(0, np.float32)
     logp = card_net_logp(units, model)
-    k = np.array([index.get(ch, -1) for ch in syllables], np.int64)
-    got = logp[np.arange(len(k)), np.maximum(k, 0)]
-    return np.where(k >= 0, 1.0 + np.maximum(got, -tuning.floor) / tuning.floor, np.nan).astype(np.float32)
+    got = logp[np.arange(len(outputs)) if rows is None else rows, np.maximum(outputs, 0)]
+    return np.where(outputs >= 0, 1.0 + np.maximum(got, -tuning.floor) / tuning.floor, np.nan).astype(np.float32)
+
+
+def nearest_likeness(drawn: np.ndarray, unit: np.ndarray, tuning: SyllableTuning = TUNING) -> float:
+    """A piece's likeness to a syllable: the mean cosine of its `nearest` drawings (`drawn`: unit
+    rows) to the piece's unit features."""
+    return float(np.mean(np.sort(drawn @ unit)[::-1][:tuning.nearest]))
 
 
 def name_likeness(mask: np.ndarray, name: str, tuning: SyllableTuning = TUNING,
@@ -395,12 +409,12 @@ def name_likeness(mask: np.ndarray, name: str, tuning: SyllableTuning = TUNING,
             likes.append(0.0)
             continue
         f = _unit_features(part, tuning)
-        likes.append(float(np.mean(np.sort(drawn @ f)[::-1][:tuning.nearest])))
+        likes.append(nearest_likeness(drawn, f, tuning))
         units.append(f)
         chars.append(ch)
         at.append(len(likes) - 1)
     if net.weight and units:
-        terms = card_net_terms(np.array(units, np.float32), "".join(chars), net)
+        terms = card_net_terms(np.array(units, np.float32), card_net_outputs("".join(chars)), net)
         for k, t in zip(at, terms):
             if np.isfinite(t):
                 likes[k] = (1 - net.weight) * likes[k] + net.weight * float(t)

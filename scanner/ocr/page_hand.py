@@ -31,11 +31,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from scanner.ocr.hand_candidates import INK_SEARCH, mean_drawing, pieces_features, propose
+from scanner.ocr.hand_candidates import INK_SEARCH, mean_drawing, measured_pieces, propose
 from scanner.ocr.hand_names import (INK, FuseParts, by_syllable_likeness, flagged, fused_match, name_certainty,
                                     reads_score)
-from scanner.ocr.hand_syllables import (CARD_NET, TUNING, CardNetTuning, _is_syllable, card_net_terms, name_cuts,
-                                        syllable_drawings)
+from scanner.ocr.hand_syllables import (CARD_NET, CardNetTuning, _is_syllable, card_net_outputs, card_net_terms,
+                                        name_cuts, nearest_likeness, syllable_drawings)
 from scanner.ocr.names import Vocabulary
 from scanner.ocr.rows import NAME_FLAGS, RowRead
 from scanner.ocr.verify import ink_level
@@ -107,15 +107,13 @@ class PageDrawings:
         """`hand_syllables.name_likeness` (the drawn hands' likeness, the card-syllable network's
         term mixed in as there) with the page's hand mixed in (`PageHandTuning.mix`); `seen`: the
         pieces of this ink measured so far (the candidates of a line share cuts)."""
-        cuts = name_cuts(mask, name)
-        if cuts is None:
-            return None
         seen = {} if seen is None else seen
-        laid = [(ch, a, b, syllable_drawings(ch)) for ch, a, b in zip(name, cuts, cuts[1:]) if _is_syllable(ch)]
-        laid = [x for x in laid if x[3] is not None]
-        _measure(mask, [(a, b) for _, a, b, _ in laid], seen)
+        laid = _laid(mask, name, seen)
+        if laid is None:
+            return None
         inked = [(ch, seen[(a, b)]) for ch, a, b, _ in laid if seen[(a, b)].any()]
-        terms = iter(card_net_terms(np.array([f for _, f in inked], np.float32), "".join(ch for ch, _ in inked), net)
+        terms = iter(card_net_terms(np.array([f for _, f in inked], np.float32),
+                                    card_net_outputs("".join(ch for ch, _ in inked)), net)
                      if net.weight and inked else [])
         likes = []
         for ch, a, b, drawn in laid:
@@ -123,7 +121,7 @@ class PageDrawings:
             if not f.any():
                 likes.append(0.0)
                 continue
-            d = float(np.mean(np.sort(drawn @ f)[::-1][:TUNING.nearest]))
+            d = nearest_likeness(drawn, f)
             t = next(terms, None)
             if t is not None and np.isfinite(t):
                 d = (1 - net.weight) * d + net.weight * float(t)
@@ -137,13 +135,19 @@ class PageDrawings:
         return float(np.mean(likes)) if likes else None
 
 
-def _measure(mask: np.ndarray, pieces: list[tuple[int, int]], seen: dict[tuple[int, int], np.ndarray]) -> None:
-    """The unit `syllable_features` of the ink's column ranges not in `seen` yet, into it, taken
-    in one pass (`hand_candidates.pieces_features`; a range with no ink: zeros)."""
-    new = list(dict.fromkeys(p for p in pieces if p not in seen))
-    if new:
-        for p, f in zip(new, pieces_features(mask, np.array(new, np.int64))):
-            seen[p] = f
+def _laid(mask: np.ndarray, name: str, seen: dict[tuple[int, int], np.ndarray]
+          ) -> list[tuple[str, int, int, np.ndarray]] | None:
+    """`name`'s drawn syllables laid along the ink (`name_cuts`): (syllable, cut, cut, its
+    drawings), each piece's features measured into `seen` (`hand_candidates.measured_pieces`);
+    None: the name does not lie along it."""
+    cuts = name_cuts(mask, name)
+    if cuts is None:
+        return None
+    laid = [(ch, a, b, syllable_drawings(ch)) for ch, a, b in zip(name, cuts, cuts[1:]) if _is_syllable(ch)]
+    laid = [x for x in laid if x[3] is not None]
+    if laid:
+        measured_pieces(mask, np.array([(a, b) for _, a, b, _ in laid], np.int64), seen)
+    return laid
 
 
 def sure(r: RowRead, tuning: PageHandTuning = PAGE_HAND) -> bool:
@@ -164,18 +168,14 @@ def learn(rows: list[RowRead], tuning: PageHandTuning = PAGE_HAND) -> PageDrawin
             continue
         ink = r.hand_parts.ink
         mask = ink < ink_level(ink)
-        name = r.match.name
-        cuts = name_cuts(mask, name) if mask.any() else None
-        if cuts is None:
-            continue
-        laid = [(ch, a, b, syllable_drawings(ch)) for ch, a, b in zip(name, cuts, cuts[1:]) if _is_syllable(ch)]
-        laid = [x for x in laid if x[3] is not None]
         seen: dict[tuple[int, int], np.ndarray] = {}
-        _measure(mask, [(a, b) for _, a, b, _ in laid], seen)
+        laid = _laid(mask, r.match.name, seen) if mask.any() else None
+        if laid is None:
+            continue
         kept = []
         for ch, a, b, drawn in laid:
             f = seen[(a, b)]
-            if f.any() and float(np.mean(np.sort(drawn @ f)[::-1][:TUNING.nearest])) >= tuning.drawn_floor:
+            if f.any() and nearest_likeness(drawn, f) >= tuning.drawn_floor:
                 kept.append((ch, f))
         for ch, f in kept:
             page.rows.setdefault(ch, []).append(f)
