@@ -27,3 +27,14 @@ def kde_paper() -> ModuleType:
     make_photos()
     import kde_paper as module
     return module
+
+
+def small_hand_deck(db):
+    """The demo hero deck cut to a few lines a column (4 monsters, 3 spells, 2 traps, 3 extra,
+    2 side): a hand-filled form the tests read quickly."""
+    mp = make_photos()
+    deck = mp.deck_from_ydk(SAMPLES / "decks_src" / "hero.ydk", db, **mp.PLAYERS["hero"])
+    deck.columns = {"monster": deck.columns["monster"][:4], "spell": deck.columns["spell"][:3],
+                    "trap": deck.columns["trap"][:2], "extra": deck.columns["extra"][:3],
+                    "side": deck.columns["side"][:2]}
+    return deck

@@ -15,7 +15,7 @@ import pytest
 
 from needs import require
 from scoring import score_scan
-from sample_makers import kde_paper, make_photos
+from sample_makers import kde_paper, make_photos, small_hand_deck
 
 pytest.importorskip("tesserocr")
 
@@ -33,10 +33,7 @@ def _hand_form(tmp_path: Path, db, mode: str, seed: int) -> tuple[Path, dict]:
     mp, kp = _samples()
     require(kp.KDE_FORM.is_file(), f"needs {kp.KDE_FORM} (Konami's blank form in ../shared/forms)")
     require(kp.PEN_FONTS["NanumPen"].is_file(), "needs the Nanum Pen Script font")
-    deck = mp.deck_from_ydk(REPO / "samples" / "decks_src" / "hero.ydk", db, **mp.PLAYERS["hero"])
-    deck.columns = {"monster": deck.columns["monster"][:4], "spell": deck.columns["spell"][:3],
-                    "trap": deck.columns["trap"][:2], "extra": deck.columns["extra"][:3],
-                    "side": deck.columns["side"][:2]}
+    deck = small_hand_deck(db)
     rng = np.random.default_rng(seed)
     page, info = kp.kde_page(deck, "NanumGothic", 9.0, 200, rng, tmp_path, hand_mode=mode)
     img, _ = mp.page_to_scan(page, rng, 200)

@@ -24,12 +24,11 @@ import numpy as np
 import pytest
 
 from needs import require
-from sample_makers import kde_paper, make_photos
+from sample_makers import kde_paper, make_photos, small_hand_deck
 from scoring import score_scan
 
 pytest.importorskip("tesserocr")
 
-REPO = Path(__file__).resolve().parent.parent
 DPI = 200
 
 
@@ -39,10 +38,7 @@ def _hand_page(tmp_path: Path, db, seed: int) -> tuple[np.ndarray, dict, set[tup
     mp, kp = make_photos(), kde_paper()
     require(kp.KDE_FORM.is_file(), f"needs {kp.KDE_FORM} (Konami's blank form in ../shared/forms)")
     require(kp.PEN_FONTS["NanumPen"].is_file(), "needs the Nanum Pen Script font")
-    deck = mp.deck_from_ydk(REPO / "samples" / "decks_src" / "hero.ydk", db, **mp.PLAYERS["hero"])
-    deck.columns = {"monster": deck.columns["monster"][:4], "spell": deck.columns["spell"][:3],
-                    "trap": deck.columns["trap"][:2], "extra": deck.columns["extra"][:3],
-                    "side": deck.columns["side"][:2]}
+    deck = small_hand_deck(db)
     page, _ = kp.kde_page(deck, "NanumGothic", 9.0, DPI, np.random.default_rng(seed), tmp_path, hand_mode="all")
     ids = {n: db.by_name(n).card_id for col in deck.columns.values() for n, _ in col}
     final = mp.deck_counts(deck.columns, ids)
