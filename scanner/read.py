@@ -20,7 +20,6 @@ from scanner.inputs import limits
 from scanner.inputs.pdf_streams import check_pdf_streams
 from scanner.inputs.pool import (  # noqa: F401
     end_pool,
-    out_of_memory,
     reader_pool,
     single_core_worker,
     worker_memory_mb,
@@ -254,7 +253,7 @@ def _load_in_worker(source: str, options: ReadOptions,
     except DecksheetError as exc:  # the caller reports it beside the input, in order
         return exc
     except Exception as exc:  # past the worker's memory bound: this input fails, alone
-        if not out_of_memory(exc):
+        if not limits.out_of_memory(exc):
             raise
         return UnreadableInput("input.worker-memory", file=limits.shown(source),
                                max_mb=worker_memory_mb())

@@ -132,6 +132,33 @@ def test_a_worker_past_its_memory_bound_fails_that_input_clearly(monkeypatch, de
     assert "450 MB" in str(got[photo])
 
 
+def _opencv_out_of_memory(*_args, **_kwargs):
+    import cv2
+
+    exc = cv2.error("Failed to allocate 96000000 bytes")
+    exc.code = -4  # StsNoMem: what OpenCV raises when an allocation past the bound fails
+    raise exc
+
+
+@pytest.mark.parametrize("step", ["imdecode", "page"])
+def test_opencv_out_of_memory_is_the_memory_bound_not_a_bad_photo(monkeypatch, demo_db, step):
+    """The readers turn an OpenCV failure into "corrupt image" or "this step failed, take it
+    again"; an allocation past the worker's bound is neither: the worker reports the bound."""
+    from scanner.inputs.options import ReadOptions
+    from scanner.ocr import page, pipeline
+    from scanner.read import _load_in_worker
+
+    photo = str(SAMPLES / "photos" / "photo-corrected-02.jpg")
+    if step == "imdecode":
+        monkeypatch.setattr(page.cv2, "imdecode", _opencv_out_of_memory)
+    else:
+        monkeypatch.setattr(pipeline, "locate", _opencv_out_of_memory)
+    monkeypatch.setattr("scanner.read._worker_db", demo_db)
+    got = _load_in_worker(photo, ReadOptions())
+    assert isinstance(got, UnreadableInput), got
+    assert got.code == "input.worker-memory", got
+
+
 def test_a_missing_kor_model_refuses_scan_and_serve_in_one_line(monkeypatch, tmp_path):
     from click.testing import CliRunner
 

@@ -159,12 +159,3 @@ def end_pool(pool: ProcessPoolExecutor | None) -> None:
         # printed a traceback after a refusal's one line (seen under load).
         manager.join(5)
 
-
-def out_of_memory(exc: BaseException) -> bool:
-    """Whether `exc` is a read stopped by the memory cap: Python's MemoryError, OpenCV's own
-    (cv2.error, code StsNoMem) when an allocation past the cap fails inside it, or a library
-    that could not even be loaded under it (the dynamic loader's "failed to map segment": a
-    reader's first image pulls in OpenCV and its BLAS, hundreds of MB of address space)."""
-    return (isinstance(exc, MemoryError)
-            or (type(exc).__module__ == "cv2" and getattr(exc, "code", None) == -4)
-            or (isinstance(exc, ImportError) and "failed to map segment" in str(exc)))

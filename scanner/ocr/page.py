@@ -20,6 +20,7 @@ import numpy as np
 from scanner.errors import UnreadableInput
 from scanner.inputs.image_header import decode_heif, is_heif, probe_image
 from scanner.inputs.limits import MAX_PIXELS  # noqa: F401  (re-exported: its old home)
+from scanner.inputs.limits import out_of_memory
 from scanner.ocr.order_stats import percentile
 from scanner.ocr.thresholds import MASK_ON, PAPER
 from scanner.ocr.perspective import PAPERS, paper_aspect, rules_rectification
@@ -211,7 +212,9 @@ def decode_image(data: np.ndarray | bytes, label: str = "image", tuning: PageTun
         try:
             with _native_stderr_to_log(label):
                 img = cv2.imdecode(np.frombuffer(raw, dtype=np.uint8), cv2.IMREAD_COLOR)
-        except cv2.error:
+        except cv2.error as exc:
+            if out_of_memory(exc):  # not a corrupt file: the worker's memory bound
+                raise
             img = None
     if img is None:
         raise UnreadableInput("input.image-corrupt", file=label)

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from scanner.errors import UnreadableInput
+from scanner.inputs.limits import out_of_memory
 from scanner.model import ReviewFlag, SheetRead
 from scanner.ocr.boxed import find_open_boxes
 from scanner.ocr.corrections import (ink_chroma, mark_handwritten_after_strike, mark_merged_rows,
@@ -331,6 +332,8 @@ def find_tables(ctx: PageContext) -> None:
         try:
             got = locate(turned(image, turn), ctx.is_scan)
         except cv2.error as exc:  # a library's failure on this page is no answer to the user
+            if out_of_memory(exc):  # the worker's memory bound: its own error says so
+                raise
             log.debug("%s: page stage failed: %s", ctx.label, exc, exc_info=True)
             raise UnreadableInput("input.ocr-stage-failed", file=ctx.label, stage="page") from None
         if best is None or (got.upright, len(got.found)) > (best.upright, len(best.found)):
@@ -416,6 +419,8 @@ def read_rows(ctx: PageContext) -> None:
             try:
                 got = read_row(tctx, cells)
             except cv2.error as exc:  # one row that breaks a library: that row is for the judge
+                if out_of_memory(exc):
+                    raise
                 log.debug("%s: %s row %d failed: %s", ctx.label, column, cells.row, exc, exc_info=True)
                 ctx.sheet.review.append(ReviewFlag(
                     section=SECTION_OF[column], reason=Reason.UNREADABLE_LINE,
@@ -506,6 +511,8 @@ def _stage_may_fail(ctx: PageContext, stage: str):
     try:
         yield
     except cv2.error as exc:
+        if out_of_memory(exc):
+            raise
         log.debug("%s: %s stage failed: %s", ctx.label, stage, exc, exc_info=True)
         ctx.sheet.notes.append(f"{stage}: not read (an image step failed)")
 

@@ -14,8 +14,8 @@ from card_db.models import LimitList
 from card_db import messages
 from scanner.errors import DecksheetError
 from scanner.event.flows import PreparedRegistration
-from scanner.inputs.limits import MAX_PIXELS, MAX_SHEET_PAGES
-from scanner.inputs.pool import out_of_memory, worker_memory_mb
+from scanner.inputs.limits import MAX_PIXELS, MAX_SHEET_PAGES, out_of_memory
+from scanner.inputs.pool import worker_memory_mb
 from scanner.inputs.options import ReadOptions
 
 _STATE: dict = {}
