@@ -132,16 +132,21 @@ def test_a_worker_past_its_memory_bound_fails_that_input_clearly(monkeypatch, de
     assert "450 MB" in str(got[photo])
 
 
-def _opencv_out_of_memory(*_args, **_kwargs):
+def _opencv_out_of_memory(how: str):
     import cv2
 
-    exc = cv2.error("Failed to allocate 96000000 bytes")
-    exc.code = -4  # StsNoMem: what OpenCV raises when an allocation past the bound fails
-    raise exc
+    def fail(*_args, **_kwargs):
+        if how == "bad_alloc":  # C++'s allocation failure, passed on by OpenCV with no code
+            raise cv2.error("std::bad_alloc")
+        exc = cv2.error("Failed to allocate 96000000 bytes")
+        exc.code = -4  # StsNoMem: what OpenCV's allocator raises past the bound
+        raise exc
+    return fail
 
 
+@pytest.mark.parametrize("how", ["StsNoMem", "bad_alloc"])
 @pytest.mark.parametrize("step", ["imdecode", "page"])
-def test_opencv_out_of_memory_is_the_memory_bound_not_a_bad_photo(monkeypatch, demo_db, step):
+def test_opencv_out_of_memory_is_the_memory_bound_not_a_bad_photo(monkeypatch, demo_db, step, how):
     """The readers turn an OpenCV failure into "corrupt image" or "this step failed, take it
     again"; an allocation past the worker's bound is neither: the worker reports the bound."""
     from scanner.inputs.options import ReadOptions
@@ -150,9 +155,9 @@ def test_opencv_out_of_memory_is_the_memory_bound_not_a_bad_photo(monkeypatch, d
 
     photo = str(SAMPLES / "photos" / "photo-corrected-02.jpg")
     if step == "imdecode":
-        monkeypatch.setattr(page.cv2, "imdecode", _opencv_out_of_memory)
+        monkeypatch.setattr(page.cv2, "imdecode", _opencv_out_of_memory(how))
     else:
-        monkeypatch.setattr(pipeline, "locate", _opencv_out_of_memory)
+        monkeypatch.setattr(pipeline, "locate", _opencv_out_of_memory(how))
     monkeypatch.setattr("scanner.read._worker_db", demo_db)
     got = _load_in_worker(photo, ReadOptions())
     assert isinstance(got, UnreadableInput), got

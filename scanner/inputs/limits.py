@@ -199,9 +199,11 @@ def _read_stream(fd: int, label: str, close: bool) -> bytes:
 
 def out_of_memory(exc: BaseException) -> bool:
     """Whether `exc` is a read stopped by the memory cap: Python's MemoryError, OpenCV's own
-    (cv2.error, code StsNoMem) when an allocation past the cap fails inside it, or a library
-    that could not even be loaded under it (the dynamic loader's "failed to map segment": a
-    reader's first image pulls in OpenCV and its BLAS, hundreds of MB of address space)."""
+    when an allocation past the cap fails inside it (cv2.error with code StsNoMem from its
+    allocator, or C++'s std::bad_alloc passed on with no code), or a library that could not
+    even be loaded under it (the dynamic loader's "failed to map segment": a reader's first
+    image pulls in OpenCV and its BLAS, hundreds of MB of address space)."""
     return (isinstance(exc, MemoryError)
-            or (type(exc).__module__ == "cv2" and getattr(exc, "code", None) == -4)
+            or (type(exc).__module__ == "cv2"
+                and (getattr(exc, "code", None) == -4 or "bad_alloc" in str(exc)))
             or (isinstance(exc, ImportError) and "failed to map segment" in str(exc)))

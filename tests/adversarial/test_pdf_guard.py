@@ -314,6 +314,8 @@ def test_a_one_file_scan_reads_under_the_reader_memory_cap(env, tmp_path, monkey
     kid = b.new(b"<< /Type /Page /Parent 0 0 R /MediaBox [0 0 %d %d] /Contents %d 0 R "
                 b"/Resources << /XObject << /Im0 %d 0 R >> >> >>" % (page, page, content, img))
     (big := tmp_path / "big-page.pdf").write_bytes(b.build(hp._page_tree(b, [kid])))
-    monkeypatch.setenv(ENV_WORKER_MEMORY, "800")
+    # The read's resident peak is ≈ 510 MB and its address space more: at 800 MB the cap was
+    # met on some runs and not on others (then the honest "not a deck sheet"); 600 always is.
+    monkeypatch.setenv(ENV_WORKER_MEMORY, "600")
     line = assert_refused(run("scan", big))
-    assert "800 MB" in line, line
+    assert "600 MB" in line, line
