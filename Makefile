@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 APT_PACKAGES := tesseract-ocr tesseract-ocr-kor tesseract-ocr-eng fonts-nanum fonts-nanum-extra \
                 fontconfig fonts-unfonts-core fonts-baekmuk fonts-liberation2 fonts-crosextra-carlito \
-                fonts-alee fonts-dkg-handwriting fonts-woowa-bm fonts-unfonts-extra fonts-dejavu-core \
+                fonts-alee fonts-dkg-handwriting fonts-woowa-bm fonts-unfonts-extra fonts-dejavu-core fonts-humor-sans \
                 poppler-utils python3-venv python3-pip \
                 chromium chromium-driver postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -16,7 +16,8 @@ OUT  ?= out/demo
 # System packages (Tesseract with the Korean model, Nanum fonts and other Korean print fonts the
 # rendering check may meet on a sheet, a handwriting face the hand-filled-form test writes in
 # (fonts-alee: Eunjin Nakseo, never tuned on; fonts-woowa-bm and fonts-unfonts-extra: the hands
-# written card names are drawn in, and two held-out faces), poppler, Chromium); skipped when present.
+# written card names are drawn in, and two held-out faces; fonts-humor-sans: the digits of a tuning
+# face, bench/bench_hand.py's tuning sets), poppler, Chromium); skipped when present.
 system:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
