@@ -233,7 +233,8 @@ def _weigh_again(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning)
             scored, proposed = with_proposals(parts, page, vocab, tuning)
         seen = parts.pieces  # (the same ink's pieces: the search's and the candidates' cuts meet)
         scored = by_syllable_likeness(scored, parts.ink, vocab, INK, proposed,
-                                      likeness=lambda mask, name: page.likeness(mask, name, tuning, seen))
+                                      likeness=lambda mask, name: page.likeness(mask, name, tuning, seen),
+                                      searched=parts.searched)
         match, flags = flagged(fused_match(scored, vocab))
         if match.card_id == r.match.card_id or match.card_id is None or match.margin < tuning.change_lead:
             continue
