@@ -61,7 +61,7 @@ def dump(setdir: Path, out: Path, db_path: Path, count: int | None) -> None:
         truth = json.loads(f.with_name(f.stem + ".truth.json").read_text())["layout"]["lines"]
         for r in got.get("rows", []):
             if r["parts"] is not None:
-                r["parts"].pieces = {}
+                r["parts"].pieces, r["parts"].searched = {}, None
         pickle.dump(dict(rows=got.get("rows", []), truth=truth), open(dst, "wb"))
         print(f.name, len(got.get("rows", [])), flush=True)
 

@@ -61,7 +61,8 @@ class InkSearchTuning:
     """Cards the card-syllable network alone proposes besides (`pool_likeness`'s `net_only`: the
     mean of its terms over a card's syllables, the width weighed as for the others), those of
     the `proposals` aside: a hand unlike the four drawn ones is read by the network where the
-    drawings' share of the mixed likeness buries the right card (0: none). Offline on the tuning
+    drawings' share of the mixed likeness buries the right card (0: none; not in the page's
+    centred search, which weighs no network). Offline on the tuning
     sets' reads (3502, 3504 first 8: 517 written names; `InkTuning.search_weight` 1): 0, 3, 5, 8
     → 483, 484, 486, 485 right (`bench/replay_hand_names.py`; the tuning faces are the drawn hands,
     where the network adds least)."""
@@ -383,7 +384,7 @@ def propose(mask: np.ndarray, ids: list[int], names: dict[int, str], offset: flo
     layout = pool_layout(ids, names, tuning)
     if layout is None or not len(layout.syllable) or not mask.any():
         return []  # (a pool with no Hangul name, e.g. an English database's: nothing to compare)
-    net_only: list[np.ndarray] | None = [] if tuning.net_proposals else None
+    net_only: list[np.ndarray] | None = [] if tuning.net_proposals and centre is None else None
     like = _width_weighed(pool_likeness(mask, layout, tuning, centre, memo, net_only), layout, offset, mask, tuning)
     if searched is not None:
         searched.append(Searched(layout.ids, like.astype(np.float32)))

@@ -99,7 +99,8 @@ class FuseParts:
     """The ink's width / height and the page's hand's log width ratio then (`reads_score`)."""
     column: str = ""
     searched: Searched | None = None
-    """Every card of the column's pool as like the ink as the search found it (None: not searched)."""
+    """Every card of the column's pool as like the ink as the search found it (None: not searched),
+    until the page's second pass is done with it."""
     pieces: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     """The ink's pieces (column ranges) measured by the ink search (`hand_candidates.measured_pieces`),
     until the page's second pass is done with them."""

@@ -206,13 +206,13 @@ def second_pass(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning =
     """The doubtful written lines' candidates weighed again by the page's own drawings (`learn`);
     a line whose card changes takes the new card as its answer, flagged as before, its
     certainty no higher, marked `page_hand`. How many changed. The pieces the ink search
-    measured (`FuseParts.pieces`) are let go."""
+    measured and its likenesses (`FuseParts.pieces`, `searched`) are let go."""
     try:
         return _weigh_again(rows, vocab, tuning)
     finally:
         for r in rows:
             if r.hand_parts is not None:
-                r.hand_parts.pieces = {}
+                r.hand_parts.pieces, r.hand_parts.searched = {}, None
 
 
 def _weigh_again(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning) -> int:
