@@ -357,7 +357,8 @@ def test_the_search_likeness_ranks_cards_that_share_words(real_db):
     """A card written in two held-out hands, its reads giving only its first word (every card
     sharing it level in the reads): the candidates ranked by their likeness in the pool's search
     too (`InkTuning.search_weight`) put the written card first more often than without it
-    (measured: 42 → 44 of 56), and lead by more when right."""
+    (measured: 42 → 44 of 56); a card the search put ahead of one its reads and drawings score
+    higher leads by nothing (its certainty is not raised by the search: it stays doubted)."""
     import dataclasses
 
     from scanner.ocr.hand_names import INK, fuse
@@ -366,7 +367,7 @@ def test_the_search_likeness_ranks_cards_that_share_words(real_db):
     vocab = Vocabulary.build(real_db)
     card_of = {n: cid for cid, n in vocab.names.items()}
     right = {True: 0, False: 0}
-    lead = {True: [], False: []}
+    changed = 0
     for face in ("EunjinNakseo", "UnPilgia"):
         for seed in range(2):
             hand = _hand(700 + seed, face)
@@ -375,15 +376,16 @@ def test_the_search_likeness_ranks_cards_that_share_words(real_db):
                 column = next(c for c in ("monster", "spell", "trap", "extra") if cid in vocab.by_column[c][0])
                 ink = cell_name_ink(_written(name, hand, 420, 40, centre=False))
                 word = name.split()[0]
+                got = {}
                 for weighed in (True, False):
                     tuning = INK if weighed else dataclasses.replace(INK, search_weight=0.0)
-                    match, _ = fuse([word, word + " 1", word], column, vocab, ink.shape[1] / ink.shape[0],
-                                        ink=ink, tuning=tuning)
-                    if match.card_id == cid:
-                        right[weighed] += 1
-                        lead[weighed].append(match.margin)
-    assert right[True] >= right[False] + 2, right
-    assert np.median(lead[True]) > np.median(lead[False]), lead
+                    got[weighed], _ = fuse([word, word + " 1", word], column, vocab, ink.shape[1] / ink.shape[0],
+                                           ink=ink, tuning=tuning)
+                    right[weighed] += got[weighed].card_id == cid
+                if got[True].card_id != got[False].card_id:
+                    changed += 1
+                    assert got[True].margin == 0.0 and got[True].score <= got[False].score
+    assert right[True] >= right[False] + 2 and changed >= 2, (right, changed)
 
 
 def test_the_pools_pieces_are_measured_as_one_syllable_is():

@@ -267,10 +267,12 @@ def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None 
 
 
 def fused_match(scored: list[tuple[float, int]], vocab: Vocabulary) -> NameMatch:
-    """The match of candidates scored (score, card), best first."""
+    """The match of candidates scored (score, card), the first the match (its lead: over the best
+    score of the others, none when one scores above it)."""
     cands = [(cid, vocab.names[cid], s) for s, cid in scored[:CANDIDATES_PER_READ]]
     best = cands[0]
-    margin = best[2] - cands[1][2] if len(cands) > 1 else 1.0
+    margin = max(0.0, best[2] - max(c[2] for c in cands[1:])) if len(cands) > 1 else 1.0
+    # (0: a card put first by what its score does not hold, `by_syllable_likeness`'s search)
     return NameMatch(best[0], best[1], best[2], margin, cands)
 
 
@@ -406,14 +408,19 @@ def by_syllable_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab
     mean = float(np.mean(known))
     head = [(s + (tuning.proposed_weight if cid in extra else tuning.syllable_weight)
              * ((mean if lk is None else lk) - mean), cid) for (s, cid), lk in zip(head, likes)]
-    if searched is not None and tuning.search_weight:
-        found = [searched.of(cid) for _, cid in head]
-        known = [lk for lk in found if lk is not None]
-        if len(known) >= 2:
-            mean = float(np.mean(known))
-            head = [(s + tuning.search_weight * ((mean if lk is None else lk) - mean), cid)
-                    for (s, cid), lk in zip(head, found)]
-    return sorted(head + tail, key=lambda x: (-x[0], x[1]))
+    scored = sorted(head + tail, key=lambda x: (-x[0], x[1]))
+    if searched is None or not tuning.search_weight:
+        return scored
+    found = [searched.of(cid) for _, cid in head]
+    known = [lk for lk in found if lk is not None]
+    if len(known) < 2:
+        return scored
+    # the search's likeness orders the candidates, but their scores stay the reads' and drawings'
+    # (what the line's certainty and lead are measured on: a card the search alone put first
+    # leads by nothing, and is flagged and doubted as such)
+    mean = float(np.mean(known))
+    order = {cid: s + tuning.search_weight * ((mean if lk is None else lk) - mean) for (s, cid), lk in zip(head, found)}
+    return sorted(scored, key=lambda x: (-order.get(x[1], x[0]), x[1]))
 
 
 CERTAINTY_BIAS = -5.7
