@@ -62,10 +62,10 @@ class InkSearchTuning:
     mean of its terms over a card's syllables, the width weighed as for the others), those of
     the `proposals` aside: a hand unlike the four drawn ones is read by the network where the
     drawings' share of the mixed likeness buries the right card (0: none; not in the page's
-    centred search, which weighs no network). Offline on the tuning
-    sets' reads (3502, 3504 first 8: 517 written names; `InkTuning.search_weight` 1): 0, 3, 5, 8
-    → 483, 484, 486, 485 right (`bench/replay_hand_names.py`; the tuning faces are the drawn hands,
-    where the network adds least)."""
+    centred search, which weighs no network). Offline on the tuning sets' reads (3502, 3504 first
+    8: 517 written names, `bench/replay_hand_names.py`; `InkTuning.search_weight` 0): 0, 5 → 483,
+    484 right; with the search's ranking (weight 1): 3, 5 → 483, 485 (the tuning faces are the
+    drawn hands, where the network adds least: it reads hands unlike them)."""
 
 
 INK_SEARCH = InkSearchTuning()

@@ -324,9 +324,10 @@ class InkTuning:
     (`hand_candidates.Searched`: the mean drawings' cosine with the card-syllable network's term,
     `InkSearchTuning.net_weight`, and the width) above the compared candidates' mean, when the
     pool was searched: the search ranks the written card first on 10 of the tuning sets' 34 wrong
-    lines, the reads and the nearest drawings put a rival sharing its words ahead. Offline on the
-    tuning sets' reads (3502, 3504 first 8: 517 written names; `InkSearchTuning.net_proposals` 5):
-    0, 0.5, 0.7, 1, 1.5 → 484, 485, 485, 486, 484 right."""
+    lines, the reads and the nearest drawings put a rival sharing its words ahead. It orders the
+    candidates only: their scores (the line's lead and certainty) stay the reads' and drawings'.
+    Offline on the tuning sets' reads (3502, 3504 first 8: 517 written names;
+    `InkSearchTuning.net_proposals` 5): 0, 0.5, 1, 1.5 → 484, 485, 485, 485 right (main 483)."""
 
 
 INK = InkTuning()
