@@ -10,9 +10,11 @@ line as `hand_names.fuse` left it and its `FuseParts` (ink, reads' jamo, candida
 syllables were weighed), before the page's second pass. `weigh` replays the doubtful lines (those
 whose syllables `fuse` weighed): the ink search again (`hand_candidates.propose`; the reads'
 candidates kept), the whole-name ink likeness, the syllable likeness, then the page's second pass
-(`page_hand.second_pass`), each spec `CANDIDATES:SEARCH[:FLOOR]` giving the card-syllable
+(`page_hand.second_pass`), each spec `CANDIDATES:SEARCH[:FLOOR[:NET[:RANK]]]` giving the card-syllable
 network's weight in the candidates' syllable likeness (`hand_syllables.CardNetTuning.weight`, the
-page's hand too) and in the ink search (`InkSearchTuning.net_weight`), and its floor. It prints
+page's hand too) and in the ink search (`InkSearchTuning.net_weight`), its floor, and the cards the
+network alone proposes in that search (`InkSearchTuning.net_proposals`), and the weight of a
+candidate's likeness in that search when the candidates are ranked (`InkTuning.search_weight`). It prints
 the written lines whose first answer is the paper's card, of all, and the lines changed against
 the first spec. Lines whose syllables were not weighed keep the dumped answer.
 """
@@ -59,12 +61,13 @@ def dump(setdir: Path, out: Path, db_path: Path, count: int | None) -> None:
         truth = json.loads(f.with_name(f.stem + ".truth.json").read_text())["layout"]["lines"]
         for r in got.get("rows", []):
             if r["parts"] is not None:
-                r["parts"].pieces = {}
+                r["parts"].pieces, r["parts"].searched = {}, None
         pickle.dump(dict(rows=got.get("rows", []), truth=truth), open(dst, "wb"))
         print(f.name, len(got.get("rows", [])), flush=True)
 
 
-def weigh(dumps: list[tuple[str, dict]], vocab, w_cand: float, w_search: float, floor: float) -> dict:
+def weigh(dumps: list[tuple[str, dict]], vocab, w_cand: float, w_search: float, floor: float,
+          net_proposals: int = 0, search_weight: float = 0.0) -> dict:
     """The dumped pages' written lines' answers with the network weighed so (see the module)."""
     import scanner.ocr.hand_candidates as hc
     import scanner.ocr.hand_names as hn
@@ -76,7 +79,9 @@ def weigh(dumps: list[tuple[str, dict]], vocab, w_cand: float, w_search: float, 
     net = hs.CardNetTuning(weight=w_cand, floor=floor)
     ph.PageDrawings.likeness.__defaults__ = (ph.PAGE_HAND, None, net)
     hc.pool_net_terms.__defaults__ = (net,)
-    search = replace(hc.INK_SEARCH, net_weight=w_search)
+    search = replace(hc.INK_SEARCH, net_weight=w_search, net_proposals=net_proposals)
+    ink = replace(hn.INK, search_weight=search_weight)
+    hn.INK = ph.INK = ink
     answers: dict = {}
     for stem, d in dumps:
         rows = []
@@ -90,19 +95,23 @@ def weigh(dumps: list[tuple[str, dict]], vocab, w_cand: float, w_search: float, 
                         for _, c in p.before_syllables if c not in p.proposed]
                 have = {c for _, c in kept}
                 ids, _ = vocab.by_column.get(p.column) or vocab.by_column["side"]
-                proposed = frozenset(c for c, _ in hc.propose(mask, ids, vocab.names, p.offset, search) if c not in have)
+                found: list = []
+                proposed = frozenset(c for c, _ in hc.propose(mask, ids, vocab.names, p.offset, search, searched=found)
+                                     if c not in have)
                 scored = sorted(kept + [(hn.reads_score(vocab.names[c], p.keys, p.aspect, p.offset), c) for c in proposed],
                                 key=lambda s: (-s[0], s[1]))
                 if len(scored) > 1 and scored[0][0] - scored[1][0] < hn.INK.doubt_lead:
-                    scored = hn.by_ink_likeness(scored, p.ink, vocab, hn.INK, proposed)
+                    scored = hn.by_ink_likeness(scored, p.ink, vocab, ink, proposed)
                 before = list(scored)
                 if len(scored) > 1 and scored[0][0] - scored[1][0] < hn.INK.doubt_lead:
-                    scored = hn.by_syllable_likeness(scored, p.ink, vocab, hn.INK, proposed,
-                                                     likeness=lambda m, n: hs.name_likeness(m, n, net=net))
+                    scored = hn.by_syllable_likeness(scored, p.ink, vocab, ink, proposed,
+                                                     likeness=lambda m, n: hs.name_likeness(m, n, net=net),
+                                                     searched=found[0] if found else None)
                 match, fl = hn.flagged(hn.fused_match(scored, vocab))
                 flags = [f for f in flags if f not in NAME_FLAGS] + fl
                 p = copy.copy(p)
                 p.before_syllables, p.proposed, p.pieces = before, proposed, {}
+                p.searched = found[0] if found else None
                 agree = sum(t == match.card_id for t in p.tops)
                 cert = hn.name_certainty(match, agree, x["reads"])
             rows.append(RowRead(column=x["column"], row=x["row"], text="", text_conf=0, match=match, count=None,
@@ -125,7 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--card-db", type=Path, default=DEFAULT_DB)
     w = sub.add_parser("weigh")
     w.add_argument("dumps", type=Path)
-    w.add_argument("specs", nargs="+", help="CANDIDATES:SEARCH[:FLOOR] network weights")
+    w.add_argument("specs", nargs="+", help="CANDIDATES:SEARCH[:FLOOR[:NET[:RANK]]] network weights, the cards "
+                   "the network alone proposes (InkSearchTuning.net_proposals), the search's likeness's weight in the "
+                   "ranking (InkTuning.search_weight)")
     w.add_argument("--sets", default="", help="comma-separated parts of dump names to keep (e.g. 3502,3504)")
     w.add_argument("--card-db", type=Path, default=DEFAULT_DB)
     args = ap.parse_args(argv)
@@ -145,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     for spec in args.specs:
         parts = [float(v) for v in spec.split(":")]
         t0 = time.process_time()
-        got = weigh(dumps, vocab, parts[0], parts[1], parts[2] if len(parts) > 2 else 8.0)
+        got = weigh(dumps, vocab, parts[0], parts[1], parts[2] if len(parts) > 2 else 8.0,
+                    int(parts[3]) if len(parts) > 3 else 0, parts[4] if len(parts) > 4 else 0.0)
         right = {k for k, t in truth.items() if got.get(k) == t}
         line = f"{spec}: {len(right)}/{len(truth)} right ({time.process_time() - t0:.0f} s CPU)"
         if first is not None:

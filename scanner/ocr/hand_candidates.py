@@ -57,6 +57,15 @@ class InkSearchTuning:
     0: the drawings alone). Not in the page's centred search (`page_hand`). Offline on the
     tuning sets' reads (3502, 3504; candidates' weight 0): 0, 0.2, 0.4 → 757, 765, 766 of 907
     right (the network's search finds cards for hands unlike the four drawn ones)."""
+    net_proposals: int = 5
+    """Cards the card-syllable network alone proposes besides (`pool_likeness`'s `net_only`: the
+    mean of its terms over a card's syllables, the width weighed as for the others), those of
+    the `proposals` aside: a hand unlike the four drawn ones is read by the network where the
+    drawings' share of the mixed likeness buries the right card (0: none; not in the page's
+    centred search, which weighs no network). Offline on the tuning sets' reads (3502, 3504 first
+    8: 517 written names, `bench/replay_hand_names.py`; `InkTuning.search_weight` 0): 0, 5 → 483,
+    484 right; with the search's ranking (weight 1): 3, 5 → 483, 485 (the tuning faces are the
+    drawn hands, where the network adds least: it reads hands unlike them)."""
 
 
 INK_SEARCH = InkSearchTuning()
@@ -278,10 +287,13 @@ def measured_pieces(mask: np.ndarray, pairs: np.ndarray, memo: dict[tuple[int, i
 
 def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning = INK_SEARCH,
                   centre: tuple[np.ndarray, np.ndarray] | None = None,
-                  memo: dict[tuple[int, int], np.ndarray] | None = None) -> np.ndarray:
+                  memo: dict[tuple[int, int], np.ndarray] | None = None,
+                  net_only: list[np.ndarray] | None = None) -> np.ndarray:
     """Each pool card's likeness to the written ink (mean over its Hangul syllables of its
     piece's cosine to the syllable's mean drawing, its other characters but spaces counted as
-    `other_likeness`; NaN: no syllable)."""
+    `other_likeness`; NaN: no syllable). `net_only`: given, the card-syllable network's own
+    likeness of each card is appended to it (the mean of its known syllables' terms; NaN: none
+    known, or the network not weighed)."""
     table = cut_table(mask, tuning.places, np.concatenate([layout.half_start, layout.half_end]))
     a = table[layout.half_start, layout.start]
     b = table[layout.half_end, layout.end]
@@ -300,6 +312,14 @@ def pool_likeness(mask: np.ndarray, layout: LaidNames, tuning: InkSearchTuning =
     if tuning.net_weight and centre is None:
         terms = pool_net_terms(raw, layout, piece)
         entry = np.where(np.isfinite(terms), (1 - tuning.net_weight) * entry + tuning.net_weight * terms, entry)
+        if net_only is not None:
+            known = np.isfinite(terms)
+            got = np.bincount(layout.card, weights=np.where(known, terms, 0.0), minlength=len(layout.ids))
+            n = np.bincount(layout.card, weights=known, minlength=len(layout.ids))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                net_only.append(np.where(n > 0, got / n, np.nan))
+    if net_only is not None and not net_only:
+        net_only.append(np.full(len(layout.ids), np.nan))
     total = np.bincount(layout.card, weights=entry, minlength=len(layout.ids))
     with np.errstate(invalid="ignore", divide="ignore"):
         if tuning.other_likeness is None:
@@ -335,24 +355,64 @@ def centred_drawings(drawings: np.ndarray, mean: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class Searched:
+    """Every pool card's likeness to one written ink as the search weighed it (`propose`: the
+    width weighed in; NaN: a card of no Hangul syllable), kept for the line's candidates'
+    ranking (`hand_names.by_syllable_likeness`)."""
+
+    ids: np.ndarray
+    like: np.ndarray
+
+    def of(self, cid: int) -> float | None:
+        """The card's likeness (None: not in the pool, or no syllable to weigh)."""
+        at = np.flatnonzero(self.ids == cid)
+        v = float(self.like[at[0]]) if len(at) else float("nan")
+        return v if np.isfinite(v) else None
+
+
 def propose(mask: np.ndarray, ids: list[int], names: dict[int, str], offset: float | None = None,
             tuning: InkSearchTuning = INK_SEARCH, centre: tuple[np.ndarray, np.ndarray] | None = None,
-            memo: dict[tuple[int, int], np.ndarray] | None = None) -> list[tuple[int, float]]:
+            memo: dict[tuple[int, int], np.ndarray] | None = None,
+            searched: list[Searched] | None = None) -> list[tuple[int, float]]:
     """The pool's `proposals` cards most like the written ink (with their likeness, less
     `width_weight` per unit of log width ratio off `offset`: the page's hand's, None: not weighed).
     `centre`: (the page's mean piece, the drawn hands' mean drawing): pieces and drawings are
     compared less those (the page's own hand, `page_hand`); `memo`: pieces of this ink measured
-    before (`measured_pieces`)."""
+    before (`measured_pieces`); `searched`: given, every pool card's likeness is appended to it
+    (`Searched`)."""
     layout = pool_layout(ids, names, tuning)
     if layout is None or not len(layout.syllable) or not mask.any():
         return []  # (a pool with no Hangul name, e.g. an English database's: nothing to compare)
-    like = pool_likeness(mask, layout, tuning, centre, memo)
-    if offset is not None:
-        aspect = mask.shape[1] / mask.shape[0]  # (the cell's ink crop, as `fuse` measures it)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            like = like - tuning.width_weight * np.abs(np.log(aspect / np.maximum(layout.width, 0.3)) - offset)
-    like = np.where(layout.syllables_per_card >= tuning.least_syllables, like, -np.inf)
-    k = min(tuning.proposals, len(like))
+    net_only: list[np.ndarray] | None = [] if tuning.net_proposals and centre is None else None
+    like = _width_weighed(pool_likeness(mask, layout, tuning, centre, memo, net_only), layout, offset, mask, tuning)
+    if searched is not None:
+        searched.append(Searched(layout.ids, like.astype(np.float32)))
+    out = _best(like, layout, tuning, tuning.proposals)
+    if net_only:
+        taken = {cid for cid, _ in out}
+        more = _best(_width_weighed(net_only[0], layout, offset, mask, tuning), layout, tuning,
+                     tuning.net_proposals + len(out))
+        out += [(cid, lk) for cid, lk in more if cid not in taken][:tuning.net_proposals]
+    return out
+
+
+def _width_weighed(like: np.ndarray, layout: LaidNames, offset: float | None, mask: np.ndarray,
+                   tuning: InkSearchTuning) -> np.ndarray:
+    """`like` less `width_weight` per unit of log width ratio off `offset` (None: not weighed)."""
+    if offset is None:
+        return like
+    aspect = mask.shape[1] / mask.shape[0]  # (the cell's ink crop, as `fuse` measures it)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return like - tuning.width_weight * np.abs(np.log(aspect / np.maximum(layout.width, 0.3)) - offset)
+
+
+def _best(like: np.ndarray, layout: LaidNames, tuning: InkSearchTuning, k: int) -> list[tuple[int, float]]:
+    """The `k` cards of the highest likeness of at least `least_syllables` syllables."""
+    like = np.where((layout.syllables_per_card >= tuning.least_syllables) & np.isfinite(like), like, -np.inf)
+    k = min(k, len(like))
+    if k <= 0:
+        return []
     top = np.argpartition(-like, k - 1)[:k]
     top = top[np.argsort(-like[top], kind="stable")]
     return [(int(layout.ids[i]), float(like[i])) for i in top if np.isfinite(like[i])]

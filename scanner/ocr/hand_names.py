@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -32,6 +33,9 @@ from scanner.ocr.thresholds import NAME_ACCEPT, NAME_MARGIN
 from scanner.ocr.verify import (CellWindows, _find_font, available_families, cell_name_ink, cell_windows,
                                 compare, ink_level, render_name)
 from scanner.vocab import Reason
+
+if TYPE_CHECKING:
+    from scanner.ocr.hand_candidates import Searched
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,9 @@ class FuseParts:
     offset: float = 0.0
     """The ink's width / height and the page's hand's log width ratio then (`reads_score`)."""
     column: str = ""
+    searched: Searched | None = None
+    """Every card of the column's pool as like the ink as the search found it (None: not searched),
+    until the page's second pass is done with it."""
     pieces: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     """The ink's pieces (column ranges) measured by the ink search (`hand_candidates.measured_pieces`),
     until the page's second pass is done with them."""
@@ -239,27 +246,33 @@ def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None 
     scored = sorted(((read_score(cid), cid) for cid in pool), key=lambda x: (-x[0], x[1]))
     tuning = tuning or INK
     proposed: frozenset[int] = frozenset()
+    searched = None
     if ink is not None and tuning.search and (len(scored) < 2 or scored[0][0] - scored[1][0] < tuning.search_lead):
         memo = parts.pieces if parts is not None else None
-        proposed = frozenset(c for c in ink_proposals(ink, column, vocab, offset, memo) if c not in pool)
+        found: list = []
+        proposed = frozenset(c for c in ink_proposals(ink, column, vocab, offset, memo, found) if c not in pool)
+        searched = found[0] if found else None
         scored = sorted(scored + [(read_score(c), c) for c in proposed], key=lambda x: (-x[0], x[1]))
     if ink is not None and len(scored) > 1 and scored[0][0] - scored[1][0] < tuning.doubt_lead:
         scored = by_ink_likeness(scored, ink, vocab, tuning, proposed)
     if parts is not None:
         parts.ink, parts.tops, parts.proposed = ink, tops, proposed
         parts.keys, parts.aspect, parts.offset, parts.column = keys, aspect, offset, column
+        parts.searched = searched
     if ink is not None and len(scored) > 1 and scored[0][0] - scored[1][0] < tuning.doubt_lead:
         if parts is not None:
             parts.before_syllables = list(scored)
-        scored = by_syllable_likeness(scored, ink, vocab, tuning, proposed)
+        scored = by_syllable_likeness(scored, ink, vocab, tuning, proposed, searched=searched)
     return fused_match(scored, vocab), sum(t == scored[0][1] for t in tops)
 
 
 def fused_match(scored: list[tuple[float, int]], vocab: Vocabulary) -> NameMatch:
-    """The match of candidates scored (score, card), best first."""
+    """The match of candidates scored (score, card), the first the match (its lead: over the best
+    score of the others, none when one scores above it)."""
     cands = [(cid, vocab.names[cid], s) for s, cid in scored[:CANDIDATES_PER_READ]]
     best = cands[0]
-    margin = best[2] - cands[1][2] if len(cands) > 1 else 1.0
+    margin = max(0.0, best[2] - max(c[2] for c in cands[1:])) if len(cands) > 1 else 1.0
+    # (0: a card put first by what its score does not hold, `by_syllable_likeness`'s search)
     return NameMatch(best[0], best[1], best[2], margin, cands)
 
 
@@ -306,20 +319,29 @@ class InkTuning:
     """Score a card only the ink proposed gains per unit of its syllables' likeness above the
     compared candidates' mean (the reads' candidates gain `syllable_weight`): its reads' score
     is low by construction (before the width term: 1.5, 2, 3 → 735, 737, 735)."""
+    search_weight: float = 1.0
+    """Then too, score a candidate gains per unit of its likeness in the pool's ink search
+    (`hand_candidates.Searched`: the mean drawings' cosine with the card-syllable network's term,
+    `InkSearchTuning.net_weight`, and the width) above the compared candidates' mean, when the
+    pool was searched: the search ranks the written card first on 10 of the tuning sets' 34 wrong
+    lines, the reads and the nearest drawings put a rival sharing its words ahead. It orders the
+    candidates only: their scores (the line's lead and certainty) stay the reads' and drawings'.
+    Offline on the tuning sets' reads (3502, 3504 first 8: 517 written names;
+    `InkSearchTuning.net_proposals` 5): 0, 0.5, 1, 1.5 → 484, 485, 485, 485 right (main 483)."""
 
 
 INK = InkTuning()
 
 
 def ink_proposals(ink: np.ndarray, column: str, vocab: Vocabulary, offset: float | None = None,
-                  memo: dict | None = None) -> list[int]:
+                  memo: dict | None = None, searched: list | None = None) -> list[int]:
     """Cards of the column's pool the written ink itself proposes (`hand_candidates.propose`;
-    `offset`: the page's hand's log width ratio; `memo`: its pieces measured, kept), whatever
-    the reads say."""
+    `offset`: the page's hand's log width ratio; `memo`: its pieces measured, kept; `searched`:
+    every pool card's likeness appended), whatever the reads say."""
     from scanner.ocr.hand_candidates import propose
     mask = ink < ink_level(ink)
     ids, _ = vocab.by_column.get(column) or vocab.by_column["side"]
-    return [cid for cid, _ in propose(mask, ids, vocab.names, offset, memo=memo)]
+    return [cid for cid, _ in propose(mask, ids, vocab.names, offset, memo=memo, searched=searched)]
 
 
 @lru_cache(maxsize=4)
@@ -368,11 +390,12 @@ def by_ink_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab: Voc
 
 def by_syllable_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab: Vocabulary,
                          tuning: InkTuning = INK, extra: frozenset[int] = frozenset(),
-                         likeness=None) -> list[tuple[float, int]]:
+                         likeness=None, searched: Searched | None = None) -> list[tuple[float, int]]:
     """The first `candidates` (and the ink's proposals, `extra`) rescored by how like the ink
     their syllables are, drawn in many fonts (`hand_syllables.name_likeness`, or `likeness`
     (mask, name): the page's own hand's, `page_hand`; above or below their mean; a candidate
-    with no Hangul syllable counts as the mean), and the list sorted again."""
+    with no Hangul syllable counts as the mean), and by their likeness in the pool's search
+    (`searched`, `InkTuning.search_weight`), and the list sorted again."""
     from scanner.ocr.hand_syllables import name_likeness
     likeness = likeness or name_likeness
     head, tail = _head(scored, tuning.candidates, extra)
@@ -386,7 +409,19 @@ def by_syllable_likeness(scored: list[tuple[float, int]], ink: np.ndarray, vocab
     mean = float(np.mean(known))
     head = [(s + (tuning.proposed_weight if cid in extra else tuning.syllable_weight)
              * ((mean if lk is None else lk) - mean), cid) for (s, cid), lk in zip(head, likes)]
-    return sorted(head + tail, key=lambda x: (-x[0], x[1]))
+    scored = sorted(head + tail, key=lambda x: (-x[0], x[1]))
+    if searched is None or not tuning.search_weight:
+        return scored
+    found = [searched.of(cid) for _, cid in head]
+    known = [lk for lk in found if lk is not None]
+    if len(known) < 2:
+        return scored
+    # the search's likeness orders the candidates, but their scores stay the reads' and drawings'
+    # (what the line's certainty and lead are measured on: a card the search alone put first
+    # leads by nothing, and is flagged and doubted as such)
+    mean = float(np.mean(known))
+    order = {cid: s + tuning.search_weight * ((mean if lk is None else lk) - mean) for (s, cid), lk in zip(head, found)}
+    return sorted(scored, key=lambda x: (-order.get(x[1], x[0]), x[1]))
 
 
 CERTAINTY_BIAS = -5.7

@@ -394,21 +394,22 @@ def name_likeness(mask: np.ndarray, name: str, tuning: SyllableTuning = TUNING,
     drawings (cosine, 0..1), mixed with the card-syllable network's term (`CardNetTuning`);
     other characters (spaces, Latin letters, digits, marks) only take their place. None: no
     syllable to compare."""
+    from scanner.ocr.hand_candidates import pieces_features
     cuts = name_cuts(mask, name, shape)
     if cuts is None:
         return None
+    laid = [(ch, a, b) for ch, a, b in zip(name, cuts, cuts[1:]) if _is_syllable(ch)]
+    drawings = [syllable_drawings(ch) for ch, _, _ in laid]
+    laid = [(ch, a, b, d) for (ch, a, b), d in zip(laid, drawings) if d is not None]
+    if not laid:
+        return None
+    # (the pieces' features in one pass: `pieces_features` is `_unit_features` of each)
+    feats = pieces_features(mask, np.array([(a, b) for _, a, b, _ in laid], np.int64).reshape(-1, 2), tuning)
     likes, units, chars, at = [], [], [], []
-    for ch, a, b in zip(name, cuts, cuts[1:]):
-        if not _is_syllable(ch):
-            continue
-        drawn = syllable_drawings(ch)
-        if drawn is None:
-            continue
-        part = mask[:, a:b]
-        if not part.any():
+    for (ch, a, b, drawn), f in zip(laid, feats):
+        if not f.any():
             likes.append(0.0)
             continue
-        f = _unit_features(part, tuning)
         likes.append(nearest_likeness(drawn, f, tuning))
         units.append(f)
         chars.append(ch)

@@ -206,13 +206,13 @@ def second_pass(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning =
     """The doubtful written lines' candidates weighed again by the page's own drawings (`learn`);
     a line whose card changes takes the new card as its answer, flagged as before, its
     certainty no higher, marked `page_hand`. How many changed. The pieces the ink search
-    measured (`FuseParts.pieces`) are let go."""
+    measured and its likenesses (`FuseParts.pieces`, `searched`) are let go."""
     try:
         return _weigh_again(rows, vocab, tuning)
     finally:
         for r in rows:
             if r.hand_parts is not None:
-                r.hand_parts.pieces = {}
+                r.hand_parts.pieces, r.hand_parts.searched = {}, None
 
 
 def _weigh_again(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning) -> int:
@@ -233,7 +233,8 @@ def _weigh_again(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning)
             scored, proposed = with_proposals(parts, page, vocab, tuning)
         seen = parts.pieces  # (the same ink's pieces: the search's and the candidates' cuts meet)
         scored = by_syllable_likeness(scored, parts.ink, vocab, INK, proposed,
-                                      likeness=lambda mask, name: page.likeness(mask, name, tuning, seen))
+                                      likeness=lambda mask, name: page.likeness(mask, name, tuning, seen),
+                                      searched=parts.searched)
         match, flags = flagged(fused_match(scored, vocab))
         if match.card_id == r.match.card_id or match.card_id is None or match.margin < tuning.change_lead:
             continue
