@@ -26,8 +26,8 @@ from rapidfuzz import fuzz
 
 from card_db.names import jamo, name_key
 from scanner.ocr.engine import Tesseract
-from scanner.ocr.names import NameMatch, NameRead, Vocabulary, tesseract_image
 from scanner.ocr.fonts import find_font
+from scanner.ocr.names import NameMatch, NameRead, Vocabulary, tesseract_image
 from scanner.ocr.order_stats import median
 from scanner.ocr.thresholds import NAME_ACCEPT, NAME_MARGIN
 from scanner.ocr.verify import (CellWindows, available_families, cell_name_ink, cell_windows,

@@ -26,11 +26,11 @@ from card_db.cdb import CardDatabase
 from card_db.names import name_script
 from card_db.printed import printed_names
 from scanner.ocr.engine import OcrText, Tesseract
+from scanner.ocr.fonts import find_font
 from scanner.ocr.names import (NAMES, NameAttempt, NameCell, NameMatch, NameRead, Vocabulary, _columns_from,
                                _Columns, empty_read, looser_number_cut, name_flags, only_row_number,
                                read_by_attempts, tesseract_image, unresolved, unresolved_numbered,
                                verify_match, without_number_rule, without_row_number)
-from scanner.ocr.fonts import find_font
 from scanner.ocr.thresholds import DECIMAL, INK_GLYPH, NAME_ACCEPT, NAME_GUESS
 from scanner.ocr.verify import (FAR_GAP, R_FLOOR, R_MARGIN, NameRenderer, Verdict, cell_name_ink, compare,
                                 ink_crop, ink_level, strip_rule_remnants)
