@@ -28,6 +28,7 @@ import numpy as np
 from scanner.inputs.formats import one_line
 from scanner.model import ReviewFlag, SheetRead
 from scanner.ocr import verify
+from scanner.ocr.fonts import FONT_DIRS
 from scanner.pdf.layout_lines import field_lines
 from scanner.pdf.words import page_text
 from scanner.vocab import Reason
@@ -245,7 +246,7 @@ Sans as well as any, and its estimate then draws the Hangul words worse): they d
 def _latin_families() -> dict[str, Path]:
     out = {}
     for family, filename in LATIN_FONTS.items():
-        for folder in verify.FONT_DIRS:
+        for folder in FONT_DIRS:
             if (Path(folder) / filename).is_file():
                 out[family] = Path(folder) / filename
                 break

@@ -188,19 +188,19 @@ def test_a_missing_kor_model_refuses_scan_and_serve_in_one_line(monkeypatch, tmp
 
 def test_a_missing_font_is_probed_too(monkeypatch):
     from scanner.errors import MissingToolError
-    from scanner.ocr import verify
+    from scanner.ocr import fonts
     from scanner.ocr.tools import probe_tools
 
     probe_tools()                                   # this machine has everything
-    monkeypatch.setattr(verify, "FONT_DIRS", ())
-    verify._find_font.cache_clear()
+    monkeypatch.setattr(fonts, "FONT_DIRS", ())
+    fonts.find_font.cache_clear()
     try:
         with pytest.raises(MissingToolError) as err:
             probe_tools()
         assert err.value.code == "tool.no-font"
     finally:
         monkeypatch.undo()
-        verify._find_font.cache_clear()
+        fonts.find_font.cache_clear()
 
 
 def test_readers_are_forked_only_from_a_process_without_threads_or_reading_libraries():

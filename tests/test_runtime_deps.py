@@ -85,7 +85,7 @@ def test_fallback_glyph_found_without_reportlab(monkeypatch):
     fams = verify.available_families()
     if not fams:
         pytest.skip("no Nanum font installed")
-    verify._cmap.cache_clear()
+    from scanner.ocr.fonts import read_cmap
     path = str(next(iter(fams.values())))
-    cmap = verify._cmap(path)
+    cmap = read_cmap(path)  # the font itself, not the map cached on disk
     assert ord("가") in cmap and ord("ϝ") not in cmap

@@ -284,6 +284,26 @@ def fit_form(gray: np.ndarray, layout: Layout,
     vertical) when the db-ko grid already made them (`Grid.faint_masks`); `unknown_aspect`:
     the aspect the page was warped to when its paper was not recognised
     (`PageImage.unknown_aspect`)."""
+    placed = place_form(gray, layout, masks, tuning, unknown_aspect)
+    return None if placed is None else (finish_form(placed, tuning), placed.fit)
+
+
+@dataclass
+class PlacedForm:
+    """A layout's tables placed on the page (`place_form`), its rules not yet painted out."""
+
+    gray: np.ndarray
+    fit: Fit
+    tables: list[Table]
+    masks: tuple[np.ndarray, np.ndarray]
+    """The page's faint-rule masks (horizontal, vertical) the tables were placed on."""
+    notes: list[str]
+
+
+def place_form(gray: np.ndarray, layout: Layout, masks: tuple[np.ndarray, np.ndarray] | None = None,
+               tuning: FormFitTuning = FORM_FIT, unknown_aspect: float | None = None) -> PlacedForm | None:
+    """`fit_form` up to the tables' places (what tells forms apart), without the page-sized
+    work of painting the rules out (`finish_form`): only the form chosen needs it."""
     h, w = gray.shape
     horiz, vert = masks if masks is not None else line_masks(gray, faint_rules=True)[1:]
     vprof = (vert > 0).sum(axis=0).astype(np.float32)
@@ -313,12 +333,19 @@ def fit_form(gray: np.ndarray, layout: Layout,
                                                     and r.count.fits(gray, least=least))]
         t.rows = [r for r in t.rows if r.row not in t.off_page]
     notes = [f"layout {layout.name}: scale {sx:.3f} px/unit, column rules {xm:.0%}, row rules {ym:.0%}"]
+    return PlacedForm(gray, fit, tables, (horiz, vert), notes)
+
+
+def finish_form(placed: PlacedForm, tuning: FormFitTuning = FORM_FIT) -> Grid:
+    """The placed form's grid: the page with its rules painted out (faint print darkened first)."""
+    gray, tables, (horiz, vert) = placed.gray, placed.tables, placed.masks
+    notes = list(placed.notes)
     clean, rules = remove_rules(gray, horiz, vert, tables)
     ink = darken_faint_ink(gray, clean, tables, tuning)
     if ink is not gray:
         notes.append("faint print: ink darkened")
         clean, rules = remove_rules(ink, horiz, vert, tables)
-    return Grid(tables=tables, clean=clean, rule_mask=rules, notes=notes), fit
+    return Grid(tables=tables, clean=clean, rule_mask=rules, notes=notes)
 
 
 def darken_faint_ink(gray: np.ndarray, clean: np.ndarray, tables: list[Table],

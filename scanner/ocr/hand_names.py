@@ -27,10 +27,11 @@ from rapidfuzz import fuzz
 
 from card_db.names import jamo, name_key
 from scanner.ocr.engine import Tesseract
+from scanner.ocr.fonts import find_font
 from scanner.ocr.names import NameMatch, NameRead, Vocabulary, tesseract_image
 from scanner.ocr.order_stats import median
 from scanner.ocr.thresholds import NAME_ACCEPT, NAME_MARGIN
-from scanner.ocr.verify import (CellWindows, _find_font, available_families, cell_name_ink, cell_windows,
+from scanner.ocr.verify import (CellWindows, available_families, cell_name_ink, cell_windows,
                                 compare, ink_level, render_name)
 from scanner.vocab import Reason
 
@@ -346,7 +347,7 @@ def ink_proposals(ink: np.ndarray, column: str, vocab: Vocabulary, offset: float
 
 @lru_cache(maxsize=4)
 def _hand_fonts(fonts: tuple[str, ...]) -> tuple[Path, ...]:
-    return tuple(p for p in (_find_font(f) for f in fonts) if p is not None)
+    return tuple(p for p in (find_font(f) for f in fonts) if p is not None)
 
 
 @lru_cache(maxsize=2048)

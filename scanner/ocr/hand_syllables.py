@@ -352,10 +352,7 @@ def load_card_net(path: Path = CARD_NET_PATH) -> tuple[SmallNet, dict[str, int]]
 def card_net_logp(units: np.ndarray, model: SmallNet) -> np.ndarray:
     """The network's log-probabilities (rows: pieces, columns: its syllables) of pieces given as
     unit `syllable_features` rows."""
-    z = ((np.asarray(units, np.float32) * FEATURE_NORM - model.mean) / model.std).astype(np.float32)
-    # (OpenCV's gemm: numpy's threaded BLAS costs more CPU on these small products)
-    h = np.maximum(0.0, cv2.gemm(z, model.w1, 1.0, np.repeat(model.b1[None], len(z), 0), 1.0))
-    logits = cv2.gemm(h, model.w2, 1.0, np.repeat(model.b2[None], len(z), 0), 1.0)
+    logits = model.logits(np.asarray(units, np.float32) * FEATURE_NORM)
     top = logits.max(axis=1, keepdims=True)
     return logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
 

@@ -26,12 +26,13 @@ from card_db.cdb import CardDatabase
 from card_db.names import name_script
 from card_db.printed import printed_names
 from scanner.ocr.engine import OcrText, Tesseract
+from scanner.ocr.fonts import find_font
 from scanner.ocr.names import (NAMES, NameAttempt, NameCell, NameMatch, NameRead, Vocabulary, _columns_from,
                                _Columns, empty_read, looser_number_cut, name_flags, only_row_number,
                                read_by_attempts, tesseract_image, unresolved, unresolved_numbered,
                                verify_match, without_number_rule, without_row_number)
 from scanner.ocr.thresholds import DECIMAL, INK_GLYPH, NAME_ACCEPT, NAME_GUESS
-from scanner.ocr.verify import (FAR_GAP, R_FLOOR, R_MARGIN, NameRenderer, Verdict, _find_font, cell_name_ink, compare,
+from scanner.ocr.verify import (FAR_GAP, R_FLOOR, R_MARGIN, NameRenderer, Verdict, cell_name_ink, compare,
                                 ink_crop, ink_level, strip_rule_remnants)
 from scanner.vocab import Reason
 
@@ -77,13 +78,13 @@ def has_latin_names(db: CardDatabase) -> bool:
 
 
 def latin_families() -> dict[str, Path]:
-    return {fam: p for fam, fn in LATIN_FAMILIES.items() if (p := _find_font(fn)) is not None}
+    return {fam: p for fam, fn in LATIN_FAMILIES.items() if (p := find_font(fn)) is not None}
 
 
 def latin_spares() -> dict[str, Path]:
     core = latin_families()
     return {fam: p for fam, fn in LATIN_SPARES.items()
-            if fam not in core and (p := _find_font(fn)) is not None}
+            if fam not in core and (p := find_font(fn)) is not None}
 
 
 def _entries(db: CardDatabase, printed: dict[int, str]) -> Iterable[tuple[int, str, str]]:

@@ -204,6 +204,8 @@ def _columns_from(entries: Iterable[tuple[int, str, str]], tuning: NameTuning = 
             by_key.setdefault(keys[cid], []).append(cid)
         starts: dict[int, list[str]] = {}
         for key, longer in by_key.items():
+            if is_syllable(key[0]):
+                continue  # (most names: no start to cut, and the loop below would break at once)
             for n in range(1, tuning.prefix_cut + 1):
                 if len(key) <= n or is_syllable(key[n - 1]):
                     break  # so for every longer start too

@@ -29,7 +29,7 @@ from scanner.ocr.corrections import (ink_chroma, mark_handwritten_after_strike, 
                                      mark_pen_counts)
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.fit_check import label_rows, printed_labels
-from scanner.ocr.form_fit import Fit, fit_form, row_rule_peaks
+from scanner.ocr.form_fit import Fit, PlacedForm, finish_form, place_form, row_rule_peaks
 from scanner.ocr.grid import Grid, line_masks, page_to_grid
 from scanner.ocr.hand_names import HandPage
 from scanner.ocr.page_hand import second_pass
@@ -290,21 +290,22 @@ their column widths and row pitch, and each matches most rules of the other (87-
 def _as_form(page: PageImage, grid: Grid) -> Located | None:
     """The fixed form (`layouts.PRINTED_FORMS`) whose rules the page fits best, placed on it (`grid`: the
     db-ko grid stage's result on the page), or None when no form fits."""
-    fits: list[tuple[float, float, Located]] = []
+    fits: list[tuple[float, float, PlacedForm, Layout]] = []
     for layout in FORMS:
-        fitted = fit_form(page.gray, layout, grid.faint_masks, unknown_aspect=page.unknown_aspect)
-        if fitted is None:
+        placed = place_form(page.gray, layout, grid.faint_masks, unknown_aspect=page.unknown_aspect)
+        if placed is None:
             continue
-        fit = fitted[1]
-        fits.append((fit.x_match * fit.y_match, _row_residual(page, grid, layout, fit),
-                     Located(page, fitted[0], _tables_found(fitted[0]), layout, fit)))
+        fit = placed.fit
+        fits.append((fit.x_match * fit.y_match, _row_residual(page, grid, layout, fit), placed, layout))
     if not fits:
         return None
-    top = max(score for score, _, _ in fits)
+    top = max(f[0] for f in fits)
     # Among close fits, the form that leaves none of the page's column rules unexplained first
     # (the current form fits Genesys's page too, its PTS rules inside its name cells).
-    return min((f for f in fits if f[0] >= top - FIT_TIE),
-               key=lambda f: (f[2].fit.strays, f[1], -f[0]))[2]
+    _, _, placed, layout = min((f for f in fits if f[0] >= top - FIT_TIE),
+                               key=lambda f: (f[2].fit.strays, f[1], -f[0]))
+    form = finish_form(placed)  # its rules painted out: the chosen form's alone
+    return Located(page, form, _tables_found(form), layout, placed.fit)
 
 
 def _row_residual(page: PageImage, grid: Grid, layout: Layout, fit: Fit) -> float:

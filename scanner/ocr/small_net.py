@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from scanner.ocr.tools import shipped_data
@@ -23,9 +24,13 @@ class SmallNet:
     b2: np.ndarray
 
     def logits(self, features: np.ndarray) -> np.ndarray:
-        x = (features - self.mean) / self.std
-        h = np.maximum(0.0, x @ self.w1 + self.b1)
-        return h @ self.w2 + self.b2
+        """The scores (rows: the rows of `features`, columns: the classes), in float32."""
+        x = ((np.asarray(features, np.float32) - self.mean) / self.std).astype(np.float32)
+        if len(x) == 1:  # one row: numpy's product is the cheaper (card net: 0.29 vs 0.41 ms)
+            return np.maximum(0.0, x @ self.w1 + self.b1) @ self.w2 + self.b2
+        # Several: OpenCV's gemm (card net, 40 rows: 2.7 vs 7.0 ms for numpy's).
+        h = np.maximum(0.0, cv2.gemm(x, self.w1, 1.0, np.repeat(self.b1[None], len(x), 0), 1.0))
+        return cv2.gemm(h, self.w2, 1.0, np.repeat(self.b2[None], len(x), 0), 1.0)
 
 
 def load_small_net(path: Path, make: str) -> tuple[SmallNet, dict[str, np.ndarray]]:

@@ -18,7 +18,7 @@ def shipped_data(path: Path, make: str) -> Path:
 def probe_tools() -> None:
     """Tesserocr and Tesseract's `kor` model load, and a Korean print font for the rendering
     check is installed; else `MissingToolError` with the install line."""
-    from scanner.ocr import engine, verify
+    from scanner.ocr import engine, fonts  # (not `verify`: OpenCV would load in the command too)
 
     try:
         import tesserocr
@@ -33,5 +33,5 @@ def probe_tools() -> None:
             pass
     except RuntimeError:
         raise MissingToolError("tool.no-kor") from None
-    if not any(verify._find_font(f) for f in verify.FAMILIES.values()):
+    if not any(fonts.find_font(f) for f in fonts.FAMILIES.values()):
         raise MissingToolError("tool.no-font")

@@ -27,17 +27,13 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from card_db.names import hangul_skeleton, has_letters_kor_cannot_read, name_key
+from scanner.ocr.fonts import FAMILIES, find_font, font_cmap
 from scanner.ocr.order_stats import percentile
 from scanner.ocr.thresholds import INK_ANY, INK_GLYPH, NAME_ACCEPT, PAPER
 from scanner.vocab import Reason
 
 log = logging.getLogger("decksheet.ocr")
 
-FONT_DIRS = ("/usr/share/fonts/truetype/nanum", "/usr/share/fonts/truetype/dejavu",
-             "/usr/share/fonts/truetype", "/usr/local/share/fonts", "/usr/share/fonts")
-FAMILIES = {"NanumGothic": "NanumGothic.ttf", "NanumBarunGothic": "NanumBarunGothic.ttf",
-            "NanumMyeongjo": "NanumMyeongjo.ttf", "NanumSquare": "NanumSquareR.ttf"}
-"""The fonts the card database's sheets are printed in."""
 FALLBACKS = ("DejaVuSans.ttf", "NanumGothic.ttf")
 """Glyphs a Nanum font lacks (ϝ, some symbols) are printed in the first of these that has them:
 DejaVu Sans, else Nanum Gothic (DejaVu has no `・` U+30FB, which Nanum Myeongjo and Barun Gothic
@@ -49,35 +45,10 @@ RENDER_PX = 32
 """Pixel size names are drawn at (the result is rescaled to the cell anyway)."""
 
 
-FONT_ROOT_DEPTH = 3
-"""Only a font folder below /usr/share/fonts/ (more slashes than this) is searched through."""
-
-
-@lru_cache(maxsize=32)
-def _find_font(filename: str) -> Path | None:
-    for d in FONT_DIRS:
-        p = Path(d) / filename
-        if p.is_file():
-            return p
-        hits = sorted(Path(d).rglob(filename)) if Path(d).is_dir() and d.count("/") > FONT_ROOT_DEPTH else []
-        if hits:
-            return hits[0]
-    return None
-
-
 @lru_cache(maxsize=16)
 def _cmap(path: str) -> frozenset[int]:
-    """Code points a TrueType font has a glyph for."""
-    try:
-        from fontTools.ttLib import TTFont  # late: only when a name is rendered
-        with TTFont(path, lazy=True, fontNumber=0) as font:
-            # Only the code points matter: numbered glyphs spare fontTools reading every glyph's
-            # name from `post` and the cmap (¾ of a Korean font's load, 0.4 s of a cold scan).
-            font.setGlyphOrder([f"g{i}" for i in range(font["maxp"].numGlyphs)])
-            return frozenset(font.getBestCmap() or {})
-    except Exception as exc:  # noqa: BLE001 - an unreadable font only loses its fallback check
-        log.debug("cmap of %s unreadable: %s", path, exc)
-        return frozenset()
+    """Code points a TrueType font has a glyph for (kept on disk: `fonts.font_cmap`)."""
+    return font_cmap(path)
 
 
 @lru_cache(maxsize=64)
@@ -136,7 +107,7 @@ def available_families() -> dict[str, Path]:
     """The renderer's fonts: the Nanum families the sheets are printed in."""
     out = {}
     for fam, fn in FAMILIES.items():
-        p = _find_font(fn)
+        p = find_font(fn)
         if p is not None:
             out[fam] = p
     return out
@@ -261,7 +232,7 @@ def cell_name_ink(gray: np.ndarray) -> np.ndarray | None:
 def _fallback_for(code: int) -> str | None:
     """The first of `FALLBACKS` that has a glyph for `code` (a font whose cmap cannot be read is
     taken on trust); when none has it, the first one installed (None: none is)."""
-    found = [str(p) for p in (_find_font(f) for f in FALLBACKS) if p is not None]
+    found = [str(p) for p in (find_font(f) for f in FALLBACKS) if p is not None]
     for path in found:
         cmap = _cmap(path)
         if not cmap or code in cmap:
