@@ -392,7 +392,8 @@ def test_the_pools_pieces_are_measured_as_one_syllable_is():
     """The ink search takes many pieces' features in one pass (`pieces_features`): each is the
     written syllable's own (`hand_syllables.syllable_features`, unit length); a piece with no
     ink is all zeros; a cut on the grid is the column of least ink within its window."""
-    from scanner.ocr.hand_candidates import cut_table, pieces_features
+    from scanner.ocr.hand_candidates import cut_table
+    from scanner.ocr.hand_syllables import pieces_features
     from scanner.ocr.hand_syllables import _unit_features
     from scanner.ocr.verify import cell_name_ink, ink_level
     ink = cell_name_ink(_written("엘리멘트의 샘", _hand(11), 420, 40, centre=False))

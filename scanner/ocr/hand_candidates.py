@@ -23,9 +23,9 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from scanner.ocr.hand_syllables import (BINS, CARD_NET, CELLS, GRID, HANGUL_FIRST, HANGUL_LAST, NAME_SHAPE, TUNING,
-                                        CardNetTuning, SyllableTuning, _advance_font, _is_syllable, card_net_outputs,
-                                        card_net_terms, shipped_means, syllable_drawings)
+from scanner.ocr.hand_syllables import (CARD_NET, HANGUL_FIRST, HANGUL_LAST, NAME_SHAPE, CardNetTuning, _advance_font,
+                                        _is_syllable, card_net_outputs, card_net_terms, pieces_features, shipped_means,
+                                        syllable_drawings)
 
 @dataclass(frozen=True)
 class InkSearchTuning:
@@ -232,43 +232,6 @@ def cut_table(mask: np.ndarray, places: int, halves: np.ndarray) -> np.ndarray:
             table[h, p] = lo + int(np.argmin(col[lo:hi])) if hi > lo else int(centre[p])
         table[h, places] = w
     return table
-
-
-def pieces_features(mask: np.ndarray, pieces: np.ndarray, tuning: SyllableTuning = TUNING) -> np.ndarray:
-    """`hand_syllables.syllable_features` of each column range (a, b) of the ink, unit length,
-    taken together (one histogram pass for all)."""
-    n = len(pieces)
-    gx = np.zeros((n, GRID, GRID), np.float32)
-    gy = np.zeros_like(gx)
-    dens = np.zeros((n, CELLS * CELLS), np.float32)
-    colink = mask.any(axis=0)
-    m32 = mask.astype(np.float32)
-    box = np.zeros((GRID, GRID), np.float32)
-    for i, (a, b) in enumerate(pieces):
-        xs = np.flatnonzero(colink[a:b])
-        if not len(xs):
-            continue
-        part = m32[:, a + xs[0]:a + xs[-1] + 1]
-        ys = np.flatnonzero(part.any(axis=1))
-        box[2:-2, 2:-2] = cv2.resize(part[ys[0]:ys[-1] + 1], (GRID - 4, GRID - 4), interpolation=cv2.INTER_AREA)
-        blurred = cv2.GaussianBlur(box, (0, 0), tuning.blur)
-        gx[i] = cv2.Sobel(blurred, cv2.CV_32F, 1, 0, ksize=3)
-        gy[i] = cv2.Sobel(blurred, cv2.CV_32F, 0, 1, ksize=3)
-        dens[i] = cv2.resize(blurred, (CELLS, CELLS), interpolation=cv2.INTER_AREA).ravel()
-    mag = np.hypot(gx, gy)
-    b = np.minimum((np.mod(np.arctan2(gy, gx), np.pi) / np.pi * BINS).astype(np.int64), BINS - 1)
-    c = GRID // CELLS
-    cell_of = np.full(GRID, CELLS, np.int64)  # pixels past CELLS × c (GRID not a multiple) count nowhere
-    cell_of[:CELLS * c] = np.arange(CELLS * c) // c
-    cy, cx = cell_of[:, None], cell_of[None, :]
-    inside = (cy < CELLS) & (cx < CELLS)
-    slot = ((np.arange(n)[:, None, None] * CELLS + cy) * CELLS + cx) * BINS + b
-    hist = np.bincount(slot[:, inside].ravel(), weights=mag[:, inside].ravel(),
-                       minlength=n * CELLS * CELLS * BINS).reshape(n, -1).astype(np.float32)
-    hist /= np.maximum(1e-6, np.linalg.norm(hist, axis=1, keepdims=True))
-    dens /= np.maximum(1e-6, np.linalg.norm(dens, axis=1, keepdims=True))
-    f = np.concatenate([hist, 0.5 * dens], axis=1)
-    return f / np.maximum(1e-6, np.linalg.norm(f, axis=1, keepdims=True))
 
 
 def measured_pieces(mask: np.ndarray, pairs: np.ndarray, memo: dict[tuple[int, int], np.ndarray] | None) -> np.ndarray:

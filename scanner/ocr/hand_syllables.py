@@ -384,6 +384,43 @@ def nearest_likeness(drawn: np.ndarray, unit: np.ndarray, tuning: SyllableTuning
     return float(np.mean(np.sort(drawn @ unit)[::-1][:tuning.nearest]))
 
 
+def pieces_features(mask: np.ndarray, pieces: np.ndarray, tuning: SyllableTuning = TUNING) -> np.ndarray:
+    """`syllable_features` of each column range (a, b) of the ink, unit length,
+    taken together (one histogram pass for all)."""
+    n = len(pieces)
+    gx = np.zeros((n, GRID, GRID), np.float32)
+    gy = np.zeros_like(gx)
+    dens = np.zeros((n, CELLS * CELLS), np.float32)
+    colink = mask.any(axis=0)
+    m32 = mask.astype(np.float32)
+    box = np.zeros((GRID, GRID), np.float32)
+    for i, (a, b) in enumerate(pieces):
+        xs = np.flatnonzero(colink[a:b])
+        if not len(xs):
+            continue
+        part = m32[:, a + xs[0]:a + xs[-1] + 1]
+        ys = np.flatnonzero(part.any(axis=1))
+        box[2:-2, 2:-2] = cv2.resize(part[ys[0]:ys[-1] + 1], (GRID - 4, GRID - 4), interpolation=cv2.INTER_AREA)
+        blurred = cv2.GaussianBlur(box, (0, 0), tuning.blur)
+        gx[i] = cv2.Sobel(blurred, cv2.CV_32F, 1, 0, ksize=3)
+        gy[i] = cv2.Sobel(blurred, cv2.CV_32F, 0, 1, ksize=3)
+        dens[i] = cv2.resize(blurred, (CELLS, CELLS), interpolation=cv2.INTER_AREA).ravel()
+    mag = np.hypot(gx, gy)
+    b = np.minimum((np.mod(np.arctan2(gy, gx), np.pi) / np.pi * BINS).astype(np.int64), BINS - 1)
+    c = GRID // CELLS
+    cell_of = np.full(GRID, CELLS, np.int64)  # pixels past CELLS × c (GRID not a multiple) count nowhere
+    cell_of[:CELLS * c] = np.arange(CELLS * c) // c
+    cy, cx = cell_of[:, None], cell_of[None, :]
+    inside = (cy < CELLS) & (cx < CELLS)
+    slot = ((np.arange(n)[:, None, None] * CELLS + cy) * CELLS + cx) * BINS + b
+    hist = np.bincount(slot[:, inside].ravel(), weights=mag[:, inside].ravel(),
+                       minlength=n * CELLS * CELLS * BINS).reshape(n, -1).astype(np.float32)
+    hist /= np.maximum(1e-6, np.linalg.norm(hist, axis=1, keepdims=True))
+    dens /= np.maximum(1e-6, np.linalg.norm(dens, axis=1, keepdims=True))
+    f = np.concatenate([hist, 0.5 * dens], axis=1)
+    return f / np.maximum(1e-6, np.linalg.norm(f, axis=1, keepdims=True))
+
+
 def name_likeness(mask: np.ndarray, name: str, tuning: SyllableTuning = TUNING,
                   shape: NameShapeTuning = NAME_SHAPE, net: CardNetTuning = CARD_NET) -> float | None:
     """How like the written card name's ink (bool mask, cropped) `name` is, syllable by syllable:
@@ -391,7 +428,6 @@ def name_likeness(mask: np.ndarray, name: str, tuning: SyllableTuning = TUNING,
     drawings (cosine, 0..1), mixed with the card-syllable network's term (`CardNetTuning`);
     other characters (spaces, Latin letters, digits, marks) only take their place. None: no
     syllable to compare."""
-    from scanner.ocr.hand_candidates import pieces_features
     cuts = name_cuts(mask, name, shape)
     if cuts is None:
         return None
