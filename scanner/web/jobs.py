@@ -170,22 +170,29 @@ class JobRunner:
                 if self._inflight:
                     break  # its turn comes when the reads in flight are done
                 free = 1
+            # What the read needs from the disk and the record first: a fault here (a full disk,
+            # a locked record) leaves the job queued; once marked running it was in no one's
+            # hands, running for good (seen under the fault load test).
+            args = self._read_args(job)
             with self.service.station() as st:
                 st.mark_running(job.id)
                 job = st.job(job.id) or job
-            crops = self.service.crops_dir(job.file_sha256)
-            crops.mkdir(parents=True, exist_ok=True)
-            future = self._pool_submit(job, str(crops))
+            future = self._pool_submit(args)
             self._inflight[job.id] = _InFlight(job, future, time.monotonic())
             free -= 1
 
-    def _pool_submit(self, job: Job, crops: str) -> Future:
+    def _read_args(self, job: Job) -> tuple[str, str, str, str | None]:
+        """The reader's arguments: the original's path, its name, the crops folder (made) and
+        where a PDF's text reading is written beside the crops before its pages are verified."""
+        crops = self.service.crops_dir(job.file_sha256)
+        crops.mkdir(parents=True, exist_ok=True)
+        preview = self.service.preview_file(job)
+        return (str(self.service.original_path(job)), job.file_name, str(crops),
+                str(preview) if preview is not None else None)
+
+    def _pool_submit(self, args: tuple) -> Future:
         if self._pool is None:
             self._pool = self._new_pool()
-        # The reader writes a PDF's text reading beside the crops before verifying its pages.
-        preview = self.service.preview_file(job)
-        args = (str(self.service.original_path(job)), job.file_name, crops,
-                str(preview) if preview is not None else None)
         try:
             return self._pool.submit(self.read, *args)
         except (BrokenProcessPool, RuntimeError):

@@ -118,6 +118,33 @@ def test_the_dispatcher_outlives_a_full_disk_and_registers_the_read_once(app_cli
     assert _versions(app_client, "1000000001") == 2
 
 
+@pytest.mark.parametrize("fault", [OSError(errno.ENOSPC, "No space left on device"),
+                                   sqlite3.OperationalError("database is locked")])
+def test_a_fault_while_a_read_starts_leaves_its_job_queued_not_running_for_good(app_client, fault):
+    """What a read needs from the disk and the record (its original's path, its crops folder)
+    failing as the job is taken: the job waits in the queue and is read when the fault passes
+    (before, it was marked running first and stayed so, in no reader's hands: the fault load
+    test's job that never ended)."""
+    service, runner = _service(app_client)
+    original = service.original_path
+    raised = []
+
+    def faulty(job):
+        if len(raised) < 3:
+            raised.append(job.id)
+            raise fault
+        return original(job)
+
+    service.original_path = faulty
+    try:
+        job = _upload(app_client, SAMPLES / "decks" / "legal.ydk", "1000000003")
+        assert wait_job(app_client, job)["state"] == "done"
+    finally:
+        service.original_path = original
+    assert len(raised) == 3 and runner._thread.is_alive()
+    assert _versions(app_client, "1000000003") == 1
+
+
 def test_the_dispatcher_outlives_any_exception(app_client):
     service, runner = _service(app_client)
     pending = service.pending_jobs
