@@ -313,6 +313,19 @@ def test_the_ink_proposes_a_card_the_reads_miss(real_db):
     assert proposed >= 18 and first >= 16, (proposed, first)
 
 
+def _written_in(vocab, names: list[str], faces: tuple[str, ...]):
+    """(name, card, its column, the name's ink) for each name written in each face, two seeds."""
+    from scanner.ocr.verify import cell_name_ink
+    card_of = {n: cid for cid, n in vocab.names.items()}
+    for face in faces:
+        for seed in range(2):
+            hand = _hand(700 + seed, face)
+            for name in names:
+                cid = card_of[name]
+                column = next(c for c in ("monster", "spell", "trap", "extra") if cid in vocab.by_column[c][0])
+                yield name, cid, column, cell_name_ink(_written(name, hand, 420, 40, centre=False))
+
+
 UNLIKE_THE_DRAWN = ["클락 와이반", "돌격지령", "인공신령 비라캄", "검은 각성의 엘드릭시르", "에뜨와르 사이버", "방해꾼 핑크",
                     "히어로 플래시!!", "사이코 이레이저", "백신 게일", "이형신의 계약서", "마도검사 샤리오", "취사 대장"]
 """Cards the held-out forms' reads missed (3721; the tuning sets' 3504)."""
@@ -327,23 +340,16 @@ def test_the_card_network_proposes_cards_the_drawings_miss(real_db):
     from scanner.ocr.hand_candidates import INK_SEARCH, propose
     from scanner.ocr.hand_names import WIDTH_OFFSET
     from scanner.ocr.names import Vocabulary
-    from scanner.ocr.verify import cell_name_ink, ink_level
+    from scanner.ocr.verify import ink_level
     vocab = Vocabulary.build(real_db)
-    card_of = {n: cid for cid, n in vocab.names.items()}
     found = first = total = 0
-    for face in ("EunjinNakseo", "UnPilgia", "Eunjin"):
-        for seed in range(2):
-            hand = _hand(700 + seed, face)
-            for name in UNLIKE_THE_DRAWN:
-                cid = card_of[name]
-                column = next(c for c in ("monster", "spell", "trap", "extra") if cid in vocab.by_column[c][0])
-                ink = cell_name_ink(_written(name, hand, 420, 40, centre=False))
-                ids, _ = vocab.by_column[column]
-                got = [c for c, _ in propose(ink < ink_level(ink), ids, vocab.names, WIDTH_OFFSET)]
-                assert len(got) <= INK_SEARCH.proposals + INK_SEARCH.net_proposals and len(set(got)) == len(got)
-                total += 1
-                found += cid in got
-                first += cid in got[:INK_SEARCH.proposals]
+    for _, cid, column, ink in _written_in(vocab, UNLIKE_THE_DRAWN, ("EunjinNakseo", "UnPilgia", "Eunjin")):
+        ids, _ = vocab.by_column[column]
+        got = [c for c, _ in propose(ink < ink_level(ink), ids, vocab.names, WIDTH_OFFSET)]
+        assert len(got) <= INK_SEARCH.proposals + INK_SEARCH.net_proposals and len(set(got)) == len(got)
+        total += 1
+        found += cid in got
+        first += cid in got[:INK_SEARCH.proposals]
     assert found >= first + 3 and found >= 0.9 * total, (first, found, total)
 
 
@@ -363,28 +369,20 @@ def test_the_search_likeness_ranks_cards_that_share_words(real_db):
 
     from scanner.ocr.hand_names import INK, fuse
     from scanner.ocr.names import Vocabulary
-    from scanner.ocr.verify import cell_name_ink
     vocab = Vocabulary.build(real_db)
-    card_of = {n: cid for cid, n in vocab.names.items()}
     right = {True: 0, False: 0}
     changed = 0
-    for face in ("EunjinNakseo", "UnPilgia"):
-        for seed in range(2):
-            hand = _hand(700 + seed, face)
-            for name in SHARED_WORDS:
-                cid = card_of[name]
-                column = next(c for c in ("monster", "spell", "trap", "extra") if cid in vocab.by_column[c][0])
-                ink = cell_name_ink(_written(name, hand, 420, 40, centre=False))
-                word = name.split()[0]
-                got = {}
-                for weighed in (True, False):
-                    tuning = INK if weighed else dataclasses.replace(INK, search_weight=0.0)
-                    got[weighed], _ = fuse([word, word + " 1", word], column, vocab, ink.shape[1] / ink.shape[0],
-                                           ink=ink, tuning=tuning)
-                    right[weighed] += got[weighed].card_id == cid
-                if got[True].card_id != got[False].card_id:
-                    changed += 1
-                    assert got[True].margin == 0.0 and got[True].score <= got[False].score
+    for name, cid, column, ink in _written_in(vocab, SHARED_WORDS, ("EunjinNakseo", "UnPilgia")):
+        word = name.split()[0]
+        got = {}
+        for weighed in (True, False):
+            tuning = INK if weighed else dataclasses.replace(INK, search_weight=0.0)
+            got[weighed], _ = fuse([word, word + " 1", word], column, vocab, ink.shape[1] / ink.shape[0],
+                                   ink=ink, tuning=tuning)
+            right[weighed] += got[weighed].card_id == cid
+        if got[True].card_id != got[False].card_id:
+            changed += 1
+            assert got[True].margin == 0.0 and got[True].score <= got[False].score
     assert right[True] >= right[False] + 2 and changed >= 2, (right, changed)
 
 
