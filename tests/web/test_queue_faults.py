@@ -8,8 +8,10 @@ import signal
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -39,6 +41,26 @@ def _service(app_client):
     while not hasattr(app, "state"):
         app = app.app
     return app.state.service, app.state.runner
+
+
+@contextmanager
+def _fails_first(obj, method: str, times: int, exc: BaseException) -> Iterator[list]:
+    """`obj.method` raises `exc` on its first `times` calls, then works as before; yields every
+    call's arguments (the station's fault as the queue meets it, then the fault passing)."""
+    original = getattr(obj, method)
+    calls: list = []
+
+    def flaky(*args, **kwargs):
+        calls.append(args)
+        if len(calls) <= times:
+            raise exc
+        return original(*args, **kwargs)
+
+    setattr(obj, method, flaky)
+    try:
+        yield calls
+    finally:
+        setattr(obj, method, original)
 
 
 # --- classification ------------------------------------------------------------------------------
@@ -87,17 +109,7 @@ def test_a_storage_fault_is_one_korean_line_with_its_status_every_time(app_clien
 
 def test_the_dispatcher_outlives_a_full_disk_and_registers_the_read_once(app_client):
     service, runner = _service(app_client)
-    complete = service.complete
-    calls = []
-
-    def flaky(job, outcome):
-        calls.append(job.id)
-        if len(calls) <= 3:
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return complete(job, outcome)
-
-    service.complete = flaky
-    try:
+    with _fails_first(service, "complete", 3, OSError(errno.ENOSPC, "No space left on device")) as calls:
         job = _upload(app_client, SAMPLES / "decks" / "legal.ydk", "1000000001")
         deadline = time.monotonic() + 60
         while len(calls) < 2 and time.monotonic() < deadline:
@@ -105,8 +117,6 @@ def test_the_dispatcher_outlives_a_full_disk_and_registers_the_read_once(app_cli
         assert runner.state.fault == "OSError"  # the dashboard says why reads wait
         assert "queue-fault" in app_client.get("/").text
         assert wait_job(app_client, job)["state"] == "done"
-    finally:
-        service.complete = complete
     deadline = time.monotonic() + 10
     while runner.state.fault is not None and time.monotonic() < deadline:
         time.sleep(0.1)  # the loop's next round clears it
@@ -126,43 +136,19 @@ def test_a_fault_while_a_read_starts_leaves_its_job_queued_not_running_for_good(
     (before, it was marked running first and stayed so, in no reader's hands: the fault load
     test's job that never ended)."""
     service, runner = _service(app_client)
-    original = service.original_path
-    raised = []
-
-    def faulty(job):
-        if len(raised) < 3:
-            raised.append(job.id)
-            raise fault
-        return original(job)
-
-    service.original_path = faulty
-    try:
+    with _fails_first(service, "original_path", 3, fault) as calls:
         job = _upload(app_client, SAMPLES / "decks" / "legal.ydk", "1000000003")
         assert wait_job(app_client, job)["state"] == "done"
-    finally:
-        service.original_path = original
-    assert len(raised) == 3 and runner._thread.is_alive()
+    assert len(calls) > 3 and runner._thread.is_alive()  # three faults, then the read
     assert _versions(app_client, "1000000003") == 1
 
 
 def test_the_dispatcher_outlives_any_exception(app_client):
     service, runner = _service(app_client)
-    pending = service.pending_jobs
-    raised = []
-
-    def broken():
-        if len(raised) < 2:
-            raised.append(1)
-            raise RuntimeError("a bug in the queue")
-        return pending()
-
-    service.pending_jobs = broken
-    try:
+    with _fails_first(service, "pending_jobs", 2, RuntimeError("a bug in the queue")) as calls:
         job = _upload(app_client, SAMPLES / "decks" / "legal.ydk", "1000000002")
         assert wait_job(app_client, job)["state"] == "done"
-    finally:
-        service.pending_jobs = pending
-    assert raised and runner._thread.is_alive()
+    assert len(calls) > 2 and runner._thread.is_alive()
 
 
 @pytest.mark.slow
