@@ -9,7 +9,7 @@ rounds tuned `hand_names`, `hand_candidates` and `page_hand`).
 line as `hand_names.fuse` left it and its `FuseParts` (ink, reads' jamo, candidates before their
 syllables were weighed), before the page's second pass. `weigh` replays the doubtful lines (those
 whose syllables `fuse` weighed): the ink search again (`hand_candidates.propose`; the reads'
-candidates kept), the whole-name ink likeness, the syllable likeness, then the page's second pass
+candidates kept), the whole-name ink likeness, the syllable likeness, the namesakes' run (`hand_namesakes`), then the page's second pass
 (`page_hand.second_pass`), each spec `CANDIDATES:SEARCH[:FLOOR[:NET[:RANK]]]` giving the card-syllable
 network's weight in the candidates' syllable likeness (`hand_syllables.CardNetTuning.weight`, the
 page's hand too) and in the ink search (`InkSearchTuning.net_weight`), its floor, and the cards the
@@ -107,6 +107,7 @@ def weigh(dumps: list[tuple[str, dict]], vocab, w_cand: float, w_search: float, 
                     scored = hn.by_syllable_likeness(scored, p.ink, vocab, ink, proposed,
                                                      likeness=lambda m, n: hs.name_likeness(m, n, net=net),
                                                      searched=found[0] if found else None)
+                scored = hn.by_namesake_run(scored, p.ink, vocab)
                 match, fl = hn.flagged(hn.fused_match(scored, vocab))
                 flags = [f for f in flags if f not in NAME_FLAGS] + fl
                 p = copy.copy(p)

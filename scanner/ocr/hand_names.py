@@ -28,6 +28,7 @@ from rapidfuzz import fuzz
 from card_db.names import jamo, name_key
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.fonts import find_font
+from scanner.ocr.hand_namesakes import by_namesake_run
 from scanner.ocr.names import NameMatch, NameRead, Vocabulary, tesseract_image
 from scanner.ocr.order_stats import median
 from scanner.ocr.thresholds import NAME_ACCEPT, NAME_MARGIN
@@ -264,6 +265,7 @@ def fuse(texts: list[str], column: str, vocab: Vocabulary, aspect: float | None 
         if parts is not None:
             parts.before_syllables = list(scored)
         scored = by_syllable_likeness(scored, ink, vocab, tuning, proposed, searched=searched)
+    scored = by_namesake_run(scored, ink, vocab)
     return fused_match(scored, vocab), sum(t == scored[0][1] for t in tops)
 
 
