@@ -108,7 +108,7 @@ def weigh(dumps: list[tuple[str, dict]], vocab, w_cand: float, w_search: float, 
                     scored = hn.by_syllable_likeness(scored, p.ink, vocab, ink, proposed,
                                                      likeness=lambda m, n: hs.name_likeness(m, n, net=net),
                                                      searched=found[0] if found else None)
-                scored = hn.by_namesake_run(scored, p.ink, vocab)
+                scored = hn.by_namesake_run(scored, p.ink, vocab, hn.run_drawings())
                 match, fl = hn.flagged(hn.fused_match(scored, vocab))
                 flags = [f for f in flags if f not in NAME_FLAGS] + fl
                 p = copy.copy(p)

@@ -16,6 +16,7 @@ the line stays flagged for the judge (`evidence.py` wants a lead).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,9 +57,18 @@ class HandRunTuning:
 HAND_RUN = HandRunTuning()
 
 
-def _advance(text: str) -> float:
-    from scanner.ocr.hand_names import name_width
-    return (name_width(text) or 0.0) if text else 0.0
+@dataclass(frozen=True)
+class RunDrawings:
+    """What weighing a run takes from the written-name reader (`hand_names.run_drawings`; passed
+    in, as `hand_names` calls this module): a text's printed advance per pixel of font size (None
+    without the font), the text drawn in each hand font, and the blur likenesses compare at."""
+
+    advance: Callable[[str], float | None]
+    drawings: Callable[[str], list[np.ndarray]]
+    blur: float
+
+    def width(self, text: str) -> float:
+        return (self.advance(text) or 0.0) if text else 0.0
 
 
 def _least_ink(col: np.ndarray, x: float, half: float) -> int:
@@ -67,20 +77,21 @@ def _least_ink(col: np.ndarray, x: float, half: float) -> int:
     return lo + int(np.argmin(col[lo:hi])) if hi > lo else int(np.clip(x, 0, len(col)))
 
 
-def run_ink(ink: np.ndarray, group: Namesakes, run: str, tuning: HandRunTuning = HAND_RUN) -> np.ndarray | None:
+def run_ink(ink: np.ndarray, group: Namesakes, run: str, drawings: RunDrawings,
+            tuning: HandRunTuning = HAND_RUN) -> np.ndarray | None:
     """The grey ink (cropped) of `run` in the written name `prefix + run + suffix` (`ink`: the
     whole name's, cropped): laid at the name's printed advances, each end at the column of least
     ink nearby; None when nothing is left."""
     full = group.prefix + run + group.suffix
-    total = _advance(full)
+    total = drawings.width(full)
     if total <= 0:
         return None
     w = ink.shape[1]
     k = w / total
     col = np.convolve((ink < ink_level(ink)).sum(axis=0).astype(np.float32), np.ones(3) / 3, mode="same")
     half = tuning.cut_window * k * total / max(1, len(full))
-    x0 = 0 if not group.prefix.strip() else _least_ink(col, _advance(group.prefix) * k, half)
-    x1 = w if not group.suffix.strip() else _least_ink(col, (total - _advance(group.suffix)) * k, half)
+    x0 = 0 if not group.prefix.strip() else _least_ink(col, drawings.width(group.prefix) * k, half)
+    x1 = w if not group.suffix.strip() else _least_ink(col, (total - drawings.width(group.suffix)) * k, half)
     if x1 - x0 < tuning.least_width:
         return None
     return ink_crop(ink[:, x0:x1])
@@ -121,21 +132,14 @@ def _digit_odds(cut: np.ndarray, runs: dict[int, str], tuning: HandRunTuning) ->
     return {c: float(p[int(r)]) for c, r in runs.items()}
 
 
-def _drawn_likeness(cut: np.ndarray, run: str) -> float | None:
+def _drawn_likeness(cut: np.ndarray, run: str, drawings: RunDrawings) -> float | None:
     """How like the cut ink `run` looks drawn in the hand fonts (best over them)."""
-    from scanner.ocr.hand_names import INK, _drawn, _hand_fonts
-    best = None
-    for font in _hand_fonts(INK.fonts):
-        drawn = _drawn(run, font)
-        if drawn is None:
-            continue
-        lk = compare(cut, drawn, blur=INK.blur, overall_only=True).overall
-        best = lk if best is None else max(best, lk)
-    return best
+    likes = [compare(cut, drawn, blur=drawings.blur, overall_only=True).overall for drawn in drawings.drawings(run)]
+    return max(likes) if likes else None
 
 
 def by_namesake_run(scored: list[tuple[float, int]], ink: np.ndarray | None, vocab: Vocabulary,
-                    tuning: HandRunTuning = HAND_RUN) -> list[tuple[float, int]]:
+                    drawings: RunDrawings, tuning: HandRunTuning = HAND_RUN) -> list[tuple[float, int]]:
     """`scored` (score, card; best first) with a namesake of the first put first when the ink of
     the run they differ in clearly favours it (see the module); else as given."""
     if ink is None or len(scored) < 2:
@@ -148,7 +152,7 @@ def by_namesake_run(scored: list[tuple[float, int]], ink: np.ndarray | None, voc
     if group is None:
         return scored
     group = narrowed(group)
-    cuts = {c: run_ink(ink, group, r, tuning) for c, r in group.runs.items()}
+    cuts = {c: run_ink(ink, group, r, drawings, tuning) for c, r in group.runs.items()}
     if cuts[top] is None:
         return scored
     pick = None
@@ -158,7 +162,7 @@ def by_namesake_run(scored: list[tuple[float, int]], ink: np.ndarray | None, voc
         if digits[rival] >= digits[top] + tuning.digit_lead:
             pick = rival
     else:
-        likes = {c: _drawn_likeness(cut, group.runs[c]) for c, cut in cuts.items() if cut is not None}
+        likes = {c: _drawn_likeness(cut, group.runs[c], drawings) for c, cut in cuts.items() if cut is not None}
         if likes.get(top) is None:
             return scored
         known = {c: lk for c, lk in likes.items() if lk is not None and c != top}
