@@ -5,18 +5,19 @@ rounds tuned `hand_names`, `hand_candidates` and `page_hand`).
     python bench/replay_hand_names.py dump /work/hand-sets/tuning-all-s3502 /tmp/dumps
     python bench/replay_hand_names.py weigh /tmp/dumps --sets 3502,3504 0:0 0.2:0 0.2:0.2
 
-`dump` reads each form of a set in-process (as `decksheet scan` does) and stores, per row, the
-line as `hand_names.fuse` left it and its `FuseParts` (ink, reads' jamo, candidates before their
+`dump` reads each form of a set in-process (as `decksheet scan` does) and stores, per row, the line
+as `hand_names.fuse` left it and its `FuseParts` (ink, reads' jamo, candidates before their
 syllables were weighed), before the page's second pass. `weigh` replays the doubtful lines (those
 whose syllables `fuse` weighed): the ink search again (`hand_candidates.propose`; the reads'
-candidates kept), the whole-name ink likeness, the syllable likeness, then the page's second pass
-(`page_hand.second_pass`), each spec `CANDIDATES:SEARCH[:FLOOR[:NET[:RANK]]]` giving the card-syllable
-network's weight in the candidates' syllable likeness (`hand_syllables.CardNetTuning.weight`, the
-page's hand too) and in the ink search (`InkSearchTuning.net_weight`), its floor, and the cards the
-network alone proposes in that search (`InkSearchTuning.net_proposals`), and the weight of a
-candidate's likeness in that search when the candidates are ranked (`InkTuning.search_weight`). It prints
-the written lines whose first answer is the paper's card, of all, and the lines changed against
-the first spec. Lines whose syllables were not weighed keep the dumped answer.
+candidates kept), the whole-name ink likeness, the syllable likeness, the namesakes' run
+(`hand_namesakes`), then the page's second pass (`page_hand.second_pass`), each spec
+`CANDIDATES:SEARCH[:FLOOR[:NET[:RANK]]]` giving the card-syllable network's weight in the
+candidates' syllable likeness (`hand_syllables.CardNetTuning.weight`, the page's hand too) and in
+the ink search (`InkSearchTuning.net_weight`), its floor, and the cards the network alone proposes
+in that search (`InkSearchTuning.net_proposals`), and the weight of a candidate's likeness in that
+search when the candidates are ranked (`InkTuning.search_weight`). It prints the written lines whose
+first answer is the paper's card, of all, and the lines changed against the first spec. Lines whose
+syllables were not weighed keep the dumped answer.
 """
 from __future__ import annotations
 
@@ -107,6 +108,7 @@ def weigh(dumps: list[tuple[str, dict]], vocab, w_cand: float, w_search: float, 
                     scored = hn.by_syllable_likeness(scored, p.ink, vocab, ink, proposed,
                                                      likeness=lambda m, n: hs.name_likeness(m, n, net=net),
                                                      searched=found[0] if found else None)
+                scored = hn.by_namesake_run(scored, p.ink, vocab, hn.run_drawings())
                 match, fl = hn.flagged(hn.fused_match(scored, vocab))
                 flags = [f for f in flags if f not in NAME_FLAGS] + fl
                 p = copy.copy(p)

@@ -544,3 +544,38 @@ def test_the_card_network_puts_written_cards_first_in_hands_unlike_the_drawn_one
     alone, together, trials = _first_with_and_without_net(kp.HELD_OUT_FACES + kp.HELD_OUT_LATER, range(1))
     assert trials >= 50, trials
     assert together >= alone + 6, (alone, together, trials)  # (measured 42 → 54 of 60)
+
+
+WRITTEN_NAMESAKES = [("호루스의 흑염룡 LV6", "호루스의 흑염룡 LV8"), ("암드 드래곤 LV7", "암드 드래곤 LV10"),
+                     ("본딩－H2O", "본딩－D2O")]
+"""Cards whose names differ only in a run of digits or Latin letters (none a held-out form's)."""
+
+
+def test_written_namesakes_are_told_apart_by_the_ink_of_their_run(real_db):
+    """A namesake written in a face the reader never saw, with reads that hold everything but the
+    differing run (`호루스의 흑염룡 LV`: the reads are alike to each namesake): the ink of the run
+    alone (the hand-digit network for one digit, the hand fonts' drawing of any other run,
+    `hand_namesakes`) puts the written card first on 24 of 36 (the whole-name likenesses alone:
+    21). A namesake put first by its run leads by nothing: the line stays flagged."""
+    import scanner.ocr.hand_names as hn
+    from scanner.ocr.hand_namesakes import narrowed
+    from scanner.ocr.hand_syllables import drawn_fonts
+    from scanner.ocr.namesake_part import namesake_run
+    from scanner.ocr.names import Vocabulary
+    require(len(drawn_fonts()) >= 2, "needs the name-syllable fonts (fonts-nanum-extra, fonts-woowa-bm, fonts-unfonts-extra)")
+    vocab = Vocabulary.build(real_db)
+    card_of = {n: cid for cid, n in vocab.names.items()}
+    right = total = moved = 0
+    for name, cid, column, ink in _written_in(vocab, [n for p in WRITTEN_NAMESAKES for n in p],
+                                              ("EunjinNakseo", "UnPilgia", "Eunjin")):
+        other = next(o for p in WRITTEN_NAMESAKES for o in p if name in p and o != name)
+        group = narrowed(namesake_run(vocab.names, cid, [card_of[other]]))
+        texts = [group.prefix + group.suffix] * 3
+        aspect = ink.shape[1] / ink.shape[0]
+        match, _ = hn.fuse(texts, column, vocab, aspect, ink=ink)
+        total += 1
+        right += match.card_id == cid
+        if match.candidates[1][2] > match.score:  # put first by its run: flagged, whatever its score
+            moved += 1
+            assert match.margin == 0 and hn.flagged(match)[1]
+    assert right >= 23 and moved, (right, total, moved)

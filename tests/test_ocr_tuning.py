@@ -12,7 +12,8 @@ import pytest
 OCR = Path(__file__).resolve().parent.parent / "scanner" / "ocr"
 
 CONVERTED = ("grid", "page", "form_fit", "rows", "names", "latin", "verify", "marks", "corrections",
-             "totals", "header", "lines", "count_hand", "hand_syllables", "hand_candidates", "pen_names")
+             "totals", "header", "lines", "count_hand", "hand_syllables", "hand_candidates", "pen_names",
+             "hand_namesakes")
 """Stages whose comparisons name every number (the hand reader and the count reader,
 `hand_names` and `counts`, are not converted yet)."""
 

@@ -32,8 +32,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from scanner.ocr.hand_candidates import INK_SEARCH, mean_drawing, measured_pieces, propose
+from scanner.ocr.hand_namesakes import by_namesake_run
 from scanner.ocr.hand_names import (INK, FuseParts, by_syllable_likeness, flagged, fused_match, name_certainty,
-                                    reads_score)
+                                    reads_score, run_drawings)
 from scanner.ocr.hand_syllables import (CARD_NET, CardNetTuning, _is_syllable, card_net_outputs, card_net_terms,
                                         name_cuts, nearest_likeness, syllable_drawings)
 from scanner.ocr.names import Vocabulary
@@ -235,6 +236,7 @@ def _weigh_again(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning)
         scored = by_syllable_likeness(scored, parts.ink, vocab, INK, proposed,
                                       likeness=lambda mask, name: page.likeness(mask, name, tuning, seen),
                                       searched=parts.searched)
+        scored = by_namesake_run(scored, parts.ink, vocab, run_drawings(INK))
         match, flags = flagged(fused_match(scored, vocab))
         if match.card_id == r.match.card_id or match.card_id is None or match.margin < tuning.change_lead:
             continue
