@@ -28,8 +28,9 @@ with more lettered and print fonts (`MORE_HAND_FONTS`, `MORE_PRINT_FONTS`), one 
 --seed 38`) on those glyphs varied further (`make_hand_digits.WIDE`: broader, narrower, more
 slanted, bent and heavier): a hand far from every font drawn. Judged with the tuning faces' fonts
 left out of training (`--leave-out`, `TUNING_FONTS`) on the tuning sets' written IDs (seeds
-3502-3508, 480 digits): one such wide network read 434 digits right where one of the first's
-recipe read 410, the two averaged 422."""
+3502-3508, 480 digits): a `--more --wide` network read 434 digits right where one of the first's
+recipe (fewer fonts, less varied) read 410, the two averaged 422 (how much of it the fonts gave
+and how much the variation was not measured apart)."""
 
 
 @dataclass(frozen=True)
