@@ -3,7 +3,8 @@
     python -m tools.make_hand_digits            # ≈ 3-5 min on one core
     python -m tools.make_hand_digits --more --seed 36 --out scanner/ocr/data/hand_digits_more.npz
     python -m tools.make_hand_digits --more --seed 37 --out scanner/ocr/data/hand_digits_more_b.npz
-                                                # the ID digits' two more networks
+    python -m tools.make_hand_digits --more --wide --seed 38 --out scanner/ocr/data/hand_digits_wide.npz
+                                                # the ID digits' three more networks
 
 Digits written by hand in a form's count, total and ID boxes are read by a small network (one
 hidden layer on `counts.glyph_features`) trained here on digits no player wrote: glyphs of
@@ -55,6 +56,9 @@ MORE_PRINT_FONTS = ["nanum/NanumBarunGothicLight.ttf", "nanum/NanumSquareRoundB.
                     "baekmuk/gulim.ttf", "baekmuk/batang.ttf", "unfonts-core/UnBatang.ttf",
                     "unfonts-extra/UnJamoNovel.ttf", "unfonts-extra/UnJamoSora.ttf"]
 """More print fonts for the ID digits' other networks."""
+TUNING_FONTS = "NanumPen,NanumBrush,UnPenheulim,Humor-Sans,BMYEONSUNG"
+"""The tuning faces' fonts (`samples/kde_paper.py` TUNING_FACES): `--leave-out` them for a network
+that judges a recipe on the tuning sets as on a hand it never saw."""
 HELD_OUT = ("UnPilgi", "UnPen.", "alee/", "KIRANG", "fifthhorseman/")
 """Parts of font paths never drawn here (the bench's held-out faces and their families)."""
 
@@ -176,21 +180,46 @@ def font_digit(d: int, font: Path, height: int) -> np.ndarray:
 
 # ------------------------------------------------------------------ a hand's variations
 
-def vary(glyph: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+@dataclass(frozen=True)
+class Variety:
+    """How far `vary` moves a glyph from its font or skeleton."""
+
+    shear: tuple[float, float] = (-0.4, 0.3)
+    turn_deg: float = 7.0
+    stretch: tuple[float, float] = (0.75, 1.25)
+    bend: float = 0.05
+    """Of the glyph's size: the elastic field's largest shift."""
+    heavier: float = 0.25
+    """Share of glyphs thickened (a dilation)…"""
+    heavier_px: tuple[int, int] = (16, 16)
+    """…by a square of size // a number drawn between these…"""
+    lighter: float = 0.15
+    """…and share thinned."""
+
+
+VARIETY = Variety()
+WIDE = Variety(shear=(-0.5, 0.45), turn_deg=10.0, stretch=(0.6, 1.4), bend=0.08, heavier=0.35,
+               heavier_px=(8, 20), lighter=0.2)
+"""`--wide`: the ID digits' further networks learn hands further from their fonts (broader,
+narrower, more italic or back-slanted, more bent, heavier brush strokes): the held-out faces'
+digits lie further from any font drawn than the tuning faces' from theirs."""
+
+
+def vary(glyph: np.ndarray, rng: np.random.Generator, variety: Variety = VARIETY) -> np.ndarray:
     """The glyph slanted, turned, stretched, bent and its strokes made heavier or lighter."""
     h, w = glyph.shape
     size = max(h, w)
     g = cv2.copyMakeBorder(glyph, size // 3, size // 3, size // 3, size // 3, cv2.BORDER_CONSTANT, value=0)
     h, w = g.shape
-    shear = rng.uniform(-0.4, 0.3)
-    ang = np.radians(rng.uniform(-7, 7))
-    sx = rng.uniform(0.75, 1.25)
+    shear = rng.uniform(*variety.shear)
+    ang = np.radians(rng.uniform(-variety.turn_deg, variety.turn_deg))
+    sx = rng.uniform(*variety.stretch)
     c, s = np.cos(ang), np.sin(ang)
     m = np.array([[c * sx, -s + shear, 0], [s * sx, c, 0]], np.float32)
     centre = np.array([w / 2, h / 2], np.float32)
     m[:, 2] = centre - m[:, :2] @ centre
     g = cv2.warpAffine(g, m, (w, h), flags=cv2.INTER_LINEAR, borderValue=0)
-    bend = rng.uniform(0.0, 0.05) * size
+    bend = rng.uniform(0.0, variety.bend) * size
     if bend > 0.3:
         cell = max(3, size // 4)
         fx = cv2.resize(rng.normal(0, 1, (h // cell + 2, w // cell + 2)).astype(np.float32), (w, h),
@@ -200,10 +229,11 @@ def vary(glyph: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
         g = cv2.remap(g, xs + fx, ys + fy, cv2.INTER_LINEAR, borderValue=0)
     r = rng.random()
-    k = max(2, size // 16)
-    if r < 0.25:
+    lo, hi = variety.heavier_px
+    k = max(2, size // (lo if lo == hi else int(rng.integers(lo, hi + 1))))
+    if r < variety.heavier:
         g = cv2.dilate(g, np.ones((k, k), np.uint8))
-    elif r < 0.4:
+    elif r < variety.heavier + variety.lighter:
         g = cv2.erode(g, np.ones((2, 2), np.uint8))
     return np.clip(g, 0, 1)
 
@@ -261,15 +291,16 @@ class Samples:
 
 
 def make_samples(rng: np.random.Generator, per_digit_font: int, per_digit_strokes: int,
-                 more: bool = False) -> Samples:
+                 more: bool = False, leave_out: tuple[str, ...] = (), variety: Variety = VARIETY) -> Samples:
     from scanner.ocr.counts import glyph_features
     feats, labels, src = [], [], []
     hand_fonts = HAND_FONTS + (MORE_HAND_FONTS if more else [])
     print_fonts = PRINT_FONTS + (MORE_PRINT_FONTS if more else [])
     fonts = [(f, True) for f in _fonts(hand_fonts)] + [(f, False) for f in _fonts(print_fonts)]
+    fonts = [(f, hand) for f, hand in fonts if not any(part in str(f) for part in leave_out)]
 
     def add(glyph: np.ndarray, d: int, name: str) -> None:
-        mask = glyph_mask(on_paper(vary(glyph, rng), rng))
+        mask = glyph_mask(on_paper(vary(glyph, rng, variety), rng))
         if mask is not None:
             feats.append(glyph_features(mask))
             labels.append(d)
@@ -342,10 +373,16 @@ def main() -> None:
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--more", action="store_true",
                     help="also the MORE_ fonts: the ID digits' other networks (hand_digits.MORE_MODEL_PATHS)")
+    ap.add_argument("--leave-out", default="",
+                    help="comma-separated parts of font paths not drawn (TUNING_FONTS: a network for choosing a "
+                         "recipe on the tuning faces, never shipped)")
+    ap.add_argument("--wide", action="store_true", help="glyphs varied further (WIDE)")
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
-    samples = make_samples(rng, args.per_font, args.per_strokes, args.more)
+    leave_out = tuple(p for p in args.leave_out.split(",") if p)
+    samples = make_samples(rng, args.per_font, args.per_strokes, args.more, leave_out,
+                           WIDE if args.wide else VARIETY)
     print(f"{len(samples.labels)} samples in {time.time() - t0:.0f} s", flush=True)
     model = train(samples, rng, hidden=args.hidden, epochs=args.epochs)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -386,7 +386,7 @@ class WrittenIdTuning:
     """Weight of Tesseract's own read of a box (at its confidence) beside the hand-digit
     reader's odds."""
     leans: tuple[float, ...] = (0.15,)
-    """Each digit is read as written and sheared by ± each of these, by the three digit networks
+    """Each digit is read as written and sheared by ± each of these, by the four digit networks
     (`hand_digits.id_digit_probs`, the odds averaged): about the lean of the hands the networks
     learnt from. On the tuning faces' sets (seeds 3502, 3504: 270 digits) 260 → 264 digits
     right, IDs 21 → 23 of 27, the likeliest wrong ID 0.51 → 0.27 sure; the counts, read by the
