@@ -345,3 +345,24 @@ def test_a_name_in_a_light_pen_is_darkened_before_its_ink_is_cut(monkeypatch):
     gray, boxes, _ = _pale_names(1.0, 1)[0]
     region = gray[boxes["surname"][1]:boxes["surname"][3], 40:660]
     assert hd._pale_gain(region) == pytest.approx(1.0) and (region < INK_RULE).any()
+
+
+def test_a_wide_written_one_syllable_given_name_is_cut_as_one():
+    # A hand writing wide: its one-syllable given name (as wide as its surname) is wider than
+    # high by more than a third. By the aspect alone it was cut in two and read as two
+    # syllables (a wrong name); the cut whose pieces look like name syllables is chosen, with
+    # the width beside the surname's weighed (`header.syllable_count`).
+    import cv2
+    from scanner.ocr.header import _written_part, syllable_count
+    from scanner.ocr.thresholds import INK_RULE
+    if not UNDRAWN_FACE.is_file():
+        pytest.skip(f"needs {UNDRAWN_FACE} (fonts-nanum)")
+
+    def wide(text: str) -> np.ndarray:
+        a = _drawn(text, UNDRAWN_FACE, 44)
+        return cv2.resize(a, (int(a.shape[1] * 1.6), a.shape[0]), interpolation=cv2.INTER_AREA)
+
+    sur, one = wide("김"), wide("민")
+    assert one.shape[1] / one.shape[0] > 1.2  # (wider than the old two-syllable aspect, 1.15)
+    assert syllable_count(one < INK_RULE, sur.shape[1]) == 1
+    assert _written_part(one, "given_name", [], surname_w=sur.shape[1])[0] == "민"
