@@ -309,3 +309,82 @@ def test_the_name_network_knows_every_name_syllable():
     net, syllables = load_net()
     assert set(SURNAMES + GIVEN_SYLLABLES) <= set(syllables)
     assert net.w2.shape[1] == len(syllables)
+
+
+def _pale_names(strength: float, count: int = 5) -> list[tuple[np.ndarray, dict, str]]:
+    """Names written by the tuning faces' pens (pressure, bends, slant, jitter varied) in a light
+    ink: each stroke's darkness `strength` of a dark pen's; on a page with Konami's two boxes."""
+    kp = kde_paper()
+    from scanner.ocr.header import GIVEN_SYLLABLES, SURNAMES
+    out = []
+    for face in kp.TUNING_FACES:
+        require(kp.HAND_FACES[face].letters.is_file(), f"needs the {face} handwriting font")
+        for k in range(count):
+            rng = np.random.default_rng([SEED, k, len(face), 7])
+            hand = kp.Hand(rng, (face,), varied=True)
+            name = {"surname": SURNAMES[int(rng.integers(0, 20))],
+                    "given_name": "".join(GIVEN_SYLLABLES[int(i)] for i in rng.integers(0, 25, 2))}
+            gray = np.full((260, 700), 255, np.uint8)
+            boxes = {"given_name": (40, 40, 660, 110), "surname": (40, 150, 660, 220)}
+            for key, (x0, y0, x1, y1) in boxes.items():
+                gray[y0:y0 + 3, x0:x1] = 0
+                gray[y1 - 3:y1, x0:x1] = 0
+                a = np.asarray(hand.render(name[key], 44), np.float32)
+                ys, xs = np.nonzero(a > 20)
+                a = a[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+                h, w = min(a.shape[0], y1 - y0 - 8), min(a.shape[1], x1 - x0 - 40)
+                cell = gray[y0 + 4:y0 + 4 + h, x0 + 20:x0 + 20 + w]
+                cell[:] = np.minimum(cell, 255 - a[:h, :w] * strength).astype(np.uint8)
+            out.append((gray, boxes, name["surname"] + name["given_name"]))
+    return out
+
+
+def test_a_name_in_a_light_pen_is_darkened_before_its_ink_is_cut(monkeypatch):
+    # A light pen's strokes cross the ink level in bits (its thin parts over it): cut there, its
+    # syllables broke and were misread. The box's pen is darkened to a dark pen's before the cut
+    # (`header.PALE_INK`): on the tuning faces' pens in a light ink more names come out right.
+    import dataclasses
+    from scanner.ocr import header as hd
+    from scanner.ocr.grid import Box
+    from scanner.ocr.thresholds import INK_RULE
+    names = _pale_names(0.5)
+
+    def right() -> int:
+        got = 0
+        for gray, boxes, truth in names:
+            inks = {k: hd.written_name_ink(gray, Box(*b)) for k, b in boxes.items()}
+            sur, _ = hd._written_part(inks["surname"], "surname", [])
+            given, _ = hd._written_part(inks["given_name"], "given_name", [], surname_w=inks["surname"].shape[1])
+            got += sur + given == truth
+        return got
+
+    darkened = right()
+    monkeypatch.setattr(hd, "PALE_INK", dataclasses.replace(hd.PALE_INK, most_gain=1.0))
+    monkeypatch.setattr(hd._pale_gain, "__defaults__", (hd.PALE_INK,))
+    as_before = right()
+    assert darkened >= as_before + 2, (darkened, as_before, len(names))
+    # a dark pen is left as it is: its strokes are dark enough already
+    gray, boxes, _ = _pale_names(1.0, 1)[0]
+    region = gray[boxes["surname"][1]:boxes["surname"][3], 40:660]
+    assert hd._pale_gain(region) == pytest.approx(1.0) and (region < INK_RULE).any()
+
+
+def test_a_wide_written_one_syllable_given_name_is_cut_as_one():
+    # A hand writing wide: its one-syllable given name (as wide as its surname) is wider than
+    # high by more than a third. By the aspect alone it was cut in two and read as two
+    # syllables (a wrong name); the cut whose pieces look like name syllables is chosen, with
+    # the width beside the surname's weighed (`header.syllable_count`).
+    import cv2
+    from scanner.ocr.header import _written_part, syllable_count
+    from scanner.ocr.thresholds import INK_RULE
+    if not UNDRAWN_FACE.is_file():
+        pytest.skip(f"needs {UNDRAWN_FACE} (fonts-nanum)")
+
+    def wide(text: str) -> np.ndarray:
+        a = _drawn(text, UNDRAWN_FACE, 44)
+        return cv2.resize(a, (int(a.shape[1] * 1.6), a.shape[0]), interpolation=cv2.INTER_AREA)
+
+    sur, one = wide("김"), wide("민")
+    assert one.shape[1] / one.shape[0] > 1.2  # (wider than the old two-syllable aspect, 1.15)
+    assert syllable_count(one < INK_RULE, sur.shape[1]) == 1
+    assert _written_part(one, "given_name", [], surname_w=sur.shape[1])[0] == "민"

@@ -165,6 +165,24 @@ def syllable_odds(mask: np.ndarray, among: str, tuning: SyllableTuning = TUNING,
     return {s: v / total for s, v in w.items()}
 
 
+def best_likeness(mask: np.ndarray, among: str, tuning: SyllableTuning = TUNING,
+                  model: SyllableModel | None = None) -> float:
+    """How well the written piece (bool ink mask) looks like any one of `among`: the likeness
+    (mean cosine of its `nearest` drawings) of the syllable it is likest (0: no ink, none drawn)."""
+    if not mask.any():
+        return 0.0
+    model = model or load_model()
+    sims = model.features @ _unit_features(mask, tuning)
+    best = 0.0
+    for s in among:
+        k = model.syllables.find(s)
+        if k >= 0:
+            mine = sims[model.labels == k]
+            if len(mine):
+                best = max(best, float(np.mean(np.sort(mine)[::-1][:tuning.nearest])))
+    return best
+
+
 @lru_cache(maxsize=2)
 def load_net(path: Path = NET_PATH) -> tuple[SmallNet, str]:
     """The shipped name-syllable network and the syllables its outputs stand for (built by

@@ -571,9 +571,11 @@ NAME_RISE = 0.4
 """Of a name box's height, taken above it: a written name rises over the box's top rule…"""
 NAME_SINK = 0.15
 """…and this much below it."""
-NAME_TOUCH = 0.15
+NAME_TOUCH = 0.07
 """Ink wholly over the top rule, ending this share of the box's height above it or nearer, and
-over ink kept, is a syllable's part cut off by the rule."""
+over ink kept, is a syllable's part cut off by the rule. (0.15 kept the foot of the writing in
+the box above, a given name's stroke over the surname, and the print over the given name, its
+x-high letters: of 48 names on tuning sets 3502-3508, 24 read right then, 29 at 0.07 or 0.)"""
 NAME_SLIVER_PX = 3
 """Ink at most this many pixels high left by the rules (a photo's dashed rule) is no writing."""
 NAME_BRIDGE_PX = 7
@@ -594,6 +596,43 @@ def _darkened(src: np.ndarray, gain: float) -> np.ndarray:
     return (PAPER - np.clip((bg - g) * gain, 0, PAPER)).astype(np.uint8)
 
 
+@dataclass(frozen=True)
+class PaleInkTuning:
+    """A name written in a pale pen (light blue, little pressure) is darkened before its ink is cut:
+    at the rules' ink level its strokes broke into bits and most of such names were misread."""
+
+    stroke_darkness: float = 20.0
+    """Pixels this much darker (grey levels) than their local paper are a stroke's…"""
+    core_share: float = 90.0
+    """…and this percentile of those strokes' darkness is the pen's core darkness…"""
+    wanted: float = 150.0
+    """…which is darkened to this (on the tuning sets' photos the dark pens' ≈ 120-150, the light
+    blue ones' 60-85; of tuning sets 3502-3504's 20 names, 12 read right at 150, 8 at 100 and
+    as before)…"""
+    most_gain: float = 3.0
+    """…by at most this much (a box holding nothing but paper grain is not made ink; not tuned)."""
+
+
+PALE_INK = PaleInkTuning()
+
+
+def _pale_gain(src: np.ndarray, tuning: PaleInkTuning = PALE_INK) -> float:
+    """How much the crop's darkness under its paper is multiplied by for its pen's strokes to be
+    as dark as a dark pen's (1: dark enough already). The box's rules are painted out first:
+    their black would say every pen is dark."""
+    if min(src.shape[:2]) < MIN_CELL_PX:
+        return 1.0
+    region = without_lines(src).astype(np.float32)
+    k = max(3, (min(region.shape) // 2) | 1)
+    bg = cv2.GaussianBlur(cv2.dilate(region, np.ones((5, 5), np.uint8)), (k, k), 0)
+    dark = (bg - region)[region != PAPER]
+    strokes = dark[dark > tuning.stroke_darkness]
+    if strokes.size == 0:
+        return 1.0
+    core = float(np.percentile(strokes, tuning.core_share))
+    return float(np.clip(tuning.wanted / max(core, 1e-6), 1.0, tuning.most_gain))
+
+
 def written_name_ink(gray: np.ndarray, box: Box, gain: float = 1.0) -> np.ndarray | None:
     """A name box's writing, cut with a margin over the box (its rules painted out, the strokes
     across them bridged): a syllable that rises over the top rule (a 황's ㅎ, a 류's ㄹ) cut at
@@ -604,6 +643,8 @@ def written_name_ink(gray: np.ndarray, box: Box, gain: float = 1.0) -> np.ndarra
     x0, x1 = max(0, box.x0 + 2), min(gray.shape[1], box.x1 - 2)
     if y1 - y0 < MIN_CELL_PX or x1 - x0 < MIN_CELL_PX:
         return None
+    if gain == 1:  # (measured inside the box: over it stands the print of the field above)
+        gain = _pale_gain(gray[box.y0:box.y1, x0:x1])
     src = gray[y0:y1, x0:x1] if gain == 1 else _darkened(gray[y0:y1, x0:x1], gain)
     region = without_lines(src)
     painted = (region != src) & (src < INK_RULE)
@@ -624,7 +665,7 @@ def written_name_ink(gray: np.ndarray, box: Box, gain: float = 1.0) -> np.ndarra
         keep[i] = touching and bool(np.any(keep & (cx < cx[i] + cw[i]) & (cx + cw > cx[i])))
     region[~keep[lab]] = PAPER
     got = trim_to_ink(region)
-    return written_name_ink(gray, box, NAME_PALE_GAIN) if got is None and gain == 1 else got
+    return written_name_ink(gray, box, NAME_PALE_GAIN) if got is None and gain < NAME_PALE_GAIN else got
 
 
 def _nearest(ch: str, among: str) -> str:
@@ -650,16 +691,27 @@ class WrittenNameTuning:
     """How a name box's writing is cut into syllables and each read against the syllables names
     are made of (`hand_syllables`), with Tesseract's reads beside."""
 
-    two_syllables: float = 1.15
-    """A given-name box whose ink is this many times as wide as high holds two syllables…"""
-    three_syllables: float = 2.3
-    """…from this on, three (the tuning faces' one-syllable names 0.6-1.0, two 1.26-1.6)."""
+    count_widths: tuple[float, float, float] = (0.9, 1.5, 2.4)
+    """A given name of one, two, three syllables is written about this many times as wide as
+    high (the tuning faces: one 0.87-1.31, two 0.68-1.85)…"""
+    count_surname: float = 0.5
+    """…its width over the surname's (one syllable: a hand's own syllable width) counting this
+    much beside its aspect (a hand that writes tall or wide writes both boxes so)…"""
+    count_shape: float = 0.2
+    """…and the width's misfit (log ratio, squared) weighed this much against how like name
+    syllables the cut's pieces are (`hand_syllables.best_likeness`, mean over the pieces): by the
+    aspect alone, 7 of 48 tuning names were cut into too many or too few syllables; so, 3."""
     cut_window: float = 0.35
     """The cut between two syllables is the column of least ink within this share of a
     syllable's width around its even place."""
     tesseract_weight: float = 0.3
     """Weight of Tesseract's reads of the box (a read of as many syllables gives its syllable at
     its place this much, shared among the scales) beside the drawings' odds."""
+    leans: tuple[float, ...] = (0.15,)
+    """Each syllable is also read leaned by ± these (x shift per row; `hand_digits.sheared`) and
+    its odds averaged (as the ID's digits are): a hand leaning unlike every drawing and the
+    network's training is read as it would be a little more upright or italic (tuning sets
+    3502-3508, the face itself left out of the drawings: 16 → 18 of 37 names)."""
     prior_power: float = 1.0
     """How much a syllable's commonness weighs (0: not at all; 1 named 23 of 47 names on the
     tuning and older held-out sets instead of 21, 7 of 20 held-out instead of 6)…"""
@@ -670,10 +722,19 @@ class WrittenNameTuning:
 WRITTEN_NAME = WrittenNameTuning()
 
 
-def syllable_count(ink: np.ndarray, tuning: WrittenNameTuning = WRITTEN_NAME) -> int:
-    """How many syllables a given name's ink (bool mask, cropped) holds, by its width."""
-    aspect = ink.shape[1] / max(1, ink.shape[0])
-    return 1 if aspect < tuning.two_syllables else 2 if aspect < tuning.three_syllables else 3
+def syllable_count(ink: np.ndarray, surname_w: int | None = None, tuning: WrittenNameTuning = WRITTEN_NAME) -> int:
+    """How many syllables (1-3) a given name's ink (bool mask, cropped) holds: the cut whose
+    pieces look most like name syllables, less how far the ink's width is from that many
+    syllables' (by its aspect and, given the surname's ink width `surname_w`, beside it)."""
+    from scanner.ocr.hand_syllables import best_likeness
+    x = np.log(ink.shape[1] / max(1, ink.shape[0]))
+    centres = np.log(np.array(tuning.count_widths))
+    if surname_w:
+        x += tuning.count_surname * np.log(ink.shape[1] / surname_w)
+        centres = centres * (1 + tuning.count_surname)
+    scores = [float(np.mean([best_likeness(p, GIVEN_SYLLABLES) for p in split_syllables(ink, n, tuning)]))
+              - tuning.count_shape * float(x - c) ** 2 for n, c in zip((1, 2, 3), centres)]
+    return int(np.argmax(scores)) + 1
 
 
 def split_syllables(ink: np.ndarray, n: int, tuning: WrittenNameTuning = WRITTEN_NAME) -> list[np.ndarray]:
@@ -700,20 +761,27 @@ def _with_prior(odds: dict[str, float], among: str, tuning: WrittenNameTuning) -
     return {s: v / total for s, v in w.items()}
 
 
+def _leaning_odds(part: np.ndarray, among: str, tuning: WrittenNameTuning) -> dict[str, float]:
+    """`syllable_odds` of the piece as written and leaned by ± each of `tuning.leans`, averaged."""
+    from scanner.ocr.hand_syllables import syllable_odds
+    shapes = [part] + [sheared(part, s * sign) for s in tuning.leans for sign in (1, -1)]
+    each = [syllable_odds(m, among) for m in shapes]
+    return {s: float(np.mean([o.get(s, 0.0) for o in each])) for s in each[0]}
+
+
 def _written_part(img: np.ndarray, key: str, reads: list[tuple[str, float]],
-                  tuning: WrittenNameTuning = WRITTEN_NAME) -> tuple[str, float]:
+                  tuning: WrittenNameTuning = WRITTEN_NAME, surname_w: int | None = None) -> tuple[str, float]:
     """A surname or given name box's writing: each syllable the likeliest of the name syllables
     by its likeness to their drawings and Tesseract's reads together; the confidence the product
-    of the syllables' odds."""
-    from scanner.ocr.hand_syllables import syllable_odds
+    of the syllables' odds. `surname_w`: the surname's ink width (a given name's syllable count)."""
     among = SURNAMES if key == "surname" else GIVEN_SYLLABLES
     ink = img < INK_RULE
     if not ink.any():
         return "", 0.0
-    n = 1 if key == "surname" else syllable_count(ink, tuning)
+    n = 1 if key == "surname" else syllable_count(ink, surname_w, tuning)
     text, conf = "", 1.0
     for i, part in enumerate(split_syllables(ink, n, tuning)):
-        odds = syllable_odds(part, among) if part.any() else {}
+        odds = _leaning_odds(part, among, tuning) if part.any() else {}
         odds = _with_prior(odds, among, tuning)
         p = {s: (1 - tuning.tesseract_weight) * v for s, v in odds.items()}
         for read, _ in reads:
@@ -736,11 +804,13 @@ def read_written_name(imgs: list[np.ndarray | None], keys: tuple[str, ...], tess
     Reported with its confidence and always as a review item (`player-name-unclear`): the judge
     confirms it (a name read wrong is a wrong player)."""
     parts, confs = [], []
+    surname_w = imgs[0].shape[1] if keys[0] == "surname" and imgs[0] is not None else None
     for img, key in zip(imgs, keys):
         if img is None:
             return
         reads = _name_reads(img, tess)
-        part, conf = (_written_part(img, key, reads) if key in ("surname", "given_name") else _vote(reads))
+        part, conf = (_written_part(img, key, reads, surname_w=surname_w) if key in ("surname", "given_name")
+                      else _vote(reads))
         if not part:
             return
         parts.append(part)
