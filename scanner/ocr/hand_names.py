@@ -28,6 +28,7 @@ from rapidfuzz import fuzz
 from card_db.names import jamo, name_key
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.fonts import find_font
+from scanner.ocr.hand_latin import HAND_LATIN, eng_ink, latin_card, put_first
 from scanner.ocr.hand_namesakes import RunDrawings, by_namesake_run
 from scanner.ocr.names import NameMatch, NameRead, Vocabulary, tesseract_image
 from scanner.ocr.order_stats import median
@@ -461,6 +462,12 @@ def read_hand_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
     aspect = ink.shape[1] / ink.shape[0] if ink is not None and ink.shape[0] else None
     parts = FuseParts()
     match, agree = fuse(texts, column, vocab, aspect, page, ink=ink, parts=parts)
+    if ink is not None and match.card_id is not None and match.margin < HAND_LATIN.doubt_lead:
+        # a name in Latin letters alone: `eng` reads them where `kor`'s reads only near them
+        card = latin_card(tess.read(eng_ink(ink), lang="eng", psm=7).text, column, vocab)
+        if card is not None and card != match.card_id:
+            match = put_first(match, card, reads_score(vocab.names[card], parts.keys, aspect, parts.offset), vocab)
+            agree = sum(t == card for t in parts.tops)
     if page is not None and aspect and match.card_id is not None and match.score >= WIDTH_SURE:
         lw = _log_width(aspect, match.name)
         if lw is not None:
