@@ -581,7 +581,6 @@ def test_written_namesakes_are_told_apart_by_the_ink_of_their_run(real_db):
     assert right >= 23 and moved, (right, total, moved)
 
 
-
 WRITTEN_LATIN = {"Gorgonic Umbral Horror": ["“음1<0 애가] )107아", "따지 )107아", "넘어 Ueabral Horror"],
                  "Spell Power Attainment": ["62리  0\\  롱하5030태여애가", "스치 펀년 하50텍서어가", "Gye\\ Power  fereiwwerwt"],
                  "ARG☆S－HomeStadium": ["스(누높의 ㅡ 트006드느해대", "스(누늦의 - 년(0006득느느대나", "ARGeS — BomeStadtarn"]}
@@ -624,8 +623,8 @@ def test_names_written_in_latin_letters_are_read_by_eng(real_db, monkeypatch):
         for name, cell in cells:
             read = hn.read_hand_name(cell, "side", _CannedKor(tess, WRITTEN_LATIN[name]), vocab, 1.0).read
             got += read.match.card_id == card_of[name]
-            if read.match.card_id == card_of[name] and read.match.candidates[1][2] > read.match.score:
-                assert read.match.margin == 0 and read.flags  # put first by `eng`: flagged, whatever its score
+            if read.match.card_id is not None and read.match.margin == 0:  # (put first by `eng`: leads by 0)
+                assert read.flags
         return got
 
     with_eng = right()
