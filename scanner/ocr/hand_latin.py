@@ -48,7 +48,6 @@ HAND_LATIN = HandLatinTuning()
 
 _HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 _KEEP = re.compile("[^A-Z0-9]")
-_LATIN_NAMES: dict[tuple[int, str], dict[int, str]] = {}
 
 
 def latin_key(text: str) -> str:
@@ -57,14 +56,14 @@ def latin_key(text: str) -> str:
 
 
 def latin_names(vocab: Vocabulary, column: str, tuning: HandLatinTuning = HAND_LATIN) -> dict[int, str]:
-    """The column's cards whose name holds no Hangul, by card, as `latin_key` (kept per vocabulary)."""
-    key = (id(vocab.names), column)
-    got = _LATIN_NAMES.get(key)
+    """The column's cards whose name holds no Hangul, by card, as `latin_key` (kept in the
+    vocabulary, `Vocabulary.latin_only`)."""
+    got = vocab.latin_only.get(column)
     if got is None:
         ids, _ = vocab.by_column.get(column) or vocab.by_column["side"]
         got = {c: k for c in ids if not _HANGUL.search(vocab.names[c])
                and len(k := latin_key(vocab.names[c])) >= tuning.least_chars}
-        _LATIN_NAMES[key] = got
+        vocab.latin_only[column] = got
     return got
 
 
