@@ -579,3 +579,55 @@ def test_written_namesakes_are_told_apart_by_the_ink_of_their_run(real_db):
             moved += 1
             assert match.margin == 0 and hn.flagged(match)[1]
     assert right >= 23 and moved, (right, total, moved)
+
+
+WRITTEN_LATIN = {"Gorgonic Umbral Horror": ["“음1<0 애가] )107아", "따지 )107아", "넘어 Ueabral Horror"],
+                 "Spell Power Attainment": ["62리  0\\  롱하5030태여애가", "스치 펀년 하50텍서어가", "Gye\\ Power  fereiwwerwt"],
+                 "ARG☆S－HomeStadium": ["스(누높의 ㅡ 트006드느해대", "스(누늦의 - 년(0006득느느대나", "ARGeS — BomeStadtarn"]}
+"""Cards named in Latin letters alone, and the reads `kor` (twice) and `kor+eng` made of them on a
+tuning form (3504): the Latin letters read as Hangul, or near another Latin card's."""
+
+
+class _CannedKor:
+    """A Tesseract whose `kor` reads are `texts` (in turn) and whose `eng` reads are real."""
+
+    def __init__(self, tess, texts: list[str]):
+        self.tess, self.texts = tess, list(texts)
+
+    def read(self, img, lang="kor", psm=7, whitelist="", words=False):
+        from scanner.ocr.engine import OcrText
+        if lang == "eng":
+            return self.tess.read(img, lang=lang, psm=psm, whitelist=whitelist, words=words)
+        return OcrText(self.texts.pop(0), 0.5)
+
+
+@pytest.mark.slow
+def test_names_written_in_latin_letters_are_read_by_eng(real_db, monkeypatch):
+    """Names in Latin letters alone written in three faces the reader never saw, with `kor`'s reads
+    that missed their letters on a tuning form: `eng`'s read of the ink names the card
+    (`hand_latin`), and the written card comes first 16 of 18 times (the ink's likenesses alone:
+    13). A card put first by `eng` leads by nothing: the line stays flagged."""
+    import dataclasses
+
+    import scanner.ocr.hand_names as hn
+    from scanner.ocr.engine import Tesseract
+    from scanner.ocr.names import Vocabulary
+    vocab = Vocabulary.build(real_db)
+    tess = Tesseract()
+    card_of = {n: cid for cid, n in vocab.names.items()}
+    cells = [(name, _written(name, _hand(700 + seed, face), 420, 40, centre=False))
+             for face in ("EunjinNakseo", "UnPilgia", "Eunjin") for seed in range(2) for name in WRITTEN_LATIN]
+
+    def right() -> int:
+        got = 0
+        for name, cell in cells:
+            read = hn.read_hand_name(cell, "side", _CannedKor(tess, WRITTEN_LATIN[name]), vocab, 1.0).read
+            got += read.match.card_id == card_of[name]
+            if read.match.card_id is not None and read.match.margin == 0:  # (put first by `eng`: leads by 0)
+                assert read.flags
+        return got
+
+    with_eng = right()
+    monkeypatch.setattr(hn, "HAND_LATIN", dataclasses.replace(hn.HAND_LATIN, doubt_lead=-1.0))
+    without = right()
+    assert with_eng >= 15 and with_eng > without, (without, with_eng, len(cells))

@@ -28,6 +28,7 @@ from rapidfuzz import fuzz
 from card_db.names import jamo, name_key
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.fonts import find_font
+from scanner.ocr.hand_latin import HAND_LATIN, eng_ink, latin_card, put_first
 from scanner.ocr.hand_namesakes import RunDrawings, by_namesake_run
 from scanner.ocr.names import NameMatch, NameRead, Vocabulary, tesseract_image
 from scanner.ocr.order_stats import median
@@ -461,6 +462,16 @@ def read_hand_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
     aspect = ink.shape[1] / ink.shape[0] if ink is not None and ink.shape[0] else None
     parts = FuseParts()
     match, agree = fuse(texts, column, vocab, aspect, page, ink=ink, parts=parts)
+    eng = None
+    if ink is not None and match.card_id is not None and match.margin < HAND_LATIN.doubt_lead:
+        # a name in Latin letters alone: `eng` reads them where `kor`'s reads only near them
+        eng = tess.read(eng_ink(ink), lang="eng", psm=7).text
+        card = latin_card(eng, column, vocab)
+        if card is not None and card != match.card_id:
+            # its score: the reads', `eng`'s among them (`kor`'s alone are near nothing of its letters)
+            keys = parts.keys + [jamo(name_key(eng))]
+            match = put_first(match, card, reads_score(vocab.names[card], keys, aspect, parts.offset), vocab)
+            agree = sum(t == card for t in parts.tops)
     if page is not None and aspect and match.card_id is not None and match.score >= WIDTH_SURE:
         lw = _log_width(aspect, match.name)
         if lw is not None:
@@ -469,6 +480,7 @@ def read_hand_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
     text = texts[0] if texts else (first.text if first is not None else "")
     conf = first.confidence if first is not None else 0.0
     detail = (f"written by hand, read {len(texts)} ways: " + " | ".join(repr(t) for t in texts)
+              + (f"; eng read {eng!r}" if eng is not None else "")
               + f"; fused {match.score:.2f}, lead {match.margin:.2f}, {agree} reads agree")
     read = NameRead(text, conf, match, flags, None, detail)
     return HandName(read, texts, agree, name_certainty(match, agree, len(texts)), parts)

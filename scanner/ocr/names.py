@@ -250,6 +250,9 @@ class Vocabulary:
     script: str = "hangul"
     """Script of the names (`card_db.names.name_script`): a `latin` vocabulary's cells are read
     by `latin.read_latin_name`."""
+    latin_only: dict[str, dict[int, str]] = field(default_factory=dict)
+    """column → its cards whose name holds no Hangul, as `hand_latin.latin_key` (filled there on
+    first use: kept with the vocabulary it was taken from, never beside it)."""
 
     def unwritable(self, card_id: int) -> bool:
         """The card's name holds a Hangul syllable the OCR model cannot write: no read of it is
