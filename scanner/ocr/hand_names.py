@@ -28,7 +28,7 @@ from rapidfuzz import fuzz
 from card_db.names import jamo, name_key
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.fonts import find_font
-from scanner.ocr.hand_latin import HAND_LATIN, eng_ink, latin_card, put_first
+from scanner.ocr.hand_latin import HAND_LATIN, eng_ink, latin_card, prefix_card, put_first
 from scanner.ocr.hand_namesakes import RunDrawings, by_namesake_run
 from scanner.ocr.names import NameMatch, NameRead, Vocabulary, tesseract_image
 from scanner.ocr.order_stats import median
@@ -467,6 +467,8 @@ def read_hand_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
         # a name in Latin letters alone: `eng` reads them where `kor`'s reads only near them
         eng = tess.read(eng_ink(ink), lang="eng", psm=7).text
         card = latin_card(eng, column, vocab)
+        if card is None:  # a name in Latin letters then Hangul: `eng` tells the prefix, `kor` the rest
+            card = prefix_card(eng, parts.keys, match.card_id, column, vocab)
         if card is not None and card != match.card_id:
             # its score: the reads', `eng`'s among them (`kor`'s alone are near nothing of its letters)
             keys = parts.keys + [jamo(name_key(eng))]
