@@ -107,6 +107,9 @@ class FuseParts:
     pieces: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     """The ink's pieces (column ranges) measured by the ink search (`hand_candidates.measured_pieces`),
     until the page's second pass is done with them."""
+    eng_first: bool = False
+    """`eng`'s read put the line's card first (`hand_latin`): the page's second pass, which weighs
+    the drawings of syllables and is blind to Latin letters, leaves it so."""
 
 
 def _sheared(img: np.ndarray, k: float) -> np.ndarray:
@@ -473,6 +476,7 @@ def read_hand_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
             # its score: the reads', `eng`'s among them (`kor`'s alone are near nothing of its letters)
             keys = parts.keys + [jamo(name_key(eng))]
             match = put_first(match, card, reads_score(vocab.names[card], keys, aspect, parts.offset), vocab)
+            parts.eng_first = True
             agree = sum(t == card for t in parts.tops)
     if page is not None and aspect and match.card_id is not None and match.score >= WIDTH_SURE:
         lw = _log_width(aspect, match.name)
