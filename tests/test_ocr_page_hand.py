@@ -138,3 +138,23 @@ def test_pieces_kept_for_the_second_pass_measure_as_new_ones():
     page = learn(rows)
     centred = propose(mask, ids, vocab.names, centre=(page.page_mean, page.drawn_mean), memo=memo)
     assert centred and all(cid in vocab.names for cid, _ in centred)
+
+
+@pytest.mark.slow
+def test_a_card_eng_put_first_is_not_weighed_again():
+    """A doubtful line whose card `eng`'s read put first for its Latin prefix (`hand_latin`,
+    `FuseParts.eng_first`) keeps it: the page's drawings of syllables are blind to that prefix.
+    The same lines unmarked are weighed again (and some change)."""
+    vocab = _vocab()
+    tuning = dataclasses.replace(PAGE_HAND, proposals=0)
+    changed = 0
+    for face, seed in [(f, s) for f in ("UnPenheulim+Humor", "NanumBrush") for s in range(3)]:
+        rows, doubtful, _ = _page(face, seed, vocab)
+        before = [r.match.card_id for r in doubtful]
+        for r in doubtful:
+            r.hand_parts.eng_first = True
+        assert second_pass(rows, vocab, tuning) == 0 and [r.match.card_id for r in doubtful] == before
+        for r in doubtful:
+            r.hand_parts.eng_first = False
+        changed += second_pass(rows, vocab, tuning)
+    assert changed, "no line weighed again: the test shows nothing"

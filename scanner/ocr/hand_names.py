@@ -28,7 +28,7 @@ from rapidfuzz import fuzz
 from card_db.names import jamo, name_key
 from scanner.ocr.engine import Tesseract
 from scanner.ocr.fonts import find_font
-from scanner.ocr.hand_latin import HAND_LATIN, eng_ink, latin_card, put_first
+from scanner.ocr.hand_latin import HAND_LATIN, eng_ink, latin_card, prefix_card, put_first
 from scanner.ocr.hand_namesakes import RunDrawings, by_namesake_run
 from scanner.ocr.names import NameMatch, NameRead, Vocabulary, tesseract_image
 from scanner.ocr.order_stats import median
@@ -107,6 +107,9 @@ class FuseParts:
     pieces: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     """The ink's pieces (column ranges) measured by the ink search (`hand_candidates.measured_pieces`),
     until the page's second pass is done with them."""
+    eng_first: bool = False
+    """`eng`'s read put the line's card first (`hand_latin`): the page's second pass, which weighs
+    the drawings of syllables and is blind to Latin letters, leaves it so."""
 
 
 def _sheared(img: np.ndarray, k: float) -> np.ndarray:
@@ -467,10 +470,13 @@ def read_hand_name(cell: np.ndarray, column: str, tess: Tesseract, vocab: Vocabu
         # a name in Latin letters alone: `eng` reads them where `kor`'s reads only near them
         eng = tess.read(eng_ink(ink), lang="eng", psm=7).text
         card = latin_card(eng, column, vocab)
+        if card is None:  # a name in Latin letters then Hangul: `eng` tells the prefix, `kor` the rest
+            card = prefix_card(eng, parts.keys, match.card_id, column, vocab)
         if card is not None and card != match.card_id:
             # its score: the reads', `eng`'s among them (`kor`'s alone are near nothing of its letters)
             keys = parts.keys + [jamo(name_key(eng))]
             match = put_first(match, card, reads_score(vocab.names[card], keys, aspect, parts.offset), vocab)
+            parts.eng_first = True
             agree = sum(t == card for t in parts.tops)
     if page is not None and aspect and match.card_id is not None and match.score >= WIDTH_SURE:
         lw = _log_width(aspect, match.name)

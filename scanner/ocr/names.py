@@ -253,6 +253,10 @@ class Vocabulary:
     latin_only: dict[str, dict[int, str]] = field(default_factory=dict)
     """column → its cards whose name holds no Hangul, as `hand_latin.latin_key` (filled there on
     first use: kept with the vocabulary it was taken from, never beside it)."""
+    latin_prefixed: dict[str, dict[str, list[tuple[int, str]]]] = field(default_factory=dict)
+    """column → the Latin prefixes of its cards' names that go on in Hangul (`EM`, `RUM`, `NO39`, as
+    `hand_latin.latin_key`) → those cards, each with the jamo of its Hangul rest (filled by
+    `hand_latin.prefixed_names` on first use, like `latin_only`)."""
 
     def unwritable(self, card_id: int) -> bool:
         """The card's name holds a Hangul syllable the OCR model cannot write: no read of it is

@@ -219,8 +219,10 @@ def second_pass(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning =
 def _weigh_again(rows: list[RowRead], vocab: Vocabulary, tuning: PageHandTuning) -> int:
     doubtful = [r for r in rows if r.hand_parts is not None and r.hand_parts.before_syllables
                 and r.hand_parts.ink is not None and not r.struck_row and r.match.margin < tuning.doubt_lead
+                and not r.hand_parts.eng_first
                 and (r.match.card_id is None or any(_is_syllable(c) for c in r.match.name))]
-    # (a card of no syllable: nothing of the page's hand to weigh it by)
+    # (a card of no syllable: nothing of the page's hand to weigh it by; a card `eng` put first for its
+    # Latin prefix, `hand_latin`: the page's drawings of syllables are blind to the prefix it was told by)
     if not doubtful:
         return 0
     page = learn(rows, tuning)
