@@ -179,29 +179,35 @@ def test_between_two_syllables_the_drawings_find_alike_the_commoner_wins():
     assert _with_prior(odds, SURNAMES, flat) == odds
 
 
+def _tuning_digits(hands_per_face: int):
+    """Each digit 0-9 written by `hands_per_face` varied hands of every tuning face (deterministic),
+    as (digit, its ink mask cropped)."""
+    kp = kde_paper()
+    for face in kp.TUNING_FACES:
+        require(kp.HAND_FACES[face].letters.is_file(), f"needs the {face} handwriting font")
+    for face in kp.TUNING_FACES:
+        for k in range(hands_per_face):
+            hand = kp.Hand(np.random.default_rng([SEED, k, len(face)]), (face,), varied=True)
+            for d in range(10):
+                m = np.asarray(hand.render(str(d), 30)) > 100
+                ys, xs = np.nonzero(m)
+                yield d, m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+
+
 def test_an_id_digit_read_at_several_leans_is_read_as_well_as_at_one():
-    # The written ID's digits are read as written and leaned ±, by three networks
+    # The written ID's digits are read as written and leaned ±, by the ID networks
     # (`hand_digits.id_digit_probs`): on the tuning faces' pen-drawn digits (pressure, bends,
     # slant, jitter varied) the averaged odds name as many digits right as one read does, and
     # their odds are odds.
     from scanner.ocr.hand_digits import digit_probs, id_digit_probs, leaning_probs, sheared
     from scanner.ocr.header import WRITTEN_ID
-    kp = kde_paper()
-    for face in kp.TUNING_FACES:
-        require(kp.HAND_FACES[face].letters.is_file(), f"needs the {face} handwriting font")
     one = leaned = n = 0
-    for face in kp.TUNING_FACES:
-        for k in range(6):
-            hand = kp.Hand(np.random.default_rng([SEED, k, len(face)]), (face,), varied=True)
-            for d in range(10):
-                m = np.asarray(hand.render(str(d), 30)) > 100
-                ys, xs = np.nonzero(m)
-                m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
-                p = id_digit_probs(m, WRITTEN_ID.leans)
-                assert p.shape == (10,) and p.sum() == pytest.approx(1.0) and p.min() > 0
-                one += int(np.argmax(digit_probs(m))) == d
-                leaned += int(np.argmax(p)) == d
-                n += 1
+    for d, m in _tuning_digits(6):
+        p = id_digit_probs(m, WRITTEN_ID.leans)
+        assert p.shape == (10,) and p.sum() == pytest.approx(1.0) and p.min() > 0
+        one += int(np.argmax(digit_probs(m))) == d
+        leaned += int(np.argmax(p)) == d
+        n += 1
     assert leaned >= one and leaned >= 0.9 * n, (one, leaned, n)
     # no lean: the network's own odds; a lean keeps the glyph's ink, cropped
     m = np.zeros((40, 20), bool)
@@ -218,19 +224,10 @@ def test_an_id_digit_written_leaning_back_is_read_by_the_networks_that_learnt_wi
     # Measured: the first three 135 of 160, the four 141.
     from scanner.ocr.hand_digits import id_digit_probs, sheared
     from scanner.ocr.header import WRITTEN_ID
-    kp = kde_paper()
-    for face in kp.TUNING_FACES:
-        require(kp.HAND_FACES[face].letters.is_file(), f"needs the {face} handwriting font")
     right = n = 0
-    for face in kp.TUNING_FACES:
-        for k in range(4):
-            hand = kp.Hand(np.random.default_rng([SEED, k, len(face)]), (face,), varied=True)
-            for d in range(10):
-                m = np.asarray(hand.render(str(d), 30)) > 100
-                ys, xs = np.nonzero(m)
-                m = sheared(m[ys.min():ys.max() + 1, xs.min():xs.max() + 1], -0.45)
-                right += int(np.argmax(id_digit_probs(m, WRITTEN_ID.leans))) == d
-                n += 1
+    for d, m in _tuning_digits(4):
+        right += int(np.argmax(id_digit_probs(sheared(m, -0.45), WRITTEN_ID.leans))) == d
+        n += 1
     assert right >= 0.86 * n, (right, n)
 
 
