@@ -142,16 +142,7 @@ def syllable_odds(mask: np.ndarray, among: str, tuning: SyllableTuning = TUNING,
                   model: SyllableModel | None = None) -> dict[str, float]:
     """How likely the written syllable (bool ink mask) is each of `among` (sums to 1; syllables
     not drawn in the model are left out)."""
-    model = model or load_model()
-    sims = model.features @ _unit_features(mask, tuning)
-    scores: dict[str, float] = {}
-    for s in among:
-        k = model.syllables.find(s)
-        if k < 0:
-            continue
-        mine = np.sort(sims[model.labels == k])[::-1][:tuning.nearest]
-        if len(mine):
-            scores[s] = float(np.mean(mine))
+    scores = drawing_likeness(mask, among, tuning, model)
     if not scores:
         return {}
     top = max(scores.values())
@@ -165,22 +156,30 @@ def syllable_odds(mask: np.ndarray, among: str, tuning: SyllableTuning = TUNING,
     return {s: v / total for s, v in w.items()}
 
 
-def best_likeness(mask: np.ndarray, among: str, tuning: SyllableTuning = TUNING,
-                  model: SyllableModel | None = None) -> float:
-    """How well the written piece (bool ink mask) looks like any one of `among`: the likeness
-    (mean cosine of its `nearest` drawings) of the syllable it is likest (0: no ink, none drawn)."""
-    if not mask.any():
-        return 0.0
+def drawing_likeness(mask: np.ndarray, among: str, tuning: SyllableTuning = TUNING,
+                     model: SyllableModel | None = None) -> dict[str, float]:
+    """Each of `among` drawn in the model: the written piece's (bool ink mask) likeness to it, the
+    mean cosine of its `nearest` drawings."""
     model = model or load_model()
     sims = model.features @ _unit_features(mask, tuning)
-    best = 0.0
+    scores: dict[str, float] = {}
     for s in among:
         k = model.syllables.find(s)
-        if k >= 0:
-            mine = sims[model.labels == k]
-            if len(mine):
-                best = max(best, float(np.mean(np.sort(mine)[::-1][:tuning.nearest])))
-    return best
+        if k < 0:
+            continue
+        mine = np.sort(sims[model.labels == k])[::-1][:tuning.nearest]
+        if len(mine):
+            scores[s] = float(np.mean(mine))
+    return scores
+
+
+def best_likeness(mask: np.ndarray, among: str, tuning: SyllableTuning = TUNING,
+                  model: SyllableModel | None = None) -> float:
+    """How well the written piece (bool ink mask) looks like any one of `among`: the likeness of
+    the syllable it is likest (`drawing_likeness`; 0: no ink, none drawn)."""
+    if not mask.any():
+        return 0.0
+    return max(0.0, *drawing_likeness(mask, among, tuning, model).values())
 
 
 @lru_cache(maxsize=2)
