@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scanner.ocr.boxed import ink_runs
 from scanner.ocr.hand_digits import leaning_probs
 from scanner.ocr.namesake_part import Namesakes, namesake_run
 from scanner.ocr.names import Vocabulary
@@ -119,11 +120,7 @@ def _digit_odds(cut: np.ndarray, runs: dict[int, str], tuning: HandRunTuning) ->
     if not mask.any():
         return None
     # the run's one glyph: the widest run of inked columns (a cut may keep a sliver of a neighbour)
-    cols = np.concatenate([[False], mask.any(axis=0), [False]]).astype(np.int8)
-    edges = np.flatnonzero(np.diff(cols))
-    starts, ends = edges[::2], edges[1::2]
-    k = int(np.argmax(ends - starts))
-    x0, x1 = int(starts[k]), int(ends[k])
+    x0, x1 = max(ink_runs(mask.any(axis=0), 1), key=lambda run: run[1] - run[0])
     glyph = mask[:, x0:x1]
     ys = np.flatnonzero(glyph.any(axis=1))
     if not len(ys) or glyph.shape[1] < 2:
